@@ -1,0 +1,225 @@
+// Package action defines Tandem's canonical action: the one shape every model
+// dialect parses into and every device driver executes.
+//
+// Why one flat struct rather than a type per action: actions cross three
+// boundaries (model reply -> engine -> device, and engine -> UI as JSON), and a
+// single struct with a Type discriminator round-trips through JSON without
+// registries or reflection. Validate enforces which fields each type needs.
+//
+// Coordinates are always device pixels once an action leaves a parser: the
+// parser is told the device's screen size (and the size of the image the model
+// saw) and does the mapping, so nothing downstream guesses about scales.
+package action
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Type names an action. The values are the JSON strings of design.md.
+type Type string
+
+// The canonical action types.
+const (
+	Tap        Type = "tap"
+	DoubleTap  Type = "double_tap"
+	LongPress  Type = "long_press"
+	Swipe      Type = "swipe"
+	Drag       Type = "drag"
+	RightClick Type = "right_click"
+	Scroll     Type = "scroll"
+	TypeText   Type = "type"
+	Key        Type = "key"
+	Hotkey     Type = "hotkey"
+	Launch     Type = "launch"
+	Wait       Type = "wait"
+	Finish     Type = "finish"
+	Fail       Type = "fail"
+	AskUser    Type = "ask_user"
+	TakeOver   Type = "take_over"
+)
+
+// All lists every type, in a stable order (for prompts, tools and docs).
+var All = []Type{Tap, DoubleTap, LongPress, Swipe, Drag, RightClick, Scroll, TypeText,
+	Key, Hotkey, Launch, Wait, Finish, Fail, AskUser, TakeOver}
+
+// Action is one canonical action. Only the fields its Type uses are set.
+type Action struct {
+	Type      Type     `json:"type"`
+	X         int      `json:"x,omitempty"`
+	Y         int      `json:"y,omitempty"`
+	X2        int      `json:"x2,omitempty"`
+	Y2        int      `json:"y2,omitempty"`
+	Ms        int      `json:"ms,omitempty"`
+	Direction string   `json:"direction,omitempty"`
+	Text      string   `json:"text,omitempty"`
+	Submit    bool     `json:"submit,omitempty"`
+	Key       string   `json:"key,omitempty"`
+	Keys      []string `json:"keys,omitempty"`
+	App       string   `json:"app,omitempty"`
+	Summary   string   `json:"summary,omitempty"`
+	Success   *bool    `json:"success,omitempty"`
+	Reason    string   `json:"reason,omitempty"`
+	Question  string   `json:"question,omitempty"`
+	// Sensitive carries the model's own reason to ask the person first.
+	Sensitive string `json:"sensitive,omitempty"`
+	// Element is the compact-state index the model targeted; nil when none.
+	Element *int `json:"element,omitempty"`
+}
+
+// Size is a width and height in pixels.
+type Size struct {
+	W int `json:"w"`
+	H int `json:"h"`
+}
+
+func (s Size) String() string { return fmt.Sprintf("%dx%d", s.W, s.H) }
+
+// Contains reports whether the point lies on a screen of this size.
+func (s Size) Contains(x, y int) bool { return x >= 0 && y >= 0 && x < s.W && y < s.H }
+
+// ParseSize reads "WxH".
+func ParseSize(v string) (Size, error) {
+	var s Size
+	if _, err := fmt.Sscanf(strings.ToLower(strings.TrimSpace(v)), "%dx%d", &s.W, &s.H); err != nil || s.W <= 0 || s.H <= 0 {
+		return Size{}, fmt.Errorf("size %q: want WxH with positive numbers", v)
+	}
+	return s, nil
+}
+
+// ErrInvalid wraps every validation failure, so callers can tell a bad action
+// (feed it back to the model) from a device failure.
+var ErrInvalid = errors.New("invalid action")
+
+// Pointed reports whether the type acts at a point (x, y).
+func (t Type) Pointed() bool {
+	switch t {
+	case Tap, DoubleTap, LongPress, Swipe, Drag, RightClick, Scroll:
+		return true
+	}
+	return false
+}
+
+// Terminal reports whether the type ends the run (finish, fail).
+func (t Type) Terminal() bool { return t == Finish || t == Fail }
+
+// ChangesScreen reports whether the action is expected to change the screen,
+// so the engine waits for it to settle afterwards.
+func (t Type) ChangesScreen() bool {
+	switch t {
+	case Finish, Fail, AskUser, TakeOver, Wait:
+		return false
+	}
+	return true
+}
+
+// Validate checks that the action is complete and, when screen is non-zero,
+// that its points lie on the screen. The error wraps ErrInvalid.
+func (a Action) Validate(screen Size) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrInvalid, a.Type, fmt.Sprintf(format, args...))
+	}
+	on := func(x, y int) error {
+		if screen.W > 0 && !screen.Contains(x, y) {
+			return bad("point (%d,%d) is off the %s screen", x, y, screen)
+		}
+		return nil
+	}
+	switch a.Type {
+	case Tap, DoubleTap, RightClick:
+		return on(a.X, a.Y)
+	case LongPress:
+		if a.Ms < 0 {
+			return bad("negative duration")
+		}
+		return on(a.X, a.Y)
+	case Swipe, Drag:
+		if a.X == a.X2 && a.Y == a.Y2 {
+			return bad("start and end are the same point")
+		}
+		if a.Ms < 0 {
+			return bad("negative duration")
+		}
+		if err := on(a.X, a.Y); err != nil {
+			return err
+		}
+		return on(a.X2, a.Y2)
+	case Scroll:
+		switch a.Direction {
+		case "up", "down", "left", "right":
+		default:
+			return bad("direction %q is not up, down, left or right", a.Direction)
+		}
+		return on(a.X, a.Y)
+	case TypeText:
+		if a.Text == "" && !a.Submit {
+			return bad("no text")
+		}
+	case Key:
+		if a.Key == "" {
+			return bad("no key")
+		}
+	case Hotkey:
+		if len(a.Keys) == 0 {
+			return bad("no keys")
+		}
+	case Launch:
+		if strings.TrimSpace(a.App) == "" {
+			return bad("no app")
+		}
+	case Wait:
+		if a.Ms < 0 {
+			return bad("negative duration")
+		}
+	case Finish:
+		if strings.TrimSpace(a.Summary) == "" {
+			return bad("a summary is required")
+		}
+	case Fail:
+		if strings.TrimSpace(a.Reason) == "" {
+			return bad("a reason is required")
+		}
+	case AskUser:
+		if strings.TrimSpace(a.Question) == "" {
+			return bad("no question")
+		}
+	case TakeOver:
+	default:
+		return fmt.Errorf("%w: unknown type %q", ErrInvalid, a.Type)
+	}
+	return nil
+}
+
+// String renders the action briefly for logs, timelines and history prompts.
+func (a Action) String() string {
+	switch a.Type {
+	case Tap, DoubleTap, RightClick:
+		return fmt.Sprintf("%s(%d,%d)", a.Type, a.X, a.Y)
+	case LongPress:
+		return fmt.Sprintf("long_press(%d,%d,%dms)", a.X, a.Y, a.Ms)
+	case Swipe, Drag:
+		return fmt.Sprintf("%s(%d,%d→%d,%d)", a.Type, a.X, a.Y, a.X2, a.Y2)
+	case Scroll:
+		return fmt.Sprintf("scroll(%d,%d,%s)", a.X, a.Y, a.Direction)
+	case TypeText:
+		return fmt.Sprintf("type(%q)", a.Text)
+	case Key:
+		return "key(" + a.Key + ")"
+	case Hotkey:
+		return "hotkey(" + strings.Join(a.Keys, "+") + ")"
+	case Launch:
+		return "launch(" + a.App + ")"
+	case Wait:
+		return fmt.Sprintf("wait(%dms)", a.Ms)
+	case Finish:
+		return fmt.Sprintf("finish(%q)", a.Summary)
+	case Fail:
+		return fmt.Sprintf("fail(%q)", a.Reason)
+	case AskUser:
+		return fmt.Sprintf("ask_user(%q)", a.Question)
+	case TakeOver:
+		return fmt.Sprintf("take_over(%q)", a.Reason)
+	}
+	return string(a.Type)
+}

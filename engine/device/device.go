@@ -1,0 +1,85 @@
+// Package device defines what the engine needs from a thing it can operate:
+// a phone over ADB, this computer's desktop, or the virtual phone.
+//
+// The interface is deliberately small (after the UI-TARS SDK's operator:
+// screenshot and execute). Optional abilities, such as a UI tree, are separate
+// interfaces a driver may also implement, and Capabilities says up front what
+// a driver cannot do so the engine can tell the model instead of failing late.
+//
+// Drivers live in the sub-packages adb, desktop and vphone. Every blocking call
+// takes a context and must return promptly once it is cancelled.
+package device
+
+import (
+	"context"
+	"errors"
+	"image"
+
+	"tandem/engine/action"
+)
+
+// Kind says what sort of device it is.
+type Kind string
+
+// Device kinds.
+const (
+	Phone   Kind = "phone"
+	Desktop Kind = "desktop"
+)
+
+// Info describes a device as it is now (rotation can change during a run).
+type Info struct {
+	ID       string      `json:"id"`   // adb serial, or "desktop:N" for display N
+	Name     string      `json:"name"` // a human name: phone model, "Display 1"
+	Kind     Kind        `json:"kind"`
+	Screen   action.Size `json:"screen"`   // pixels of a screenshot, the coordinate space of actions
+	Density  int         `json:"density"`  // dpi for phones; 0 when unknown
+	Rotation int         `json:"rotation"` // 0, 90, 180, 270
+	Scale    float64     `json:"scale"`    // desktop HiDPI scale; 1 for phones
+}
+
+// Capabilities lists what a device can do.
+type Capabilities struct {
+	Actions []action.Type `json:"actions"`
+	UITree  bool          `json:"ui_tree"`
+}
+
+// Supports reports whether t is among the device's actions.
+func (c Capabilities) Supports(t action.Type) bool {
+	for _, a := range c.Actions {
+		if a == t {
+			return true
+		}
+	}
+	return false
+}
+
+// Device is something Tandem can observe and act on.
+type Device interface {
+	Info(ctx context.Context) (Info, error)
+	// Screenshot returns the screen as it is now, in the coordinate space of
+	// Info.Screen. A secure (black) screen is reported as ErrSecureScreen.
+	Screenshot(ctx context.Context) (image.Image, error)
+	// Do performs one atomic action. Actions the engine handles itself
+	// (finish, fail, ask_user, take_over) are never passed to Do.
+	Do(ctx context.Context, a action.Action) error
+	Capabilities() Capabilities
+	// Close releases the device and restores what Tandem changed on it
+	// (a phone's keyboard, for example).
+	Close() error
+}
+
+// UITree is implemented by devices that can dump their accessibility tree
+// (uiautomator XML on Android).
+type UITree interface {
+	UITree(ctx context.Context) ([]byte, error)
+}
+
+// Typed errors. Drivers wrap these so callers can use errors.Is.
+var (
+	ErrGone          = errors.New("device gone")           // unplugged, offline, connection dropped
+	ErrPermission    = errors.New("permission denied")     // e.g. MIUI's INJECT_EVENTS setting
+	ErrUnsupported   = errors.New("not supported")         // the device cannot do this action
+	ErrSecureScreen  = errors.New("secure screen")         // FLAG_SECURE: black or refused screenshot
+	ErrNeedsKeyboard = errors.New("needs an input method") // non-ASCII text without ADB Keyboard
+)

@@ -1,0 +1,108 @@
+// Package model turns what the agent sees into its next actions, through any
+// OpenAI-compatible chat-completions API.
+//
+// The engine depends only on the Planner interface below: given the goal, the
+// newest observation and the recent history, return the next action(s). How
+// that becomes a prompt and how the reply becomes canonical actions is the
+// business of a Dialect (tools, autoglm, uitars, json) and the Client.
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"time"
+
+	"tandem/engine/action"
+)
+
+// Observation is what the agent sees at one step.
+type Observation struct {
+	// Screenshot in device pixels; nil when the screen is secure or vision is
+	// not needed for this step.
+	Screenshot image.Image
+	// UITree is the raw uiautomator dump XML; nil when the device has none.
+	UITree []byte
+	// Screen is the device's screen size: the space of action coordinates.
+	Screen action.Size
+	// App is the foreground app or window, when known.
+	App string
+	// Secure is set when the screen could not be captured (FLAG_SECURE).
+	Secure bool
+}
+
+// Step is one entry of the run's history as the model is told it.
+type Step struct {
+	N        int             `json:"n"`
+	Thought  string          `json:"thought,omitempty"`
+	Actions  []action.Action `json:"actions,omitempty"`
+	Result   string          `json:"result,omitempty"` // "ok", or what went wrong
+	ByPerson bool            `json:"by_person,omitempty"`
+}
+
+// Input is everything a Planner needs for one call.
+type Input struct {
+	Goal        string
+	Observation Observation
+	History     []Step
+	// Notes are messages from the engine to the model for this step only:
+	// a nudge after a loop, a denial, the person's answer or hand-back report,
+	// a reminder near the step limit.
+	Notes     []string
+	StepsLeft int
+	// Supported lists the actions the device can do.
+	Supported []action.Type
+}
+
+// Usage counts one call's tokens and cost.
+type Usage struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	Cost             float64 `json:"cost"` // in the price table's currency
+	Estimated        bool    `json:"estimated,omitempty"`
+}
+
+// Add returns the sum of two usages.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens,
+		u.Cost + o.Cost, u.Estimated || o.Estimated}
+}
+
+// Plan is a Planner's answer.
+type Plan struct {
+	Thought string
+	// Actions in order; a terminal action (finish, fail) is always last.
+	Actions      []action.Action
+	Raw          string // the model's reply as received
+	Usage        Usage
+	Latency      time.Duration
+	RequestBytes int // size of the request body sent
+}
+
+// Planner decides the next action(s). onThought, when non-nil, receives the
+// reply's text as it streams in.
+type Planner interface {
+	Plan(ctx context.Context, in Input, onThought func(delta string)) (Plan, error)
+}
+
+// ParseError is a reply the dialect could not turn into actions. The engine
+// feeds Reason back to the model for a corrective retry; it is never a finish.
+type ParseError struct {
+	Reason string
+	Raw    string
+}
+
+func (e *ParseError) Error() string { return "parse error: " + e.Reason }
+
+// APIError is an HTTP error from the model server after retries.
+type APIError struct {
+	Status  int
+	Message string
+}
+
+func (e *APIError) Error() string { return fmt.Sprintf("model API error %d: %s", e.Status, e.Message) }
+
+// ErrAuth marks errors that retrying cannot cure (401/403/404): the settings
+// are wrong.
+var ErrAuth = errors.New("check the model settings")
