@@ -1,0 +1,182 @@
+// Package app is Tandem's only Wails adapter: the methods the UI calls, the
+// events it receives, and the window's options. Nothing below app/ imports
+// Wails; the engine is handed small interfaces instead.
+//
+// Bound methods return plain structs and Go errors (Wails turns an error into
+// a rejected promise with its text), never {Success, Msg} pairs.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+
+	"tandem/internal/version"
+)
+
+// Config is where the app keeps its files. Empty fields mean the OS default.
+type Config struct {
+	ConfigDir string // settings; default os.UserConfigDir()/tandem
+	DataDir   string // run records; default os.UserCacheDir()/../share style, see dataDir()
+}
+
+// ConfigFromEnv reads TANDEM_CONFIG_DIR and TANDEM_DATA_DIR (tests and
+// portable installs use them) and fills the rest with OS defaults.
+func ConfigFromEnv() Config {
+	c := Config{ConfigDir: os.Getenv("TANDEM_CONFIG_DIR"), DataDir: os.Getenv("TANDEM_DATA_DIR")}
+	if c.ConfigDir == "" {
+		if d, err := os.UserConfigDir(); err == nil {
+			c.ConfigDir = filepath.Join(d, "tandem")
+		} else {
+			c.ConfigDir = filepath.Join(os.TempDir(), "tandem-config")
+		}
+	}
+	if c.DataDir == "" {
+		c.DataDir = defaultDataDir()
+	}
+	return c
+}
+
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && runtime.GOOS == "linux" {
+		return filepath.Join(d, "tandem")
+	}
+	if home, err := os.UserHomeDir(); err == nil && runtime.GOOS == "linux" {
+		return filepath.Join(home, ".local", "share", "tandem")
+	}
+	if d, err := os.UserConfigDir(); err == nil {
+		return filepath.Join(d, "tandem", "data")
+	}
+	return filepath.Join(os.TempDir(), "tandem-data")
+}
+
+// App holds what the bound methods share. One App per window.
+type App struct {
+	cfg      Config
+	settings *SettingsStore
+
+	mu          sync.Mutex
+	ctx         context.Context // Wails' context, set on startup
+	loadWarning string
+}
+
+// New makes the App for cfg and reads the settings once, so a damaged file
+// is moved aside at start and its warning kept until the person dismisses it.
+func New(cfg Config) *App {
+	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir)}
+	_, a.loadWarning, _ = a.settings.Load()
+	return a
+}
+
+func (a *App) startup(ctx context.Context) {
+	a.mu.Lock()
+	a.ctx = ctx
+	a.mu.Unlock()
+}
+
+// Info is what the About box and the first render need.
+type Info struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	OS       string `json:"os"`
+	Locale   string `json:"locale"` // "en" or "zh-CN", from the OS environment
+	DataDir  string `json:"dataDir"`
+	Settings string `json:"settingsPath"`
+}
+
+// Info returns the version, the OS locale and where files are kept.
+func (a *App) Info() Info {
+	v := version.Get()
+	return Info{
+		Version:  v.Version,
+		Commit:   v.Commit,
+		OS:       runtime.GOOS + "/" + runtime.GOARCH,
+		Locale:   LocaleFromEnv(os.Getenv),
+		DataDir:  a.cfg.DataDir,
+		Settings: a.settings.path,
+	}
+}
+
+// LoadedSettings is the settings plus a one-time warning (a damaged file).
+type LoadedSettings struct {
+	Settings Settings `json:"settings"`
+	Warning  string   `json:"warning"`
+}
+
+// GetSettings loads the settings, with the start-up warning (a damaged
+// file) until DismissSettingsWarning is called.
+func (a *App) GetSettings() (LoadedSettings, error) {
+	s, warn, err := a.settings.Load()
+	if err != nil {
+		return LoadedSettings{Settings: s}, err
+	}
+	a.mu.Lock()
+	if a.loadWarning == "" {
+		a.loadWarning = warn
+	}
+	warn = a.loadWarning
+	a.mu.Unlock()
+	return LoadedSettings{Settings: s, Warning: warn}, nil
+}
+
+// DismissSettingsWarning forgets the start-up warning once the person has seen it.
+func (a *App) DismissSettingsWarning() {
+	a.mu.Lock()
+	a.loadWarning = ""
+	a.mu.Unlock()
+}
+
+// SaveSettings stores the settings and returns them as stored (normalized).
+func (a *App) SaveSettings(s Settings) (Settings, error) {
+	return a.settings.Save(s)
+}
+
+// LocaleFromEnv maps the POSIX locale variables to a UI language: any
+// Chinese locale gives "zh-CN", everything else "en".
+func LocaleFromEnv(getenv func(string) string) string {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANGUAGE", "LANG"} {
+		v := getenv(k)
+		if v == "" || v == "C" || v == "POSIX" {
+			continue
+		}
+		if strings.HasPrefix(strings.ToLower(v), "zh") {
+			return "zh-CN"
+		}
+		return "en"
+	}
+	return "en"
+}
+
+// Run opens the window. assets holds the built frontend (frontend/dist).
+func Run(assets fs.FS, cfg Config) error {
+	a := New(cfg)
+	err := wails.Run(&options.App{
+		Title:            "Tandem",
+		Width:            1280,
+		Height:           820,
+		MinWidth:         960,
+		MinHeight:        640,
+		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
+		AssetServer:      &assetserver.Options{Assets: assets},
+		OnStartup:        a.startup,
+		Bind:             []any{a},
+		Linux: &linux.Options{
+			ProgramName:         "tandem",
+			WindowIsTranslucent: false,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("start the window: %w", err)
+	}
+	return nil
+}
