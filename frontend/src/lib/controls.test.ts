@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { controls, isLive, mirrorTakesOver, type RunState } from './controls'
 
-const all: RunState[] = ['idle', 'planning', 'executing', 'waiting_for_stability', 'waiting_for_user', 'paused', 'manual', 'done', 'failed', 'stopped']
+const all: RunState[] = ['Idle', 'Planning', 'Executing', 'WaitingForStability', 'WaitingForUser', 'Paused', 'Manual', 'Done', 'Failed', 'Stopped']
 
 describe('controls', () => {
   it.each([
-    ['idle', ['start']],
-    ['planning', ['pause', 'stop', 'stop_after', 'take_over']],
-    ['executing', ['pause', 'stop', 'stop_after', 'take_over']],
-    ['waiting_for_user', ['stop', 'take_over']],
-    ['paused', ['resume', 'stop', 'take_over']],
-    ['manual', ['hand_back', 'stop']],
-    ['done', ['start']],
+    ['Idle', ['start']],
+    ['Planning', ['pause', 'stop', 'stop_after', 'take_over']],
+    ['Executing', ['pause', 'stop', 'stop_after', 'take_over']],
+    ['WaitingForUser', ['stop', 'take_over']],
+    ['Paused', ['resume', 'stop', 'take_over']],
+    ['Manual', ['hand_back', 'stop']],
+    ['Done', ['start']],
   ] as [RunState, string[]][])('%s -> %j', (s, want) => {
     expect([...controls(s)].sort()).toEqual(want.sort())
   })
@@ -25,8 +25,8 @@ describe('controls', () => {
     for (const s of all) expect(controls(s).has('pause') && controls(s).has('resume')).toBe(false)
   })
   it('mirror clicks take over only while the agent holds the device', () => {
-    expect(mirrorTakesOver('executing')).toBe(true)
-    expect(mirrorTakesOver('manual')).toBe(false)
-    expect(mirrorTakesOver('idle')).toBe(false)
+    expect(mirrorTakesOver('Executing')).toBe(true)
+    expect(mirrorTakesOver('Manual')).toBe(false)
+    expect(mirrorTakesOver('Idle')).toBe(false)
   })
 })

@@ -4,51 +4,51 @@
 // work. Stop is available in every live state and always takes one click.
 
 export type RunState =
-  | 'idle'
-  | 'planning'
-  | 'executing'
-  | 'waiting_for_stability'
-  | 'waiting_for_user'
-  | 'paused'
-  | 'manual'
-  | 'done'
-  | 'failed'
-  | 'stopped'
+  | 'Idle'
+  | 'Planning'
+  | 'Executing'
+  | 'WaitingForStability'
+  | 'WaitingForUser'
+  | 'Paused'
+  | 'Manual'
+  | 'Done'
+  | 'Failed'
+  | 'Stopped'
 
 export type Control = 'start' | 'pause' | 'resume' | 'take_over' | 'hand_back' | 'stop' | 'stop_after'
 
-const live: RunState[] = ['planning', 'executing', 'waiting_for_stability', 'waiting_for_user', 'paused', 'manual']
+const live: RunState[] = ['Planning', 'Executing', 'WaitingForStability', 'WaitingForUser', 'Paused', 'Manual']
 
 export function isLive(s: RunState): boolean {
   return live.includes(s)
 }
 
 export function isEnded(s: RunState): boolean {
-  return s === 'done' || s === 'failed' || s === 'stopped'
+  return s === 'Done' || s === 'Failed' || s === 'Stopped'
 }
 
 /** controls returns the set of enabled controls in state s. */
 export function controls(s: RunState): Set<Control> {
   switch (s) {
-    case 'idle':
-    case 'done':
-    case 'failed':
-    case 'stopped':
+    case 'Idle':
+    case 'Done':
+    case 'Failed':
+    case 'Stopped':
       return new Set(['start'])
-    case 'planning':
-    case 'executing':
-    case 'waiting_for_stability':
+    case 'Planning':
+    case 'Executing':
+    case 'WaitingForStability':
       return new Set(['pause', 'take_over', 'stop', 'stop_after'])
-    case 'waiting_for_user':
+    case 'WaitingForUser':
       return new Set(['take_over', 'stop'])
-    case 'paused':
+    case 'Paused':
       return new Set(['resume', 'take_over', 'stop'])
-    case 'manual':
+    case 'Manual':
       return new Set(['hand_back', 'stop'])
   }
 }
 
 /** Clicking or dragging on the mirror takes over in these states. */
 export function mirrorTakesOver(s: RunState): boolean {
-  return s === 'planning' || s === 'executing' || s === 'waiting_for_stability' || s === 'paused' || s === 'waiting_for_user'
+  return s === 'Planning' || s === 'Executing' || s === 'WaitingForStability' || s === 'Paused' || s === 'WaitingForUser'
 }
