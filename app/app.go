@@ -136,8 +136,15 @@ func (a *App) DismissSettingsWarning() {
 	a.mu.Unlock()
 }
 
-// SaveSettings stores the settings and returns them as stored (normalized).
+// SaveSettings stores the person's preferences and returns them as stored
+// (normalized). Model profiles are kept as they are: they change only through
+// SaveProfile and DeleteProfile, so a stale UI copy can never drop one.
 func (a *App) SaveSettings(s Settings) (Settings, error) {
+	cur, _, err := a.settings.Load()
+	if err != nil {
+		return s, err
+	}
+	s.Profiles = cur.Profiles
 	return a.settings.Save(s)
 }
 

@@ -18,11 +18,54 @@ type Settings struct {
 	Language    string   `json:"language"` // "system", "en" or "zh-CN"
 	Theme       string   `json:"theme"`    // "system", "light" or "dark"
 	RecentGoals []string `json:"recent_goals"`
+	// ActiveProfile is the id of the model profile new runs use.
+	ActiveProfile string    `json:"active_profile"`
+	Profiles      []Profile `json:"profiles"`
+	Budget        Budget    `json:"budget"`
+	// PolicyWords and PolicyApps make an action sensitive (it waits for the
+	// person) when the tapped element's label or the foreground app matches.
+	PolicyWords []string `json:"policy_words"`
+	PolicyApps  []string `json:"policy_apps"`
+	// StabilityMs caps the wait for the screen to settle after an action.
+	StabilityMs int `json:"stability_ms"`
+	// StopAfterSteps is how many more steps "Stop after this step" allows.
+	StopAfterSteps int `json:"stop_after_steps"`
 }
+
+// Budget limits a run; 0 means no limit. Reaching one asks the person.
+type Budget struct {
+	MaxSteps   int     `json:"max_steps"`
+	MaxTokens  int     `json:"max_tokens"`
+	MaxCost    float64 `json:"max_cost"`
+	MaxMinutes int     `json:"max_minutes"`
+}
+
+// Profile is one model set-up. The API key is not here: it is in Secrets
+// under the profile's id, and the UI only sees KeyMasked.
+type Profile struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Preset    string `json:"preset"`
+	BaseURL   string `json:"base_url"`
+	Model     string `json:"model"`
+	Dialect   string `json:"dialect"`
+	Variant   string `json:"variant"`
+	KeyMasked string `json:"key_masked"`
+}
+
+// DefaultPolicyWords are the words that make an action sensitive out of the box.
+var defaultPolicyWords = []string{"pay", "payment", "purchase", "buy", "transfer", "delete", "remove", "send",
+	"install", "uninstall", "grant", "allow", "支付", "付款", "购买", "转账", "删除", "发送", "安装", "卸载", "授权", "允许"}
 
 // DefaultSettings follow the OS for language and theme.
 func DefaultSettings() Settings {
-	return Settings{Language: "system", Theme: "system", RecentGoals: []string{}}
+	return Settings{
+		Language: "system", Theme: "system", RecentGoals: []string{}, Profiles: []Profile{},
+		Budget:      Budget{MaxSteps: 50, MaxMinutes: 30},
+		PolicyWords: append([]string(nil), defaultPolicyWords...),
+		PolicyApps:  []string{"com.eg.android.AlipayGphone", "com.tencent.mm"},
+		StabilityMs: 3000, StopAfterSteps: 1,
+	}
 }
 
 const maxRecentGoals = 20
@@ -54,6 +97,24 @@ func (s Settings) normalize() Settings {
 		}
 	}
 	s.RecentGoals = goals
+	if s.Profiles == nil {
+		s.Profiles = []Profile{}
+	}
+	if s.PolicyWords == nil {
+		s.PolicyWords = append([]string(nil), defaultPolicyWords...)
+	}
+	if s.PolicyApps == nil {
+		s.PolicyApps = []string{}
+	}
+	if s.Budget.MaxSteps < 0 || s.Budget.MaxTokens < 0 || s.Budget.MaxCost < 0 || s.Budget.MaxMinutes < 0 {
+		s.Budget = DefaultSettings().Budget
+	}
+	if s.StabilityMs <= 0 || s.StabilityMs > 30000 {
+		s.StabilityMs = 3000
+	}
+	if s.StopAfterSteps < 0 || s.StopAfterSteps > 100 {
+		s.StopAfterSteps = 1
+	}
 	return s
 }
 

@@ -81,3 +81,22 @@ func TestAppKeepsTheStartupWarningUntilDismissed(t *testing.T) {
 		t.Fatalf("warning after dismiss: %q", got.Warning)
 	}
 }
+
+func TestSaveSettingsKeepsProfiles(t *testing.T) {
+	dir := t.TempDir()
+	a := New(Config{ConfigDir: dir, DataDir: t.TempDir()})
+	cur := DefaultSettings()
+	cur.Profiles = []Profile{{ID: "p1", Name: "Local vLLM"}}
+	if _, err := a.settings.Save(cur); err != nil {
+		t.Fatal(err)
+	}
+	fromUI := DefaultSettings() // the UI's copy has no profiles
+	fromUI.Theme = "dark"
+	got, err := a.SaveSettings(fromUI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Theme != "dark" || len(got.Profiles) != 1 || got.Profiles[0].ID != "p1" {
+		t.Fatalf("got %+v", got)
+	}
+}
