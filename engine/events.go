@@ -1,0 +1,266 @@
+package engine
+
+import (
+	"sync"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// Emitter receives what the engine tells the UI. Emit is called from the
+// run's goroutines (the loop, and the model call for thought deltas) but
+// never concurrently for one run; it must not block for long, as the run
+// waits for it. The app layer forwards events to the UI; the CLI prints them.
+type Emitter interface {
+	Emit(Event)
+}
+
+// EmitterFunc adapts a function to Emitter.
+type EmitterFunc func(Event)
+
+// Emit calls f(e).
+func (f EmitterFunc) Emit(e Event) { f(e) }
+
+// EventKind names the one concern an event is about.
+type EventKind string
+
+// Event kinds.
+const (
+	KindSnapshot EventKind = "snapshot" // the full state; always the first event a subscriber gets
+	KindState    EventKind = "state"
+	KindStep     EventKind = "step"    // a device action (the agent's or the person's) finished
+	KindPlan     EventKind = "plan"    // the todo list changed
+	KindThought  EventKind = "thought" // a piece of the model's reply as it streams in
+	KindManual   EventKind = "manual"  // one input the person made while driving
+	KindUsage    EventKind = "usage"
+	KindRequest  EventKind = "request" // the run waits for the person
+	KindDone     EventKind = "done"
+)
+
+// Event is one message to the UI. Exactly one of the payload fields is set,
+// the one named by Kind.
+type Event struct {
+	Run  string    `json:"run"`
+	Seq  int64     `json:"seq"`
+	Time time.Time `json:"time"`
+	Kind EventKind `json:"kind"`
+
+	Snapshot *Snapshot     `json:"snapshot,omitempty"`
+	State    *StateEvent   `json:"state,omitempty"`
+	Step     *StepEvent    `json:"step,omitempty"`
+	Plan     *PlanEvent    `json:"plan,omitempty"`
+	Thought  *ThoughtEvent `json:"thought,omitempty"`
+	Manual   *ManualEvent  `json:"manual,omitempty"`
+	Usage    *UsageEvent   `json:"usage,omitempty"`
+	Request  *Request      `json:"request,omitempty"`
+	Done     *Result       `json:"done,omitempty"`
+}
+
+// StateEvent is a state change.
+type StateEvent struct {
+	State  State  `json:"state"`
+	From   State  `json:"from"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// StepEvent is one finished device action.
+type StepEvent struct {
+	N        int           `json:"n"` // 1-based count of device actions in the run
+	Action   action.Action `json:"action"`
+	Result   string        `json:"result"` // "ok" or what went wrong
+	Ms       int64         `json:"ms"`
+	ByPerson bool          `json:"by_person,omitempty"`
+}
+
+// TodoStatus is an item's place in the plan.
+type TodoStatus string
+
+// Todo statuses.
+const (
+	TodoDone    TodoStatus = "done"
+	TodoCurrent TodoStatus = "current"
+	TodoPending TodoStatus = "pending"
+)
+
+// TodoItem is one action of the current plan.
+type TodoItem struct {
+	Action action.Action `json:"action"`
+	Status TodoStatus    `json:"status"`
+}
+
+// PlanEvent is the current plan as a todo list.
+type PlanEvent struct {
+	Thought string     `json:"thought,omitempty"`
+	Todo    []TodoItem `json:"todo"`
+}
+
+// ThoughtEvent is a piece of streamed reply text.
+type ThoughtEvent struct {
+	Call  int    `json:"call"`
+	Delta string `json:"delta"`
+}
+
+// ManualEvent is one input the person made while driving.
+type ManualEvent struct {
+	Action action.Action `json:"action"`
+	At     time.Time     `json:"at"`
+	Before string        `json:"before,omitempty"` // frame file in the record
+	After  string        `json:"after,omitempty"`
+	Error  string        `json:"error,omitempty"`
+}
+
+// UsageEvent is the run's totals so far.
+type UsageEvent struct {
+	Total     model.Usage `json:"total"`
+	Calls     int         `json:"calls"`
+	Steps     int         `json:"steps"`
+	ElapsedMs int64       `json:"elapsed_ms"`
+}
+
+// RequestKind says why the run waits for the person.
+type RequestKind string
+
+// Request kinds.
+const (
+	AskConfirm    RequestKind = "confirm"     // a sensitive action: confirm or deny
+	AskQuestion   RequestKind = "question"    // the model asks; answer
+	AskTakeOver   RequestKind = "take_over"   // the model asks the person to drive (the run is in Manual)
+	AskLoop       RequestKind = "loop"        // the agent is going round in circles
+	AskBudget     RequestKind = "budget"      // a budget ran out; resume grants as much again
+	AskModelError RequestKind = "model_error" // the model failed and retries did not help
+	AskDevice     RequestKind = "device_error"
+)
+
+// Request is what the run asks of the person.
+type Request struct {
+	Kind    RequestKind    `json:"kind"`
+	Message string         `json:"message"`
+	Action  *action.Action `json:"action,omitempty"` // the action to confirm
+}
+
+// Result is how a run ended.
+type Result struct {
+	State   State       `json:"state"`
+	Success bool        `json:"success"`
+	Summary string      `json:"summary,omitempty"`
+	Pending []string    `json:"pending,omitempty"` // issues the summary left open
+	Reason  string      `json:"reason,omitempty"`  // for Failed and Stopped
+	Steps   int         `json:"steps"`
+	Calls   int         `json:"calls"`
+	Usage   model.Usage `json:"usage"`
+}
+
+// Snapshot is everything the UI needs to draw a run from scratch.
+type Snapshot struct {
+	ID      string      `json:"id"`
+	Device  string      `json:"device"`
+	Goal    string      `json:"goal"`
+	State   State       `json:"state"`
+	Reason  string      `json:"reason,omitempty"`
+	Plan    PlanEvent   `json:"plan"`
+	Thought string      `json:"thought,omitempty"` // the current call's reply so far
+	Usage   UsageEvent  `json:"usage"`
+	Request *Request    `json:"request,omitempty"`
+	Steps   []StepEvent `json:"steps,omitempty"` // the most recent steps
+	Result  *Result     `json:"result,omitempty"`
+}
+
+const snapshotSteps = 50 // how many recent steps a snapshot carries
+
+// hub fans events out to the configured emitter and to subscribers, and
+// keeps the snapshot that a new subscriber gets first. The snapshot and
+// the subscriber list change under one lock, so a subscriber sees the
+// snapshot and then exactly the events after it.
+type hub struct {
+	mu   sync.Mutex
+	run  string
+	seq  int64
+	snap Snapshot
+	subs map[int]Emitter
+	next int
+}
+
+func newHub(run string, snap Snapshot) *hub {
+	return &hub{run: run, snap: snap, subs: map[int]Emitter{}}
+}
+
+func (h *hub) emit(e Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.apply(e)
+	h.seq++
+	e.Run, e.Seq, e.Time = h.run, h.seq, time.Now()
+	for _, s := range h.subs {
+		s.Emit(e)
+	}
+}
+
+// apply folds an event into the snapshot.
+func (h *hub) apply(e Event) {
+	s := &h.snap
+	switch e.Kind {
+	case KindState:
+		s.State, s.Reason = e.State.State, e.State.Reason
+		if e.State.State != WaitingForUser && e.State.State != Manual {
+			s.Request = nil
+		}
+		if e.State.State == Planning {
+			s.Thought = ""
+		}
+	case KindStep:
+		s.Steps = append(s.Steps, *e.Step)
+		if len(s.Steps) > snapshotSteps {
+			s.Steps = append([]StepEvent(nil), s.Steps[len(s.Steps)-snapshotSteps:]...)
+		}
+	case KindPlan:
+		s.Plan = PlanEvent{Thought: e.Plan.Thought, Todo: append([]TodoItem(nil), e.Plan.Todo...)}
+	case KindThought:
+		if len(s.Thought) < 16<<10 {
+			s.Thought += e.Thought.Delta
+		}
+	case KindUsage:
+		s.Usage = *e.Usage
+	case KindRequest:
+		r := *e.Request
+		s.Request = &r
+	case KindDone:
+		r := *e.Done
+		s.Result = &r
+	}
+}
+
+func (h *hub) setGoal(g string) {
+	h.mu.Lock()
+	h.snap.Goal = g
+	h.mu.Unlock()
+}
+
+func (h *hub) snapshot() Snapshot {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.copySnap()
+}
+
+func (h *hub) copySnap() Snapshot {
+	s := h.snap
+	s.Plan.Todo = append([]TodoItem(nil), s.Plan.Todo...)
+	s.Steps = append([]StepEvent(nil), s.Steps...)
+	return s
+}
+
+func (h *hub) subscribe(e Emitter) func() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	snap := h.copySnap()
+	h.seq++
+	e.Emit(Event{Run: h.run, Seq: h.seq, Time: time.Now(), Kind: KindSnapshot, Snapshot: &snap})
+	id := h.next
+	h.next++
+	h.subs[id] = e
+	return func() {
+		h.mu.Lock()
+		delete(h.subs, id)
+		h.mu.Unlock()
+	}
+}

@@ -1,0 +1,1306 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"strings"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+	"tandem/engine/model"
+)
+
+// message is one thing for the loop: a command (with reply) or a result of
+// work (with the generation of the work that produced it).
+type message struct {
+	on    Trigger
+	reply chan error
+
+	// command arguments
+	text    string
+	n       int
+	region  *Region
+	actions []action.Action
+	act     action.Action
+
+	// work results
+	gen     uint64
+	planned *planResult
+	acted   *actResult
+	settled *stableResult
+	manual  *manualResult
+	err     error
+}
+
+type planResult struct {
+	info      *device.Info // set when the worker had to ask the device
+	plan      model.Plan
+	err       error
+	frame     image.Image
+	print     Fingerprint
+	tree      []byte
+	obs       model.Observation
+	file      string // recorded frame
+	observeMs int64
+}
+
+type actResult struct {
+	err error
+	ms  int64
+}
+
+type stableResult struct {
+	s   Settled
+	err error
+}
+
+type manualResult struct {
+	a             action.Action
+	at            time.Time
+	before, after string
+	beforePrint   Fingerprint
+	s             Settled
+	err           error
+	ms            int64
+}
+
+// manualInput is one recorded input of the person.
+type manualInput struct {
+	a   action.Action
+	at  time.Time
+	err error
+}
+
+// loopState is everything the loop goroutine owns.
+type loopState struct {
+	r     *Run
+	state State
+	on    Trigger // the trigger being handled, for the table check
+	goal  string
+
+	info    device.Info
+	hasInfo bool
+
+	history []model.Step
+	notes   []string
+
+	// The plan: done (this reply's executed actions), current, queue.
+	thought  string
+	doneActs []action.Action
+	current  *action.Action
+	queue    []action.Action
+	histIdx  int // index in history of the step the current plan belongs to
+
+	calls        int
+	steps        int
+	usage        model.Usage
+	started      time.Time
+	elapsedPrior time.Duration // elapsed before a resume
+	budget       Budget
+	parseRetried bool
+	notesSent    int // notes given to the call in flight
+
+	// The newest screen: fresh means nothing happened since it was taken.
+	frame      image.Image
+	print      Fingerprint
+	tree       []byte
+	fresh      bool
+	actBefore  Fingerprint
+	actStarted time.Time
+
+	loops     loopDetector
+	softLimit int // -1: none
+
+	request   *Request
+	confirmed bool
+
+	// work
+	gen    uint64
+	cancel context.CancelFunc
+
+	pauseWaiters    []chan error
+	takeOverWaiters []chan error
+	pauseAfter      bool
+	takeOverAfter   bool
+	deviceLost      bool
+	watchCancel     context.CancelFunc
+
+	manualBusy    bool
+	manualReply   chan error
+	manualLog     []manualInput
+	takeOverAsked string
+}
+
+func newLoopState(r *Run) *loopState {
+	return &loopState{r: r, goal: r.cfg.Goal, softLimit: -1, budget: r.settings.Budget,
+		loops: loopDetector{k: r.settings.LoopK}, histIdx: -1}
+}
+
+func (r *Run) loop() {
+	l := r.lp
+	defer func() {
+		r.runCancel()
+		close(r.finished)
+		go r.cleanup()
+	}()
+	for m := range r.msgs {
+		if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
+			continue // the result of cancelled work
+		}
+		l.on = m.on
+		err := l.handle(m)
+		if m.reply != nil && !l.deferred(m) {
+			m.reply <- err
+		}
+		if l.state.Terminal() {
+			return
+		}
+	}
+}
+
+// cleanup waits for the workers, restores the device and closes the record.
+func (r *Run) cleanup() {
+	r.wg.Wait()
+	_ = r.dev.Close()
+	if r.rec != nil {
+		_ = r.rec.close()
+	}
+	close(r.done)
+}
+
+// deferred reports whether the reply to m is sent later (pause and take
+// over from Executing wait for the action; a person's input for its settle).
+func (l *loopState) deferred(m message) bool {
+	if m.reply == nil || l.state.Terminal() {
+		return false
+	}
+	for _, list := range [][]chan error{l.pauseWaiters, l.takeOverWaiters} {
+		for _, w := range list {
+			if w == m.reply {
+				return true
+			}
+		}
+	}
+	return l.manualReply == m.reply
+}
+
+func (l *loopState) handle(m message) error {
+	if m.on.IsCommand() {
+		if l.state.Terminal() {
+			return ErrFinished
+		}
+		if _, ok := lookup(l.state, m.on); !ok {
+			return &IllegalError{State: l.state, Trigger: m.on}
+		}
+	}
+	switch m.on {
+	case OnStart:
+		l.started = time.Now()
+		l.plan("")
+	case OnPause:
+		return l.pause(m)
+	case OnResume:
+		return l.resume()
+	case OnTakeOver:
+		return l.takeOver(m)
+	case OnManualInput:
+		return l.manualInput(m)
+	case OnManualDone:
+		l.manualDone(m.manual)
+	case OnHandBack:
+		return l.handBack(m.text, m.region)
+	case OnStop:
+		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+	case OnStopGracefully:
+		return l.stopGracefully(m.n)
+	case OnConfirm:
+		return l.confirm()
+	case OnDeny:
+		return l.deny(m.text)
+	case OnAnswer:
+		return l.answer(m.text)
+	case OnEditGoal:
+		l.editGoal(m.text)
+	case OnEditPending:
+		return l.editPending(m.actions)
+	case OnPlanned:
+		l.planned(m.planned)
+	case OnActionDone:
+		l.actionDone(m.acted)
+	case OnStable:
+		l.stable(m.settled)
+	case OnDeviceLost:
+		l.lost(m.err)
+	case OnDeviceBack:
+		if l.state == Paused && l.deviceLost {
+			l.note("The device was disconnected for a while and is back; look at the screen again.")
+			l.resumeFromPause("the device is back")
+		}
+	}
+	return nil
+}
+
+// to moves the run to state s. The table must list it for the trigger being
+// handled; a move it does not list is a bug in the engine, and the run
+// fails loudly rather than carrying on in a state nobody designed.
+func (l *loopState) to(s State, reason string) {
+	if !allowed(l.state, l.on, s) {
+		l.end(Result{State: Failed, Reason: fmt.Sprintf("internal error: %s --%s--> %s is not in the transition table", l.state, l.on, s)})
+		return
+	}
+	l.set(s, reason)
+}
+
+func (l *loopState) set(s State, reason string) {
+	from := l.state
+	l.state = s
+	st := s
+	l.r.rec.add(Entry{Kind: recState, State: &st, Reason: reason})
+	l.r.hub.emit(Event{Kind: KindState, State: &StateEvent{State: s, From: from, Reason: reason}})
+	if s == Paused {
+		for _, w := range l.pauseWaiters {
+			w <- nil
+		}
+		l.pauseWaiters = nil
+	}
+	if s == Manual {
+		for _, w := range l.takeOverWaiters {
+			w <- nil
+		}
+		l.takeOverWaiters = nil
+	}
+	if s != Paused && l.watchCancel != nil {
+		l.watchCancel()
+		l.watchCancel = nil
+	}
+}
+
+// ---- work ----
+
+// newWork cancels any work in flight and returns a context for new work.
+func (l *loopState) newWork() (context.Context, uint64) {
+	l.cancelWork()
+	ctx, cancel := context.WithCancel(l.r.runCtx)
+	l.cancel = cancel
+	l.gen++
+	return ctx, l.gen
+}
+
+func (l *loopState) cancelWork() {
+	if l.cancel != nil {
+		l.cancel()
+		l.cancel = nil
+	}
+	l.gen++
+}
+
+func (l *loopState) spawn(f func()) {
+	l.r.wg.Add(1)
+	go func() {
+		defer l.r.wg.Done()
+		f()
+	}()
+}
+
+// plan starts a Planning step: one observation and one model call. Budgets
+// are checked first; one used up asks the person instead.
+func (l *loopState) plan(reason string) {
+	if why := l.budget.exceeded(l.spent()); why != "" {
+		l.ask(Request{Kind: AskBudget, Message: why + "; resume to allow as much again, or stop"})
+		return
+	}
+	l.to(Planning, reason)
+	if l.state != Planning {
+		return
+	}
+	l.flushQueue("")
+	l.emitPlan()
+	stepsLeft := l.stepsLeft()
+	if stepsLeft > 0 && stepsLeft <= l.r.settings.RemindAt {
+		l.note(fmt.Sprintf("Only %d step(s) are left. If the goal is reached, finish now with a summary; if it cannot be reached in time, finish and say what is missing.", stepsLeft))
+	}
+	ctx, gen := l.newWork()
+	l.notesSent = len(l.notes)
+	in := model.Input{
+		Goal:      l.goal,
+		History:   l.recentHistory(),
+		Notes:     append([]string(nil), l.notes...),
+		StepsLeft: stepsLeft,
+		Supported: l.r.dev.Capabilities().Actions,
+	}
+	var frame image.Image
+	var print Fingerprint
+	var tree []byte
+	if l.fresh {
+		frame, print, tree = l.frame, l.print, l.tree
+	}
+	var info *device.Info
+	if l.hasInfo {
+		i := l.info
+		info = &i
+	}
+	call := l.calls + 1
+	r := l.r
+	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree) })
+}
+
+// observeAndPlan is the Planning worker: look at the screen (unless the
+// loop already has a fresh frame from the stability wait), then ask the
+// model once.
+func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model.Input,
+	info *device.Info, frame image.Image, print Fingerprint, tree []byte) {
+	res := &planResult{}
+	t0 := time.Now()
+	if info == nil {
+		i, err := r.dev.Info(ctx)
+		if err != nil {
+			r.postErr(ctx, gen, err)
+			return
+		}
+		info, res.info = &i, &i
+	}
+	if frame == nil {
+		img, err := r.dev.Screenshot(ctx)
+		switch {
+		case errors.Is(err, device.ErrSecureScreen):
+			res.obs.Secure = true
+		case err != nil:
+			r.postErr(ctx, gen, err)
+			return
+		default:
+			frame, print = img, FingerprintOf(img)
+		}
+		if t, ok := r.dev.(device.UITree); ok && r.settings.UITree {
+			b, err := t.UITree(ctx)
+			if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
+				r.postErr(ctx, gen, err)
+				return
+			}
+			tree = b
+		}
+	}
+	res.frame, res.print, res.tree = frame, print, tree
+	if !res.obs.Secure {
+		res.obs.Screenshot = frame
+	}
+	res.obs.UITree, res.obs.Screen = tree, info.Screen
+	res.file = r.rec.frame(ctx, frame)
+	res.observeMs = time.Since(t0).Milliseconds()
+	in.Observation = res.obs
+	res.plan, res.err = r.planner.Plan(ctx, in, func(delta string) {
+		if ctx.Err() == nil {
+			r.hub.emit(Event{Kind: KindThought, Thought: &ThoughtEvent{Call: call, Delta: delta}})
+		}
+	})
+	if ctx.Err() != nil {
+		return // cancelled: the loop has moved on
+	}
+	r.post(message{on: OnPlanned, gen: gen, planned: res})
+}
+
+// postErr reports a failed piece of work: a lost device is its own trigger;
+// anything else the loop turns into the step's failure. Cancelled work
+// reports nothing.
+func (r *Run) postErr(ctx context.Context, gen uint64, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, device.ErrGone) {
+		r.post(message{on: OnDeviceLost, gen: gen, err: err})
+		return
+	}
+	r.post(message{on: OnDeviceLost, gen: gen, err: &observeError{err}})
+}
+
+// observeError is a failure to look at the screen that is not a lost
+// device (a driver error, a permission); the run pauses with it too, since
+// it cannot plan blind.
+type observeError struct{ err error }
+
+func (e *observeError) Error() string { return "cannot observe the device: " + e.err.Error() }
+func (e *observeError) Unwrap() error { return e.err }
+
+// planned handles the model's reply.
+func (l *loopState) planned(p *planResult) {
+	l.cancel = nil
+	if p.info != nil {
+		l.info, l.hasInfo = *p.info, true
+	}
+	if p.frame != nil {
+		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
+	}
+	l.r.rec.add(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
+		App: p.obs.App, Secure: p.obs.Secure, Ms: p.observeMs})
+	if p.err != nil {
+		l.modelError(p)
+		return
+	}
+	l.calls++
+	l.usage = l.usage.Add(p.plan.Usage)
+	u := p.plan.Usage
+	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
+		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds()})
+	l.emitUsage()
+	acts, err := l.accept(p.plan.Actions)
+	if err != nil {
+		l.modelError(&planResult{err: &model.ParseError{Reason: err.Error(), Raw: p.plan.Raw}})
+		return
+	}
+	l.parseRetried = false
+	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
+	l.thought = p.plan.Thought
+	l.history = append(l.history, model.Step{N: l.calls, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...)})
+	l.histIdx = len(l.history) - 1
+	l.recordHistory()
+	l.doneActs, l.current, l.queue = nil, nil, acts
+	l.next()
+}
+
+// accept checks a reply's actions: everything after the first finish or
+// fail is dropped, every action must be valid on this screen and one the
+// device can do.
+func (l *loopState) accept(acts []action.Action) ([]action.Action, error) {
+	if len(acts) == 0 {
+		return nil, errors.New("the reply has no action; answer with at least one action, or finish with a summary")
+	}
+	caps := l.r.dev.Capabilities()
+	out := make([]action.Action, 0, len(acts))
+	for _, a := range acts {
+		if err := a.Validate(l.info.Screen); err != nil {
+			return nil, err
+		}
+		if engineHandled(a.Type) || caps.Supports(a.Type) {
+			out = append(out, a)
+		} else {
+			return nil, fmt.Errorf("this device cannot do %s; use one of %v", a.Type, caps.Actions)
+		}
+		if a.Type.Terminal() {
+			break
+		}
+	}
+	return out, nil
+}
+
+func engineHandled(t action.Type) bool {
+	return t == action.Finish || t == action.Fail || t == action.AskUser || t == action.TakeOver
+}
+
+// modelError: a reply that could not be used gets one corrective retry
+// with the reason; anything else (or a second bad reply) goes to the person.
+func (l *loopState) modelError(p *planResult) {
+	var pe *model.ParseError
+	if errors.As(p.err, &pe) {
+		l.calls++
+		l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, Raw: cut(pe.Raw, maxRawBytes), Error: pe.Error()})
+		if !l.parseRetried {
+			l.parseRetried = true
+			l.note("Your previous reply could not be used: " + pe.Reason + ". Reply again, following the required format exactly.")
+			l.plan("corrective retry after a reply that could not be used")
+			return
+		}
+		l.parseRetried = false
+		l.ask(Request{Kind: AskModelError, Message: "the model's reply could not be used twice in a row: " + pe.Reason})
+		return
+	}
+	l.calls++
+	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, Error: p.err.Error()})
+	msg := "the model call failed: " + p.err.Error()
+	if errors.Is(p.err, model.ErrAuth) {
+		msg += " (check the model settings)"
+	}
+	l.ask(Request{Kind: AskModelError, Message: msg + "; resume to try again"})
+}
+
+// next decides what follows once a step's work is done: the next queued
+// action, a new model call, the person, or an end.
+func (l *loopState) next() {
+	if l.current != nil {
+		l.doneActs = append(l.doneActs, *l.current)
+		l.current = nil
+	}
+	if len(l.queue) == 0 {
+		if l.softLimit >= 0 && l.steps >= l.softLimit {
+			l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+			return
+		}
+		l.plan("")
+		return
+	}
+	a := l.queue[0]
+	l.queue = l.queue[1:]
+	l.current = &a
+	l.confirmed = false
+	switch a.Type {
+	case action.Finish:
+		success := a.Success == nil || *a.Success
+		l.setResult("ok")
+		l.end(Result{State: Done, Success: success, Summary: a.Summary, Pending: pendingOf(a)})
+		return
+	case action.Fail:
+		l.setResult("ok")
+		l.end(Result{State: Failed, Reason: a.Reason})
+		return
+	}
+	if l.softLimit >= 0 && l.steps >= l.softLimit {
+		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+		return
+	}
+	l.emitPlan()
+	switch a.Type {
+	case action.AskUser:
+		l.setResult("asked the person")
+		l.ask(Request{Kind: AskQuestion, Message: a.Question})
+		return
+	case action.TakeOver:
+		l.setResult("handed to the person")
+		reason := a.Reason
+		if reason == "" {
+			reason = "the model asked the person to take over"
+		}
+		l.enterManual(reason, &Request{Kind: AskTakeOver, Message: reason})
+		return
+	}
+	if why := l.budget.exceeded(l.spent()); why != "" {
+		l.queue = append([]action.Action{a}, l.queue...)
+		l.current = nil
+		l.ask(Request{Kind: AskBudget, Message: why + "; resume to allow as much again, or stop"})
+		return
+	}
+	if why := l.r.settings.Policy.Check(Target{Action: a, Label: l.labelAt(a), App: l.info.Name}); why != "" {
+		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a})
+		return
+	}
+	l.execute()
+}
+
+// labelAt is the UI-tree label under a pointed action, when a tree is known.
+func (l *loopState) labelAt(a action.Action) string {
+	if !a.Type.Pointed() || !l.fresh {
+		return ""
+	}
+	return labelAt(l.tree, a.X, a.Y)
+}
+
+// execute starts the current action.
+func (l *loopState) execute() {
+	a := *l.current
+	l.to(Executing, "")
+	if l.state != Executing {
+		return
+	}
+	l.emitPlan()
+	ctx, gen := l.newWork()
+	l.actBefore = l.print
+	l.actStarted = time.Now()
+	l.fresh = false
+	r := l.r
+	l.spawn(func() {
+		t0 := time.Now()
+		ran, err := r.gate.do(func() error { return r.dev.Do(ctx, a) })
+		if !ran {
+			return // stopped before it started
+		}
+		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
+	})
+}
+
+// actionDone handles the end of a device action.
+func (l *loopState) actionDone(res *actResult) {
+	l.cancel = nil
+	a := *l.current
+	l.steps++
+	result := "ok"
+	if res.err != nil {
+		result = res.err.Error()
+	}
+	l.setResult(result)
+	l.r.rec.add(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
+	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms}})
+	l.emitUsage()
+	if res.err != nil && errors.Is(res.err, device.ErrGone) {
+		l.lost(res.err)
+		return
+	}
+	if l.pauseAfter || l.takeOverAfter {
+		l.current = nil
+		l.doneActs = append(l.doneActs, a)
+		if l.takeOverAfter {
+			l.enterManual("the person took over", nil)
+		} else {
+			l.to(Paused, "paused by the person")
+		}
+		l.pauseAfter, l.takeOverAfter = false, false
+		return
+	}
+	if res.err != nil {
+		l.flushQueue(fmt.Sprintf("%s failed: %v.", a, res.err))
+		if errors.Is(res.err, device.ErrPermission) {
+			l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("%s failed: %v; fix the device setting and resume", a, res.err)})
+			return
+		}
+		l.current = nil
+		l.plan("the action failed")
+		return
+	}
+	if !a.Type.ChangesScreen() {
+		l.next()
+		return
+	}
+	l.to(WaitingForStability, "")
+	ctx, gen := l.newWork()
+	r := l.r
+	cfg := l.r.settings.Stability
+	l.spawn(func() {
+		s, err := WaitStable(ctx, r.shoot, cfg)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			r.postErr(ctx, gen, err)
+			return
+		}
+		r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s}})
+	})
+}
+
+// stable handles a settled screen after an action.
+func (l *loopState) stable(res *stableResult) {
+	l.cancel = nil
+	s := res.s
+	a := *l.current
+	l.frame, l.print, l.tree, l.fresh = s.Frame, s.Print, nil, true
+	diff := s.Print.Diff(l.actBefore)
+	if l.actBefore.IsZero() {
+		diff = 1
+	}
+	st := s.Stable
+	l.r.rec.add(Entry{Kind: recStable, N: l.steps, Ms: s.Waited.Milliseconds(), Stable: &st, Diff: diff})
+	th := l.r.settings.Stability.Threshold
+	switch v, why := l.loops.observe(a, l.actBefore, s.Print, th); v {
+	case loopNudge:
+		l.flushQueue("")
+		l.note("It looks like you are going round in circles: " + why + ". Look at the screen carefully and try something different; if the goal cannot be reached, finish and say why.")
+		l.current = nil
+		l.plan("loop detected: nudging the model")
+		return
+	case loopEscalate:
+		l.flushQueue("")
+		l.current = nil
+		l.ask(Request{Kind: AskLoop, Message: "the agent seems stuck: " + why + ". Answer with a hint, take over, resume, or stop."})
+		return
+	}
+	if len(l.queue) > 0 && diff > l.r.settings.Unexpected {
+		l.flushQueue(fmt.Sprintf("After %s the screen changed more than expected (%.0f%% of it), so the rest of your plan was not done.", a, diff*100))
+	}
+	l.next()
+}
+
+// lost handles a device that went away (or could not be observed): the
+// run pauses with the reason and resumes by itself when the device answers.
+func (l *loopState) lost(err error) {
+	l.cancelWork()
+	if !errors.Is(err, device.ErrGone) {
+		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume"})
+		return
+	}
+	l.pauseAfter, l.takeOverAfter = false, false
+	if l.current != nil {
+		l.queue = append([]action.Action{*l.current}, l.queue...)
+		l.current = nil
+	}
+	l.fresh, l.hasInfo = false, false
+	l.deviceLost = true
+	l.to(Paused, "device lost: "+err.Error())
+	if l.state != Paused {
+		return
+	}
+	ctx, cancel := context.WithCancel(l.r.runCtx)
+	l.watchCancel = cancel
+	gen := l.gen
+	r := l.r
+	l.spawn(func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err := r.dev.Info(actx)
+			acancel()
+			if err == nil {
+				r.post(message{on: OnDeviceBack, gen: gen})
+				return
+			}
+		}
+	})
+}
+
+// ---- the person's commands ----
+
+func (l *loopState) pause(m message) error {
+	switch l.state {
+	case Executing:
+		l.pauseAfter = true
+		l.pauseWaiters = append(l.pauseWaiters, m.reply)
+		return nil
+	case Planning, WaitingForStability:
+		l.cancelWork()
+		if l.current != nil {
+			l.doneActs = append(l.doneActs, *l.current)
+			l.current = nil
+		}
+	}
+	l.to(Paused, "paused by the person")
+	return nil
+}
+
+func (l *loopState) resume() error {
+	switch l.state {
+	case Paused:
+		l.resumeFromPause("resumed by the person")
+	case WaitingForUser:
+		switch l.request.Kind {
+		case AskBudget:
+			l.budget = l.budget.extend(l.r.settings.Budget, l.spent())
+		case AskLoop, AskModelError, AskDevice:
+			l.loops.reset()
+		default:
+			return &IllegalError{State: l.state, Trigger: OnResume, Why: "it waits for " + string(l.request.Kind) + ", not for resume"}
+		}
+		l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+		l.request = nil
+		if l.current != nil {
+			l.queue = append([]action.Action{*l.current}, l.queue...)
+			l.current = nil
+		}
+		l.flushQueue("The run stopped to ask the person before these planned actions were done; decide again what to do.")
+		l.plan("resumed by the person")
+	}
+	return nil
+}
+
+// resumeFromPause looks again and re-plans; what was still queued is told
+// to the model rather than run blind.
+func (l *loopState) resumeFromPause(reason string) {
+	l.deviceLost = false
+	l.fresh = false
+	if l.current != nil {
+		l.queue = append([]action.Action{*l.current}, l.queue...)
+		l.current = nil
+	}
+	l.flushQueue("The run was paused before these planned actions were done; decide again what to do.")
+	l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+	l.plan(reason)
+}
+
+func (l *loopState) takeOver(m message) error {
+	if l.state == Executing {
+		l.takeOverAfter = true
+		l.takeOverWaiters = append(l.takeOverWaiters, m.reply)
+		return nil
+	}
+	l.cancelWork()
+	if l.current != nil && l.state == WaitingForStability {
+		l.doneActs = append(l.doneActs, *l.current)
+	}
+	l.current = nil
+	l.enterManual("the person took over", nil)
+	return nil
+}
+
+func (l *loopState) enterManual(reason string, req *Request) {
+	l.manualLog = nil
+	l.takeOverAsked = ""
+	if req != nil {
+		l.takeOverAsked = req.Message
+	}
+	l.deviceLost = false
+	l.to(Manual, reason)
+	if l.state != Manual {
+		return
+	}
+	if req != nil {
+		l.request = req
+		l.r.rec.add(Entry{Kind: recRequest, Request: req})
+		l.r.hub.emit(Event{Kind: KindRequest, Request: req})
+	}
+}
+
+func (l *loopState) manualInput(m message) error {
+	if l.manualBusy {
+		return ErrBusy
+	}
+	a := m.act
+	if engineHandled(a.Type) {
+		return fmt.Errorf("%w: %s is not an input", action.ErrInvalid, a.Type)
+	}
+	if err := a.Validate(l.info.Screen); err != nil {
+		return err
+	}
+	l.manualBusy = true
+	l.manualReply = m.reply
+	r := l.r
+	ctx := l.r.runCtx
+	cfg := l.r.settings.Stability
+	l.spawn(func() {
+		res := &manualResult{a: a, at: time.Now()}
+		before, err := r.shoot(ctx)
+		if err == nil {
+			res.beforePrint = FingerprintOf(before)
+			res.before = r.rec.frame(ctx, before)
+			t0 := time.Now()
+			var ran bool
+			ran, err = r.gate.do(func() error { return r.dev.Do(ctx, a) })
+			res.ms = time.Since(t0).Milliseconds()
+			if !ran {
+				err = ErrFinished
+			}
+			if err == nil {
+				res.s, err = WaitStable(ctx, r.shoot, cfg)
+				if err == nil {
+					res.after = r.rec.frame(ctx, res.s.Frame)
+				}
+			}
+		}
+		res.err = err
+		r.post(message{on: OnManualDone, manual: res})
+	})
+	return nil
+}
+
+func (l *loopState) manualDone(res *manualResult) {
+	l.manualBusy = false
+	l.manualLog = append(l.manualLog, manualInput{a: res.a, at: res.at, err: res.err})
+	ev := &ManualEvent{Action: res.a, At: res.at, Before: res.before, After: res.after}
+	result := "ok"
+	if res.err != nil {
+		ev.Error, result = res.err.Error(), res.err.Error()
+	} else {
+		l.frame, l.print, l.tree, l.fresh = res.s.Frame, res.s.Print, nil, true
+	}
+	a := res.a
+	l.r.rec.add(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
+	l.r.hub.emit(Event{Kind: KindManual, Manual: ev})
+	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms, ByPerson: true}})
+	if l.manualReply != nil {
+		l.manualReply <- res.err
+		l.manualReply = nil
+	}
+}
+
+func (l *loopState) handBack(note string, region *Region) error {
+	if l.manualBusy {
+		return &IllegalError{State: l.state, Trigger: OnHandBack, Why: "an input is still running"}
+	}
+	words := describeManual(l.manualLog, l.takeOverAsked, note, region)
+	l.r.rec.add(Entry{Kind: recPerson, Command: "hand_back", Text: note})
+	acts := make([]action.Action, 0, len(l.manualLog))
+	for _, in := range l.manualLog {
+		if in.err == nil {
+			acts = append(acts, in.a)
+		}
+	}
+	l.history = append(l.history, model.Step{N: l.calls, Actions: acts, Result: "done by the person", ByPerson: true})
+	l.histIdx = len(l.history) - 1
+	l.recordHistory()
+	l.note(words)
+	l.manualLog = nil
+	l.request = nil
+	l.loops.reset()
+	l.plan("handed back by the person")
+	return nil
+}
+
+// describeManual tells the model, in words, what the person did.
+func describeManual(log []manualInput, asked, note string, region *Region) string {
+	var b strings.Builder
+	if asked != "" {
+		fmt.Fprintf(&b, "You asked the person to take over (%s). ", asked)
+	} else {
+		b.WriteString("The person took over control. ")
+	}
+	ok := 0
+	for _, in := range log {
+		if in.err == nil {
+			ok++
+		}
+	}
+	if ok == 0 {
+		b.WriteString("They made no input through Tandem.")
+	} else {
+		fmt.Fprintf(&b, "While in control they did %d thing(s):", ok)
+		i := 0
+		for _, in := range log {
+			if in.err != nil {
+				continue
+			}
+			i++
+			fmt.Fprintf(&b, " %d) %s;", i, describeAction(in.a))
+		}
+		s := strings.TrimSuffix(b.String(), ";")
+		b.Reset()
+		b.WriteString(s)
+		b.WriteString(".")
+	}
+	if strings.TrimSpace(note) != "" {
+		fmt.Fprintf(&b, " Their note: %q.", strings.TrimSpace(note))
+	}
+	if region != nil {
+		fmt.Fprintf(&b, " They marked the screen region from (%d,%d) to (%d,%d).", region.X1, region.Y1, region.X2, region.Y2)
+	}
+	b.WriteString(" They have handed control back to you: look at the current screen and continue.")
+	return b.String()
+}
+
+// describeAction puts one action into words.
+func describeAction(a action.Action) string {
+	switch a.Type {
+	case action.Tap:
+		return fmt.Sprintf("tapped at (%d,%d)", a.X, a.Y)
+	case action.DoubleTap:
+		return fmt.Sprintf("double-tapped at (%d,%d)", a.X, a.Y)
+	case action.LongPress:
+		return fmt.Sprintf("long-pressed at (%d,%d)", a.X, a.Y)
+	case action.RightClick:
+		return fmt.Sprintf("right-clicked at (%d,%d)", a.X, a.Y)
+	case action.Swipe, action.Drag:
+		return fmt.Sprintf("%sd from (%d,%d) to (%d,%d)", strings.TrimSuffix(string(a.Type), "e"), a.X, a.Y, a.X2, a.Y2)
+	case action.Scroll:
+		return fmt.Sprintf("scrolled %s at (%d,%d)", a.Direction, a.X, a.Y)
+	case action.TypeText:
+		s := fmt.Sprintf("typed %q", a.Text)
+		if a.Submit {
+			s += " and submitted"
+		}
+		return s
+	case action.Key:
+		return "pressed the " + a.Key + " key"
+	case action.Hotkey:
+		return "pressed " + strings.Join(a.Keys, "+")
+	case action.Launch:
+		return "opened " + a.App
+	case action.Wait:
+		return fmt.Sprintf("waited %d ms", a.Ms)
+	}
+	return a.String()
+}
+
+func (l *loopState) stopGracefully(n int) error {
+	switch l.state {
+	case Planning, Executing, WaitingForStability:
+		l.softLimit = l.steps + n
+		if l.current != nil && l.state != Planning {
+			l.softLimit++ // the action in flight is part of the current step
+		}
+		l.r.rec.add(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
+		l.note(fmt.Sprintf("The person asked you to stop: you may take at most %d more action(s). Wrap up now: finish with a summary of what is done and what is still pending.", n))
+		l.to(l.state, fmt.Sprintf("stopping gracefully: at most %d more step(s)", n))
+	default:
+		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+	}
+	return nil
+}
+
+func (l *loopState) confirm() error {
+	if l.request == nil || l.request.Kind != AskConfirm {
+		return &IllegalError{State: l.state, Trigger: OnConfirm, Why: "nothing waits for confirmation"}
+	}
+	l.r.rec.add(Entry{Kind: recPerson, Command: "confirm", Action: l.current})
+	l.request = nil
+	l.confirmed = true
+	if l.softLimit >= 0 && l.steps >= l.softLimit {
+		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+		return nil
+	}
+	l.execute()
+	return nil
+}
+
+func (l *loopState) deny(reason string) error {
+	if l.request == nil || l.request.Kind != AskConfirm {
+		return &IllegalError{State: l.state, Trigger: OnDeny, Why: "nothing waits for confirmation"}
+	}
+	a := *l.current
+	l.r.rec.add(Entry{Kind: recPerson, Command: "deny", Action: &a, Text: reason})
+	l.setResult("denied by the person")
+	msg := fmt.Sprintf("The person did NOT allow %s.", a)
+	if strings.TrimSpace(reason) != "" {
+		msg += fmt.Sprintf(" Their reason: %q.", strings.TrimSpace(reason))
+	}
+	msg += " Do not do it; find another way that respects this, or finish and say what is left."
+	l.current = nil
+	l.request = nil
+	l.flushQueue("")
+	l.note(msg)
+	l.plan("denied by the person")
+	return nil
+}
+
+func (l *loopState) answer(text string) error {
+	if l.request == nil || l.request.Kind == AskConfirm {
+		return &IllegalError{State: l.state, Trigger: OnAnswer, Why: "it waits for confirm or deny"}
+	}
+	req := *l.request
+	l.r.rec.add(Entry{Kind: recPerson, Command: "answer", Text: text})
+	switch req.Kind {
+	case AskQuestion:
+		l.note(fmt.Sprintf("You asked the person: %q. They answered: %q.", req.Message, text))
+	default:
+		l.note(fmt.Sprintf("The run stopped to ask the person (%s). Their guidance: %q.", req.Message, text))
+		if req.Kind == AskBudget {
+			l.budget = l.budget.extend(l.r.settings.Budget, l.spent())
+		}
+		l.loops.reset()
+	}
+	l.request = nil
+	l.current = nil
+	l.plan("answered by the person")
+	return nil
+}
+
+func (l *loopState) editGoal(goal string) {
+	l.goal = goal
+	l.r.hub.setGoal(goal)
+	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_goal", Text: goal})
+	if l.state == Idle {
+		l.to(Idle, "goal edited")
+		return
+	}
+	l.note(fmt.Sprintf("The person changed the goal. The goal is now: %q.", goal))
+	l.flushQueue("")
+	if l.state == Planning {
+		l.cancelWork()
+		l.plan("the goal changed")
+		return
+	}
+	l.to(l.state, "goal edited")
+}
+
+func (l *loopState) editPending(acts []action.Action) error {
+	for _, a := range acts {
+		if err := a.Validate(l.info.Screen); err != nil {
+			return err
+		}
+	}
+	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
+	l.queue = append([]action.Action(nil), acts...)
+	l.to(l.state, "pending actions edited")
+	l.emitPlan()
+	return nil
+}
+
+// ---- helpers ----
+
+// ask moves to WaitingForUser with a request.
+func (l *loopState) ask(req Request) {
+	l.cancelWork()
+	l.to(WaitingForUser, req.Message)
+	if l.state != WaitingForUser {
+		return
+	}
+	l.request = &req
+	l.r.rec.add(Entry{Kind: recRequest, Request: &req})
+	l.r.hub.emit(Event{Kind: KindRequest, Request: &req})
+}
+
+// end finishes the run. It closes the action gate first, so once the state
+// reads Stopped no device action can start.
+func (l *loopState) end(res Result) {
+	if !allowed(l.state, l.on, res.State) && !strings.HasPrefix(res.Reason, "internal error") {
+		res = Result{State: Failed, Reason: fmt.Sprintf("internal error: %s --%s--> %s is not in the transition table", l.state, l.on, res.State)}
+	}
+	l.cancelWork()
+	l.r.runCancel()
+	l.r.gate.close()
+	if l.watchCancel != nil {
+		l.watchCancel()
+		l.watchCancel = nil
+	}
+	res.Steps, res.Calls, res.Usage = l.steps, l.calls, l.usage
+	if res.State == Done && !res.Success && res.Reason == "" {
+		res.Reason = "the model finished without success"
+	}
+	l.r.res = res
+	reason := res.Reason
+	if res.State == Done {
+		reason = res.Summary
+	}
+	l.recordHistory()
+	l.set(res.State, reason)
+	r := res
+	l.r.rec.add(Entry{Kind: recEnd, End: &r})
+	l.r.hub.emit(Event{Kind: KindDone, Done: &r})
+	for _, w := range append(l.pauseWaiters, l.takeOverWaiters...) {
+		w <- ErrFinished
+	}
+	l.pauseWaiters, l.takeOverWaiters = nil, nil
+	if l.manualReply != nil {
+		l.manualReply <- ErrFinished
+		l.manualReply = nil
+	}
+}
+
+// flushQueue drops the queued actions; when why is set the model is told
+// what was dropped.
+func (l *loopState) flushQueue(why string) {
+	if len(l.queue) > 0 && why != "" {
+		parts := make([]string, len(l.queue))
+		for i, a := range l.queue {
+			parts[i] = a.String()
+		}
+		l.note(why + " Not done: " + strings.Join(parts, ", ") + ".")
+	}
+	l.queue = nil
+}
+
+func (l *loopState) note(s string) {
+	l.notes = append(l.notes, s)
+	l.r.rec.add(Entry{Kind: recNote, Text: s})
+}
+
+// setResult writes the outcome of the current action into the history.
+func (l *loopState) setResult(result string) {
+	if l.histIdx < 0 || l.histIdx >= len(l.history) {
+		return
+	}
+	h := &l.history[l.histIdx]
+	if h.Result == "" || h.Result == "ok" {
+		h.Result = result
+	} else if result != "ok" {
+		h.Result += "; " + result
+	}
+	l.recordHistory()
+}
+
+func (l *loopState) recordHistory() {
+	if l.histIdx < 0 || l.histIdx >= len(l.history) {
+		return
+	}
+	s := l.history[l.histIdx]
+	s.Actions = append([]action.Action(nil), s.Actions...)
+	l.r.rec.add(Entry{Kind: recHistory, N: l.histIdx + 1, Step: &s})
+}
+
+func (l *loopState) recentHistory() []model.Step {
+	h := l.history
+	if n := l.r.settings.History; len(h) > n {
+		h = h[len(h)-n:]
+	}
+	return append([]model.Step(nil), h...)
+}
+
+func (l *loopState) spent() spent {
+	var el time.Duration
+	if !l.started.IsZero() {
+		el = time.Since(l.started)
+	}
+	return spent{steps: l.steps, usage: l.usage, elapsed: l.elapsedPrior + el}
+}
+
+func (l *loopState) stepsLeft() int {
+	left := 0
+	if l.budget.Steps > 0 {
+		left = l.budget.Steps - l.steps
+	}
+	if l.softLimit >= 0 {
+		soft := l.softLimit - l.steps
+		if left == 0 || soft < left {
+			left = max(soft, 0)
+			if left == 0 {
+				left = 1 // a finish is still allowed
+			}
+		}
+	}
+	return left
+}
+
+func (l *loopState) emitPlan() {
+	todo := make([]TodoItem, 0, len(l.doneActs)+1+len(l.queue))
+	for _, a := range l.doneActs {
+		todo = append(todo, TodoItem{Action: a, Status: TodoDone})
+	}
+	if l.current != nil {
+		todo = append(todo, TodoItem{Action: *l.current, Status: TodoCurrent})
+	}
+	for _, a := range l.queue {
+		todo = append(todo, TodoItem{Action: a, Status: TodoPending})
+	}
+	l.r.hub.emit(Event{Kind: KindPlan, Plan: &PlanEvent{Thought: l.thought, Todo: todo}})
+}
+
+func (l *loopState) emitUsage() {
+	sp := l.spent()
+	l.r.hub.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.calls, Steps: l.steps, ElapsedMs: sp.elapsed.Milliseconds()}})
+}
+
+// pendingOf returns the issues a finish leaves open: its Pending field
+// when the dialect filled it, else lines of the summary marked as pending.
+func pendingOf(a action.Action) []string {
+	var out []string
+	for _, line := range strings.Split(a.Summary, "\n") {
+		t := strings.TrimSpace(line)
+		for _, p := range []string{"pending:", "todo:", "待办:", "待办：", "未完成:", "未完成："} {
+			if len(t) > len(p) && strings.EqualFold(t[:len(p)], p) {
+				out = append(out, strings.TrimSpace(t[len(p):]))
+			}
+		}
+	}
+	return out
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// restore rebuilds a crashed run's progress from its record.
+func (l *loopState) restore(entries []Entry) {
+	var first, last time.Time
+	hist := map[int]model.Step{}
+	maxIdx := 0
+	for _, e := range entries {
+		if first.IsZero() {
+			first = e.T
+		}
+		last = e.T
+		switch e.Kind {
+		case recStart:
+			if e.Goal != "" && l.goal == "" {
+				l.goal = e.Goal
+			}
+		case recPlan:
+			l.calls = max(l.calls, e.Call)
+			if e.Usage != nil {
+				l.usage = l.usage.Add(*e.Usage)
+			}
+		case recAction:
+			l.steps = max(l.steps, e.N)
+		case recHistory:
+			if e.Step != nil {
+				hist[e.N] = *e.Step
+				maxIdx = max(maxIdx, e.N)
+			}
+		case recPerson:
+			if e.Command == "edit_goal" {
+				l.goal = e.Text
+			}
+		}
+	}
+	for i := 1; i <= maxIdx; i++ {
+		if s, ok := hist[i]; ok {
+			l.history = append(l.history, s)
+		}
+	}
+	l.histIdx = -1
+	l.elapsedPrior = last.Sub(first)
+	l.r.hub.setGoal(l.goal)
+	l.note(fmt.Sprintf("This run was interrupted after %d action(s) and has been resumed from its record. The screen may have changed since: look at it again before you continue.", l.steps))
+}

@@ -1,0 +1,198 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// Policy says which actions need the person's confirmation first. It is
+// the person's to edit: words matched (case-insensitively) against what an
+// action types, launches or targets, and apps in which every action needs
+// confirmation. The model's own flag (action.Sensitive) always counts.
+type Policy struct {
+	Words []string `json:"words"`
+	Apps  []string `json:"apps"`
+	// Off disables the word and app rules; the model's own flag still counts.
+	Off bool `json:"off,omitempty"`
+}
+
+// DefaultPolicy is the policy of a fresh install.
+func DefaultPolicy() Policy {
+	return Policy{Words: []string{
+		"pay", "payment", "支付", "付款", "转账", "transfer", "delete", "删除", "remove",
+		"send", "发送", "install", "安装", "grant", "授权", "allow", "允许", "purchase", "购买",
+	}}
+}
+
+// Target is what a policy checks an action against: the action itself plus
+// what is known about the screen at its point (the label under a tap, when
+// the device has a UI tree) and the foreground app.
+type Target struct {
+	Action action.Action
+	Label  string // text or description of the element the action hits
+	App    string
+}
+
+// Check returns why the action needs confirmation, or "" when it does not.
+func (p Policy) Check(t Target) string {
+	if t.Action.Sensitive != "" {
+		return "the model flagged it: " + t.Action.Sensitive
+	}
+	if p.Off || t.Action.Type.Terminal() || t.Action.Type == action.AskUser || t.Action.Type == action.TakeOver {
+		return ""
+	}
+	for _, app := range p.Apps {
+		if app != "" && (strings.EqualFold(app, t.App) || strings.EqualFold(app, t.Action.App)) {
+			return fmt.Sprintf("every action in %s needs your confirmation", app)
+		}
+	}
+	hay := strings.ToLower(strings.Join([]string{t.Label, t.Action.Text, t.Action.App}, "\n"))
+	for _, w := range p.Words {
+		w = strings.ToLower(strings.TrimSpace(w))
+		if w != "" && containsWord(hay, w) {
+			return fmt.Sprintf("it matches %q in your confirmation list", w)
+		}
+	}
+	return ""
+}
+
+// containsWord matches w in s. Latin words must stand alone ("pay" matches
+// "Pay now" but not "display"); CJK words match anywhere, as CJK text has
+// no spaces.
+func containsWord(s, w string) bool {
+	if !isLatin(w) {
+		return strings.Contains(s, w)
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !isWordByte(s[j-1])) && (end == len(s) || !isWordByte(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+func isLatin(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if w[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// labelAt finds the text of the smallest UI-tree node whose bounds contain
+// (x, y), from a uiautomator dump. It is a light scan, not a full parse:
+// the policy only needs the words near the tap.
+func labelAt(tree []byte, x, y int) string {
+	if len(tree) == 0 {
+		return ""
+	}
+	best, bestArea := "", -1
+	s := string(tree)
+	for {
+		i := strings.Index(s, "<node ")
+		if i < 0 {
+			break
+		}
+		s = s[i+6:]
+		end := strings.IndexByte(s, '>')
+		if end < 0 {
+			break
+		}
+		attrs := s[:end]
+		var l, t, r, b int
+		if _, err := fmt.Sscanf(attr(attrs, "bounds"), "[%d,%d][%d,%d]", &l, &t, &r, &b); err != nil {
+			continue
+		}
+		if x < l || x >= r || y < t || y >= b {
+			continue
+		}
+		label := strings.TrimSpace(attr(attrs, "text") + " " + attr(attrs, "content-desc") + " " + attr(attrs, "resource-id"))
+		if area := (r - l) * (b - t); label != "" && (bestArea < 0 || area < bestArea) {
+			best, bestArea = label, area
+		}
+	}
+	return best
+}
+
+func attr(attrs, name string) string {
+	k := name + `="`
+	i := strings.Index(attrs, k)
+	for i > 0 && attrs[i-1] != ' ' {
+		j := strings.Index(attrs[i+1:], k)
+		if j < 0 {
+			return ""
+		}
+		i += 1 + j
+	}
+	if i < 0 {
+		return ""
+	}
+	v := attrs[i+len(k):]
+	if j := strings.IndexByte(v, '"'); j >= 0 {
+		return v[:j]
+	}
+	return ""
+}
+
+// Budget limits a run. Zero means no limit.
+type Budget struct {
+	Steps    int           `json:"steps,omitempty"`  // device actions
+	Tokens   int           `json:"tokens,omitempty"` // prompt + completion
+	Cost     float64       `json:"cost,omitempty"`
+	WallTime time.Duration `json:"wall_time,omitempty"`
+}
+
+// spent is what a run has used so far.
+type spent struct {
+	steps   int
+	usage   model.Usage
+	elapsed time.Duration
+}
+
+// exceeded names the first budget that is used up, or "" when none is.
+func (b Budget) exceeded(s spent) string {
+	switch {
+	case b.Steps > 0 && s.steps >= b.Steps:
+		return fmt.Sprintf("the step limit (%d) is reached", b.Steps)
+	case b.Tokens > 0 && s.usage.PromptTokens+s.usage.CompletionTokens >= b.Tokens:
+		return fmt.Sprintf("the token budget (%d) is used up", b.Tokens)
+	case b.Cost > 0 && s.usage.Cost >= b.Cost:
+		return fmt.Sprintf("the cost budget (%.4g) is used up", b.Cost)
+	case b.WallTime > 0 && s.elapsed >= b.WallTime:
+		return fmt.Sprintf("the time budget (%s) is used up", b.WallTime)
+	}
+	return ""
+}
+
+// extend grants as much again of whichever budgets s has used up, so a
+// person who says "go on" gets another round of the same size.
+func (b Budget) extend(orig Budget, s spent) Budget {
+	if b.Steps > 0 && s.steps >= b.Steps {
+		b.Steps = s.steps + orig.Steps
+	}
+	if b.Tokens > 0 && s.usage.PromptTokens+s.usage.CompletionTokens >= b.Tokens {
+		b.Tokens = s.usage.PromptTokens + s.usage.CompletionTokens + orig.Tokens
+	}
+	if b.Cost > 0 && s.usage.Cost >= b.Cost {
+		b.Cost = s.usage.Cost + orig.Cost
+	}
+	if b.WallTime > 0 && s.elapsed >= b.WallTime {
+		b.WallTime = s.elapsed + orig.WallTime
+	}
+	return b
+}

@@ -1,0 +1,354 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// The record of a run is a directory: record.jsonl, one Entry per line,
+// appended and fsynced as the run goes, and frames/NNNNN.jpg. A crash loses
+// at most the line being written; reading tolerates a torn last line, and
+// Resume continues a crashed run from it.
+const (
+	recordFile  = "record.jsonl"
+	framesDir   = "frames"
+	maxRawBytes = 32 << 10  // a model reply is cut to this in the record
+	frameLong   = 1024      // a recorded frame's long side, in pixels
+	frameQ      = 70        // JPEG quality of recorded frames
+	defaultMax  = 512 << 20 // record size above which frames are no longer kept
+)
+
+// Entry kinds.
+const (
+	recStart   = "start"
+	recState   = "state"
+	recObserve = "observe"
+	recPlan    = "plan"
+	recAction  = "action"
+	recStable  = "stable"
+	recManual  = "manual"
+	recNote    = "note"
+	recRequest = "request"
+	recPerson  = "person" // a command from the person: confirm, deny, answer, edits
+	recHistory = "history"
+	recEnd     = "end"
+)
+
+// Entry is one line of a run's record. Only the fields its Kind uses are set.
+type Entry struct {
+	T    time.Time `json:"t"`
+	Kind string    `json:"kind"`
+
+	// start
+	ID       string    `json:"id,omitempty"`
+	Goal     string    `json:"goal,omitempty"`
+	Settings *Settings `json:"settings,omitempty"`
+	Device   string    `json:"device,omitempty"`
+
+	// state
+	State  *State `json:"state,omitempty"`
+	Reason string `json:"reason,omitempty"`
+
+	// observe, manual
+	Call   int         `json:"call,omitempty"`
+	Frame  string      `json:"frame,omitempty"`
+	Screen action.Size `json:"screen,omitzero"`
+	App    string      `json:"app,omitempty"`
+	Secure bool        `json:"secure,omitempty"`
+	Before string      `json:"before,omitempty"`
+
+	// plan
+	PromptBytes int             `json:"prompt_bytes,omitempty"`
+	Raw         string          `json:"raw,omitempty"`
+	Thought     string          `json:"thought,omitempty"`
+	Actions     []action.Action `json:"actions,omitempty"`
+	Usage       *model.Usage    `json:"usage,omitempty"`
+	Error       string          `json:"error,omitempty"`
+
+	// action, stable, manual
+	N      int            `json:"n,omitempty"`
+	Action *action.Action `json:"action,omitempty"`
+	Result string         `json:"result,omitempty"`
+	Ms     int64          `json:"ms,omitempty"`
+	Stable *bool          `json:"stable,omitempty"`
+	Diff   float64        `json:"diff,omitempty"`
+
+	// note, request, person
+	Text    string   `json:"text,omitempty"`
+	Request *Request `json:"request,omitempty"`
+	Command string   `json:"command,omitempty"`
+
+	// history
+	Step *model.Step `json:"step,omitempty"`
+
+	// end
+	End *Result `json:"end,omitempty"`
+}
+
+// recorder writes a run's record from one goroutine, so neither the loop
+// nor the workers wait for the disk: lines and frames queue up and are
+// written in order. Frames are queued with back-pressure (a worker blocks
+// when several are waiting), so memory stays bounded however long the run.
+type recorder struct {
+	dir    string
+	f      *os.File
+	lines  chan recItem
+	frames chan struct{} // tokens: at most cap frames wait in the queue
+	done   chan struct{}
+	max    int64
+
+	mu      sync.Mutex
+	nframe  int
+	bytes   int64
+	err     error
+	dropped int
+}
+
+type recItem struct {
+	e     *Entry
+	img   image.Image
+	name  string
+	flush chan struct{}
+}
+
+// openRecorder opens (or, for a resumed run, appends to) the record in dir.
+func openRecorder(dir string, maxBytes int64) (*recorder, error) {
+	if err := os.MkdirAll(filepath.Join(dir, framesDir), 0o755); err != nil {
+		return nil, fmt.Errorf("engine: record: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, recordFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("engine: record: %w", err)
+	}
+	if maxBytes <= 0 {
+		maxBytes = defaultMax
+	}
+	r := &recorder{dir: dir, f: f, lines: make(chan recItem, 4096), frames: make(chan struct{}, 3),
+		done: make(chan struct{}), max: maxBytes}
+	if st, err := f.Stat(); err == nil {
+		r.bytes = st.Size()
+	}
+	if ents, err := os.ReadDir(filepath.Join(dir, framesDir)); err == nil {
+		r.nframe = len(ents)
+		for _, e := range ents {
+			if info, err := e.Info(); err == nil {
+				r.bytes += info.Size()
+			}
+		}
+	}
+	go r.write()
+	return r, nil
+}
+
+// add queues one line. It never blocks the caller for long: the queue is
+// deep, and lines are small.
+func (r *recorder) add(e Entry) {
+	if r == nil {
+		return
+	}
+	if e.T.IsZero() {
+		e.T = time.Now()
+	}
+	r.lines <- recItem{e: &e}
+}
+
+// frame queues img to be written as a JPEG and returns the file name it
+// will have (relative to the record directory), or "" when the record is
+// full or ctx ends first.
+func (r *recorder) frame(ctx context.Context, img image.Image) string {
+	if r == nil || img == nil {
+		return ""
+	}
+	r.mu.Lock()
+	full := r.bytes >= r.max
+	if full {
+		r.dropped++
+	}
+	r.nframe++
+	name := filepath.Join(framesDir, fmt.Sprintf("%05d.jpg", r.nframe))
+	r.mu.Unlock()
+	if full {
+		return ""
+	}
+	select {
+	case r.frames <- struct{}{}:
+	case <-ctx.Done():
+		return ""
+	}
+	r.lines <- recItem{img: img, name: name}
+	return name
+}
+
+// sync waits until everything queued so far is on disk.
+func (r *recorder) sync() {
+	if r == nil {
+		return
+	}
+	ch := make(chan struct{})
+	r.lines <- recItem{flush: ch}
+	<-ch
+}
+
+// close flushes and closes the record.
+func (r *recorder) close() error {
+	if r == nil {
+		return nil
+	}
+	close(r.lines)
+	<-r.done
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.f.Close(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return r.err
+}
+
+func (r *recorder) write() {
+	defer close(r.done)
+	var buf bytes.Buffer
+	for it := range r.lines {
+		switch {
+		case it.flush != nil:
+			close(it.flush)
+		case it.img != nil:
+			n, err := writeFrame(filepath.Join(r.dir, it.name), it.img, &buf)
+			<-r.frames
+			r.account(int64(n), err)
+		default:
+			b, err := json.Marshal(it.e)
+			if err != nil {
+				r.account(0, err)
+				continue
+			}
+			b = append(b, '\n')
+			_, err = r.f.Write(b)
+			if err == nil {
+				err = r.f.Sync()
+			}
+			r.account(int64(len(b)), err)
+		}
+	}
+}
+
+func (r *recorder) account(n int64, err error) {
+	r.mu.Lock()
+	r.bytes += n
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+}
+
+// size returns the record's bytes on disk so far.
+func (r *recorder) size() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes
+}
+
+func writeFrame(path string, img image.Image, buf *bytes.Buffer) (int, error) {
+	buf.Reset()
+	if err := jpeg.Encode(buf, shrink(img, frameLong), &jpeg.Options{Quality: frameQ}); err != nil {
+		return 0, err
+	}
+	return buf.Len(), os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// shrink scales img so its long side is at most long pixels (nearest
+// neighbour: frames in the record are for people to look at, and this is
+// several times cheaper than filtering).
+func shrink(img image.Image, long int) image.Image {
+	b := img.Bounds()
+	w, h := b.Dx(), b.Dy()
+	if w <= long && h <= long {
+		return img
+	}
+	nw, nh := long, h*long/w
+	if h > w {
+		nw, nh = w*long/h, long
+	}
+	nw, nh = max(nw, 1), max(nh, 1)
+	out := image.NewRGBA(image.Rect(0, 0, nw, nh))
+	src, fast := img.(*image.RGBA)
+	nsrc, nfast := img.(*image.NRGBA)
+	for y := 0; y < nh; y++ {
+		sy := b.Min.Y + y*h/nh
+		for x := 0; x < nw; x++ {
+			sx := b.Min.X + x*w/nw
+			o := out.PixOffset(x, y)
+			switch {
+			case fast:
+				i := src.PixOffset(sx, sy)
+				copy(out.Pix[o:o+4], src.Pix[i:i+4])
+			case nfast:
+				i := nsrc.PixOffset(sx, sy)
+				copy(out.Pix[o:o+3], nsrc.Pix[i:i+3])
+				out.Pix[o+3] = 0xff
+			default:
+				r, g, bb, a := img.At(sx, sy).RGBA()
+				out.Pix[o], out.Pix[o+1], out.Pix[o+2], out.Pix[o+3] = uint8(r>>8), uint8(g>>8), uint8(bb>>8), uint8(a>>8)
+			}
+		}
+	}
+	return out
+}
+
+// ErrNoRecord means the directory holds no readable run record.
+var ErrNoRecord = errors.New("engine: no run record")
+
+// ErrEnded means the recorded run already ended; there is nothing to resume.
+var ErrEnded = errors.New("engine: the recorded run has ended")
+
+// ReadRecord reads a run's record. A torn last line (a crash mid-write) is
+// skipped; the byte offset after the last good line is returned so a
+// resumed run can cut the torn tail before appending.
+func ReadRecord(dir string) ([]Entry, int64, error) {
+	f, err := os.Open(filepath.Join(dir, recordFile))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, 0, fmt.Errorf("%w in %s", ErrNoRecord, dir)
+		}
+		return nil, 0, err
+	}
+	defer f.Close()
+	var out []Entry
+	var good int64
+	br := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			var e Entry
+			if jerr := json.Unmarshal(line, &e); jerr != nil {
+				// A bad line in the middle is damage we cannot repair; stop there.
+				break
+			}
+			out = append(out, e)
+			good += int64(len(line))
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	if len(out) == 0 || out[0].Kind != recStart {
+		return nil, 0, fmt.Errorf("%w in %s", ErrNoRecord, dir)
+	}
+	return out, good, nil
+}

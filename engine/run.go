@@ -1,0 +1,429 @@
+// Package engine runs one agent task on one device: a state machine that
+// plans with a model, acts on the device, waits for the screen to settle,
+// and hands control to the person whenever they ask or the run needs them.
+//
+// Why it is shaped this way:
+//
+//   - One goroutine (the loop) owns a run's state. Commands from the person
+//     (pause, stop, take over, confirm, ...) and results of work (a model
+//     reply, an action done, a settled screen, a lost device) arrive as
+//     messages on one channel, so there is exactly one writer and no flag
+//     soup. The transition table lives in transitions.go; a command the
+//     current state does not accept returns an *IllegalError.
+//   - The model call, the device action and the stability wait run off the
+//     loop, each under its own cancellable context. Pause and stop cancel
+//     that context at once, so neither waits for a model reply (peers that
+//     check a flag at the top of their loop take 5–30 s to stop). A
+//     generation number drops results of cancelled work.
+//   - No device action starts after Stop returns: actions pass a gate that
+//     Stop closes (and waits on) before it reports Stopped.
+//   - Evaluation is implicit: each Planning step is ONE model call that sees
+//     the newest screen and recent history and answers with the next
+//     action(s), finish or fail. A reply may queue several actions; they run
+//     without further calls while the screen changes as expected.
+//   - After a screen-changing action the run waits for visual stability
+//     (frame fingerprints, see stability.go), never a fixed sleep.
+//   - Everything is written to a record as it happens (record.go), frames as
+//     JPEG on disk so memory stays flat; a crashed run resumes from it.
+//   - Nothing is global: several runs (one per device) live side by side.
+//
+// The engine never imports the UI toolkit; it tells the UI what happens
+// through an Emitter.
+package engine
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+	"tandem/engine/model"
+)
+
+// Settings are a run's knobs. They are written to the record, so they hold
+// no secrets (the API key stays in the model client).
+type Settings struct {
+	Budget    Budget          `json:"budget"`
+	Policy    Policy          `json:"policy"`
+	Stability StabilityConfig `json:"stability"`
+	// LoopK is how many actions in a row may leave the screen unchanged
+	// before the run counts it as a loop (default 3).
+	LoopK int `json:"loop_k"`
+	// History is how many past steps the model is told (default 8).
+	History int `json:"history"`
+	// RemindAt: when this many steps or fewer are left, the model is
+	// reminded to finish or say what is missing (default 3).
+	RemindAt int `json:"remind_at"`
+	// UITree asks the device for its UI tree at each observation (when it
+	// has one); the json dialect and the policy's label check use it.
+	UITree bool `json:"ui_tree,omitempty"`
+	// Unexpected is the fraction of the screen that may change after a
+	// queued action before the rest of the queue is dropped and the model
+	// asked again (default 0.5).
+	Unexpected float64 `json:"unexpected"`
+	// MaxRecordBytes bounds a run's record; past it frames are no longer
+	// kept (default 512 MiB).
+	MaxRecordBytes int64 `json:"max_record_bytes,omitempty"`
+
+	// Descriptive only, for the record and the UI.
+	Model   string `json:"model,omitempty"`
+	Dialect string `json:"dialect,omitempty"`
+	BaseURL string `json:"base_url,omitempty"`
+}
+
+func (s Settings) withDefaults() Settings {
+	if s.LoopK <= 0 {
+		s.LoopK = 3
+	}
+	if s.History <= 0 {
+		s.History = 8
+	}
+	if s.RemindAt <= 0 {
+		s.RemindAt = 3
+	}
+	if s.Unexpected <= 0 {
+		s.Unexpected = 0.5
+	}
+	s.Stability = s.Stability.withDefaults()
+	s.BaseURL = redactURL(s.BaseURL)
+	return s
+}
+
+// redactURL drops credentials and the query from a URL before it is recorded.
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || u == "" {
+		return ""
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return p.String()
+}
+
+// Config is what a run needs.
+type Config struct {
+	// ID names the run (and its record directory); generated when empty.
+	ID      string
+	Goal    string
+	Device  device.Device // the run owns it and closes it when it ends
+	Planner model.Planner
+	// DataDir is where records go: DataDir/<ID>/. Empty: no record.
+	DataDir  string
+	Emitter  Emitter // may be nil; more can Subscribe
+	Settings Settings
+}
+
+// Region is a rectangle the person marked on the screen, in device pixels.
+type Region struct {
+	X1 int `json:"x1"`
+	Y1 int `json:"y1"`
+	X2 int `json:"x2"`
+	Y2 int `json:"y2"`
+}
+
+// Errors a command can return besides *IllegalError.
+var (
+	// ErrFinished: the run has ended; it takes no more commands.
+	ErrFinished = errors.New("engine: the run has finished")
+	// ErrBusy: the person's previous input is still running.
+	ErrBusy = errors.New("engine: the previous input is still running")
+)
+
+// Run is one task on one device. Create it with New (or Resume), then Start.
+type Run struct {
+	id       string
+	dir      string
+	cfg      Config
+	settings Settings
+	dev      device.Device
+	planner  model.Planner
+	rec      *recorder
+	hub      *hub
+
+	msgs     chan message
+	finished chan struct{} // closed when the loop has ended
+	done     chan struct{} // closed when the device and the record are closed
+
+	runCtx    context.Context
+	runCancel context.CancelFunc
+	gate      gate
+	wg        sync.WaitGroup
+
+	res Result // valid once finished is closed
+
+	lp *loopState // owned by the loop goroutine
+}
+
+// New creates a run in Idle. Nothing touches the device until Start.
+func New(cfg Config) (*Run, error) {
+	if cfg.Device == nil || cfg.Planner == nil {
+		return nil, errors.New("engine: a run needs a device and a planner")
+	}
+	if cfg.Goal == "" {
+		return nil, errors.New("engine: a run needs a goal")
+	}
+	if cfg.ID == "" {
+		cfg.ID = newID()
+	}
+	r := newRun(cfg)
+	if r.dir != "" {
+		rec, err := openRecorder(r.dir, r.settings.MaxRecordBytes)
+		if err != nil {
+			return nil, err
+		}
+		r.rec = rec
+		s := r.settings
+		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s})
+	}
+	r.launch()
+	return r, nil
+}
+
+func newRun(cfg Config) *Run {
+	r := &Run{id: cfg.ID, cfg: cfg, settings: cfg.Settings.withDefaults(), dev: cfg.Device,
+		planner: cfg.Planner, msgs: make(chan message, 16), finished: make(chan struct{}),
+		done: make(chan struct{})}
+	if cfg.DataDir != "" {
+		r.dir = filepath.Join(cfg.DataDir, cfg.ID)
+	}
+	r.runCtx, r.runCancel = context.WithCancel(context.Background())
+	r.hub = newHub(r.id, Snapshot{ID: r.id, Goal: cfg.Goal, State: Idle, Plan: PlanEvent{Todo: []TodoItem{}}})
+	r.lp = newLoopState(r)
+	if cfg.Emitter != nil {
+		r.hub.subscribe(cfg.Emitter)
+	}
+	return r
+}
+
+func (r *Run) launch() { go r.loop() }
+
+func newID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// ID returns the run's id.
+func (r *Run) ID() string { return r.id }
+
+// Dir returns the run's record directory ("" when not recorded).
+func (r *Run) Dir() string { return r.dir }
+
+// Done is closed when the run has ended and released the device and record.
+func (r *Run) Done() <-chan struct{} { return r.done }
+
+// Result returns how the run ended; call it after Done is closed.
+func (r *Run) Result() Result {
+	<-r.finished
+	return r.res
+}
+
+// Wait blocks until the run has ended (and cleaned up) or ctx ends.
+func (r *Run) Wait(ctx context.Context) (Result, error) {
+	select {
+	case <-r.done:
+		return r.res, nil
+	case <-ctx.Done():
+		return Result{}, ctx.Err()
+	}
+}
+
+// Snapshot returns the run as the UI would draw it now.
+func (r *Run) Snapshot() Snapshot { return r.hub.snapshot() }
+
+// Subscribe adds an emitter; its first event is a full snapshot. The
+// returned function removes it.
+func (r *Run) Subscribe(e Emitter) (cancel func()) { return r.hub.subscribe(e) }
+
+// Start begins the run.
+func (r *Run) Start(ctx context.Context) error { return r.command(ctx, message{on: OnStart}) }
+
+// Pause cancels an in-flight model call (or waits for the current atomic
+// device action) and returns once the run is Paused.
+func (r *Run) Pause(ctx context.Context) error { return r.command(ctx, message{on: OnPause}) }
+
+// Resume continues a paused run (it looks at the screen again and re-plans),
+// or continues after a loop, budget or model-error escalation.
+func (r *Run) Resume(ctx context.Context) error { return r.command(ctx, message{on: OnResume}) }
+
+// TakeOver hands the device to the person; returns once the run is Manual.
+func (r *Run) TakeOver(ctx context.Context) error { return r.command(ctx, message{on: OnTakeOver}) }
+
+// Input performs one of the person's inputs while they drive (Manual); the
+// run records it with before and after frames. It returns once the action
+// is done and the screen has settled.
+func (r *Run) Input(ctx context.Context, a action.Action) error {
+	return r.command(ctx, message{on: OnManualInput, act: a})
+}
+
+// HandBack returns control to the agent, telling the model what the person
+// did, their note, and the region they marked (nil for none).
+func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
+	return r.command(ctx, message{on: OnHandBack, text: note, region: region})
+}
+
+// Stop ends the run now: the model call, any wait and any queued action are
+// cancelled; once Stop returns no device action starts.
+func (r *Run) Stop(ctx context.Context) error {
+	err := r.command(ctx, message{on: OnStop})
+	if errors.Is(err, ErrFinished) {
+		return nil
+	}
+	return err
+}
+
+// StopGracefully lets the run take at most n more device actions (the model
+// is told to wrap up), then stops it.
+func (r *Run) StopGracefully(ctx context.Context, n int) error {
+	if n < 0 {
+		return fmt.Errorf("engine: stop gracefully: negative step count %d", n)
+	}
+	return r.command(ctx, message{on: OnStopGracefully, n: n})
+}
+
+// Confirm lets the sensitive action the run waits on go ahead.
+func (r *Run) Confirm(ctx context.Context) error { return r.command(ctx, message{on: OnConfirm}) }
+
+// Deny refuses the sensitive action; the model is told, with the reason.
+func (r *Run) Deny(ctx context.Context, reason string) error {
+	return r.command(ctx, message{on: OnDeny, text: reason})
+}
+
+// Answer replies to the model's question (or gives guidance after an
+// escalation); the run continues with it.
+func (r *Run) Answer(ctx context.Context, text string) error {
+	return r.command(ctx, message{on: OnAnswer, text: text})
+}
+
+// EditGoal changes the goal; the model is told and the queued plan dropped.
+func (r *Run) EditGoal(ctx context.Context, goal string) error {
+	if goal == "" {
+		return errors.New("engine: empty goal")
+	}
+	return r.command(ctx, message{on: OnEditGoal, text: goal})
+}
+
+// EditPending replaces the queued (not yet started) actions.
+func (r *Run) EditPending(ctx context.Context, actions []action.Action) error {
+	return r.command(ctx, message{on: OnEditPending, actions: actions})
+}
+
+// command sends a command to the loop and waits for its answer. It never
+// blocks on a finished run.
+func (r *Run) command(ctx context.Context, m message) error {
+	m.reply = make(chan error, 1)
+	select {
+	case r.msgs <- m:
+	case <-r.finished:
+		return ErrFinished
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-m.reply:
+		return err
+	case <-r.finished:
+		// The loop answers every command it took before it ends.
+		select {
+		case err := <-m.reply:
+			return err
+		default:
+			return ErrFinished
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// post delivers a work result to the loop; dropped once the run has ended.
+func (r *Run) post(m message) {
+	select {
+	case r.msgs <- m:
+	case <-r.finished:
+	}
+}
+
+// gate keeps device actions from starting after Stop: an action holds the
+// read side while it runs; closing takes the write side, so it waits for an
+// action already running (whose context is cancelled first) and no action
+// can begin afterwards.
+type gate struct {
+	mu     sync.RWMutex
+	closed bool
+}
+
+// do runs f unless the gate is closed.
+func (g *gate) do(f func() error) (ran bool, err error) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if g.closed {
+		return false, nil
+	}
+	return true, f()
+}
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// shoot takes a screenshot; a secure screen becomes a small black frame so
+// stability and loop checks still work.
+func (r *Run) shoot(ctx context.Context) (image.Image, error) {
+	img, err := r.dev.Screenshot(ctx)
+	if errors.Is(err, device.ErrSecureScreen) {
+		return image.NewGray(image.Rect(0, 0, 9, 16)), nil
+	}
+	return img, err
+}
+
+// Resume reopens the run recorded in dir (DataDir/<ID>) after a crash and
+// returns it in Idle: Start continues from the recorded history. cfg gives
+// the device, planner and emitter; its goal and settings, when empty, are
+// taken from the record.
+func Resume(dir string, cfg Config) (*Run, error) {
+	entries, good, err := ReadRecord(dir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Device == nil || cfg.Planner == nil {
+		return nil, errors.New("engine: a run needs a device and a planner")
+	}
+	start := entries[0]
+	for _, e := range entries {
+		if e.Kind == recEnd {
+			return nil, fmt.Errorf("%w (%s)", ErrEnded, dir)
+		}
+	}
+	if err := os.Truncate(filepath.Join(dir, recordFile), good); err != nil {
+		return nil, fmt.Errorf("engine: resume: %w", err)
+	}
+	cfg.ID = start.ID
+	cfg.DataDir = filepath.Dir(dir)
+	if cfg.Goal == "" {
+		cfg.Goal = start.Goal
+	}
+	if start.Settings != nil && reflect.DeepEqual(cfg.Settings, Settings{}) {
+		cfg.Settings = *start.Settings
+	}
+	r := newRun(cfg)
+	r.dir = dir
+	rec, err := openRecorder(dir, r.settings.MaxRecordBytes)
+	if err != nil {
+		return nil, err
+	}
+	r.rec = rec
+	r.lp.restore(entries)
+	r.launch()
+	return r, nil
+}

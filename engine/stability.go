@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"context"
+	"image"
+	"time"
+)
+
+// StabilityConfig tunes the wait for the screen to settle after an action.
+//
+// The seed (004) proposes 200 ms between frames, 2 stable frames and a 3 s
+// cap. Measured on the virtual phone, the extra time beyond the true settle
+// time is about one interval plus one capture, so the default interval is
+// 100 ms: a settled screen is confirmed within ~100–250 ms instead of the
+// 300–1000 ms fixed sleeps peers use, and a static screen costs one interval.
+type StabilityConfig struct {
+	Interval     time.Duration `json:"interval"`      // time between the starts of two captures
+	StableFrames int           `json:"stable_frames"` // consecutive similar frames that count as settled (>= 2)
+	Max          time.Duration `json:"max"`           // give up waiting after this long (the run goes on)
+	// Threshold is the fraction of fingerprint cells that may differ between
+	// two frames that still count as the same (a blinking cursor, a clock).
+	Threshold float64 `json:"threshold"`
+}
+
+// DefaultStability is the stability wait used when a run's settings leave it zero.
+var DefaultStability = StabilityConfig{Interval: 100 * time.Millisecond, StableFrames: 2,
+	Max: 3 * time.Second, Threshold: 0.004}
+
+func (c StabilityConfig) withDefaults() StabilityConfig {
+	d := DefaultStability
+	if c.Interval > 0 {
+		d.Interval = c.Interval
+	}
+	if c.StableFrames >= 2 {
+		d.StableFrames = c.StableFrames
+	}
+	if c.Max > 0 {
+		d.Max = c.Max
+	}
+	if c.Threshold > 0 {
+		d.Threshold = c.Threshold
+	}
+	return d
+}
+
+// Fingerprint is a frame shrunk to a small grid of mean luminances: cheap to
+// compute (it samples a sparse lattice of pixels), cheap to compare, small
+// enough to keep one per step in memory.
+type Fingerprint struct {
+	W, H  int
+	Cells []uint8
+}
+
+// cellDelta is how much a cell's mean luminance must move to count as changed.
+const cellDelta = 8
+
+// fingerprintCols is the grid's width; its height follows the aspect ratio.
+const fingerprintCols = 32
+
+// FingerprintOf computes img's fingerprint. A nil image gives the zero value.
+func FingerprintOf(img image.Image) Fingerprint {
+	if img == nil {
+		return Fingerprint{}
+	}
+	b := img.Bounds()
+	if b.Dx() <= 0 || b.Dy() <= 0 {
+		return Fingerprint{}
+	}
+	gw := fingerprintCols
+	if b.Dx() < gw {
+		gw = b.Dx()
+	}
+	gh := gw * b.Dy() / b.Dx()
+	gh = max(1, min(gh, 4*fingerprintCols, b.Dy()))
+	sum := make([]uint32, gw*gh)
+	cnt := make([]uint32, gw*gh)
+	// Sample about 24x24 points per cell at most.
+	stepX := max(1, b.Dx()/(gw*24))
+	stepY := max(1, b.Dy()/(gh*24))
+	lum := luminanceFunc(img)
+	for y := b.Min.Y; y < b.Max.Y; y += stepY {
+		cy := (y - b.Min.Y) * gh / b.Dy()
+		row := cy * gw
+		for x := b.Min.X; x < b.Max.X; x += stepX {
+			cx := (x - b.Min.X) * gw / b.Dx()
+			sum[row+cx] += uint32(lum(x, y))
+			cnt[row+cx]++
+		}
+	}
+	f := Fingerprint{W: gw, H: gh, Cells: make([]uint8, gw*gh)}
+	for i := range sum {
+		if cnt[i] > 0 {
+			f.Cells[i] = uint8(sum[i] / cnt[i])
+		}
+	}
+	return f
+}
+
+// luminanceFunc returns a fast per-pixel luminance reader for the common
+// concrete image types, and a generic one otherwise.
+func luminanceFunc(img image.Image) func(x, y int) uint8 {
+	switch m := img.(type) {
+	case *image.RGBA:
+		return func(x, y int) uint8 {
+			i := m.PixOffset(x, y)
+			p := m.Pix[i : i+3 : i+3]
+			return uint8((299*uint32(p[0]) + 587*uint32(p[1]) + 114*uint32(p[2])) / 1000)
+		}
+	case *image.NRGBA:
+		return func(x, y int) uint8 {
+			i := m.PixOffset(x, y)
+			p := m.Pix[i : i+3 : i+3]
+			return uint8((299*uint32(p[0]) + 587*uint32(p[1]) + 114*uint32(p[2])) / 1000)
+		}
+	case *image.YCbCr:
+		return func(x, y int) uint8 { return m.Y[m.YOffset(x, y)] }
+	case *image.Gray:
+		return func(x, y int) uint8 { return m.Pix[m.PixOffset(x, y)] }
+	}
+	return func(x, y int) uint8 {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return uint8((299*r + 587*g + 114*b) / 1000 >> 8)
+	}
+}
+
+// Diff returns the fraction of cells that differ between two fingerprints
+// (1 when their shapes differ, as after a rotation).
+func (f Fingerprint) Diff(o Fingerprint) float64 {
+	if f.W != o.W || f.H != o.H || len(f.Cells) != len(o.Cells) {
+		return 1
+	}
+	if len(f.Cells) == 0 {
+		return 0
+	}
+	n := 0
+	for i, c := range f.Cells {
+		d := int(c) - int(o.Cells[i])
+		if d > cellDelta || d < -cellDelta {
+			n++
+		}
+	}
+	return float64(n) / float64(len(f.Cells))
+}
+
+// IsZero reports whether the fingerprint is empty (no frame).
+func (f Fingerprint) IsZero() bool { return len(f.Cells) == 0 }
+
+// Settled is the outcome of a stability wait.
+type Settled struct {
+	Frame  image.Image
+	Print  Fingerprint
+	Stable bool          // false when the wait hit its cap
+	Waited time.Duration // from the start of the wait to the confirming frame
+	Frames int           // captures taken
+}
+
+// WaitStable captures frames until StableFrames consecutive ones are
+// similar, or Max passes. It never sleeps longer than needed to keep the
+// capture starts Interval apart, and returns ctx's error at once when ctx
+// is cancelled.
+func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig) (Settled, error) {
+	cfg = cfg.withDefaults()
+	start := time.Now()
+	img, err := shoot(ctx)
+	if err != nil {
+		return Settled{}, err
+	}
+	prev := FingerprintOf(img)
+	res := Settled{Frame: img, Print: prev, Frames: 1}
+	run := 1
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	last := start
+	for run < cfg.StableFrames {
+		if time.Since(start) >= cfg.Max {
+			res.Waited = time.Since(start)
+			return res, nil
+		}
+		timer.Reset(time.Until(last.Add(cfg.Interval)))
+		select {
+		case <-ctx.Done():
+			return Settled{}, ctx.Err()
+		case <-timer.C:
+		}
+		last = time.Now()
+		img, err := shoot(ctx)
+		if err != nil {
+			return Settled{}, err
+		}
+		fp := FingerprintOf(img)
+		res.Frames++
+		if fp.Diff(prev) <= cfg.Threshold {
+			run++
+		} else {
+			run = 1
+		}
+		prev = fp
+		res.Frame, res.Print = img, fp
+	}
+	res.Stable = true
+	res.Waited = time.Since(start)
+	return res, nil
+}

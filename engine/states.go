@@ -1,0 +1,58 @@
+package engine
+
+import "fmt"
+
+// State is where a run is. The values are explicit because they cross into
+// the UI (as strings in JSON, and as an enum in TypeScript) and into the run
+// record, which must stay readable by later versions.
+type State int
+
+// The states of a run. Done, Failed and Stopped are the ends.
+const (
+	Idle                State = 0 // created, not started
+	Planning            State = 1 // observe the screen and make one model call
+	Executing           State = 2 // one atomic device action in flight
+	WaitingForStability State = 3 // waiting for the screen to settle after an action
+	WaitingForUser      State = 4 // a confirmation, question, takeover request or escalation
+	Paused              State = 5 // the person paused, or the device went away
+	Manual              State = 6 // the person drives
+	Done                State = 7 // finished with a summary
+	Failed              State = 8 // the model reported failure, or a fatal error
+	Stopped             State = 9 // the person stopped the run
+)
+
+// States lists every state in value order.
+var States = []State{Idle, Planning, Executing, WaitingForStability, WaitingForUser,
+	Paused, Manual, Done, Failed, Stopped}
+
+var stateNames = [...]string{"Idle", "Planning", "Executing", "WaitingForStability",
+	"WaitingForUser", "Paused", "Manual", "Done", "Failed", "Stopped"}
+
+func (s State) String() string {
+	if s >= 0 && int(s) < len(stateNames) {
+		return stateNames[s]
+	}
+	return fmt.Sprintf("State(%d)", int(s))
+}
+
+// Terminal reports whether the run has ended in this state.
+func (s State) Terminal() bool { return s == Done || s == Failed || s == Stopped }
+
+// MarshalText writes the state's name, so JSON carries "Planning", not 1.
+func (s State) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(stateNames) {
+		return nil, fmt.Errorf("engine: unknown state %d", int(s))
+	}
+	return []byte(stateNames[s]), nil
+}
+
+// UnmarshalText reads a state's name.
+func (s *State) UnmarshalText(b []byte) error {
+	for i, n := range stateNames {
+		if n == string(b) {
+			*s = State(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("engine: unknown state %q", b)
+}
