@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/coder/websocket v1.8.15
+	github.com/electricbubble/gadb v0.1.1-0.20250314021536-2e108649b088
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/wailsapp/wails/v2 v2.11.0
 	github.com/zalando/go-keyring v0.2.8

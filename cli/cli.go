@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"version", "print the version and commit", runVersion},
+		{"devices", "list phones (adb) and displays [--json]", runDevices},
 		{"help", "show this help", nil}, // handled in Run: it needs the table
 	}
 }
