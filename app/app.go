@@ -15,12 +15,16 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"tandem/app/mirror"
+	"tandem/engine"
 	"tandem/internal/version"
 )
 
@@ -64,24 +68,90 @@ func defaultDataDir() string {
 type App struct {
 	cfg      Config
 	settings *SettingsStore
+	secrets  *Secrets
+	devices  *Devices
+	hub      *mirror.Hub
+	feed     *feed
+	runs     *Runs
+	notify   Notifier
 
 	mu          sync.Mutex
 	ctx         context.Context // Wails' context, set on startup
+	stop        context.CancelFunc
 	loadWarning string
+	mirrorSrv   *mirror.Server
 }
+
+// Notifier sends events to the UI (Wails' event bus in the window).
+type Notifier interface {
+	Notify(name string, data any)
+}
+
+type wailsNotifier struct{ ctx context.Context }
+
+func (w wailsNotifier) Notify(name string, data any) { wruntime.EventsEmit(w.ctx, name, data) }
+
+type nopNotifier struct{}
+
+func (nopNotifier) Notify(string, any) {}
 
 // New makes the App for cfg and reads the settings once, so a damaged file
 // is moved aside at start and its warning kept until the person dismisses it.
 func New(cfg Config) *App {
-	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir)}
+	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir), secrets: NewSecrets(cfg.ConfigDir),
+		hub: mirror.NewHub(), notify: nopNotifier{}}
 	_, a.loadWarning, _ = a.settings.Load()
+	a.devices = NewDevices("", filepath.Join(cfg.ConfigDir, "devices"))
+	a.runs = newRuns(a.devices, a.hub, filepath.Join(cfg.DataDir, "runs"), func(e engine.Event) {
+		a.notify.Notify("run", e)
+	})
+	a.feed = newFeed(a.devices, a.hub, a.runs.AgentBusy)
 	return a
 }
 
-func (a *App) startup(ctx context.Context) {
+// Start begins the background work: the mirror server and the device watch.
+// The window calls it on start-up; tests call it directly.
+func (a *App) Start(ctx context.Context, n Notifier) error {
+	srv, err := mirror.Start(a.hub)
+	if err != nil {
+		return err
+	}
+	bg, cancel := context.WithCancel(context.Background())
 	a.mu.Lock()
-	a.ctx = ctx
+	a.ctx, a.stop, a.mirrorSrv, a.notify = ctx, cancel, srv, n
 	a.mu.Unlock()
+	go a.devices.Watch(bg, func(list []DeviceEntry) { n.Notify("devices", list) })
+	return nil
+}
+
+// Shutdown stops every run (restoring the phones' keyboards), the mirror
+// feed and server.
+func (a *App) Shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	a.runs.StopAll(ctx)
+	a.feed.Stop()
+	a.mu.Lock()
+	if a.stop != nil {
+		a.stop()
+	}
+	srv := a.mirrorSrv
+	a.mu.Unlock()
+	if srv != nil {
+		_ = srv.Close()
+	}
+}
+
+func (a *App) startup(ctx context.Context) {
+	if err := a.Start(ctx, wailsNotifier{ctx: ctx}); err != nil {
+		wruntime.LogErrorf(ctx, "tandem: %v", err)
+	}
+}
+
+// callCtx is the context for one bound call: bounded, so nothing the UI
+// asks for can hang it.
+func (a *App) callCtx(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
 }
 
 // Info is what the About box and the first render need.
@@ -176,6 +246,7 @@ func Run(assets fs.FS, cfg Config) error {
 		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        a.startup,
+		OnShutdown:       func(context.Context) { a.Shutdown() },
 		Bind:             []any{a},
 		Linux: &linux.Options{
 			ProgramName:         "tandem",

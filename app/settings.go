@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"tandem/engine"
 )
 
 // Settings are the person's preferences. Secrets (API keys) are never kept
@@ -53,16 +55,12 @@ type Profile struct {
 	KeyMasked string `json:"key_masked"`
 }
 
-// DefaultPolicyWords are the words that make an action sensitive out of the box.
-var defaultPolicyWords = []string{"pay", "payment", "purchase", "buy", "transfer", "delete", "remove", "send",
-	"install", "uninstall", "grant", "allow", "支付", "付款", "购买", "转账", "删除", "发送", "安装", "卸载", "授权", "允许"}
-
 // DefaultSettings follow the OS for language and theme.
 func DefaultSettings() Settings {
 	return Settings{
 		Language: "system", Theme: "system", RecentGoals: []string{}, Profiles: []Profile{},
 		Budget:      Budget{MaxSteps: 50, MaxMinutes: 30},
-		PolicyWords: append([]string(nil), defaultPolicyWords...),
+		PolicyWords: engine.DefaultPolicy().Words,
 		PolicyApps:  []string{"com.eg.android.AlipayGphone", "com.tencent.mm"},
 		StabilityMs: 3000, StopAfterSteps: 1,
 	}
@@ -101,7 +99,7 @@ func (s Settings) normalize() Settings {
 		s.Profiles = []Profile{}
 	}
 	if s.PolicyWords == nil {
-		s.PolicyWords = append([]string(nil), defaultPolicyWords...)
+		s.PolicyWords = engine.DefaultPolicy().Words
 	}
 	if s.PolicyApps == nil {
 		s.PolicyApps = []string{}

@@ -8,11 +8,28 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
+	"net"
 	"tandem/internal/xvfb"
 )
+
+// privateADB reserves a free port for an adb server the app will start, and
+// kills that server when the test ends, so tests never touch the developer's
+// server on 5037 or their phones.
+func privateADB(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	t.Cleanup(func() { _ = exec.Command("adb", "-P", strconv.Itoa(port), "kill-server").Run() })
+	return port
+}
 
 // TestWindowSmoke starts the production binary under Xvfb, captures the
 // screen until the window shows the real UI, and keeps the PNG in
@@ -30,11 +47,13 @@ func TestWindowSmoke(t *testing.T) {
 		t.Fatalf("imagemagick's import is needed to capture the screen: %v", err)
 	}
 	d := xvfb.Start(t, 1280, 860)
+	adbPort := privateADB(t)
 	cfg := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+t.TempDir(), "LANG=en_US.UTF-8")
+	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+t.TempDir(), "LANG=en_US.UTF-8",
+		"TANDEM_ADB_PORT="+strconv.Itoa(adbPort), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

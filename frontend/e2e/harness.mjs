@@ -82,7 +82,32 @@ async function waitHTTP(url, proc, logs, ms = 30_000) {
 }
 
 /**
- * startApp starts Xvfb, the dev binary and chromium, and opens the app.
+ * startADB starts a private adb server on a free port that never scans for
+ * emulators, so tests never touch a developer's real phones or server.
+ */
+export async function startADB() {
+  const port = await freePort()
+  const env = { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: '0' }
+  await new Promise((res, rej) => {
+    const p = spawn('adb', ['-P', String(port), 'start-server'], { env, stdio: 'ignore' })
+    p.on('error', (e) => rej(new Error(`cannot start adb (run make test, which installs it): ${e.message}`)))
+    p.on('exit', (code) => (code === 0 ? res() : rej(new Error(`adb start-server exited ${code}`))))
+  })
+  return {
+    port,
+    env: { TANDEM_ADB_PORT: String(port), ADB_LOCAL_TRANSPORT_MAX_PORT: '0' },
+    stop: () =>
+      new Promise((res) => {
+        const p = spawn('adb', ['-P', String(port), 'kill-server'], { env, stdio: 'ignore' })
+        p.on('exit', res)
+        p.on('error', res)
+      }),
+  }
+}
+
+/**
+ * startApp starts Xvfb, a private adb server, the dev binary and chromium,
+ * and opens the app.
  * opts.env adds environment variables for the binary; opts.configDir reuses a
  * config directory (to test persistence across restarts).
  */
@@ -90,6 +115,7 @@ export async function startApp(opts = {}) {
   const bin = process.env.TANDEM_DEV_BIN || join(repoRoot, 'build/bin/tandem-dev')
   if (!existsSync(bin)) throw new Error(`${bin} is missing: run make e2e (it builds it)`)
   const xvfb = await startXvfb()
+  const adb = opts.adb ?? (await startADB())
   const ownConfig = !opts.configDir
   const configDir = opts.configDir || mkdtempSync(join(tmpdir(), 'tandem-e2e-cfg-'))
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-e2e-data-'))
@@ -103,6 +129,7 @@ export async function startApp(opts = {}) {
       LANG: 'en_US.UTF-8',
       TANDEM_CONFIG_DIR: configDir,
       TANDEM_DATA_DIR: dataDir,
+      ...adb.env,
       ...(opts.env || {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -130,12 +157,14 @@ export async function startApp(opts = {}) {
       url,
       configDir,
       dataDir,
+      adb,
       pageErrors,
       logs: () => log,
       async stop() {
         await browser?.close().catch(() => {})
         proc.kill('SIGKILL')
         xvfb.stop()
+        if (!opts.adb) await adb.stop()
         if (ownConfig) rmSync(configDir, { recursive: true, force: true })
         rmSync(dataDir, { recursive: true, force: true })
       },
@@ -144,6 +173,7 @@ export async function startApp(opts = {}) {
     await browser?.close().catch(() => {})
     proc.kill('SIGKILL')
     xvfb.stop()
+    if (!opts.adb) await adb.stop()
     throw e
   }
 }
