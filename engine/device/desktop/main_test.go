@@ -199,7 +199,21 @@ func (e *testEnv) close() {
 	}
 }
 
+// reset waits until the page has gone quiet (events of the last action
+// still in flight, like the mouseup after a contextmenu, must not leak into
+// the next check), then clears the log.
 func (e *testEnv) reset() {
+	n, since := -1, time.Now()
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		e.mu.Lock()
+		m := len(e.events)
+		e.mu.Unlock()
+		if m != n {
+			n, since = m, time.Now()
+		} else if time.Since(since) >= 150*time.Millisecond {
+			break
+		}
+	}
 	e.mu.Lock()
 	e.events = nil
 	e.mu.Unlock()
