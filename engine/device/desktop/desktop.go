@@ -72,6 +72,11 @@ var (
 	ErrStopped   = errors.New("stop hotkey pressed")
 	ErrOwnWindow = fmt.Errorf("%w: point is on Tandem's own window", device.ErrPermission)
 	ErrNoDisplay = errors.New("no such display")
+	// ErrHotkeyTaken: another X client (or another open driver) holds the stop
+	// hotkey's grab; choose another with Options.StopHotkey.
+	ErrHotkeyTaken = errors.New("stop hotkey is taken by another program")
+	// ErrClosed wraps device.ErrGone for actions after Close.
+	ErrClosed = fmt.Errorf("%w: desktop driver closed", device.ErrGone)
 )
 
 // IDPrefix starts every desktop device ID: "desktop:0" is the first display.
@@ -327,6 +332,11 @@ func toScreen(b image.Rectangle, shot action.Size, x, y int) image.Point {
 func (d *Driver) Close() error {
 	d.closeMu.Do(func() {
 		close(d.quit)
+		d.inj.mu.Lock()
+		if !d.inj.haltLocked(ErrClosed) {
+			d.inj.halt = ErrClosed // closed outranks a takeover or stop
+		}
+		d.inj.mu.Unlock()
 		d.inj.releaseAll()
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		d.clip.handOff(ctx, d.opts.Display)

@@ -328,7 +328,7 @@ func (d *Driver) grabStop() error {
 			xproto.GrabModeAsync, xproto.GrabModeAsync).Check()
 		var access xproto.AccessError
 		if errors.As(err, &access) {
-			return fmt.Errorf("stop hotkey %s is already taken by another program; choose another", d.stop)
+			return fmt.Errorf("%w: %s (choose another)", ErrHotkeyTaken, d.stop)
 		}
 		if err != nil {
 			return fmt.Errorf("stop hotkey %s: %w", d.stop, err)

@@ -142,8 +142,12 @@ func TestStopHotkey(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("alt+F12 with NumLock did not fire")
 	}
-	if _, err := Open(context.Background(), "desktop:0", Options{StopHotkey: "alt+F12"}); err == nil {
-		t.Error("a second grab of the same hotkey succeeded")
+	if _, err := Open(context.Background(), "desktop:0", Options{StopHotkey: "alt+F12"}); !errors.Is(err, ErrHotkeyTaken) {
+		t.Errorf("a second grab of the same hotkey: %v, want ErrHotkeyTaken", err)
+	}
+	d2.Close()
+	if err := d2.Do(context.Background(), action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, ErrClosed) {
+		t.Errorf("tap after Close: %v, want ErrClosed", err)
 	}
 }
 
