@@ -101,7 +101,7 @@ func New(cfg Config) *App {
 	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir), secrets: NewSecrets(cfg.ConfigDir),
 		hub: mirror.NewHub(), notify: nopNotifier{}}
 	_, a.loadWarning, _ = a.settings.Load()
-	a.devices = NewDevices("", filepath.Join(cfg.ConfigDir, "devices"))
+	a.devices = NewDevices("", filepath.Join(cfg.ConfigDir, "devices"), newDesktopSource())
 	a.runs = newRuns(a.devices, a.hub, filepath.Join(cfg.DataDir, "runs"), func(e engine.Event) {
 		a.notify.Notify("run", e)
 	})

@@ -84,6 +84,9 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 	r.byDevice[deviceID], r.byID[run.ID()] = run, run
 	r.mu.Unlock()
 	run.Subscribe(engine.EmitterFunc(r.emit))
+	if h, ok := dev.(*desktopHandle); ok {
+		guardDesktop(run, h.Driver)
+	}
 	if err := run.Start(ctx); err != nil {
 		_ = run.Stop(ctx)
 		return engine.Snapshot{}, err

@@ -15,6 +15,7 @@ import (
 	"tandem/engine/action"
 	"tandem/engine/device"
 	"tandem/engine/device/adb"
+	"tandem/engine/device/desktop"
 )
 
 // deviceRow is one line of `tandem devices`; --json prints an array of them.
@@ -27,8 +28,7 @@ type deviceRow struct {
 }
 
 // deviceProvider lists one family of devices. Each is asked on its own, so
-// a missing adb does not hide the desktop's displays (add a desktop provider
-// to devicesProviders when that driver exists).
+// a missing adb does not hide the desktop's displays.
 type deviceProvider struct {
 	name string
 	list func(ctx context.Context, warn func(string)) ([]deviceRow, error)
@@ -37,7 +37,25 @@ type deviceProvider struct {
 func devicesProviders(srv adb.Server) []deviceProvider {
 	return []deviceProvider{
 		{"adb", func(ctx context.Context, warn func(string)) ([]deviceRow, error) { return adbRows(ctx, srv, warn) }},
+		{"desktop", desktopRows},
 	}
+}
+
+// desktopRows lists this computer's displays ("This computer"). Without an X
+// display (a server, CI without Xvfb) there are none, which is not an error.
+func desktopRows(ctx context.Context, warn func(string)) ([]deviceRow, error) {
+	if os.Getenv("DISPLAY") == "" {
+		return nil, nil
+	}
+	infos, err := desktop.Displays(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]deviceRow, 0, len(infos))
+	for _, in := range infos {
+		rows = append(rows, deviceRow{ID: in.ID, Name: "This computer · " + in.Name, Kind: device.Desktop, State: "ready", Screen: in.Screen})
+	}
+	return rows, nil
 }
 
 // devicesTimeout bounds the whole command, so it never hangs.
@@ -48,7 +66,7 @@ func runDevices(ctx context.Context, env Env) int {
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: tandem devices [--json] [--adb-port N]")
-		fmt.Fprintln(env.Stderr, "Lists the phones adb sees (starting adb's server if needed) and, later, this computer's displays.")
+		fmt.Fprintln(env.Stderr, "Lists the phones adb sees (starting adb's server if needed) and this computer's displays.")
 		fs.PrintDefaults()
 	}
 	asJSON := fs.Bool("json", false, "print a JSON array of {id, name, kind, state, screen{w,h}}")

@@ -11,7 +11,28 @@ import (
 	"time"
 
 	"tandem/engine/device/adb"
+	"tandem/internal/xvfb"
 )
+
+func TestDevicesListsThisComputer(t *testing.T) {
+	d := xvfb.Start(t, 1280, 720)
+	t.Setenv("DISPLAY", d.Name)
+	port := strconv.Itoa(adbServerPort(t))
+	code, out, errOut := run(t, "devices", "--json", "--adb-port", port)
+	if code != ExitOK {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var rows []deviceRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].ID != "desktop:0" || rows[0].Kind != "desktop" || rows[0].Screen.W != 1280 || rows[0].Screen.H != 720 {
+		t.Fatalf("rows %+v", rows)
+	}
+	if code, out, _ = run(t, "devices", "--adb-port", port); code != ExitOK || !strings.Contains(out, "This computer") {
+		t.Fatalf("code %d out %q", code, out)
+	}
+}
 
 // adbServerPort starts a private adb server (no emulator scan) on a free
 // port for one test and kills it afterwards.
@@ -37,6 +58,7 @@ func adbServerPort(t *testing.T) int {
 }
 
 func TestDevicesEmpty(t *testing.T) {
+	t.Setenv("DISPLAY", "") // no X display: no "This computer" rows
 	port := strconv.Itoa(adbServerPort(t))
 	code, out, errOut := run(t, "devices", "--json", "--adb-port", port)
 	if code != ExitOK {
