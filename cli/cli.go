@@ -34,6 +34,7 @@ func commands() []command {
 	return []command{
 		{"version", "print the version and commit", runVersion},
 		{"devices", "list phones (adb) and displays [--json]", runDevices},
+		{"compress", "compress a uiautomator dump to the compact UI state", runCompress},
 		{"help", "show this help", nil}, // handled in Run: it needs the table
 	}
 }
