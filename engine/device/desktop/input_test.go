@@ -190,6 +190,9 @@ func TestTypeASCIIAndChinese(t *testing.T) {
 
 	do(t, d, action.Action{Type: action.Tap, X: 500, Y: 660})
 	ascii := `Hello, World! 0123456789 ~!@#$%^&*()_+-={}[]|\:;"'<>,.?/` + "`"
+	if !d.keyboardTypes(ascii) {
+		t.Fatal("on the US layout ASCII must be typed key by key, not pasted")
+	}
 	do(t, d, action.Action{Type: action.TypeText, Text: ascii})
 	p.waitFor(t, "typed ASCII", lastValue(ascii))
 
@@ -213,6 +216,27 @@ func TestTypeASCIIAndChinese(t *testing.T) {
 	if got := readClipboard(t); got != clip {
 		t.Errorf("clipboard after Close = %q, want %q", got, clip)
 	}
+}
+
+// On a German keyboard robotgo's US rule would type '@' as 'Q', and '#', '/'
+// and '<' sit elsewhere: the driver pastes such text instead.
+func TestTypeOnAnotherLayout(t *testing.T) {
+	p := page(t)
+	run(t, "setxkbmap", "de")
+	t.Cleanup(func() { execIn("setxkbmap", "us").Run() })
+	d := open(t, Options{})
+	if d.keyboardTypes("me@example.com") {
+		t.Error("the German layout was judged safe for robotgo's US typing")
+	}
+	if !d.keyboardTypes("Hallo Welt") {
+		t.Error("plain letters should type on a German layout")
+	}
+	do(t, d, action.Action{Type: action.Tap, X: 500, Y: 660})
+	do(t, d, action.Action{Type: action.Hotkey, Keys: []string{"ctrl", "a"}})
+	do(t, d, action.Action{Type: action.Key, Key: "delete"})
+	text := "me@example.com #1 /x/y <ok> [z]"
+	do(t, d, action.Action{Type: action.TypeText, Text: text})
+	p.waitFor(t, "text typed on a German layout", lastValue(text))
 }
 
 func lastValue(want string) func([]pageEvent) bool {
