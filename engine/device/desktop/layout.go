@@ -37,17 +37,13 @@ func layoutTypes(keysyms []xproto.Keysym, per int, text string) bool {
 		shift := r >= 'A' && r <= 'Z' || strings.ContainsRune(robotgoShifted, r)
 		sym := xproto.Keysym(r)
 		if r == '<' { // robotgo's "x11 key bug" workaround: Shift+comma
-			k, c := column(',')
-			if k < 0 || c != 0 || per < 2 || keysyms[k*per+1] != '<' {
+			if k, _ := column(','); k < 0 || produces(keysyms, per, k, true) != '<' {
 				return false
 			}
 			continue
 		}
-		k, c := column(sym)
-		if k < 0 {
-			return false
-		}
-		if shift && c != 1 || !shift && c != 0 {
+		k, _ := column(sym)
+		if k < 0 || produces(keysyms, per, k, shift) != sym {
 			return false
 		}
 	}
@@ -63,4 +59,16 @@ func (d *Driver) keyboardTypes(text string) bool {
 		return false
 	}
 	return layoutTypes(km.Keysyms, int(km.KeysymsPerKeycode), text)
+}
+
+// produces is the keysym key k gives with or without Shift: the second
+// column, or the first when the key has only one (the core protocol's rule).
+func produces(keysyms []xproto.Keysym, per, k int, shift bool) xproto.Keysym {
+	if !shift || per < 2 {
+		return keysyms[k*per]
+	}
+	if s := keysyms[k*per+1]; s != 0 {
+		return s
+	}
+	return keysyms[k*per]
 }
