@@ -218,15 +218,15 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paste keys: %w", err)
 	}
-	if opts.Display != "" && opts.Display != os.Getenv("DISPLAY") {
-		if err := robotgo.SetXDisplayName(opts.Display); err != nil {
-			return nil, fmt.Errorf("robotgo display: %w", err)
-		}
-	}
-
 	capConn, err := dial(ctx, opts.Display)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Display != "" && opts.Display != os.Getenv("DISPLAY") {
+		if err := robotgo.SetXDisplayName(opts.Display); err != nil {
+			capConn.Close()
+			return nil, fmt.Errorf("robotgo display: %w", err)
+		}
 	}
 	ms, err := monitors(capConn)
 	if err != nil {
