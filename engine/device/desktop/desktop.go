@@ -299,6 +299,12 @@ func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	return d.cap.capture(ctx, d.bounds)
 }
 
+// ScreenshotInto is Screenshot reusing dst's pixels when it has the display's
+// size (the frame is overwritten: the caller must be done with it).
+func (d *Driver) ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error) {
+	return d.cap.captureInto(ctx, d.bounds, dst)
+}
+
 // Takeover fires when the person moves the mouse, clicks or types while the
 // agent drives. One pending signal is kept; later ones merge into it.
 func (d *Driver) Takeover() <-chan struct{} { return d.takeover }

@@ -187,6 +187,11 @@ func TestScreenshotMatchesKbinani(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reused := image.NewRGBA(image.Rect(0, 0, screenW, screenH))
+	again, err := d.ScreenshotInto(ctx, reused)
+	if err != nil || again != reused || again.RGBAAt(1250, 90) != (color.RGBA{0, 200, 50, 255}) {
+		t.Errorf("ScreenshotInto did not reuse or fill the frame: %v", err)
+	}
 	cctx, cancel2 := context.WithCancel(ctx)
 	cancel2()
 	if _, err := d.Screenshot(cctx); !errors.Is(err, context.Canceled) {
