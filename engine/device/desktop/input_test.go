@@ -192,6 +192,8 @@ func TestTypeASCIIAndChinese(t *testing.T) {
 	focus := run(t, "xdotool", "getwindowfocus")
 
 	do(t, d, action.Action{Type: action.Tap, X: 500, Y: 660})
+	do(t, d, action.Action{Type: action.Hotkey, Keys: []string{"ctrl", "a"}}) // whatever an earlier test left
+	do(t, d, action.Action{Type: action.Key, Key: "delete"})
 	ascii := `Hello, World! 0123456789 ~!@#$%^&*()_+-={}[]|\:;"'<>,.?/` + "`"
 	if !d.keyboardTypes(ascii) {
 		t.Fatal("on the US layout ASCII must be typed key by key, not pasted")
