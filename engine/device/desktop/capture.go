@@ -64,6 +64,12 @@ func bgra32(setup *xproto.SetupInfo, scr *xproto.ScreenInfo) bool {
 // capture returns the pixels of r (root coordinates). Parts of r off the root
 // window are black.
 func (k *capturer) capture(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+	return k.captureInto(ctx, r, nil)
+}
+
+// captureInto is capture writing into dst when dst has r's size (a new image
+// otherwise), so a mirror streaming frames need not allocate one per frame.
+func (k *capturer) captureInto(ctx context.Context, r image.Rectangle, dst *image.RGBA) (*image.RGBA, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -80,7 +86,10 @@ func (k *capturer) capture(ctx context.Context, r image.Rectangle) (*image.RGBA,
 		return img, nil
 	}
 	in := r.Intersect(k.full)
-	img := image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	img := dst
+	if img == nil || img.Rect != image.Rect(0, 0, r.Dx(), r.Dy()) || img.Stride != 4*r.Dx() {
+		img = image.NewRGBA(image.Rect(0, 0, r.Dx(), r.Dy()))
+	}
 	if in.Empty() {
 		opaque(img)
 		return img, nil
@@ -112,9 +121,10 @@ func (k *capturer) capture(ctx context.Context, r image.Rectangle) (*image.RGBA,
 	return img, ctx.Err()
 }
 
+// opaque paints img opaque black (a reused frame may hold an old picture).
 func opaque(img *image.RGBA) {
-	for i := 3; i < len(img.Pix); i += 4 {
-		img.Pix[i] = 255
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = 0, 0, 0, 255
 	}
 }
 

@@ -20,31 +20,42 @@
 //     DISPLAY (or Options.Display, which re-points robotgo process-wide) before
 //     opening a driver. Xlib is not thread-safe: every robotgo call here is
 //     made under one mutex.
-//   - Safety. While the agent drives, a watcher polls the pointer, buttons and
-//     keymap on its own X connection every PollInterval (25 ms) and compares
-//     them with what the agent last injected; any difference is the person
-//     taking over: Takeover() fires, the action in flight stops between two
-//     injected events, and every later Do returns ErrTakenOver until Resume.
+//   - Safety. While the agent drives (from its first action until a takeover
+//     or stop), a watcher on its own X connection compares the pointer
+//     position, buttons and keymap with what the agent last injected, every
+//     PollInterval (25 ms) and again right before every injection, so a drag
+//     step never warps the pointer back from under a hand that just moved it.
+//     Any difference is the person taking over: Takeover() fires, the action
+//     in flight stops between two injected events (a button the agent holds
+//     is released, the only input sent after a halt), and every later Do
+//     returns ErrTakenOver until Resume. Limits: a key tapped and released
+//     within one poll interval, or a wheel turn, can pass unseen; pointer
+//     movement, held keys and held buttons cannot.
 //     The stop hotkey (default ctrl+shift+escape) is a passive XGrabKey on the
 //     root window: it works whichever window has the focus, on Xvfb and on a
 //     real X server alike, needs no RECORD extension and swallows the key so
 //     the driven app never sees it. (robotn/gohook was the alternative; its
 //     X11 backend is a process-global XRecord loop in a C thread with no way
-//     to stop it per driver.) Points on Tandem's own windows (ExcludePIDs, by
-//     _NET_WM_PID of the topmost window under the point) or in ExcludeRects
-//     are refused with ErrOwnWindow before any input is sent.
+//     to stop it per driver.) StopHotkey() fires and Do returns ErrStopped.
+//     Points on Tandem's own windows (ExcludePIDs, by _NET_WM_PID of the
+//     topmost window under the point, through a window manager's frame) or in
+//     ExcludeRects are refused with ErrOwnWindow before any input is sent.
 //   - Focus. The driver never raises, maps or focuses a window: input goes to
 //     whatever the person left focused, and the clipboard helper window is
 //     never mapped.
-//   - Unicode. ASCII is typed key by key (robotgo); text with anything else
-//     is pasted: the driver owns the CLIPBOARD selection just long enough for
-//     the focused app to fetch it after ctrl+v, then gives the person's text
-//     clipboard back (see clipboard.go).
+//   - Text. ASCII is typed key by key with robotgo when the keyboard layout
+//     types it faithfully (layout.go); anything else (Chinese, emoji, '@' on a
+//     German layout) is pasted: the driver owns the CLIPBOARD selection just
+//     long enough for the focused app to fetch it after the paste keys, then
+//     gives the person's text clipboard back (clipboard.go).
 //   - Launch is reported unsupported in Capabilities: "open WeChat" has no
 //     portable meaning on a desktop (.desktop names, localized names, paths)
 //     and starting programs would take the focus; the model uses the desktop's
 //     own launcher (a hotkey and typing) instead, which the person can watch.
 //     Swipe (a phone gesture) is also unsupported; drag is the desktop's.
+//   - Only X11 (and XWayland apps): with no DISPLAY, Displays and Open fail
+//     with device.ErrGone. Xlib, under robotgo, ends the process if the X
+//     server goes away while robotgo's display is open (the session ended).
 package desktop
 
 import (
@@ -218,15 +229,15 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paste keys: %w", err)
 	}
-	if opts.Display != "" && opts.Display != os.Getenv("DISPLAY") {
-		if err := robotgo.SetXDisplayName(opts.Display); err != nil {
-			return nil, fmt.Errorf("robotgo display: %w", err)
-		}
-	}
-
 	capConn, err := dial(ctx, opts.Display)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Display != "" && opts.Display != os.Getenv("DISPLAY") {
+		if err := robotgo.SetXDisplayName(opts.Display); err != nil {
+			capConn.Close()
+			return nil, fmt.Errorf("robotgo display: %w", err)
+		}
 	}
 	ms, err := monitors(capConn)
 	if err != nil {
@@ -297,6 +308,12 @@ func (d *Driver) Bounds() image.Rectangle { return d.bounds }
 // Screenshot captures the display, in the coordinate space of actions.
 func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	return d.cap.capture(ctx, d.bounds)
+}
+
+// ScreenshotInto is Screenshot reusing dst's pixels when it has the display's
+// size (the frame is overwritten: the caller must be done with it).
+func (d *Driver) ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error) {
+	return d.cap.captureInto(ctx, d.bounds, dst)
 }
 
 // Takeover fires when the person moves the mouse, clicks or types while the

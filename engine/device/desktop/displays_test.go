@@ -178,14 +178,43 @@ func TestScreenshotMatchesKbinani(t *testing.T) {
 			}
 		}
 	}
+	// Without MIT-SHM the capturer hands over to kbinani/screenshot.
+	slow := &capturer{c: d.cap.c, root: d.cap.root, full: d.cap.full}
+	if img, err := slow.capture(ctx, image.Rect(1200, 40, 1300, 140)); err != nil || img.RGBAAt(50, 50) != (color.RGBA{0, 200, 50, 255}) {
+		t.Errorf("fallback capture: %v", err)
+	}
 	img, err := d.Screenshot(ctx)
 	if err != nil {
 		t.Fatal(err)
+	}
+	reused := image.NewRGBA(image.Rect(0, 0, screenW, screenH))
+	again, err := d.ScreenshotInto(ctx, reused)
+	if err != nil || again != reused || again.RGBAAt(1250, 90) != (color.RGBA{0, 200, 50, 255}) {
+		t.Errorf("ScreenshotInto did not reuse or fill the frame: %v", err)
+	}
+	cctx, cancel2 := context.WithCancel(ctx)
+	cancel2()
+	if _, err := d.Screenshot(cctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("screenshot with a cancelled context: %v", err)
 	}
 	if c := color.RGBAModel.Convert(img.At(1250, 90)); c != (color.RGBA{0, 200, 50, 255}) {
 		t.Errorf("green marker pixel %v", c)
 	}
 	if !d.cap.shm {
 		t.Error("Xvfb has MIT-SHM; the fast path should be in use")
+	}
+}
+
+func TestNoXServer(t *testing.T) {
+	ctx := context.Background()
+	if _, err := DisplaysOn(ctx, ":999999"); !errors.Is(err, device.ErrGone) {
+		t.Errorf("DisplaysOn a missing server: %v, want ErrGone", err)
+	}
+	if _, err := Open(ctx, "desktop:0", Options{Display: ":999999"}); err == nil {
+		t.Error("Open on a missing server succeeded")
+	}
+	infos, err := Displays(ctx)
+	if err != nil || len(infos) != 1 || infos[0].ID != "desktop:0" || infos[0].Screen != (action.Size{W: screenW, H: screenH}) || infos[0].Scale != 1 {
+		t.Errorf("Displays = %+v, %v", infos, err)
 	}
 }

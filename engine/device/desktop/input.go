@@ -175,9 +175,10 @@ func (d *Driver) tap(ctx context.Context, c chord) error {
 }
 
 // typeText types ASCII key by key (a halt can stop it between two keys) and
-// pastes anything else whole.
+// pastes anything else whole, as well as ASCII the keyboard layout would
+// garble (see layout.go).
 func (d *Driver) typeText(ctx context.Context, text string, submit bool) error {
-	if typable(text) {
+	if typable(text) && d.keyboardTypes(text) {
 		for _, r := range text {
 			var err error
 			switch r {

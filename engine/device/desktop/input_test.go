@@ -3,7 +3,10 @@ package desktop
 import (
 	"context"
 	"errors"
+	"image"
 	"math"
+	"os"
+	"strconv"
 	"testing"
 	"time"
 
@@ -189,7 +192,12 @@ func TestTypeASCIIAndChinese(t *testing.T) {
 	focus := run(t, "xdotool", "getwindowfocus")
 
 	do(t, d, action.Action{Type: action.Tap, X: 500, Y: 660})
+	do(t, d, action.Action{Type: action.Hotkey, Keys: []string{"ctrl", "a"}}) // whatever an earlier test left
+	do(t, d, action.Action{Type: action.Key, Key: "delete"})
 	ascii := `Hello, World! 0123456789 ~!@#$%^&*()_+-={}[]|\:;"'<>,.?/` + "`"
+	if !d.keyboardTypes(ascii) {
+		t.Fatal("on the US layout ASCII must be typed key by key, not pasted")
+	}
 	do(t, d, action.Action{Type: action.TypeText, Text: ascii})
 	p.waitFor(t, "typed ASCII", lastValue(ascii))
 
@@ -213,6 +221,27 @@ func TestTypeASCIIAndChinese(t *testing.T) {
 	if got := readClipboard(t); got != clip {
 		t.Errorf("clipboard after Close = %q, want %q", got, clip)
 	}
+}
+
+// On a German keyboard robotgo's US rule would type '@' as 'Q', and '#', '/'
+// and '<' sit elsewhere: the driver pastes such text instead.
+func TestTypeOnAnotherLayout(t *testing.T) {
+	p := page(t)
+	run(t, "setxkbmap", "de")
+	t.Cleanup(func() { execIn("setxkbmap", "us").Run() })
+	d := open(t, Options{})
+	if d.keyboardTypes("me@example.com") {
+		t.Error("the German layout was judged safe for robotgo's US typing")
+	}
+	if !d.keyboardTypes("Hallo Welt") {
+		t.Error("plain letters should type on a German layout")
+	}
+	do(t, d, action.Action{Type: action.Tap, X: 500, Y: 660})
+	do(t, d, action.Action{Type: action.Hotkey, Keys: []string{"ctrl", "a"}})
+	do(t, d, action.Action{Type: action.Key, Key: "delete"})
+	text := "me@example.com #1 /x/y <ok> [z]"
+	do(t, d, action.Action{Type: action.TypeText, Text: text})
+	p.waitFor(t, "text typed on a German layout", lastValue(text))
 }
 
 func lastValue(want string) func([]pageEvent) bool {
@@ -279,5 +308,49 @@ func TestUnsupportedAndInvalid(t *testing.T) {
 	cancel()
 	if err := d.Do(cctx, action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled ctx: %v", err)
+	}
+}
+
+// A terminal is a real X text field too: xterm running cat, with ctrl+shift+v
+// pasting the CLIPBOARD as terminals do, gets ASCII typed and Chinese pasted.
+func TestTypeIntoXterm(t *testing.T) {
+	page(t)
+	out := t.TempDir() + "/typed.txt"
+	xterm := execIn("xterm", "-u8", "-geometry", "80x10+0+0",
+		"-xrm", "XTerm*VT100.Translations: #override Ctrl Shift <Key>V: insert-selection(CLIPBOARD)",
+		"-e", "sh", "-c", "stty -echo; cat > "+out)
+	xterm.Env = append(xterm.Env, "LANG=C.UTF-8", "LC_ALL=C.UTF-8")
+	if err := xterm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { xterm.Process.Kill(); xterm.Wait() })
+	d := open(t, Options{PasteKeys: []string{"ctrl", "shift", "v"}})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if w, _ := d.topWindowAt(image.Pt(40, 40)); w != 0 && d.windowPID(w, 2) == xterm.Process.Pid {
+			if _, err := os.Stat(out); err == nil {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("xterm did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// No window manager here to focus a clicked window: focus it as one would.
+	w, _ := d.topWindowAt(image.Pt(40, 40))
+	run(t, "xdotool", "windowfocus", "--sync", strconv.Itoa(int(w)))
+	do(t, d, action.Action{Type: action.Tap, X: 40, Y: 40})
+	do(t, d, action.Action{Type: action.TypeText, Text: "echo 'Hi there' | wc -c && ls ~/", Submit: true})
+	do(t, d, action.Action{Type: action.TypeText, Text: "中文输入 ok ✓", Submit: true})
+	want := "echo 'Hi there' | wc -c && ls ~/\n中文输入 ok ✓\n"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		got, _ := os.ReadFile(out)
+		if string(got) == want {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("xterm's cat wrote %q, want %q", got, want)
+		}
 	}
 }

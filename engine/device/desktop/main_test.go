@@ -150,6 +150,9 @@ func page(t *testing.T) *testEnv {
 	if e.err != nil {
 		t.Fatal(e.err)
 	}
+	// Another test may have focused a window of its own, and there is no
+	// window manager here to give the page the keyboard back on a click.
+	run(t, "xdotool", "search", "--onlyvisible", "--class", "chromium", "windowfocus", "--sync", "%1")
 	e.reset()
 	return e
 }
