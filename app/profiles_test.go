@@ -2,8 +2,10 @@ package app
 
 import (
 	"os"
+
 	"path/filepath"
 	"strings"
+	"tandem/engine/model/modeltest"
 	"testing"
 )
 
@@ -85,5 +87,22 @@ func TestProfileValidation(t *testing.T) {
 	p, err := a.SaveProfile(good, "")
 	if err != nil || p.Variant != "rel1000" {
 		t.Fatalf("%+v %v", p, err)
+	}
+}
+
+func TestTestProfileAgainstARealServer(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Reply{Content: "OK"}, modeltest.Reply{Status: 401, Message: "invalid api key"})
+	a := testApp(t)
+	p, err := a.SaveProfile(Profile{Name: "local", BaseURL: srv.URL, Model: "m", Dialect: "tools"}, "sk-local-key-0000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.TestProfile(p.ID)
+	if err != nil || !res.OK {
+		t.Fatalf("%+v %v", res, err)
+	}
+	res, err = a.TestProfile(p.ID)
+	if err != nil || res.OK || !strings.Contains(res.Message, "refused the API key") || strings.Contains(res.Message, "sk-local-key-0000") {
+		t.Fatalf("%+v %v", res, err)
 	}
 }
