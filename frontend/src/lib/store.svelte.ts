@@ -6,6 +6,13 @@ import { backend, errorText, onDevices, onRunEvent, type DeviceEntry } from './b
 import { apply, type EngineEvent, type RunView } from './events'
 import { isLive } from './controls'
 
+/** deviceName is how a device is called in the UI (displays get a translated name). */
+export function deviceName(d: DeviceEntry, t: (k: 'devices.thisComputer' | 'devices.display', v?: Record<string, string>) => string): string {
+  if (d.kind !== 'desktop') return d.name
+  const n = Number(d.id.split(':')[1] ?? '0') + 1
+  return `${t('devices.thisComputer')} · ${t('devices.display', { n: String(n) })}`
+}
+
 class Store {
   devices = $state<DeviceEntry[]>([])
   devicesError = $state('')
