@@ -3,7 +3,7 @@ package observe
 import (
 	"bytes"
 	"image"
-		"image/jpeg"
+	"image/jpeg"
 	"image/png"
 	"testing"
 )
