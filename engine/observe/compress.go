@@ -158,6 +158,10 @@ func Compress(dump []byte, tokens *Tokens, opt CompressOptions) (*Compact, error
 	return c, nil
 }
 
+// JSON is the compact state as sent in prompts: screen and elements,
+// without the token counts.
+func (c *Compact) JSON() string { return c.jsonBody() }
+
 // jsonBody is the compact JSON without the token counts: what is measured.
 func (c *Compact) jsonBody() string {
 	b, _ := json.Marshal(struct {
