@@ -182,7 +182,7 @@ func TestServerSilentHonoursContext(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v, want deadline exceeded", name, err)
 		}
-		if d := time.Since(start); d > 400*time.Millisecond {
+		if d := time.Since(start); d > time.Second { // generous: 2 shared cores under -race
 			t.Errorf("%s took %v", name, d)
 		}
 	}

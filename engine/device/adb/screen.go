@@ -31,9 +31,15 @@ func (d *Device) Screenshot(ctx context.Context) (image.Image, error) {
 	start := bytes.Index(raw, pngMagic)
 	if start < 0 {
 		// No PNG at all: the phone printed an error instead, or the stream
-		// died before the header. Tell the two apart by the device state.
-		if gerr := d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w", errStreamBroken)); errors.Is(gerr, device.ErrGone) || ctx.Err() != nil {
-			return nil, gerr
+		// died before the header. Nothing at all is most likely a cut
+		// stream, so wait briefly for the server to say so; words are a
+		// refusal unless the device is already gone.
+		if len(bytes.TrimSpace(raw)) == 0 {
+			if gerr := d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w", errStreamBroken)); errors.Is(gerr, device.ErrGone) || ctx.Err() != nil {
+				return nil, gerr
+			}
+		} else if st, serr := d.srv.State(ctx, d.serial); errors.Is(serr, device.ErrGone) || serr == nil && st != "device" {
+			return nil, fmt.Errorf("%w (%s): screencap: %s", device.ErrGone, st, clip(string(raw), 200))
 		}
 		return nil, fmt.Errorf("%w: screencap returned no image: %q", device.ErrSecureScreen, clip(string(raw), 200))
 	}
