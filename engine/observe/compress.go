@@ -138,8 +138,9 @@ func Compress(dump []byte, tokens *Tokens, opt CompressOptions) (*Compact, error
 		e := &b.els[i].Element
 		e.Text = clipRunes(strings.Join(b.els[i].labels, " | "), opt.MaxLabel)
 	}
+	byText := map[string][]int{}
 	for i, e := range b.els {
-		if len(e.Actions) == 0 && b.repeats(i) {
+		if len(e.Actions) == 0 && b.repeats(i, byText) {
 			continue // a text inside a text saying the same
 		}
 		e.I = len(c.Elements)
@@ -264,14 +265,16 @@ func (b *builder) walk(i, puller, owner int) {
 }
 
 // repeats reports whether read-only element i says what an earlier
-// read-only element around it already says.
-func (b *builder) repeats(i int) bool {
-	for j := i - 1; j >= 0; j-- {
-		o := b.els[j]
-		if len(o.Actions) == 0 && o.Text == b.els[i].Text && b.els[i].Rect().In(o.Rect()) {
+// read-only element around it already says. byText indexes the earlier
+// read-only elements by text.
+func (b *builder) repeats(i int, byText map[string][]int) bool {
+	t := b.els[i].Text
+	for _, j := range byText[t] {
+		if b.els[i].Rect().In(b.els[j].Rect()) {
 			return true
 		}
 	}
+	byText[t] = append(byText[t], i)
 	return false
 }
 
