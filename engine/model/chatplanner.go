@@ -67,6 +67,12 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	obs := in.Observation
+	if (obs.Screen.W <= 0 || obs.Screen.H <= 0) && obs.Screenshot != nil {
+		// No device size given: the screenshot is in device pixels.
+		b := obs.Screenshot.Bounds()
+		obs.Screen = action.Size{W: b.Dx(), H: b.Dy()}
+		in.Observation.Screen = obs.Screen
+	}
 	budget := p.dialect.ImageBudget()
 
 	var compact *observe.Compact
