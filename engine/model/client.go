@@ -10,6 +10,7 @@ import (
 	_ "image/jpeg" // DecodeConfig of JPEG screenshots for token estimates
 	_ "image/png"  // and of PNG ones
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -424,3 +425,19 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// String describes the config with the API key redacted, so printing a
+// config (%v, %+v) never leaks it.
+func (c ClientConfig) String() string {
+	key := "none"
+	if c.APIKey != "" {
+		key = "[redacted]"
+	}
+	return fmt.Sprintf("model %q at %s (key %s, timeout %s, retries %d)", c.Model, c.BaseURL, key, c.Timeout, c.Retries)
+}
+
+// GoString keeps %#v from printing the key too.
+func (c ClientConfig) GoString() string { return "model.ClientConfig{" + c.String() + "}" }
+
+// LogValue keeps slog from printing the key.
+func (c ClientConfig) LogValue() slog.Value { return slog.StringValue(c.String()) }

@@ -3,6 +3,8 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -278,5 +280,19 @@ func TestPresets(t *testing.T) {
 	}
 	if _, err := PresetByName("nope"); err == nil {
 		t.Error("unknown preset accepted")
+	}
+}
+
+func TestConfigNeverPrintsKey(t *testing.T) {
+	cfg := ClientConfig{BaseURL: "http://x/v1", APIKey: testKey, Model: "m"}
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("config", "cfg", cfg)
+	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), logged.String()} {
+		if strings.Contains(s, testKey) || !strings.Contains(s, "redacted") {
+			t.Errorf("printed %q", s)
+		}
+	}
+	if _, err := NewClient(ClientConfig{APIKey: testKey}); err == nil || !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), testKey) {
+		t.Errorf("no base URL: %v", err)
 	}
 }
