@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +295,24 @@ func TestConfigNeverPrintsKey(t *testing.T) {
 	}
 	if _, err := NewClient(ClientConfig{APIKey: testKey}); err == nil || !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), testKey) {
 		t.Errorf("no base URL: %v", err)
+	}
+}
+
+func TestCallStreamIgnoredByServer(t *testing.T) {
+	// A server that answers stream=true with a plain JSON body.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`)
+	}))
+	defer ts.Close()
+	c := newTestClient(t, ts.URL+"/v1", nil)
+	_, err := c.Call(context.Background(), userPrompt("x"), true, nil, nil)
+	var se *StreamError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "streaming off") {
+		t.Fatalf("err %v", err)
+	}
+	res, err := c.Call(context.Background(), userPrompt("x"), false, nil, nil)
+	if err != nil || res.Reply.Content != "hi" {
+		t.Fatalf("non-stream: %v %+v", err, res)
 	}
 }
