@@ -316,3 +316,23 @@ func TestCallStreamIgnoredByServer(t *testing.T) {
 		t.Fatalf("non-stream: %v %+v", err, res)
 	}
 }
+
+// countingDoer is an HTTPDoer that counts what passes through it.
+type countingDoer struct {
+	n    int
+	next *http.Client
+}
+
+func (d *countingDoer) Do(r *http.Request) (*http.Response, error) {
+	d.n++
+	return d.next.Do(r)
+}
+
+func TestCallUsesHTTPDoer(t *testing.T) {
+	s := modeltest.New(t, modeltest.Reply{Status: 500, Message: "x"}, modeltest.Reply{Content: "ok"})
+	d := &countingDoer{next: &http.Client{}}
+	c := newTestClient(t, s.URL, func(c *ClientConfig) { c.HTTP = d })
+	if _, err := c.Call(context.Background(), userPrompt("x"), true, nil, nil); err != nil || d.n != 2 {
+		t.Fatalf("err %v, doer saw %d requests", err, d.n)
+	}
+}
