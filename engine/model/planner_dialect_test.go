@@ -93,3 +93,36 @@ func TestPresetsMatchDialects(t *testing.T) {
 		}
 	}
 }
+
+// Seed 003's path: a small local model, text only, choosing an element by
+// index; the stream is cut as soon as the JSON object closes (the server
+// would hold it open).
+func TestPlannerWithJSONDialectTextOnly(t *testing.T) {
+	s := modeltest.New(t, modeltest.Reply{Content: `{"thought":"点邀请","action":"click","params":{"index":2}}`,
+		Chunks: 3, Hold: true, HoldAfter: 3})
+	d, err := dialect.New("json", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := model.NewClient(model.ClientConfig{BaseURL: s.URL, Model: "qwen2.5vl:7b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := model.NewPlanner(c, d, model.PlannerOptions{SmallModel: true, ContextTokens: 8192})
+	var streamed strings.Builder
+	plan, err := pl.Plan(context.Background(), phoneInput(t), func(d string) { streamed.WriteString(d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Element 2 is 邀请 at [496,915,616,987]: its centre.
+	if len(plan.Actions) != 1 || plan.Actions[0].Type != action.Tap || plan.Actions[0].X != 556 || plan.Actions[0].Y != 951 {
+		t.Fatalf("actions %+v", plan.Actions)
+	}
+	if plan.Thought != "点邀请" || streamed.String() != plan.Raw || !plan.Usage.Estimated {
+		t.Fatalf("plan %+v streamed %q", plan, streamed.String())
+	}
+	req := s.Requests()[0]
+	if len(req.Images()) != 0 || !strings.Contains(req.Text(), "邀请") {
+		t.Fatalf("%d images; prompt %s", len(req.Images()), req.Text())
+	}
+}
