@@ -67,6 +67,12 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	obs := in.Observation
+	if (obs.Screen.W <= 0 || obs.Screen.H <= 0) && obs.Screenshot != nil {
+		// No device size given: the screenshot is in device pixels.
+		b := obs.Screenshot.Bounds()
+		obs.Screen = action.Size{W: b.Dx(), H: b.Dy()}
+		in.Observation.Screen = obs.Screen
+	}
 	budget := p.dialect.ImageBudget()
 
 	var compact *observe.Compact
@@ -144,7 +150,15 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 		}
 		return plan, err
 	}
-	plan.Thought, plan.Actions, plan.Salvaged = parsed.Thought, parsed.Actions, parsed.Salvaged
+	plan.Thought, plan.Salvaged = parsed.Thought, parsed.Salvaged
+	if len(in.Supported) > 0 {
+		// An action this device cannot do goes back to the model like an
+		// unreadable reply: the engine's corrective retry tells it why.
+		if err := CheckSupported(parsed.Actions, in.Supported); err != nil {
+			return plan, &ParseError{Reason: err.Error(), Raw: plan.Raw}
+		}
+	}
+	plan.Actions = parsed.Actions
 	if signature != "" {
 		p.opt.Cache.Put(signature, in.Goal, len(in.History), plan)
 	}

@@ -10,6 +10,7 @@ import (
 	_ "image/jpeg" // DecodeConfig of JPEG screenshots for token estimates
 	_ "image/png"  // and of PNG ones
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -103,7 +104,8 @@ type Result struct {
 // Call sends the prompt. When stream is true the reply is streamed: each
 // content delta goes to onDelta as it arrives, and reading stops (closing
 // the connection) once done(contentSoFar) reports the reply complete. Either
-// func may be nil. Errors: a 401/403/404 wraps ErrAuth and is not retried;
+// func may be nil. A stream that fails midway and is retried starts over,
+// so onDelta then sees the reply restart. Errors: a 401/403/404 wraps ErrAuth and is not retried;
 // other HTTP failures are *APIError after retries; a cancelled ctx returns
 // ctx's error at once.
 func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(string), done func(string) bool) (Result, error) {
@@ -136,6 +138,10 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 		}
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
+		}
+		var se *StreamError
+		if errors.As(err, &se) {
+			return Result{}, err
 		}
 		err, retry := c.classify(err, info)
 		last = err
@@ -180,14 +186,19 @@ func (c *Client) stream(ctx context.Context, req openai.ChatCompletionRequest, o
 	var content, reasoning strings.Builder
 	var calls []openai.ToolCall
 	var res Result
+	chunks := 0
 	for {
 		chunk, err := st.Recv()
 		if errors.Is(err, io.EOF) {
+			if chunks == 0 {
+				return Result{}, &StreamError{}
+			}
 			break
 		}
 		if err != nil {
 			return Result{}, err
 		}
+		chunks++
 		if chunk.Usage != nil {
 			res.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
 		}
@@ -373,6 +384,15 @@ func (e *AuthError) Error() string {
 // Unwrap lets errors.Is(err, ErrAuth) and errors.As(err, **APIError) work.
 func (e *AuthError) Unwrap() []error { return []error{ErrAuth, &e.APIError} }
 
+// StreamError is a streamed reply that carried no events at all: the
+// server ignored stream=true or is not a chat-completions server. Not
+// retried; streaming should be turned off for this server.
+type StreamError struct{}
+
+func (e *StreamError) Error() string {
+	return "model server sent no stream events: it may not support streaming (turn streaming off in Settings → Model)"
+}
+
 // NetError is a network failure talking to the model server, after retries.
 type NetError struct{ Msg string }
 
@@ -424,3 +444,19 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	}
 	return 0
 }
+
+// String describes the config with the API key redacted, so printing a
+// config (%v, %+v) never leaks it.
+func (c ClientConfig) String() string {
+	key := "none"
+	if c.APIKey != "" {
+		key = "[redacted]"
+	}
+	return fmt.Sprintf("model %q at %s (key %s, timeout %s, retries %d)", c.Model, c.BaseURL, key, c.Timeout, c.Retries)
+}
+
+// GoString keeps %#v from printing the key too.
+func (c ClientConfig) GoString() string { return "model.ClientConfig{" + c.String() + "}" }
+
+// LogValue keeps slog from printing the key.
+func (c ClientConfig) LogValue() slog.Value { return slog.StringValue(c.String()) }

@@ -3,8 +3,11 @@ package model
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -278,5 +281,58 @@ func TestPresets(t *testing.T) {
 	}
 	if _, err := PresetByName("nope"); err == nil {
 		t.Error("unknown preset accepted")
+	}
+}
+
+func TestConfigNeverPrintsKey(t *testing.T) {
+	cfg := ClientConfig{BaseURL: "http://x/v1", APIKey: testKey, Model: "m"}
+	var logged strings.Builder
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("config", "cfg", cfg)
+	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), logged.String()} {
+		if strings.Contains(s, testKey) || !strings.Contains(s, "redacted") {
+			t.Errorf("printed %q", s)
+		}
+	}
+	if _, err := NewClient(ClientConfig{APIKey: testKey}); err == nil || !errors.Is(err, ErrAuth) || strings.Contains(err.Error(), testKey) {
+		t.Errorf("no base URL: %v", err)
+	}
+}
+
+func TestCallStreamIgnoredByServer(t *testing.T) {
+	// A server that answers stream=true with a plain JSON body.
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}`)
+	}))
+	defer ts.Close()
+	c := newTestClient(t, ts.URL+"/v1", nil)
+	_, err := c.Call(context.Background(), userPrompt("x"), true, nil, nil)
+	var se *StreamError
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "streaming off") {
+		t.Fatalf("err %v", err)
+	}
+	res, err := c.Call(context.Background(), userPrompt("x"), false, nil, nil)
+	if err != nil || res.Reply.Content != "hi" {
+		t.Fatalf("non-stream: %v %+v", err, res)
+	}
+}
+
+// countingDoer is an HTTPDoer that counts what passes through it.
+type countingDoer struct {
+	n    int
+	next *http.Client
+}
+
+func (d *countingDoer) Do(r *http.Request) (*http.Response, error) {
+	d.n++
+	return d.next.Do(r)
+}
+
+func TestCallUsesHTTPDoer(t *testing.T) {
+	s := modeltest.New(t, modeltest.Reply{Status: 500, Message: "x"}, modeltest.Reply{Content: "ok"})
+	d := &countingDoer{next: &http.Client{}}
+	c := newTestClient(t, s.URL, func(c *ClientConfig) { c.HTTP = d })
+	if _, err := c.Call(context.Background(), userPrompt("x"), true, nil, nil); err != nil || d.n != 2 {
+		t.Fatalf("err %v, doer saw %d requests", err, d.n)
 	}
 }

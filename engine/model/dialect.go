@@ -1,9 +1,11 @@
 package model
 
 import (
+	"fmt"
 	"image"
 	"math"
 	"strconv"
+	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -164,4 +166,38 @@ type ResizeError struct {
 
 func (e *ResizeError) Error() string {
 	return "smart_resize " + strconv.Itoa(e.Width) + "x" + strconv.Itoa(e.Height) + ": " + e.Reason
+}
+
+// UnsupportedError is an action the device cannot do; Reason is fit to feed
+// back to the model.
+type UnsupportedError struct {
+	Action action.Type
+	Reason string
+}
+
+func (e *UnsupportedError) Error() string { return e.Reason }
+
+// CheckSupported rejects the first action whose type the device cannot do.
+// finish, fail, ask_user, take_over and wait are handled by the engine and
+// are always supported.
+func CheckSupported(actions []action.Action, supported []action.Type) error {
+	for _, a := range actions {
+		switch a.Type {
+		case action.Finish, action.Fail, action.AskUser, action.TakeOver, action.Wait:
+			continue
+		}
+		ok := false
+		for _, t := range supported {
+			ok = ok || t == a.Type
+		}
+		if !ok {
+			names := make([]string, len(supported))
+			for i, t := range supported {
+				names[i] = string(t)
+			}
+			return &UnsupportedError{a.Type, fmt.Sprintf("this device cannot do %s; it can do: %s",
+				a.Type, strings.Join(names, ", "))}
+		}
+	}
+	return nil
 }

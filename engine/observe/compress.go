@@ -137,9 +137,13 @@ func Compress(dump []byte, tokens *Tokens, opt CompressOptions) (*Compact, error
 	for i := range b.els {
 		e := &b.els[i].Element
 		e.Text = clipRunes(strings.Join(b.els[i].labels, " | "), opt.MaxLabel)
+		if e.Text == "" && len(e.Actions) > 0 {
+			e.Text = idHint(b.els[i].rid)
+		}
 	}
+	byText := map[string][]int{}
 	for i, e := range b.els {
-		if len(e.Actions) == 0 && b.repeats(i) {
+		if len(e.Actions) == 0 && b.repeats(i, byText) {
 			continue // a text inside a text saying the same
 		}
 		e.I = len(c.Elements)
@@ -208,6 +212,22 @@ type el struct {
 	Element
 	labels []string
 	pulls  bool
+	rid    string
+}
+
+// idHint names an unlabelled control by its resource id ("id:toolbar_back")
+// when the id looks written by a person: obfuscated ids (WeCom's "ni8")
+// say nothing and are left out.
+func idHint(rid string) string {
+	_, name, ok := strings.Cut(rid, ":id/")
+	if !ok {
+		name = rid
+	}
+	name = clean(name)
+	if len(name) < 5 && !strings.Contains(name, "_") {
+		return ""
+	}
+	return "id:" + clipRunes(name, 40)
 }
 
 type builder struct {
@@ -229,13 +249,16 @@ func (b *builder) walk(i, puller, owner int) {
 		cur := -1
 		if owner >= 0 && b.els[owner].Rect() == r {
 			cur = owner // same box as its parent element: one element
+			if b.els[cur].rid == "" {
+				b.els[cur].rid = n.rid
+			}
 			b.els[cur].Actions = union(b.els[cur].Actions, acts)
 			if t := n.kind(); b.els[cur].Type == "item" && t != "item" {
 				b.els[cur].Type = t
 			}
 		} else {
 			b.els = append(b.els, el{Element: Element{Type: n.kind(), Actions: acts,
-				Bounds: [4]int{r.Min.X, r.Min.Y, r.Max.X, r.Max.Y}}})
+				Bounds: [4]int{r.Min.X, r.Min.Y, r.Max.X, r.Max.Y}}, rid: n.rid})
 			cur = len(b.els) - 1
 			area, screenArea := r.Dx()*r.Dy(), b.screen.Dx()*b.screen.Dy()
 			b.els[cur].pulls = !n.scrollable && (n.clickable || n.longClickable) && area*10 <= screenArea*4
@@ -264,14 +287,16 @@ func (b *builder) walk(i, puller, owner int) {
 }
 
 // repeats reports whether read-only element i says what an earlier
-// read-only element around it already says.
-func (b *builder) repeats(i int) bool {
-	for j := i - 1; j >= 0; j-- {
-		o := b.els[j]
-		if len(o.Actions) == 0 && o.Text == b.els[i].Text && b.els[i].Rect().In(o.Rect()) {
+// read-only element around it already says. byText indexes the earlier
+// read-only elements by text.
+func (b *builder) repeats(i int, byText map[string][]int) bool {
+	t := b.els[i].Text
+	for _, j := range byText[t] {
+		if b.els[i].Rect().In(b.els[j].Rect()) {
 			return true
 		}
 	}
+	byText[t] = append(byText[t], i)
 	return false
 }
 

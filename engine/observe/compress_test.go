@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"image"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -236,6 +238,24 @@ func TestCompressBadInput(t *testing.T) {
 	c, err = Compress([]byte(`<hierarchy><node text="a&amp;b&nbsp;c" clickable="true" bounds="[0,0][10,10]"/><node text="x" bounds="junk"/></hierarchy>`), nil, CompressOptions{})
 	if err != nil || len(c.Elements) != 1 || c.Elements[0].Text != "a&b c" {
 		t.Errorf("entities: %v %+v", err, c)
+	}
+}
+
+func TestCompressLargeDumpIsFast(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`<hierarchy rotation="0"><node class="android.widget.FrameLayout" bounds="[0,0][1080,2400]">`)
+	for i := range 20000 {
+		fmt.Fprintf(&b, `<node text="row %d" class="android.widget.TextView" bounds="[0,%d][1080,%d]"/>`, i%50, i%2400, i%2400+1)
+		fmt.Fprintf(&b, `<node text="" clickable="true" bounds="[0,%d][540,%d]"/>`, i%2400, i%2400+1)
+	}
+	b.WriteString(`</node></hierarchy>`)
+	start := time.Now()
+	c, err := Compress([]byte(b.String()), nil, CompressOptions{})
+	if err != nil || len(c.Elements) < 20000 {
+		t.Fatalf("%v, %d elements", err, len(c.Elements))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("40000 nodes took %v", d)
 	}
 }
 
