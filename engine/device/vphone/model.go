@@ -194,7 +194,7 @@ func (m *model) swipe(x1, y1, x2, y2 int) {
 		return
 	}
 	dy := int(float64(y1-y2) / m.scale)
-	if target.id == "list" {
+	if target.id == PkgList+":id/list" {
 		m.listScroll = clamp(m.listScroll+dy, 0, m.listMaxScroll())
 		m.changed()
 	}
@@ -276,7 +276,7 @@ func (m *model) enter() {
 			}
 		})
 		for i, e := range edits {
-			if e == n && i+1 < len(edits) {
+			if e.id == n.id && i+1 < len(edits) {
 				m.focus = edits[i+1].id
 			}
 		}
@@ -532,7 +532,7 @@ func (m *model) dialogWindow() *node {
 	win := &node{class: "android.widget.FrameLayout", bounds: r, look: lookCard, bg: white}
 	win.add(
 		m.label("android:id/alertTitle", "Rate Tandem?", at(60, 50, 840, 150), 52, textDark),
-		m.label("android:id/message", "Do you enjoy using this app? Press BACK to close.", at(60, 180, 840, 330), 40, textGrey),
+		m.label("android:id/message", "Do you enjoy this app?", at(60, 180, 840, 330), 40, textGrey),
 		&node{class: "android.widget.Button", id: "android:id/button2", text: "LATER", bounds: at(360, 430, 580, 560),
 			look: lookText, fg: rgb(0x8e, 0x24, 0xaa), size: 42, center: true, clickable: true, focusable: true,
 			onTap: func(m *model, _, _ int) { m.dialogOpen = false }},
@@ -597,7 +597,7 @@ func (m *model) loginScreen() *node {
 	content.add(m.edit(PkgLogin+":id/username", "Username", m.rc(60, 320, 1020, 460), func(m *model) *string { return &m.username }))
 	content.add(&node{class: "android.widget.ImageView", id: PkgLogin + ":id/captcha_image", bounds: m.rc(60, 520, 560, 720),
 		look: lookCustom, paint: m.paintCaptcha, clickable: true, onTap: func(*model, int, int) {}})
-	content.add(m.label(PkgLogin+":id/captcha_hint", "Type the characters in the picture", m.rc(600, 560, 1020, 700), 34, textGrey))
+	content.add(m.label(PkgLogin+":id/captcha_hint", "Type the code", m.rc(600, 560, 1020, 700), 34, textGrey))
 	code := m.edit(PkgLogin+":id/captcha_input", "Code", m.rc(60, 760, 1020, 900), func(m *model) *string { return &m.captchaIn })
 	code.onEnter = (*model).submitLogin
 	content.add(code)

@@ -258,6 +258,9 @@ func parse(toks []token) ([]pipeline, error) {
 	return out, nil
 }
 
+// statusMark stands for $? until the command that uses it runs.
+const statusMark = "\x00status\x00"
+
 // shell runs command lines against a phone.
 type shell struct {
 	p      *Phone
@@ -283,7 +286,7 @@ type cmdIO struct {
 func (sh *shell) vars(name string) string {
 	switch name {
 	case "?":
-		return strconv.Itoa(sh.status)
+		return statusMark // replaced when the command runs
 	case "HOME":
 		return "/"
 	case "PATH":
@@ -378,6 +381,11 @@ func (sh *shell) runSimple(c simple, in io.Reader, out io.Writer, last bool) int
 	if c.outToErr {
 		out = errW
 	}
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		args[i] = strings.ReplaceAll(a, statusMark, strconv.Itoa(sh.status))
+	}
+	c.args = args
 	cio := &cmdIO{ctx: sh.ctx, in: in, out: out, err: errW, drop: sh.drop, p: sh.p, isLast: last}
 	status := sh.p.runCommand(cio, c.args)
 	if outBuf != nil {

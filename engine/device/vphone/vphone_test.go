@@ -2,8 +2,8 @@ package vphone_test
 
 import (
 	"bytes"
-	"strconv"
 	"image/png"
+	"strconv"
 	"strings"
 	"testing"
 
