@@ -12,6 +12,7 @@ import (
 	"math/rand"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -572,6 +573,15 @@ func (p *Phone) Launch(pkg string) error {
 		return fmt.Errorf("vphone: no app %q", pkg)
 	}
 	return nil
+}
+
+// Tap taps at (x, y) as `input tap` would, without going through adb (for
+// tests of the model itself).
+func (p *Phone) Tap(x, y int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record("tap", []string{strconv.Itoa(x), strconv.Itoa(y)}, x, y)
+	p.m.tap(x, y)
 }
 
 // Apps lists the launcher's apps.
