@@ -118,7 +118,7 @@ func TestDriverActions(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		app   string                                 // launched first ("" = launcher)
+		app   string                                   // launched first ("" = launcher)
 		act   func(t *testing.T, r *rig) action.Action // built once the screen is up
 		check check
 	}{
@@ -370,13 +370,17 @@ func TestDriverFailureSwitches(t *testing.T) {
 		{"idle", func(p *vphone.Phone) { p.SetIdleError(true) },
 			func(ctx context.Context, d *Device) error { _, err := d.UITree(ctx); return err }, ErrNotIdle},
 		{"inject denied", func(p *vphone.Phone) { p.SetInjectDenied(true) },
-			func(ctx context.Context, d *Device) error { return d.Do(ctx, action.Action{Type: action.Tap, X: 10, Y: 10}) }, device.ErrPermission},
+			func(ctx context.Context, d *Device) error {
+				return d.Do(ctx, action.Action{Type: action.Tap, X: 10, Y: 10})
+			}, device.ErrPermission},
 		{"secure", func(p *vphone.Phone) { p.SetSecure(true) },
 			func(ctx context.Context, d *Device) error { _, err := d.Screenshot(ctx); return err }, device.ErrSecureScreen},
 		{"dropped mid-screenshot", func(p *vphone.Phone) { p.SetDropMidScreencap(true) },
 			func(ctx context.Context, d *Device) error { _, err := d.Screenshot(ctx); return err }, device.ErrGone},
 		{"offline", func(p *vphone.Phone) { p.SetOffline(true) },
-			func(ctx context.Context, d *Device) error { return d.Do(ctx, action.Action{Type: action.Key, Key: "back"}) }, device.ErrGone},
+			func(ctx context.Context, d *Device) error {
+				return d.Do(ctx, action.Action{Type: action.Key, Key: "back"})
+			}, device.ErrGone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
