@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/png"
 	"io"
 	"log/slog"
 	"math/rand"
@@ -652,8 +651,7 @@ func (p *Phone) shot(wantPNG bool) (*image.RGBA, []byte) {
 	if !c.hasPNG || c.pngKey != key {
 		var buf bytes.Buffer
 		buf.Grow(len(c.img.Pix) / 16)
-		enc := png.Encoder{CompressionLevel: png.BestSpeed}
-		if err := enc.Encode(&buf, c.img); err != nil {
+		if err := encodePNG(&buf, c.img); err != nil {
 			p.log.Error("vphone: png", "err", err)
 			return c.img, nil
 		}
