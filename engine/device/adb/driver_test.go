@@ -467,3 +467,58 @@ func osReadDir(dir string) ([]string, error) {
 	}
 	return names, err
 }
+
+// An old phone without shell_v2: commands go through shell v1 with the
+// echoed exit marker, and the driver works the same.
+func TestDriverShellV1(t *testing.T) {
+	t.Parallel()
+	r := startPhone(t, vphone.WithFeatures())
+	if r.dev.v2 {
+		t.Fatal("driver chose shell v2 on a phone without it")
+	}
+	ctx := ctx10(t)
+	if info, err := r.dev.Info(ctx); err != nil || info.Screen.W == 0 {
+		t.Fatalf("info %+v %v", info, err)
+	}
+	if err := r.dev.Do(ctx, action.Action{Type: action.Launch, App: "Notes"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.dev.Do(ctx, action.Action{Type: action.TypeText, Text: "v1 你好"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := r.phone.State().Note; n != "v1 你好" {
+		t.Errorf("note %q", n)
+	}
+	if _, err := r.dev.UITree(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.phone.SetInjectDenied(true)
+	if err := r.dev.Do(ctx, action.Action{Type: action.Key, Key: "back"}); !errors.Is(err, device.ErrPermission) {
+		t.Errorf("inject denied over v1: %v", err)
+	}
+}
+
+// A slow phone: every call returns when its context ends, not when the
+// phone finally answers.
+func TestDriverHonoursContextOnSlowPhone(t *testing.T) {
+	t.Parallel()
+	r := startPhone(t, vphone.WithSize(360, 800))
+	r.phone.SetLatency(3 * time.Second)
+	for name, call := range map[string]func(context.Context) error{
+		"screenshot": func(ctx context.Context) error { _, err := r.dev.Screenshot(ctx); return err },
+		"tree":       func(ctx context.Context) error { _, err := r.dev.UITree(ctx); return err },
+		"tap":        func(ctx context.Context) error { return r.dev.Do(ctx, action.Action{Type: action.Tap, X: 5, Y: 5}) },
+		"info":       func(ctx context.Context) error { _, err := r.dev.Info(ctx); return err },
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
+		start := time.Now()
+		err := call(ctx)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("%s: %v", name, err)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s returned after %v", name, d)
+		}
+	}
+}
