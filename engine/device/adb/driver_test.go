@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"image"
+	"io"
+	"net"
 	"os"
 	"reflect"
 	"strconv"
@@ -520,5 +522,47 @@ func TestDriverHonoursContextOnSlowPhone(t *testing.T) {
 		if d := time.Since(start); d > time.Second {
 			t.Errorf("%s returned after %v", name, d)
 		}
+	}
+}
+
+// Forwards and raw device sockets, the way a mirror reaches scrcpy.
+func TestForwardAndRawSocket(t *testing.T) {
+	t.Parallel()
+	r := startPhone(t)
+	r.phone.HandleSocket("localabstract:echo_*", func(ctx context.Context, c io.ReadWriteCloser) error {
+		defer c.Close()
+		_, err := io.Copy(c, c)
+		return err
+	})
+	ctx := ctx10(t)
+	st, err := r.srv.Open(ctx, r.serial, "localabstract:echo_1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Write([]byte("ping")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(st, buf); err != nil || string(buf) != "ping" {
+		t.Fatalf("raw socket: %q %v", buf, err)
+	}
+	st.Close()
+
+	port, err := r.srv.Forward(ctx, r.serial, "tcp:0", "localabstract:echo_2")
+	if err != nil || port <= 0 {
+		t.Fatalf("forward: %d %v", port, err)
+	}
+	defer r.srv.KillForward(ctx, r.serial, "tcp:"+strconv.Itoa(port))
+	c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte("pong")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "pong" {
+		t.Fatalf("forward: %q %v", buf, err)
 	}
 }
