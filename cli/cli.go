@@ -34,6 +34,7 @@ func commands() []command {
 	return []command{
 		{"version", "print the version and commit", runVersion},
 		{"devices", "list phones (adb) and displays [--json]", runDevices},
+		{"vphone", "start a virtual phone and attach it to adb", runVphone},
 		{"help", "show this help", nil}, // handled in Run: it needs the table
 	}
 }
