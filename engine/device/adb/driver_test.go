@@ -297,6 +297,14 @@ func TestDriverTypesChineseAndRestoresKeyboard(t *testing.T) {
 	if st.IME != vphone.IMEADB {
 		t.Errorf("while typing the keyboard is %s", st.IME)
 	}
+	// A person takes over: their keyboard comes back, and the next Chinese
+	// text switches again.
+	if err := r.dev.RestoreKeyboard(ctx); err != nil || r.phone.State().IME != vphone.IMELatin {
+		t.Fatalf("restore: %v, keyboard %s", err, r.phone.State().IME)
+	}
+	if err := r.dev.Do(ctx, action.Action{Type: action.TypeText, Text: "。"}); err != nil || r.phone.State().Note != text+"。" {
+		t.Fatalf("typing after restore: %v, note %q", err, r.phone.State().Note)
+	}
 	if err := r.dev.Close(); err != nil {
 		t.Fatal(err)
 	}
