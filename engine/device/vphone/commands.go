@@ -42,7 +42,24 @@ func (p *Phone) runCommand(c *cmdIO, args []string) int {
 		fmt.Fprintf(c.err, "/system/bin/sh: %s: inaccessible or not found\n", args[0])
 		return 127
 	}
-	return fn(p, c, args[1:])
+	if name == "screencap" || name == "cat" || name == "sleep" {
+		return fn(p, c, args[1:]) // big or slow output goes straight out
+	}
+	// Commands write while holding the phone's lock; buffering keeps a slow
+	// host from stalling the phone, and flushes after the lock is released.
+	out, errOut := c.out, c.err
+	var bo, be bytes.Buffer
+	bc := *c
+	bc.out, bc.err = &bo, &be
+	if out == errOut {
+		bc.err = &bo
+	}
+	status := fn(p, &bc, args[1:])
+	out.Write(bo.Bytes())
+	if be.Len() > 0 {
+		errOut.Write(be.Bytes())
+	}
+	return status
 }
 
 func cmdTrue(*Phone, *cmdIO, []string) int  { return 0 }

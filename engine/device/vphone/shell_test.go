@@ -320,3 +320,59 @@ func TestNoADBKeyboard(t *testing.T) {
 		t.Fatalf("%q %q %d", out, errOut, code)
 	}
 }
+
+func TestAppSwitchChatAndEvents(t *testing.T) {
+	t.Parallel()
+	p, env := vphonetest.Start(t)
+	env.Shell(t, "monkey -p com.tandem.counter -c android.intent.category.LAUNCHER 1")
+	env.Shell(t, "am start -n com.tencent.mm/.ui.LauncherUI")
+	out := env.Shell(t, "am start -n com.tencent.mm/.ui.LauncherUI")
+	if !strings.Contains(out, "Warning: Activity not started, intent has been delivered to currently running top-most instance.") {
+		t.Fatalf("second start: %q", out)
+	}
+	env.Shell(t, "input keyevent KEYCODE_APP_SWITCH")
+	if !p.State().Recents {
+		t.Fatal("recents not shown")
+	}
+	r, ok := p.BoundsOfText("Counter")
+	if !ok {
+		t.Fatalf("no Counter card: %s", p.UIDump())
+	}
+	c := r.Min.Add(r.Max).Div(2)
+	env.Shell(t, "input tap "+strconv.Itoa(c.X)+" "+strconv.Itoa(c.Y))
+	if s := p.State(); s.Recents || s.Foreground != vphone.PkgCounter {
+		t.Fatalf("after recents tap: %+v", s)
+	}
+	env.Shell(t, "am force-stop com.tandem.counter")
+	if p.State().Foreground != vphone.PkgLauncher {
+		t.Fatal("force-stop left the app in front")
+	}
+
+	// The Chinese chat: open 张伟, type through ADB Keyboard, send.
+	env.Shell(t, "am start -n com.tencent.mm/.ui.LauncherUI")
+	r, ok = p.BoundsOfText("张伟")
+	if !ok {
+		t.Fatal("no chat 张伟")
+	}
+	c = r.Min.Add(r.Max).Div(2)
+	env.Shell(t, "input tap "+strconv.Itoa(c.X)+" "+strconv.Itoa(c.Y))
+	env.Shell(t, "ime enable com.android.adbkeyboard/.AdbIME; ime set com.android.adbkeyboard/.AdbIME")
+	env.Shell(t, "am broadcast -a ADB_INPUT_B64 --es msg "+base64.StdEncoding.EncodeToString([]byte("收到，三点见")))
+	tap(t, p, env, "send")
+	if got := p.State().ChatSent; len(got) != 1 || got[0] != "收到，三点见" {
+		t.Fatalf("sent %q", got)
+	}
+
+	// A long press arrives as a swipe that stays in place.
+	env.Shell(t, "input swipe 100 100 100 100 500")
+	ev := p.Events()
+	last := ev[len(ev)-1]
+	if last.Kind != "swipe" || strings.Join(last.Args, " ") != "100 100 100 100 500" || last.X != 100 || last.Y != 100 {
+		t.Fatalf("last event %+v", last)
+	}
+	for i := 1; i < len(ev); i++ {
+		if ev[i].At.Before(ev[i-1].At) {
+			t.Fatal("events out of order")
+		}
+	}
+}
