@@ -125,7 +125,11 @@ func (o *Options) defaults() error {
 
 // Event is one input the phone received.
 type Event struct {
-	Kind string   // tap, long_press, swipe, text, key, broadcast, launch, force_stop
+	// Kind is the input: tap, swipe, draganddrop, text, key (Args[0] is the
+	// key code), broadcast, launch (am start, monkey), force_stop,
+	// motion_down/motion_move/motion_up, press, roll. A long press arrives
+	// as a swipe that stays in place.
+	Kind string
 	Args []string // the command's arguments as received
 	X, Y int      // where a tap, long press or swipe started; 0 otherwise
 	At   time.Time

@@ -75,6 +75,11 @@ func TestShellCommands(t *testing.T) {
 		{"broadcast", "am broadcast -a ADB_INPUT_TEXT --es msg hi", "Broadcasting: Intent { act=ADB_INPUT_TEXT flg=0x400000 (has extras) }\nBroadcast completed: result=0\n", "", 0},
 		{"uiautomator file", "uiautomator dump && cat /sdcard/window_dump.xml | grep -c hierarchy", "UI hierchary dumped to: /sdcard/window_dump.xml\n1\n", "", 0},
 		{"sleep", "sleep 0.01 && echo slept", "slept\n", "", 0},
+		{"touchscreen source", "input touchscreen tap 1 1 && echo ok", "ok\n", "", 0},
+		{"grep -E alternation", "dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'", "  mCurrentFocus=Window{7d0c9a1 u0 com.android.launcher3/com.android.launcher3.Launcher}\n  mFocusedApp=ActivityRecord{5e6f7a8 u0 com.android.launcher3/.Launcher t12}\n", "", 0},
+		{"grep BRE literal pipe", "echo 'a|b' | grep 'a|b'", "a|b\n", "", 0},
+		{"pm path", "pm path com.tandem.notes", "package:/data/app/~~vphone==/com.tandem.notes-1/base.apk\n", "", 0},
+		{"am start -W", "am start -W -n com.tandem.notes/.MainActivity | grep Status", "Status: ok\n", "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
