@@ -22,12 +22,7 @@ func dumpNode(b *bytes.Buffer, n *node, index int, pkg string) {
 		index, xmlEscape(dumpText(n)), xmlEscape(n.id), xmlEscape(n.class), xmlEscape(pkg), xmlEscape(n.desc),
 		n.checkable, n.checked, n.clickable, !n.disabled, n.focusable, n.focused, n.scrollable, n.longClickable,
 		n.password, n.selected, r.Min.X, r.Min.Y, r.Max.X, r.Max.Y)
-	var kids []*node
-	for _, c := range n.children {
-		if !c.hidden {
-			kids = append(kids, c)
-		}
-	}
+	kids := n.children
 	if len(kids) == 0 {
 		b.WriteString(" />")
 		return

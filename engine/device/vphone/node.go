@@ -32,7 +32,6 @@ type node struct {
 	checkable, checked, focusable        bool
 	focused, password, selected          bool
 	disabled                             bool
-	hidden                               bool // drawn, but not part of the dump (e.g. a game's canvas)
 
 	children []*node
 

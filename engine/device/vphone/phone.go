@@ -558,7 +558,7 @@ func (p *Phone) BoundsOfText(s string) (image.Rectangle, bool) {
 	defer p.mu.Unlock()
 	var found *node
 	p.m.window().walk(func(c *node) {
-		if found == nil && !c.hidden && (c.text == s || c.desc == s) {
+		if found == nil && (c.text == s || c.desc == s) {
 			found = c
 		}
 	})
