@@ -248,4 +248,24 @@ func TestGameHasEmptyTree(t *testing.T) {
 	if p.State().GameScore != 1 {
 		t.Fatalf("score %d", p.State().GameScore)
 	}
+	p.Tap(540, 1200) // the target moved away
+	if p.State().GameScore != 1 {
+		t.Fatalf("a miss scored: %d", p.State().GameScore)
+	}
+	p.Key(4)
+	if err := p.Launch(vphone.PkgNotes); err != nil {
+		t.Fatal(err)
+	}
+	p.TypeText("备忘")
+	p.Key(67)
+	if p.State().Note != "备" || p.State().Foreground != vphone.PkgNotes {
+		t.Fatalf("state %+v", p.State())
+	}
+	if err := p.Launch(vphone.PkgList); err != nil {
+		t.Fatal(err)
+	}
+	p.Swipe(540, 2000, 540, 1500)
+	if p.State().ListScroll != 500 {
+		t.Fatalf("scroll %d", p.State().ListScroll)
+	}
 }

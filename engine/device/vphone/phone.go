@@ -587,6 +587,32 @@ func (p *Phone) Tap(x, y int) {
 	p.m.tap(x, y)
 }
 
+// Swipe swipes from (x1, y1) to (x2, y2) as `input swipe` would (without
+// taking the gesture's time).
+func (p *Phone) Swipe(x1, y1, x2, y2 int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record("swipe", []string{strconv.Itoa(x1), strconv.Itoa(y1), strconv.Itoa(x2), strconv.Itoa(y2)}, x1, y1)
+	p.m.swipe(x1, y1, x2, y2)
+}
+
+// Key presses an Android key code (KEYCODE_BACK = 4, HOME = 3, ...).
+func (p *Phone) Key(code int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record("key", []string{strconv.Itoa(code)}, 0, 0)
+	p.key(code)
+}
+
+// TypeText types s into the focused field, any Unicode, as a keyboard
+// would.
+func (p *Phone) TypeText(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record("text", []string{s}, 0, 0)
+	p.m.typeText(s)
+}
+
 // Apps lists the launcher's apps.
 func (p *Phone) Apps() []App {
 	p.mu.Lock()
