@@ -984,7 +984,6 @@ func cmdDumpsys(p *Phone, c *cmdIO, args []string) int {
 	}
 	p.mu.Lock()
 	a := p.m.activity()
-	dialog := p.m.fg == PkgDialog && p.m.dialogOpen
 	p.mu.Unlock()
 	full := a.Package + "/" + a.Activity
 	short := shortComponent(a.Package, a.Activity)
@@ -998,11 +997,8 @@ func cmdDumpsys(p *Phone, c *cmdIO, args []string) int {
 		fmt.Fprintln(c.out)
 		fmt.Fprintf(c.out, "  mGlobalConfiguration={1.0 ?mcc?mnc [zh_CN] ldltr sw%ddp w%ddp h%ddp %ddpi nrml port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d) mAppBounds=Rect(0, 0 - %d, %d) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined mAlwaysOnTop=undefined mRotation=ROTATION_0}}\n",
 			p.opts.Width*160/p.opts.Density, p.opts.Width*160/p.opts.Density, p.opts.Height*160/p.opts.Density, p.opts.Density, p.opts.Width, p.opts.Height, p.opts.Width, p.opts.Height)
-		focus := full
-		if dialog {
-			focus = full // a dialog window carries its activity's name
-		}
-		fmt.Fprintf(c.out, "  mCurrentFocus=Window{7d0c9a1 u0 %s}\n", focus)
+		// A dialog's window carries its activity's name too.
+		fmt.Fprintf(c.out, "  mCurrentFocus=Window{7d0c9a1 u0 %s}\n", full)
 		fmt.Fprintf(c.out, "  mFocusedApp=ActivityRecord{5e6f7a8 u0 %s t12}\n", short)
 		fmt.Fprintln(c.out, "  mInputMethodTarget=null\n  mDisplayFrozen=false windows=0 client=false apps=0  mRotation=0  mLastOrientation=-1")
 		return 0
@@ -1224,10 +1220,9 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 			return 1
 		}
 		p.mu.Lock()
-		for i, code := range codes {
+		for _, code := range codes {
 			p.record("key", []string{strconv.Itoa(code)}, 0, 0)
 			p.key(code)
-			_ = i
 		}
 		p.mu.Unlock()
 	case "motionevent":

@@ -155,9 +155,6 @@ func TestTapsChangeStateAndDump(t *testing.T) {
 	before := p.Screenshot()
 	beforePix := append([]byte(nil), before.Pix...)
 	// Launcher icon -> Counter.
-	x, y := center(t, p, "")
-	_ = x
-	_ = y
 	r, ok := p.BoundsOfText("Counter")
 	if !ok {
 		t.Fatal("no Counter icon")
