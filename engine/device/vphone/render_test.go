@@ -2,9 +2,12 @@ package vphone
 
 import (
 	"bytes"
+	"context"
+	"net"
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Without the CJK font the phone still renders, with Go's font, and says
@@ -36,5 +39,36 @@ func TestCJKFontHasGlyphs(t *testing.T) {
 		if i, err := f.GlyphIndex(nil, r); err != nil || i == 0 {
 			t.Errorf("no glyph for %q", r)
 		}
+	}
+}
+
+// Start serves until its context ends.
+func TestStartStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p, err := Start(ctx, "127.0.0.1:0", WithSize(240, 320))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := p.Addr()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	cancel()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			break
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("still listening after cancel")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := p.Listen(""); err == nil {
+		t.Fatal("Listen after close succeeded")
 	}
 }
