@@ -3,8 +3,8 @@ package vphone
 import (
 	"bytes"
 	"context"
-	"net"
 	"log/slog"
+	"net"
 	"strings"
 	"testing"
 	"time"
