@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"tandem/engine/action"
 	"tandem/engine/device/adb"
 	"tandem/internal/xvfb"
+	"tandem/engine/device/vphone"
+	"tandem/engine/device/vphone/vphonetest"
 )
 
 func TestDevicesListsThisComputer(t *testing.T) {
@@ -79,5 +82,30 @@ func TestDevicesUsage(t *testing.T) {
 		if code, _, _ := run(t, args...); code != ExitUsage {
 			t.Errorf("%q: code %d, want %d", args, code, ExitUsage)
 		}
+	}
+}
+
+func TestDevicesShowsVirtualPhone(t *testing.T) {
+	_, env := vphonetest.Start(t, vphone.WithSize(720, 1600), vphone.WithProduct("tandem", "Tandem Virtual Phone", "vphone"))
+	port := strconv.Itoa(env.Port)
+	code, out, errOut := run(t, "devices", "--json", "--adb-port", port)
+	if code != ExitOK {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var rows []deviceRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	want := deviceRow{ID: env.Serial, Kind: "phone", State: "device", Screen: action.Size{W: 720, H: 1600}}
+	if len(rows) != 1 || !strings.Contains(rows[0].Name, "Tandem Virtual Phone") {
+		t.Fatalf("rows %+v", rows)
+	}
+	rows[0].Name = ""
+	if rows[0] != want {
+		t.Errorf("got %+v, want %+v", rows[0], want)
+	}
+	code, out, _ = run(t, "devices", "--adb-port", port)
+	if code != ExitOK || !strings.Contains(out, env.Serial) || !strings.Contains(out, "720x1600") {
+		t.Errorf("code %d out %q", code, out)
 	}
 }

@@ -233,7 +233,7 @@ func (d *Device) Capabilities() device.Capabilities {
 // infoCmd asks for everything Info needs in one round trip; each part is on
 // its own line and recognised by its prefix.
 const infoCmd = "wm size; wm density; echo " + markModel + "; getprop ro.product.model; echo " + markBrand +
-	"; getprop ro.product.brand; echo " + markEnd + "; dumpsys input | grep SurfaceOrientation"
+	"; getprop ro.product.brand; echo " + markEnd + "; dumpsys input | grep -E 'SurfaceOrientation|Viewport INTERNAL'"
 
 const (
 	markModel = "--tandem-model--"
@@ -268,6 +268,7 @@ func parseInfo(out string) (device.Info, error) {
 	var pDensity, oDensity int
 	var brand string
 	var in string // the marker section we are in
+	rotated := false
 	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimSpace(line)
 		switch line {
@@ -294,9 +295,17 @@ func parseInfo(out string) (device.Info, error) {
 			pDensity, _ = strconv.Atoi(v)
 		case ok && k == "Override density":
 			oDensity, _ = strconv.Atoi(v)
-		case ok && k == "SurfaceOrientation" && info.Rotation == 0:
+		case ok && k == "SurfaceOrientation" && !rotated:
 			if r, err := strconv.Atoi(v); err == nil && r >= 0 && r <= 3 {
-				info.Rotation = r * 90
+				info.Rotation, rotated = r*90, true
+			}
+		case strings.HasPrefix(line, "Viewport INTERNAL:") && !rotated:
+			// Android 13+: "Viewport INTERNAL: displayId=0, ..., orientation=1, ..."
+			if _, rest, ok := strings.Cut(line, " orientation="); ok {
+				n, _, _ := strings.Cut(rest, ",")
+				if r, err := strconv.Atoi(n); err == nil && r >= 0 && r <= 3 {
+					info.Rotation, rotated = r*90, true
+				}
 			}
 		}
 	}

@@ -338,9 +338,12 @@ func (s Server) classify(ctx context.Context, serial string, err error) error {
 		if fe.gone() {
 			return fmt.Errorf("%w: %s", device.ErrGone, fe.Msg)
 		}
-		return err
-	}
-	if !broken(err) {
+		// A host request refused is final. A service refused ("closed")
+		// may be the transport dying under it: check the state below.
+		if strings.HasPrefix(fe.Request, "host") {
+			return err
+		}
+	} else if !broken(err) {
 		return err
 	}
 	pctx, cancel := context.WithTimeout(ctx, 600*time.Millisecond)

@@ -21,7 +21,14 @@ const (
 
 // Do performs one action with `input` (and am/monkey for launch).
 func (d *Device) Do(ctx context.Context, a action.Action) error {
-	if err := a.Validate(action.Size{}); err != nil {
+	var screen action.Size
+	if a.Type.Pointed() {
+		var err error
+		if screen, err = d.screen(ctx); err != nil {
+			return err
+		}
+	}
+	if err := a.Validate(screen); err != nil {
 		return err
 	}
 	switch a.Type {
@@ -38,10 +45,6 @@ func (d *Device) Do(ctx context.Context, a action.Action) error {
 		// A slow swipe: launchers and lists treat a long touch-and-move as a drag.
 		return d.input(ctx, fmt.Sprintf("input swipe %d %d %d %d %d", a.X, a.Y, a.X2, a.Y2, orDefault(a.Ms, dragMs)))
 	case action.Scroll:
-		screen, err := d.screen(ctx)
-		if err != nil {
-			return err
-		}
 		x1, y1, x2, y2 := scrollSwipe(screen, a.X, a.Y, a.Direction)
 		return d.input(ctx, fmt.Sprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, orDefault(a.Ms, scrollMs)))
 	case action.Key:

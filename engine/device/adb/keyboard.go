@@ -134,6 +134,8 @@ func (d *Device) useKeyboard(ctx context.Context) error {
 		if err := d.saveKeyboard(saved); err != nil {
 			return err
 		}
+		// From here on Close must put the user's keyboard back, even if
+		// the switch below fails half-way.
 		d.mu.Lock()
 		d.origIME = current
 		d.mu.Unlock()
@@ -185,12 +187,12 @@ func (d *Device) waitIME(ctx context.Context, want string) error {
 // The engine calls it when a person takes over; Close calls it too.
 func (d *Device) RestoreKeyboard(ctx context.Context) error {
 	d.mu.Lock()
-	active, orig := d.kbActive, d.origIME
-	if !active || orig == "" {
-		d.kbActive = false
+	orig := d.origIME
+	if orig == "" {
+		d.kbActive = false // ours was already the user's keyboard, or never used
 	}
 	d.mu.Unlock()
-	if !active || orig == "" {
+	if orig == "" {
 		return nil
 	}
 	saved, err := d.loadKeyboard()

@@ -53,6 +53,9 @@ func TestParseInfo(t *testing.T) {
 			device.Info{Name: "Samsung SM-S908", Kind: device.Phone, Screen: action.Size{W: 1440, H: 3200}, Density: 560, Scale: 1}, false},
 		{"no dumpsys input", "Physical size: 1080x1920\nPhysical density: 420\n" + markModel + "\n\n" + markBrand + "\n\n" + markEnd + "\nCan't find service: input\n",
 			device.Info{Kind: device.Phone, Screen: action.Size{W: 1080, H: 1920}, Density: 420, Scale: 1}, false},
+		{"android 14 viewport", "Physical size: 1080x2400\nPhysical density: 420\n" + markModel + "\nPixel 8\n" + markBrand + "\ngoogle\n" + markEnd +
+			"\n      Viewport INTERNAL: displayId=0, uniqueId=local:0, port=0, orientation=3, logicalFrame=[0, 0, 2400, 1080], isActive=[1]\n",
+			device.Info{Name: "google Pixel 8", Kind: device.Phone, Screen: action.Size{W: 2400, H: 1080}, Density: 420, Rotation: 270, Scale: 1}, false},
 		{"no size", "/system/bin/sh: wm: inaccessible or not found\n", device.Info{}, true},
 	}
 	for _, tt := range tests {

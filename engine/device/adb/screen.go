@@ -17,7 +17,10 @@ import (
 // maxScreenshot bounds a PNG screenshot (a 1440x3200 PNG is ~3-6 MB).
 const maxScreenshot = 64 << 20
 
-var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+var (
+	pngMagic = []byte("\x89PNG\r\n\x1a\n")
+	pngEnd   = []byte("IEND\xae\x42\x60\x82") // the IEND chunk's type and CRC
+)
 
 // Screenshot captures the screen with `exec:screencap -p`. A capture that is
 // all black or that the phone refuses is a secure window (FLAG_SECURE) and is
@@ -42,6 +45,12 @@ func (d *Device) Screenshot(ctx context.Context) (image.Image, error) {
 			return nil, fmt.Errorf("%w (%s): screencap: %s", device.ErrGone, st, clip(string(raw), 200))
 		}
 		return nil, fmt.Errorf("%w: screencap returned no image: %q", device.ErrSecureScreen, clip(string(raw), 200))
+	}
+	// A complete PNG ends with its IEND chunk. Without it the stream was
+	// cut: ask the server at once, before the device can reconnect, and
+	// without spending time decoding half a picture.
+	if !bytes.HasSuffix(bytes.TrimRight(raw, "\r\n"), pngEnd) {
+		return nil, d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w (%d bytes, no PNG end)", errStreamBroken, len(raw)))
 	}
 	img, err := png.Decode(bytes.NewReader(raw[start:]))
 	if err != nil {
