@@ -73,6 +73,7 @@ type App struct {
 	hub      *mirror.Hub
 	feed     *feed
 	runs     *Runs
+	virtual  *virtualPhones
 	notify   Notifier
 
 	mu          sync.Mutex
@@ -102,6 +103,8 @@ func New(cfg Config) *App {
 		hub: mirror.NewHub(), notify: nopNotifier{}}
 	_, a.loadWarning, _ = a.settings.Load()
 	a.devices = NewDevices("", filepath.Join(cfg.ConfigDir, "devices"), newDesktopSource())
+	a.virtual = newVirtualPhones(a.devices.adbPort)
+	a.devices.AddSource(a.virtual)
 	a.runs = newRuns(a.devices, a.hub, filepath.Join(cfg.DataDir, "runs"), func(e engine.Event) {
 		a.notify.Notify("run", e)
 	})
@@ -131,6 +134,7 @@ func (a *App) Shutdown() {
 	defer cancel()
 	a.runs.StopAll(ctx)
 	a.feed.Stop()
+	a.virtual.Close()
 	a.mu.Lock()
 	if a.stop != nil {
 		a.stop()

@@ -2,10 +2,13 @@ package app
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"tandem/engine"
 	"tandem/engine/action"
+	"tandem/engine/model"
+	"tandem/engine/model/dialect"
 )
 
 // The methods below are bound to the UI. Each takes only JSON-friendly
@@ -162,3 +165,52 @@ func (a *App) PastRuns() ([]RunSummary, error) { return PastRuns(a.runs.dataDir)
 
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (a *App) ExportReport(id string) (string, error) { return ExportReport(a.runs.dataDir, id) }
+
+// StartVirtualPhone starts a virtual phone inside Tandem and attaches it to
+// the adb server, so a person can try the agent without a phone.
+func (a *App) StartVirtualPhone() (DeviceEntry, error) {
+	ctx, cancel := a.callCtx(30 * time.Second)
+	defer cancel()
+	serial, err := a.virtual.Start(ctx)
+	if err != nil {
+		return DeviceEntry{}, err
+	}
+	list, err := a.devices.List(ctx)
+	for _, e := range list {
+		if e.ID == serial {
+			a.notify.Notify("devices", list)
+			return e, nil
+		}
+	}
+	if err == nil {
+		err = errors.New("the virtual phone started but the adb server does not list it")
+	}
+	return DeviceEntry{}, err
+}
+
+// StartRun starts a task on a device with the active model profile.
+func (a *App) StartRun(deviceID, goal string) (engine.Snapshot, error) {
+	goal = strings.TrimSpace(goal)
+	if goal == "" {
+		return engine.Snapshot{}, errors.New("type a goal first")
+	}
+	set, _, err := a.settings.Load()
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	p, key, err := a.profile(set.ActiveProfile)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	d, err := dialect.New(p.Dialect, p.Variant)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	c, err := clientFor(p, key, 120*time.Second, 3)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	ctx, cancel := a.callCtx(30 * time.Second)
+	defer cancel()
+	return a.runs.Start(ctx, deviceID, goal, model.NewPlanner(c, d, model.PlannerOptions{}), EngineSettings(set, p))
+}

@@ -12,9 +12,9 @@ import (
 
 	"tandem/engine/action"
 	"tandem/engine/device/adb"
-	"tandem/internal/xvfb"
 	"tandem/engine/device/vphone"
 	"tandem/engine/device/vphone/vphonetest"
+	"tandem/internal/xvfb"
 )
 
 func TestDevicesListsThisComputer(t *testing.T) {
@@ -86,6 +86,7 @@ func TestDevicesUsage(t *testing.T) {
 }
 
 func TestDevicesShowsVirtualPhone(t *testing.T) {
+	t.Setenv("DISPLAY", "") // only the phone, not This computer
 	_, env := vphonetest.Start(t, vphone.WithSize(720, 1600), vphone.WithProduct("tandem", "Tandem Virtual Phone", "vphone"))
 	port := strconv.Itoa(env.Port)
 	code, out, errOut := run(t, "devices", "--json", "--adb-port", port)
