@@ -90,4 +90,3 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
-
