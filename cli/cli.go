@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"version", "print the version and commit", runVersion},
+		{"parse", "parse one raw model reply into canonical actions", runParse},
 		{"compress", "compress a uiautomator dump to the compact UI state", runCompress},
 		{"help", "show this help", nil}, // handled in Run: it needs the table
 	}
