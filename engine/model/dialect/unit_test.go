@@ -78,7 +78,7 @@ func TestParseCases(t *testing.T) {
 		{"tools finish stops queue", "tools", "", model.Reply{ToolCalls: []openai.ToolCall{
 			{Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"ok"}`}},
 			{Function: openai.FunctionCall{Name: "tap", Arguments: `{"x":1,"y":1}`}}}}, `finish("ok")`},
-		{"json not json", "json", "", model.Reply{Content: "click the button"}, "error: not a JSON object"},
+		{"json not json", "json", "", model.Reply{Content: "click the button"}, "not a JSON object"},
 		{"json bad index", "json", "", model.Reply{Content: `{"action":"click","params":{"index":7}}`}, "error: element 7 is not in the UI state"},
 		{"json input at index", "json", "", model.Reply{Content: `{"action":"input","params":{"text":"hi","index":1}}`}, `tap(540,400) | type("hi")`},
 	}
