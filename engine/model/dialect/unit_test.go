@@ -71,7 +71,7 @@ func TestParseCases(t *testing.T) {
 		{"tars call_user", "uitars", "1.0", model.Reply{Content: "Thought: 需要验证码\nAction: call_user()"}, `ask_user("需要验证码")`},
 		{"tars junk", "uitars", "1.0", model.Reply{Content: "Action: click(start_box='(1,1)') and then more"}, "error: cannot read the action text"},
 		{"tools args string", "tools", "", model.Reply{ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: "tap", Arguments: `{"x":500,"y":500}`}}}}, "tap(540,1200)"},
-		{"tools finish needs summary", "tools", "", model.Reply{ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: "finish", Arguments: `{}`}}}}, "error: a summary is required"},
+		{"tools finish needs summary", "tools", "", model.Reply{ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: "finish", Arguments: `{}`}}}}, "finish: a summary is required"},
 		{"tools no call", "tools", "", model.Reply{Content: "I am done"}, "error: no tool call"},
 		{"tools computer_use key", "tools", "", model.Reply{Content: `<tool_call>{"name":"computer_use","arguments":{"action":"key","keys":["ctrl","a"]}}</tool_call>`}, "hotkey(ctrl+a)"},
 		{"tools system_button", "tools", "", model.Reply{Content: `<tool_call>{"name":"mobile_use","arguments":"{\"action\":\"system_button\",\"button\":\"Back\"}"}</tool_call>`}, "key(back)"},
