@@ -2,7 +2,6 @@ package dialect
 
 import (
 	"strings"
-	"unicode"
 )
 
 // call is one function-call-like text: name(key=value, ...).
@@ -180,23 +179,3 @@ func unescape(v string, _ byte) string {
 	}
 	return b.String()
 }
-
-// cut removes every <tag>…</tag> block from s and returns the blocks' inner
-// texts; an unclosed opening tag takes the rest of s.
-func cutTag(s, open, close string) (rest string, inner []string) {
-	for {
-		i := strings.Index(s, open)
-		if i < 0 {
-			return s, inner
-		}
-		j := strings.Index(s[i+len(open):], close)
-		if j < 0 {
-			inner = append(inner, s[i+len(open):])
-			return s[:i], inner
-		}
-		inner = append(inner, s[i+len(open):i+len(open)+j])
-		s = s[:i] + "\n" + s[i+len(open)+j+len(close):]
-	}
-}
-
-func trimSpaceAll(s string) string { return strings.TrimFunc(s, unicode.IsSpace) }

@@ -88,7 +88,7 @@ func (u UITARS) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 		return finishUp(raw, model.Parsed{Thought: strings.Join(think, "\n"),
 			Actions: []action.Action{{Type: action.Finish, Summary: strings.TrimSpace(am[1]), Success: ptrTrue()}}}, g.Screen)
 	}
-	thought := tarsThought(head)
+	thought := tarsThought(tarsWrapRe.ReplaceAllString(head, ""))
 	if thought == "" {
 		thought = strings.Join(think, "\n")
 	}
