@@ -33,6 +33,9 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"version", "print the version and commit", runVersion},
+		{"devices", "list phones (adb) and displays [--json]", runDevices},
+		{"compress", "compress a uiautomator dump to the compact UI state", runCompress},
+		{"vphone", "start a virtual phone and attach it to adb", runVphone},
 		{"help", "show this help", nil}, // handled in Run: it needs the table
 	}
 }

@@ -78,6 +78,12 @@ type Plan struct {
 	Usage        Usage
 	Latency      time.Duration
 	RequestBytes int // size of the request body sent
+	// Salvaged says what was repaired in a malformed but lossless reply.
+	Salvaged string
+	// Cached is set when the decision was reused from the action cache for
+	// an identical screen rather than made by the model: the run record
+	// must show it.
+	Cached bool
 }
 
 // Planner decides the next action(s). onThought, when non-nil, receives the

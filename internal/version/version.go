@@ -4,11 +4,16 @@ package version
 
 import (
 	"runtime/debug"
+	"strings"
 )
 
 // Version is the release version; `make build` may override it with
 // -ldflags "-X tandem/internal/version.Version=...".
 var Version = "0.1.0"
+
+// commit is set by `make build` with -ldflags "-X tandem/internal/version.commit=<sha>";
+// when empty, the Go toolchain's VCS stamp is used.
+var commit = ""
 
 // Info is the version and the commit the binary was built from.
 type Info struct {
@@ -22,17 +27,19 @@ type Info struct {
 func Get() Info {
 	info := Info{Version: Version, Commit: "unknown"}
 	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return info
-	}
-	info.Go = bi.GoVersion
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			info.Commit = s.Value
-		case "vcs.modified":
-			info.Modified = s.Value == "true"
+	if ok {
+		info.Go = bi.GoVersion
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				info.Commit = s.Value
+			case "vcs.modified":
+				info.Modified = s.Value == "true"
+			}
 		}
+	}
+	if commit != "" {
+		info.Commit, info.Modified = strings.TrimSuffix(commit, "-dirty"), strings.HasSuffix(commit, "-dirty")
 	}
 	return info
 }

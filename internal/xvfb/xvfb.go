@@ -113,9 +113,9 @@ func waitSocket(ctx context.Context, n int, exited <-chan error) error {
 		}
 		select {
 		case err := <-exited:
-			return fmt.Errorf("Xvfb :%d exited: %v", n, err)
+			return fmt.Errorf("xvfb :%d exited: %v", n, err)
 		case <-deadline.C:
-			return fmt.Errorf("Xvfb :%d did not come up in 10 s", n)
+			return fmt.Errorf("xvfb :%d did not come up in 10 s", n)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:

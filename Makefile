@@ -1,0 +1,65 @@
+# Tandem. The README names two commands: `make run` and `make test`.
+# Each installs what it needs first (scripts/setup.sh), quickly when present.
+
+GO        ?= go
+TAGS      := webkit2_41
+COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+LDFLAGS   := -X tandem/internal/version.commit=$(COMMIT)
+BIN       := build/bin/tandem
+DEVBIN    := build/bin/tandem-dev
+GOBIN     := $(shell $(GO) env GOPATH)/bin
+GOFILES   := $(shell find . -name '*.go' -not -path './frontend/*' 2>/dev/null)
+WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
+
+.PHONY: run test e2e build build-dev frontend setup setup-test vet staticcheck gotest webtest dev clean
+
+## run: install what is missing, build, and start the app
+run: setup build
+	./$(BIN)
+
+## test: install test needs, then vet, staticcheck, go tests with -race, frontend unit tests, browser e2e
+test: setup-test vet staticcheck gotest webtest e2e
+	@echo "make test: all passed"
+
+setup:
+	@scripts/setup.sh build
+
+setup-test:
+	@scripts/setup.sh test
+
+frontend/dist/index.html: $(WEBFILES) frontend/package-lock.json
+	cd frontend && npm run build --silent
+
+frontend: frontend/dist/index.html
+
+## build: the production binary build/bin/tandem
+build: frontend
+	$(GO) build -tags desktop,production,$(TAGS) -ldflags '-w -s $(LDFLAGS)' -o $(BIN) .
+
+## build-dev: the dev binary the browser e2e suite drives (-devserver, -assetdir)
+build-dev: frontend
+	$(GO) build -tags dev,$(TAGS) -ldflags '$(LDFLAGS)' -o $(DEVBIN) .
+
+## dev: live-reloading development window (wails dev)
+dev: setup
+	$(GOBIN)/wails dev -tags $(TAGS)
+
+vet: frontend
+	$(GO) vet -tags $(TAGS) ./...
+
+staticcheck: frontend
+	$(GOBIN)/staticcheck -tags $(TAGS) ./...
+
+# The window smoke test needs the production binary; TANDEM_BIN tells it where.
+gotest: build
+	TANDEM_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 10m ./...
+
+webtest:
+	cd frontend && npm run check --silent && npm test --silent
+
+## e2e: the browser suite alone (real Go backend under Xvfb, driven in chromium)
+e2e: setup-test build-dev
+	cd frontend && TANDEM_DEV_BIN=$(CURDIR)/$(DEVBIN) npm run e2e --silent
+
+clean:
+	rm -rf build/bin frontend/dist/assets frontend/dist/index.html test-artifacts

@@ -1,0 +1,264 @@
+// Package app is Tandem's only Wails adapter: the methods the UI calls, the
+// events it receives, and the window's options. Nothing below app/ imports
+// Wails; the engine is handed small interfaces instead.
+//
+// Bound methods return plain structs and Go errors (Wails turns an error into
+// a rejected promise with its text), never {Success, Msg} pairs.
+package app
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"tandem/app/mirror"
+	"tandem/engine"
+	"tandem/internal/version"
+)
+
+// Config is where the app keeps its files. Empty fields mean the OS default.
+type Config struct {
+	ConfigDir string // settings; default os.UserConfigDir()/tandem
+	DataDir   string // run records; default os.UserCacheDir()/../share style, see dataDir()
+}
+
+// ConfigFromEnv reads TANDEM_CONFIG_DIR and TANDEM_DATA_DIR (tests and
+// portable installs use them) and fills the rest with OS defaults.
+func ConfigFromEnv() Config {
+	c := Config{ConfigDir: os.Getenv("TANDEM_CONFIG_DIR"), DataDir: os.Getenv("TANDEM_DATA_DIR")}
+	if c.ConfigDir == "" {
+		if d, err := os.UserConfigDir(); err == nil {
+			c.ConfigDir = filepath.Join(d, "tandem")
+		} else {
+			c.ConfigDir = filepath.Join(os.TempDir(), "tandem-config")
+		}
+	}
+	if c.DataDir == "" {
+		c.DataDir = defaultDataDir()
+	}
+	return c
+}
+
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && runtime.GOOS == "linux" {
+		return filepath.Join(d, "tandem")
+	}
+	if home, err := os.UserHomeDir(); err == nil && runtime.GOOS == "linux" {
+		return filepath.Join(home, ".local", "share", "tandem")
+	}
+	if d, err := os.UserConfigDir(); err == nil {
+		return filepath.Join(d, "tandem", "data")
+	}
+	return filepath.Join(os.TempDir(), "tandem-data")
+}
+
+// App holds what the bound methods share. One App per window.
+type App struct {
+	cfg      Config
+	settings *SettingsStore
+	secrets  *Secrets
+	devices  *Devices
+	hub      *mirror.Hub
+	feed     *feed
+	runs     *Runs
+	virtual  *virtualPhones
+	notify   Notifier
+
+	mu          sync.Mutex
+	ctx         context.Context // Wails' context, set on startup
+	stop        context.CancelFunc
+	loadWarning string
+	mirrorSrv   *mirror.Server
+}
+
+// Notifier sends events to the UI (Wails' event bus in the window).
+type Notifier interface {
+	Notify(name string, data any)
+}
+
+type wailsNotifier struct{ ctx context.Context }
+
+func (w wailsNotifier) Notify(name string, data any) { wruntime.EventsEmit(w.ctx, name, data) }
+
+type nopNotifier struct{}
+
+func (nopNotifier) Notify(string, any) {}
+
+// New makes the App for cfg and reads the settings once, so a damaged file
+// is moved aside at start and its warning kept until the person dismisses it.
+func New(cfg Config) *App {
+	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir), secrets: NewSecrets(cfg.ConfigDir),
+		hub: mirror.NewHub(), notify: nopNotifier{}}
+	_, a.loadWarning, _ = a.settings.Load()
+	a.devices = NewDevices("", filepath.Join(cfg.ConfigDir, "devices"), newDesktopSource())
+	a.virtual = newVirtualPhones(a.devices.adbPort)
+	a.devices.AddSource(a.virtual)
+	a.runs = newRuns(a.devices, a.hub, filepath.Join(cfg.DataDir, "runs"), func(e engine.Event) {
+		a.notify.Notify("run", e)
+	})
+	a.feed = newFeed(a.devices, a.hub, a.runs.AgentBusy)
+	return a
+}
+
+// Start begins the background work: the mirror server and the device watch.
+// The window calls it on start-up; tests call it directly.
+func (a *App) Start(ctx context.Context, n Notifier) error {
+	srv, err := mirror.Start(a.hub)
+	if err != nil {
+		return err
+	}
+	bg, cancel := context.WithCancel(context.Background())
+	a.mu.Lock()
+	a.ctx, a.stop, a.mirrorSrv, a.notify = ctx, cancel, srv, n
+	a.mu.Unlock()
+	go a.devices.Watch(bg, func(list []DeviceEntry) { n.Notify("devices", list) })
+	return nil
+}
+
+// Shutdown stops every run (restoring the phones' keyboards), the mirror
+// feed and server.
+func (a *App) Shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	a.runs.StopAll(ctx)
+	a.feed.Stop()
+	a.virtual.Close()
+	a.mu.Lock()
+	if a.stop != nil {
+		a.stop()
+	}
+	srv := a.mirrorSrv
+	a.mu.Unlock()
+	if srv != nil {
+		_ = srv.Close()
+	}
+}
+
+func (a *App) startup(ctx context.Context) {
+	if err := a.Start(ctx, wailsNotifier{ctx: ctx}); err != nil {
+		wruntime.LogErrorf(ctx, "tandem: %v", err)
+	}
+}
+
+// callCtx is the context for one bound call: bounded, so nothing the UI
+// asks for can hang it.
+func (a *App) callCtx(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
+
+// Info is what the About box and the first render need.
+type Info struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	OS       string `json:"os"`
+	Locale   string `json:"locale"` // "en" or "zh-CN", from the OS environment
+	DataDir  string `json:"dataDir"`
+	Settings string `json:"settingsPath"`
+}
+
+// Info returns the version, the OS locale and where files are kept.
+func (a *App) Info() Info {
+	v := version.Get()
+	return Info{
+		Version:  v.Version,
+		Commit:   v.Commit,
+		OS:       runtime.GOOS + "/" + runtime.GOARCH,
+		Locale:   LocaleFromEnv(os.Getenv),
+		DataDir:  a.cfg.DataDir,
+		Settings: a.settings.path,
+	}
+}
+
+// LoadedSettings is the settings plus a one-time warning (a damaged file).
+type LoadedSettings struct {
+	Settings Settings `json:"settings"`
+	Warning  string   `json:"warning"`
+}
+
+// GetSettings loads the settings, with the start-up warning (a damaged
+// file) until DismissSettingsWarning is called.
+func (a *App) GetSettings() (LoadedSettings, error) {
+	s, warn, err := a.settings.Load()
+	if err != nil {
+		return LoadedSettings{Settings: s}, err
+	}
+	a.mu.Lock()
+	if a.loadWarning == "" {
+		a.loadWarning = warn
+	}
+	warn = a.loadWarning
+	a.mu.Unlock()
+	return LoadedSettings{Settings: s, Warning: warn}, nil
+}
+
+// DismissSettingsWarning forgets the start-up warning once the person has seen it.
+func (a *App) DismissSettingsWarning() {
+	a.mu.Lock()
+	a.loadWarning = ""
+	a.mu.Unlock()
+}
+
+// SaveSettings stores the person's preferences and returns them as stored
+// (normalized). Model profiles are kept as they are: they change only through
+// SaveProfile and DeleteProfile, so a stale UI copy can never drop one.
+func (a *App) SaveSettings(s Settings) (Settings, error) {
+	cur, _, err := a.settings.Load()
+	if err != nil {
+		return s, err
+	}
+	s.Profiles = cur.Profiles
+	return a.settings.Save(s)
+}
+
+// LocaleFromEnv maps the POSIX locale variables to a UI language: any
+// Chinese locale gives "zh-CN", everything else "en".
+func LocaleFromEnv(getenv func(string) string) string {
+	for _, k := range []string{"LC_ALL", "LC_MESSAGES", "LANGUAGE", "LANG"} {
+		v := getenv(k)
+		if v == "" || v == "C" || v == "POSIX" {
+			continue
+		}
+		if strings.HasPrefix(strings.ToLower(v), "zh") {
+			return "zh-CN"
+		}
+		return "en"
+	}
+	return "en"
+}
+
+// Run opens the window. assets holds the built frontend (frontend/dist).
+func Run(assets fs.FS, cfg Config) error {
+	a := New(cfg)
+	err := wails.Run(&options.App{
+		Title:            "Tandem",
+		Width:            1280,
+		Height:           820,
+		MinWidth:         960,
+		MinHeight:        640,
+		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
+		AssetServer:      &assetserver.Options{Assets: assets},
+		OnStartup:        a.startup,
+		OnShutdown:       func(context.Context) { a.Shutdown() },
+		Bind:             []any{a},
+		Linux: &linux.Options{
+			ProgramName:         "tandem",
+			WindowIsTranslucent: false,
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("start the window: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,216 @@
+package app
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"tandem/engine"
+	"tandem/engine/action"
+	"tandem/engine/model"
+	"tandem/engine/model/dialect"
+)
+
+// The methods below are bound to the UI. Each takes only JSON-friendly
+// arguments, bounds its own time, and returns an error the person can read.
+
+// ListDevices returns phones, virtual phones and this computer's displays.
+// An adb problem is shown as an error only when there is nothing to list.
+func (a *App) ListDevices() ([]DeviceEntry, error) {
+	ctx, cancel := a.callCtx(15 * time.Second)
+	defer cancel()
+	list, err := a.devices.List(ctx)
+	if list == nil {
+		list = []DeviceEntry{}
+	}
+	if len(list) > 0 {
+		return list, nil
+	}
+	return list, err
+}
+
+// ConnectDevice connects a phone over Wi-Fi ("ip:port").
+func (a *App) ConnectDevice(addr string) (DeviceEntry, error) {
+	ctx, cancel := a.callCtx(20 * time.Second)
+	defer cancel()
+	return a.devices.Connect(ctx, addr)
+}
+
+// MirrorURL starts keeping the device's mirror fresh and returns the
+// stream's URL (loopback, with the per-launch token).
+func (a *App) MirrorURL(id string) (string, error) {
+	a.mu.Lock()
+	srv := a.mirrorSrv
+	a.mu.Unlock()
+	if srv == nil {
+		return "", errors.New("the mirror server is not running")
+	}
+	ctx, cancel := a.callCtx(15 * time.Second)
+	defer cancel()
+	if err := a.feed.Watch(ctx, id); err != nil {
+		return "", err
+	}
+	return srv.StreamURL(id), nil
+}
+
+// DeviceInput performs the person's input on a device with no run (the
+// mirror as a remote control).
+func (a *App) DeviceInput(id string, act action.Action) error {
+	if a.runs.AgentBusy(id) {
+		return ErrDeviceBusy
+	}
+	ctx, cancel := a.callCtx(20 * time.Second)
+	defer cancel()
+	return a.feed.Do(ctx, id, act)
+}
+
+// ActiveRuns returns a snapshot of each device's newest run.
+func (a *App) ActiveRuns() []engine.Snapshot { return a.runs.Active() }
+
+func (a *App) withRun(id string, f func(r *engine.Run) error) error {
+	r, err := a.runs.Get(id)
+	if err != nil {
+		return err
+	}
+	return f(r)
+}
+
+// Pause pauses the run: an in-flight model call is cancelled at once.
+func (a *App) Pause(id string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.Pause(ctx) })
+}
+
+// Resume continues a paused run (or one waiting after an escalation).
+func (a *App) Resume(id string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.Resume(ctx) })
+}
+
+// TakeOver hands the device to the person.
+func (a *App) TakeOver(id string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.TakeOver(ctx) })
+}
+
+// HandBack returns control to the agent with the person's note and region.
+func (a *App) HandBack(id, note string, region *engine.Region) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.HandBack(ctx, note, region) })
+}
+
+// Stop ends the run now.
+func (a *App) Stop(id string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.Stop(ctx) })
+}
+
+// StopAfter lets the run take at most n more steps.
+func (a *App) StopAfter(id string, n int) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.StopGracefully(ctx, n) })
+}
+
+// Confirm lets a sensitive action go ahead.
+func (a *App) Confirm(id string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.Confirm(ctx) })
+}
+
+// Deny refuses a sensitive action; the model is told why.
+func (a *App) Deny(id, reason string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.Deny(ctx, reason) })
+}
+
+// Answer replies to the model's question or gives guidance.
+func (a *App) Answer(id, text string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.Answer(ctx, text) })
+}
+
+// Input is one of the person's inputs while they drive a run.
+func (a *App) Input(id string, act action.Action) error {
+	ctx, cancel := a.callCtx(20 * time.Second)
+	defer cancel()
+	defer a.feed.Poke()
+	return a.runs.Input(ctx, id, act)
+}
+
+// EditGoal changes a run's goal.
+func (a *App) EditGoal(id, goal string) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.EditGoal(ctx, goal) })
+}
+
+// EditPending replaces a run's queued actions.
+func (a *App) EditPending(id string, acts []action.Action) error {
+	ctx, cancel := a.callCtx(10 * time.Second)
+	defer cancel()
+	return a.withRun(id, func(r *engine.Run) error { return r.EditPending(ctx, acts) })
+}
+
+// PastRuns lists recorded runs, newest first.
+func (a *App) PastRuns() ([]RunSummary, error) { return PastRuns(a.runs.dataDir) }
+
+// ExportReport writes a run's self-contained HTML report and returns its path.
+func (a *App) ExportReport(id string) (string, error) { return ExportReport(a.runs.dataDir, id) }
+
+// StartVirtualPhone starts a virtual phone inside Tandem and attaches it to
+// the adb server, so a person can try the agent without a phone.
+func (a *App) StartVirtualPhone() (DeviceEntry, error) {
+	ctx, cancel := a.callCtx(30 * time.Second)
+	defer cancel()
+	serial, err := a.virtual.Start(ctx)
+	if err != nil {
+		return DeviceEntry{}, err
+	}
+	list, err := a.devices.List(ctx)
+	for _, e := range list {
+		if e.ID == serial {
+			a.notify.Notify("devices", list)
+			return e, nil
+		}
+	}
+	if err == nil {
+		err = errors.New("the virtual phone started but the adb server does not list it")
+	}
+	return DeviceEntry{}, err
+}
+
+// StartRun starts a task on a device with the active model profile.
+func (a *App) StartRun(deviceID, goal string) (engine.Snapshot, error) {
+	goal = strings.TrimSpace(goal)
+	if goal == "" {
+		return engine.Snapshot{}, errors.New("type a goal first")
+	}
+	set, _, err := a.settings.Load()
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	p, key, err := a.profile(set.ActiveProfile)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	d, err := dialect.New(p.Dialect, p.Variant)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	c, err := clientFor(p, key, 120*time.Second, 3)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	ctx, cancel := a.callCtx(30 * time.Second)
+	defer cancel()
+	return a.runs.Start(ctx, deviceID, goal, model.NewPlanner(c, d, model.PlannerOptions{}), EngineSettings(set, p))
+}

@@ -1,0 +1,125 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"tandem/engine"
+	"tandem/engine/device"
+	"tandem/engine/device/desktop"
+)
+
+// desktopSource offers this computer's displays. A display's driver holds
+// the global stop hotkey's grab, which only one client can have, so the
+// mirror and a run share one driver per display: Open hands out counted
+// handles and the driver closes when the last one does.
+type desktopSource struct {
+	mu      sync.Mutex
+	drivers map[string]*sharedDriver
+}
+
+type sharedDriver struct {
+	*desktop.Driver
+	refs int
+}
+
+func newDesktopSource() *desktopSource { return &desktopSource{drivers: map[string]*sharedDriver{}} }
+
+// List returns the displays, or none when there is no X display (a
+// headless machine, or Wayland without XWayland: then only phones are offered).
+func (s *desktopSource) List(ctx context.Context) ([]DeviceEntry, error) {
+	if os.Getenv("DISPLAY") == "" {
+		return nil, nil
+	}
+	infos, err := desktop.Displays(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list this computer's displays: %w", err)
+	}
+	out := make([]DeviceEntry, 0, len(infos))
+	for _, in := range infos {
+		out = append(out, DeviceEntry{ID: in.ID, Name: in.Name, Kind: device.Desktop, State: "ready", Screen: in.Screen})
+	}
+	return out, nil
+}
+
+func (s *desktopSource) Open(ctx context.Context, id string) (device.Device, bool, error) {
+	if !strings.HasPrefix(id, desktop.IDPrefix) {
+		return nil, false, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sd, ok := s.drivers[id]
+	if !ok {
+		drv, err := desktop.Open(ctx, id, desktop.Options{ExcludePIDs: []int{os.Getpid()}})
+		if err != nil {
+			return nil, true, err
+		}
+		sd = &sharedDriver{Driver: drv}
+		s.drivers[id] = sd
+	}
+	sd.refs++
+	return &desktopHandle{Driver: sd.Driver, release: func() error { return s.release(id) }}, true, nil
+}
+
+func (s *desktopSource) release(id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sd, ok := s.drivers[id]
+	if !ok {
+		return nil
+	}
+	sd.refs--
+	if sd.refs > 0 {
+		return nil
+	}
+	delete(s.drivers, id)
+	return sd.Close()
+}
+
+// desktopHandle is one user's view of a shared driver.
+type desktopHandle struct {
+	*desktop.Driver
+	once    sync.Once
+	release func() error
+}
+
+func (h *desktopHandle) Close() error {
+	var err error
+	h.once.Do(func() { err = h.release() })
+	return err
+}
+
+// guardDesktop ties a run on the desktop to the driver's safety signals:
+// the person touching the mouse or keyboard pauses the run at once (a run
+// never fights a human for the pointer), the stop hotkey stops it, and the
+// driver is let drive again when the run goes back to planning.
+func guardDesktop(run *engine.Run, drv *desktop.Driver) {
+	resumed := make(chan struct{}, 1)
+	cancel := run.Subscribe(engine.EmitterFunc(func(e engine.Event) {
+		if e.State != nil && e.State.State == engine.Planning && (e.State.From == engine.Paused || e.State.From == engine.Manual || e.State.From == engine.WaitingForUser) {
+			select {
+			case resumed <- struct{}{}:
+			default:
+			}
+		}
+	}))
+	go func() {
+		defer cancel()
+		ctx := context.Background()
+		for {
+			select {
+			case <-run.Done():
+				return
+			case <-drv.Takeover():
+				_ = run.Pause(ctx)
+			case <-drv.StopHotkey():
+				_ = run.Stop(ctx)
+			case <-resumed:
+				drv.Resume()
+			}
+		}
+	}()
+}

@@ -1,0 +1,234 @@
+package app
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"tandem/engine"
+	"tandem/engine/action"
+)
+
+// RunSummary is one past run in the history list.
+type RunSummary struct {
+	ID      string    `json:"id"`
+	Device  string    `json:"device"`
+	Goal    string    `json:"goal"`
+	State   string    `json:"state"`
+	Success bool      `json:"success"`
+	Summary string    `json:"summary"`
+	Started time.Time `json:"started"`
+	Steps   int       `json:"steps"`
+}
+
+// The record's entry kinds this file reads (engine/record.go writes them).
+const (
+	kindStart   = "start"
+	kindObserve = "observe"
+	kindPlan    = "plan"
+	kindAction  = "action"
+	kindManual  = "manual"
+	kindEnd     = "end"
+)
+
+// PastRuns lists the runs recorded under dataDir, newest first. Unreadable
+// directories are skipped: one damaged record must not hide the others.
+func PastRuns(dataDir string) ([]RunSummary, error) {
+	dirs, err := os.ReadDir(dataDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return []RunSummary{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []RunSummary{}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		entries, _, err := engine.ReadRecord(filepath.Join(dataDir, d.Name()))
+		if err != nil {
+			continue
+		}
+		out = append(out, summarize(d.Name(), entries))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
+	return out, nil
+}
+
+func summarize(id string, entries []engine.Entry) RunSummary {
+	s := RunSummary{ID: id, State: "Stopped", Summary: "The run ended without a record of how (Tandem may have been closed)."}
+	for _, e := range entries {
+		switch e.Kind {
+		case kindStart:
+			s.Goal, s.Device, s.Started = e.Goal, e.Device, e.T
+			if e.ID != "" {
+				s.ID = id
+			}
+		case kindAction, kindManual:
+			s.Steps++
+		case kindEnd:
+			if e.End != nil {
+				s.State = e.End.State.String()
+				s.Success = e.End.Success
+				s.Summary = e.End.Summary
+				if s.Summary == "" {
+					s.Summary = e.End.Reason
+				}
+			}
+		}
+	}
+	return s
+}
+
+// reportStep is one row of the HTML report.
+type reportStep struct {
+	N        int
+	ByPerson bool
+	Thought  string
+	Action   string
+	Result   string
+	Ms       int64
+	Frame    template.URL // data: URL of the frame before the action
+	Marker   *marker
+}
+
+// marker places the action on the frame, in percent of its size.
+type marker struct {
+	X, Y, X2, Y2 float64
+	Line         bool
+}
+
+type reportData struct {
+	Run      RunSummary
+	Settings *engine.Settings
+	Steps    []reportStep
+	Result   *engine.Result
+	Made     time.Time
+}
+
+// ExportReport writes dataDir/<id>/report.html: one self-contained file
+// (frames inlined) with the goal, every step's screenshot with the action
+// drawn on it, the thought, timings and the result. It returns the path.
+func ExportReport(dataDir, id string) (string, error) {
+	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+		return "", fmt.Errorf("bad run id %q", id)
+	}
+	dir := filepath.Join(dataDir, id)
+	entries, _, err := engine.ReadRecord(dir)
+	if err != nil {
+		return "", fmt.Errorf("read the run's record: %w", err)
+	}
+	data := reportData{Run: summarize(id, entries), Made: time.Now()}
+	var frame template.URL
+	var screen action.Size
+	var thought string
+	for _, e := range entries {
+		switch e.Kind {
+		case kindStart:
+			data.Settings = e.Settings
+		case kindObserve:
+			if e.Frame != "" {
+				frame = inlineFrame(dir, e.Frame)
+			}
+			if e.Screen.W > 0 {
+				screen = e.Screen
+			}
+		case kindPlan:
+			thought = e.Thought
+		case kindAction, kindManual:
+			if e.Action == nil {
+				continue
+			}
+			st := reportStep{N: len(data.Steps) + 1, ByPerson: e.Kind == kindManual, Action: e.Action.String(),
+				Result: e.Result, Ms: e.Ms, Frame: frame, Marker: markerFor(*e.Action, screen)}
+			if e.Kind == kindManual {
+				if e.Before != "" {
+					st.Frame = inlineFrame(dir, e.Before)
+				}
+				if st.Result == "" {
+					st.Result = "ok"
+				}
+			} else {
+				st.Thought = thought
+				thought = ""
+			}
+			data.Steps = append(data.Steps, st)
+		case kindEnd:
+			data.Result = e.End
+		}
+	}
+	var buf bytes.Buffer
+	if err := reportTemplate.Execute(&buf, data); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("write the report: %w", err)
+	}
+	return path, nil
+}
+
+func inlineFrame(dir, name string) template.URL {
+	if strings.Contains(name, "..") {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return ""
+	}
+	return template.URL("data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b))
+}
+
+func markerFor(a action.Action, screen action.Size) *marker {
+	if !a.Type.Pointed() || screen.W <= 0 || screen.H <= 0 {
+		return nil
+	}
+	m := &marker{X: pct(a.X, screen.W), Y: pct(a.Y, screen.H)}
+	if a.Type == action.Swipe || a.Type == action.Drag {
+		m.Line, m.X2, m.Y2 = true, pct(a.X2, screen.W), pct(a.Y2, screen.H)
+	}
+	return m
+}
+
+func pct(v, of int) float64 { return float64(v) * 100 / float64(of) }
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Tandem report: {{.Run.Goal}}</title>
+<style>
+body{font:15px/1.5 system-ui,'Noto Sans CJK SC',sans-serif;margin:0;background:#f4f5f8;color:#1c2030}
+header{background:#fff;border-bottom:1px solid #e3e6ec;padding:20px 28px}
+h1{font-size:20px;margin:0 0 4px}.meta{color:#687086;font-size:13px}
+main{max-width:980px;margin:0 auto;padding:20px}
+.result{border-radius:10px;padding:14px 18px;margin-bottom:18px;border:1px solid #e3e6ec;background:#fff}
+.result.ok{border-color:#1f9d63;background:#e9f7f0}.result.bad{border-color:#d6454f;background:#fcecee}
+.step{display:grid;grid-template-columns:220px 1fr;gap:16px;background:#fff;border:1px solid #e3e6ec;border-radius:10px;padding:12px;margin-bottom:12px}
+.step.person{border-left:4px solid #c98a0b}
+.shot{position:relative;width:220px}.shot img{width:100%;border-radius:6px;display:block;border:1px solid #e3e6ec}
+.shot svg{position:absolute;inset:0;width:100%;height:100%}
+.n{font-weight:700}.who{color:#687086;font-size:13px}.thought{white-space:pre-wrap;margin:6px 0}
+code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-radius:4px}
+.fail{color:#d6454f}
+</style></head><body>
+<header><h1>{{.Run.Goal}}</h1>
+<div class="meta">Device {{.Run.Device}} · started {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{len .Steps}} steps{{if .Settings}}{{if .Settings.Model}} · model {{.Settings.Model}}{{end}}{{end}} · report made {{.Made.Format "2006-01-02 15:04"}} by Tandem</div></header>
+<main>
+{{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if .Reason}}: {{.Reason}}{{end}}
+{{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<div class="meta">{{.Steps}} steps · {{.Calls}} model calls · {{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}} tokens</div></div>{{end}}
+{{range .Steps}}<section class="step{{if .ByPerson}} person{{end}}">
+<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="screen before step {{.N}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>
+<div><div class="who"><span class="n">{{.N}}</span> · {{if .ByPerson}}by the person{{else}}by the agent{{end}} · {{.Ms}} ms</div>
+{{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
+<code>{{.Action}}</code>{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>
+{{else}}<p>No steps were taken.</p>{{end}}
+</main></body></html>
+`))

@@ -1,0 +1,154 @@
+package app
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Dialects the settings offer, with their variants ("" when none).
+var dialectVariants = map[string][]string{
+	"tools":   {"rel1000", "rel999", "abs"},
+	"autoglm": {""},
+	"uitars":  {"1.0", "1.5", "doubao"},
+	"json":    {"rel1000", "rel999", "abs"},
+}
+
+// validate checks a profile before it is stored, with messages that say
+// what to fix.
+func (p Profile) validate() (Profile, error) {
+	p.Name = strings.TrimSpace(p.Name)
+	p.BaseURL = strings.TrimSpace(p.BaseURL)
+	p.Model = strings.TrimSpace(p.Model)
+	if p.Name == "" {
+		return p, errors.New("give the model a name")
+	}
+	u, err := url.Parse(p.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return p, fmt.Errorf("the base URL %q is not an http(s) address like https://api.openai.com/v1", p.BaseURL)
+	}
+	if u.User != nil {
+		return p, errors.New("put the API key in the key field, not in the base URL")
+	}
+	if p.Model == "" {
+		return p, errors.New("type the model's name, as the provider spells it")
+	}
+	vs, ok := dialectVariants[p.Dialect]
+	if !ok {
+		return p, fmt.Errorf("unknown reply format %q", p.Dialect)
+	}
+	if p.Variant == "" {
+		p.Variant = vs[0]
+	}
+	found := false
+	for _, v := range vs {
+		found = found || v == p.Variant
+	}
+	if !found {
+		return p, fmt.Errorf("the %s format has no variant %q", p.Dialect, p.Variant)
+	}
+	return p, nil
+}
+
+func newProfileID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return "m-" + hex.EncodeToString(b)
+}
+
+// Profiles lists the model profiles (keys masked).
+func (a *App) Profiles() ([]Profile, error) {
+	s, _, err := a.settings.Load()
+	return s.Profiles, err
+}
+
+// SaveProfile stores a profile. apiKey replaces the stored key when not
+// empty; it is never returned, only its masked form.
+func (a *App) SaveProfile(p Profile, apiKey string) (Profile, error) {
+	p, err := p.validate()
+	if err != nil {
+		return p, err
+	}
+	apiKey = strings.TrimSpace(apiKey)
+	s, _, err := a.settings.Load()
+	if err != nil {
+		return p, err
+	}
+	i := -1
+	for j, q := range s.Profiles {
+		if q.ID == p.ID && p.ID != "" {
+			i = j
+		}
+	}
+	if p.ID == "" || i < 0 {
+		p.ID = newProfileID()
+	}
+	if i >= 0 {
+		p.KeyMasked = s.Profiles[i].KeyMasked
+	}
+	if apiKey != "" {
+		if err := a.secrets.Set(p.ID, apiKey); err != nil {
+			return p, fmt.Errorf("store the API key: %w", err)
+		}
+		p.KeyMasked = Masked(apiKey)
+	}
+	if i >= 0 {
+		s.Profiles[i] = p
+	} else {
+		s.Profiles = append(s.Profiles, p)
+	}
+	if s.ActiveProfile == "" {
+		s.ActiveProfile = p.ID
+	}
+	if _, err := a.settings.Save(s); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// DeleteProfile removes a profile and its stored key.
+func (a *App) DeleteProfile(id string) error {
+	s, _, err := a.settings.Load()
+	if err != nil {
+		return err
+	}
+	kept := s.Profiles[:0]
+	for _, p := range s.Profiles {
+		if p.ID != id {
+			kept = append(kept, p)
+		}
+	}
+	s.Profiles = kept
+	if s.ActiveProfile == id {
+		s.ActiveProfile = ""
+		if len(kept) > 0 {
+			s.ActiveProfile = kept[0].ID
+		}
+	}
+	if err := a.secrets.Delete(id); err != nil {
+		return err
+	}
+	_, err = a.settings.Save(s)
+	return err
+}
+
+// profile returns a stored profile and its key ("" when none is stored).
+func (a *App) profile(id string) (Profile, string, error) {
+	s, _, err := a.settings.Load()
+	if err != nil {
+		return Profile{}, "", err
+	}
+	for _, p := range s.Profiles {
+		if p.ID == id {
+			key, err := a.secrets.Get(id)
+			if err != nil && !errors.Is(err, ErrNoSecret) {
+				return p, "", err
+			}
+			return p, key, nil
+		}
+	}
+	return Profile{}, "", errors.New("no model is set up: open Settings → Models and add one")
+}

@@ -1,0 +1,108 @@
+package app
+
+import (
+	"os"
+
+	"path/filepath"
+	"strings"
+	"tandem/engine/model/modeltest"
+	"testing"
+)
+
+func testApp(t *testing.T) *App {
+	t.Helper()
+	a := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir()})
+	a.secrets.ring = brokenRing{} // no keyring in tests: the 0600 file
+	return a
+}
+
+func TestProfileKeyIsStoredApartAndNeverReturned(t *testing.T) {
+	a := testApp(t)
+	const key = "sk-proj-SECRET-0123456789-abcd"
+	p, err := a.SaveProfile(Profile{Name: "Local vLLM", BaseURL: "http://127.0.0.1:8000/v1", Model: "ui-tars-1.5-7b", Dialect: "uitars", Variant: "1.5"}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ID == "" || p.KeyMasked != "sk-…abcd" {
+		t.Fatalf("profile %+v", p)
+	}
+	list, err := a.Profiles()
+	if err != nil || len(list) != 1 {
+		t.Fatalf("%v %v", list, err)
+	}
+	settings, _ := os.ReadFile(filepath.Join(a.cfg.ConfigDir, "settings.json"))
+	if strings.Contains(string(settings), "SECRET") {
+		t.Fatal("the key reached settings.json")
+	}
+	got, k, err := a.profile(p.ID)
+	if err != nil || k != key || got.Model != "ui-tars-1.5-7b" {
+		t.Fatalf("%+v %q %v", got, k, err)
+	}
+	// Saving again without a key keeps the stored one.
+	p.Name = "vLLM"
+	if p, err = a.SaveProfile(p, ""); err != nil || p.KeyMasked != "sk-…abcd" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if _, k, _ := a.profile(p.ID); k != key {
+		t.Fatal("key lost on save")
+	}
+	s, _, _ := a.settings.Load()
+	if s.ActiveProfile != p.ID {
+		t.Fatalf("first profile not active: %q", s.ActiveProfile)
+	}
+	if err := a.DeleteProfile(p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, k, err := a.profile(p.ID); err == nil || k != "" {
+		t.Fatal("deleted profile still there")
+	}
+	s, _, _ = a.settings.Load()
+	if s.ActiveProfile != "" {
+		t.Fatal("deleted profile still active")
+	}
+}
+
+func TestProfileValidation(t *testing.T) {
+	a := testApp(t)
+	good := Profile{Name: "x", BaseURL: "https://api.openai.com/v1", Model: "gpt-4o", Dialect: "tools"}
+	tests := []struct {
+		name string
+		edit func(*Profile)
+		want string
+	}{
+		{"no name", func(p *Profile) { p.Name = " " }, "name"},
+		{"bad url", func(p *Profile) { p.BaseURL = "api.openai.com" }, "base URL"},
+		{"key in url", func(p *Profile) { p.BaseURL = "https://user:sk@host/v1" }, "key field"},
+		{"no model", func(p *Profile) { p.Model = "" }, "model"},
+		{"bad dialect", func(p *Profile) { p.Dialect = "xml" }, "format"},
+		{"bad variant", func(p *Profile) { p.Dialect, p.Variant = "uitars", "2.0" }, "variant"},
+	}
+	for _, tt := range tests {
+		p := good
+		tt.edit(&p)
+		if _, err := a.SaveProfile(p, ""); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+	p, err := a.SaveProfile(good, "")
+	if err != nil || p.Variant != "rel1000" {
+		t.Fatalf("%+v %v", p, err)
+	}
+}
+
+func TestTestProfileAgainstARealServer(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Reply{Content: "OK"}, modeltest.Reply{Status: 401, Message: "invalid api key"})
+	a := testApp(t)
+	p, err := a.SaveProfile(Profile{Name: "local", BaseURL: srv.URL, Model: "m", Dialect: "tools"}, "sk-local-key-0000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.TestProfile(p.ID)
+	if err != nil || !res.OK {
+		t.Fatalf("%+v %v", res, err)
+	}
+	res, err = a.TestProfile(p.ID)
+	if err != nil || res.OK || !strings.Contains(res.Message, "refused the API key") || strings.Contains(res.Message, "sk-local-key-0000") {
+		t.Fatalf("%+v %v", res, err)
+	}
+}

@@ -1,0 +1,125 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine"
+	"tandem/engine/device/adb"
+	"tandem/engine/device/vphone"
+	"tandem/engine/model/modeltest"
+)
+
+// privateADBServer starts an adb server on a free port that scans for no
+// emulators, points the app at it through TANDEM_ADB_PORT, and kills it at
+// the end: tests never touch the developer's adb server or phones.
+func privateADBServer(t *testing.T) adb.Server {
+	t.Helper()
+	if _, err := exec.LookPath("adb"); err != nil {
+		t.Skip("adb is not installed")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	t.Setenv("TANDEM_ADB_PORT", strconv.Itoa(port))
+	t.Setenv("ADB_LOCAL_TRANSPORT_MAX_PORT", "0")
+	srv := adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Env: []string{"ADB_LOCAL_TRANSPORT_MAX_PORT=0"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Kill(context.Background()) })
+	return srv
+}
+
+func call(name, args string) openai.ToolCall {
+	return openai.ToolCall{ID: "c-" + name, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
+}
+
+// TestAppRunsATaskOnTheVirtualPhone goes through everything the window
+// uses: "Try without a phone", a model profile with a stored key, StartRun
+// with the real client, dialect and planner, the engine, the ADB driver and
+// the real adb server, until the counter shows 1 and the run is Done.
+func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
+	privateADBServer(t)
+	a := testApp(t)
+	if err := a.Start(context.Background(), nopNotifier{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Shutdown)
+
+	dev, err := a.StartVirtualPhone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dev.Usable() || !dev.Virtual || dev.Screen.W == 0 {
+		t.Fatalf("virtual phone entry %+v", dev)
+	}
+	a.virtual.mu.Lock()
+	phone := a.virtual.phones[dev.ID]
+	a.virtual.mu.Unlock()
+
+	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		st := phone.State()
+		switch {
+		case st.Foreground != vphone.PkgCounter:
+			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+		case st.Counter == 0:
+			b, ok := phone.BoundsOfText("+1")
+			if !ok {
+				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
+			}
+			c := b.Min.Add(b.Max).Div(2)
+			x, y := c.X*1000/dev.Screen.W, c.Y*1000/dev.Screen.H
+			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":%d}`, x, y))}}
+		default:
+			return modeltest.Reply{ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1.","success":true}`)}}
+		}
+	})
+	if _, err := a.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.StartRun(dev.ID, "Add one to the counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.StartRun(dev.ID, "a second task"); err == nil {
+		t.Fatal("a second run started on a busy device")
+	}
+	run, err := a.runs.Get(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := run.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.State != engine.Done || !res.Success || res.Summary != "The counter shows 1." {
+		t.Fatalf("run ended %+v", res)
+	}
+	if st := phone.State(); st.Counter != 1 {
+		t.Fatalf("counter %d", st.Counter)
+	}
+	for _, r := range srv.Requests() {
+		if len(r.Images()) == 0 {
+			t.Fatal("a model call had no screenshot")
+		}
+	}
+	past, err := a.PastRuns()
+	if err != nil || len(past) != 1 || past[0].State != "Done" {
+		t.Fatalf("history %+v %v", past, err)
+	}
+}

@@ -1,0 +1,159 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"tandem/app/mirror"
+	"tandem/engine"
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// Runs holds the live run of each device (several devices, several runs,
+// nothing shared between them) and forwards their events to the UI.
+type Runs struct {
+	devices *Devices
+	hub     *mirror.Hub
+	dataDir string
+	emit    func(engine.Event)
+
+	mu       sync.Mutex
+	byDevice map[string]*engine.Run
+	byID     map[string]*engine.Run
+}
+
+func newRuns(devices *Devices, hub *mirror.Hub, dataDir string, emit func(engine.Event)) *Runs {
+	return &Runs{devices: devices, hub: hub, dataDir: dataDir, emit: emit,
+		byDevice: map[string]*engine.Run{}, byID: map[string]*engine.Run{}}
+}
+
+// ErrDeviceBusy means the device already has a live run.
+var ErrDeviceBusy = errors.New("a task is already running on this device: stop it first")
+
+// ErrNoRun means the run id is unknown (it ended and was forgotten, or never existed).
+var ErrNoRun = errors.New("that task is no longer running")
+
+// EngineSettings turns the person's settings into a run's settings.
+func EngineSettings(s Settings, p Profile) engine.Settings {
+	return engine.Settings{
+		Budget: engine.Budget{Steps: s.Budget.MaxSteps, Tokens: s.Budget.MaxTokens, Cost: s.Budget.MaxCost,
+			WallTime: time.Duration(s.Budget.MaxMinutes) * time.Minute},
+		Policy:    engine.Policy{Words: s.PolicyWords, Apps: s.PolicyApps},
+		Stability: engine.StabilityConfig{Max: time.Duration(s.StabilityMs) * time.Millisecond},
+		Model:     p.Model, Dialect: p.Dialect, BaseURL: p.BaseURL,
+	}
+}
+
+// Start opens the device and starts a run on it.
+func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.Planner, set engine.Settings) (engine.Snapshot, error) {
+	r.mu.Lock()
+	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
+		r.mu.Unlock()
+		return engine.Snapshot{}, ErrDeviceBusy
+	}
+	r.mu.Unlock()
+	dev, err := r.devices.Open(ctx, deviceID)
+	if err != nil {
+		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
+	}
+	set.UITree = dev.Capabilities().UITree
+	run, err := engine.New(engine.Config{
+		Goal:     goal,
+		Device:   publishing{Device: dev, hub: r.hub, id: deviceID},
+		Planner:  planner,
+		DataDir:  r.dataDir,
+		Settings: set,
+	})
+	if err != nil {
+		dev.Close()
+		return engine.Snapshot{}, err
+	}
+	r.mu.Lock()
+	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
+		r.mu.Unlock()
+		dev.Close()
+		return engine.Snapshot{}, ErrDeviceBusy
+	}
+	if old, ok := r.byDevice[deviceID]; ok {
+		delete(r.byID, old.ID())
+	}
+	r.byDevice[deviceID], r.byID[run.ID()] = run, run
+	r.mu.Unlock()
+	run.Subscribe(engine.EmitterFunc(r.emit))
+	if h, ok := dev.(*desktopHandle); ok {
+		guardDesktop(run, h.Driver)
+	}
+	if err := run.Start(ctx); err != nil {
+		_ = run.Stop(ctx)
+		return engine.Snapshot{}, err
+	}
+	return run.Snapshot(), nil
+}
+
+// Get returns a live or just-ended run by id.
+func (r *Runs) Get(id string) (*engine.Run, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run, ok := r.byID[id]
+	if !ok {
+		return nil, ErrNoRun
+	}
+	return run, nil
+}
+
+// Active returns the snapshot of each device's newest run.
+func (r *Runs) Active() []engine.Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]engine.Snapshot, 0, len(r.byDevice))
+	for _, run := range r.byDevice {
+		out = append(out, run.Snapshot())
+	}
+	return out
+}
+
+// AgentBusy reports whether the agent drives the device now, so its own
+// screenshots keep the mirror fresh.
+func (r *Runs) AgentBusy(deviceID string) bool {
+	r.mu.Lock()
+	run, ok := r.byDevice[deviceID]
+	r.mu.Unlock()
+	if !ok {
+		return false
+	}
+	switch run.Snapshot().State {
+	case engine.Planning, engine.Executing, engine.WaitingForStability:
+		return true
+	}
+	return false
+}
+
+// StopAll stops every live run (the window is closing) and waits a little
+// for them to restore their devices.
+func (r *Runs) StopAll(ctx context.Context) {
+	r.mu.Lock()
+	runs := make([]*engine.Run, 0, len(r.byDevice))
+	for _, run := range r.byDevice {
+		runs = append(runs, run)
+	}
+	r.mu.Unlock()
+	for _, run := range runs {
+		_ = run.Stop(ctx)
+	}
+	for _, run := range runs {
+		_, _ = run.Wait(ctx)
+	}
+}
+
+// Input is a person's action on a run they drive (Manual).
+func (r *Runs) Input(ctx context.Context, id string, a action.Action) error {
+	run, err := r.Get(id)
+	if err != nil {
+		return err
+	}
+	return run.Input(ctx, a)
+}

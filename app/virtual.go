@@ -1,0 +1,100 @@
+package app
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"tandem/engine/device"
+	"tandem/engine/device/vphone"
+)
+
+// virtualPhones are the virtual phones this window started ("Try without a
+// phone"). They are attached to the same adb server as real phones, so every
+// run goes through the real ADB path; this source only marks them virtual
+// and detaches them when the window closes.
+type virtualPhones struct {
+	adbPort func() int
+
+	mu     sync.Mutex
+	phones map[string]*vphone.Phone // serial -> phone
+}
+
+func newVirtualPhones(adbPort func() int) *virtualPhones {
+	return &virtualPhones{adbPort: adbPort, phones: map[string]*vphone.Phone{}}
+}
+
+// Start starts a phone, attaches it and returns its serial.
+func (v *virtualPhones) Start(ctx context.Context) (string, error) {
+	p, err := vphone.New(vphone.WithProduct("tandem_virtual", "Tandem Virtual Phone", "vphone"))
+	if err != nil {
+		return "", err
+	}
+	if err := p.Listen("127.0.0.1:0"); err != nil {
+		p.Close()
+		return "", err
+	}
+	srv := vphone.ADBServer{Port: v.adbPort()}
+	if err := srv.Ensure(ctx); err != nil {
+		p.Close()
+		return "", err
+	}
+	serial := p.Addr()
+	if err := srv.Attach(ctx, serial); err != nil {
+		p.Close()
+		return "", err
+	}
+	v.mu.Lock()
+	v.phones[serial] = p
+	v.mu.Unlock()
+	return serial, nil
+}
+
+// List marks the virtual phones; the adb listing supplies the rest.
+func (v *virtualPhones) List(context.Context) ([]DeviceEntry, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make([]DeviceEntry, 0, len(v.phones))
+	for serial := range v.phones {
+		out = append(out, DeviceEntry{ID: serial, Name: "Tandem Virtual Phone", Kind: device.Phone, State: "offline", Virtual: true,
+			Problem: "The virtual phone is starting…"})
+	}
+	return out, nil
+}
+
+// Open leaves opening to the ADB driver.
+func (v *virtualPhones) Open(context.Context, string) (device.Device, bool, error) { return nil, false, nil }
+
+// Close detaches and stops every virtual phone.
+func (v *virtualPhones) Close() {
+	v.mu.Lock()
+	phones := v.phones
+	v.phones = map[string]*vphone.Phone{}
+	v.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	srv := vphone.ADBServer{Port: v.adbPort()}
+	for serial, p := range phones {
+		_ = srv.Detach(ctx, serial)
+		p.Close()
+	}
+}
+
+// adbPort is the port of the registry's adb server.
+func (d *Devices) adbPort() int {
+	addr := d.adb.Addr
+	if addr == "" {
+		return 5037
+	}
+	_, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 5037
+	}
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		return 5037
+	}
+	return n
+}

@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/device/adb"
+	"tandem/engine/device/vphone"
+	"tandem/engine/device/vphone/vphonetest"
+	"tandem/internal/xvfb"
+)
+
+func TestDevicesListsThisComputer(t *testing.T) {
+	d := xvfb.Start(t, 1280, 720)
+	t.Setenv("DISPLAY", d.Name)
+	port := strconv.Itoa(adbServerPort(t))
+	code, out, errOut := run(t, "devices", "--json", "--adb-port", port)
+	if code != ExitOK {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var rows []deviceRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].ID != "desktop:0" || rows[0].Kind != "desktop" || rows[0].Screen.W != 1280 || rows[0].Screen.H != 720 {
+		t.Fatalf("rows %+v", rows)
+	}
+	if code, out, _ = run(t, "devices", "--adb-port", port); code != ExitOK || !strings.Contains(out, "This computer") {
+		t.Fatalf("code %d out %q", code, out)
+	}
+}
+
+// adbServerPort starts a private adb server (no emulator scan) on a free
+// port for one test and kills it afterwards.
+func adbServerPort(t *testing.T) int {
+	t.Helper()
+	if _, err := exec.LookPath("adb"); err != nil {
+		t.Skip("adb is not installed (apt-get install adb)")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	srv := adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Env: []string{"ADB_LOCAL_TRANSPORT_MAX_PORT=0"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := srv.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Kill(context.Background()) })
+	return port
+}
+
+func TestDevicesEmpty(t *testing.T) {
+	t.Setenv("DISPLAY", "") // no X display: no "This computer" rows
+	port := strconv.Itoa(adbServerPort(t))
+	code, out, errOut := run(t, "devices", "--json", "--adb-port", port)
+	if code != ExitOK {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var rows []deviceRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || rows == nil || len(rows) != 0 {
+		t.Fatalf("want an empty JSON array, got %q (%v)", out, err)
+	}
+	code, out, _ = run(t, "devices", "--adb-port", port)
+	if code != ExitOK || !strings.Contains(out, "No devices") || !strings.Contains(out, "tandem vphone") {
+		t.Fatalf("code %d out %q", code, out)
+	}
+}
+
+func TestDevicesUsage(t *testing.T) {
+	for _, args := range [][]string{{"devices", "extra"}, {"devices", "--adb-port", "0"}, {"devices", "--nope"}} {
+		if code, _, _ := run(t, args...); code != ExitUsage {
+			t.Errorf("%q: code %d, want %d", args, code, ExitUsage)
+		}
+	}
+}
+
+func TestDevicesShowsVirtualPhone(t *testing.T) {
+	t.Setenv("DISPLAY", "") // only the phone, not This computer
+	_, env := vphonetest.Start(t, vphone.WithSize(720, 1600), vphone.WithProduct("tandem", "Tandem Virtual Phone", "vphone"))
+	port := strconv.Itoa(env.Port)
+	code, out, errOut := run(t, "devices", "--json", "--adb-port", port)
+	if code != ExitOK {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+	var rows []deviceRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("%v: %q", err, out)
+	}
+	want := deviceRow{ID: env.Serial, Kind: "phone", State: "device", Screen: action.Size{W: 720, H: 1600}}
+	if len(rows) != 1 || !strings.Contains(rows[0].Name, "Tandem Virtual Phone") {
+		t.Fatalf("rows %+v", rows)
+	}
+	rows[0].Name = ""
+	if rows[0] != want {
+		t.Errorf("got %+v, want %+v", rows[0], want)
+	}
+	code, out, _ = run(t, "devices", "--adb-port", port)
+	if code != ExitOK || !strings.Contains(out, env.Serial) || !strings.Contains(out, "720x1600") {
+		t.Errorf("code %d out %q", code, out)
+	}
+}

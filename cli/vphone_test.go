@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/engine/device/vphone/vphonetest"
+)
+
+// `tandem vphone` attaches a phone to an adb server, prints its serial and
+// detaches it on cancel.
+func TestVphoneCommand(t *testing.T) {
+	adb, port := vphonetest.StartServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, Env{Args: []string{"vphone", "--adb-port", strconv.Itoa(port)}, Stdout: pw, Stderr: io.Discard})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no serial printed: %v (exit %v)", err, <-done)
+	}
+	serial := strings.TrimSpace(line)
+	devices := func() string {
+		out, _ := exec.Command(adb, "-P", strconv.Itoa(port), "devices").CombinedOutput()
+		return string(out)
+	}
+	if !strings.Contains(devices(), serial+"\tdevice") {
+		t.Fatalf("%s not in adb devices:\n%s", serial, devices())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Fatalf("exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("tandem vphone did not stop")
+	}
+	if strings.Contains(devices(), serial) {
+		t.Fatalf("%s still attached:\n%s", serial, devices())
+	}
+}
+
+func TestVphoneUsage(t *testing.T) {
+	if code := Run(context.Background(), Env{Args: []string{"vphone", "extra"}, Stdout: io.Discard, Stderr: io.Discard}); code != ExitUsage {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -1,0 +1,372 @@
+// Package desktop drives the computer Tandem runs on: one X11 display chosen
+// by the person ("desktop:N"), observed with screenshots and operated with
+// robotgo's XTest input.
+//
+// Why it looks the way it does:
+//
+//   - Coordinates. Actions arrive in the screenshot's pixels. A screenshot is
+//     exactly the chosen monitor's rectangle of the root window in physical
+//     pixels, and XTest/XWarpPointer take root-window physical pixels, so a
+//     point maps to the screen by adding the monitor's origin (toScreen). X11
+//     applies HiDPI scaling inside applications, never to input or capture;
+//     Info.Scale (from Xft.dpi) is reported so the model and UI know text is
+//     large, and never shifts a coordinate.
+//   - Capture reuses one X connection and one MIT-SHM segment for the driver's
+//     life; kbinani/screenshot opens both anew for every frame and copies
+//     pixel by pixel (see capture.go and the benchmarks). kbinani/screenshot is
+//     the fallback where MIT-SHM is missing.
+//   - robotgo keeps a single Xlib Display for the whole process and reads
+//     DISPLAY when it first connects, so a process drives one X display: set
+//     DISPLAY (or Options.Display, which re-points robotgo process-wide) before
+//     opening a driver. Xlib is not thread-safe: every robotgo call here is
+//     made under one mutex.
+//   - Safety. While the agent drives (from its first action until a takeover
+//     or stop), a watcher on its own X connection compares the pointer
+//     position, buttons and keymap with what the agent last injected, every
+//     PollInterval (25 ms) and again right before every injection, so a drag
+//     step never warps the pointer back from under a hand that just moved it.
+//     Any difference is the person taking over: Takeover() fires, the action
+//     in flight stops between two injected events (a button the agent holds
+//     is released, the only input sent after a halt), and every later Do
+//     returns ErrTakenOver until Resume. Limits: a key tapped and released
+//     within one poll interval, or a wheel turn, can pass unseen; pointer
+//     movement, held keys and held buttons cannot.
+//     The stop hotkey (default ctrl+shift+escape) is a passive XGrabKey on the
+//     root window: it works whichever window has the focus, on Xvfb and on a
+//     real X server alike, needs no RECORD extension and swallows the key so
+//     the driven app never sees it. (robotn/gohook was the alternative; its
+//     X11 backend is a process-global XRecord loop in a C thread with no way
+//     to stop it per driver.) StopHotkey() fires and Do returns ErrStopped.
+//     Points on Tandem's own windows (ExcludePIDs, by _NET_WM_PID of the
+//     topmost window under the point, through a window manager's frame) or in
+//     ExcludeRects are refused with ErrOwnWindow before any input is sent.
+//   - Focus. The driver never raises, maps or focuses a window: input goes to
+//     whatever the person left focused, and the clipboard helper window is
+//     never mapped.
+//   - Text. ASCII is typed key by key with robotgo when the keyboard layout
+//     types it faithfully (layout.go); anything else (Chinese, emoji, '@' on a
+//     German layout) is pasted: the driver owns the CLIPBOARD selection just
+//     long enough for the focused app to fetch it after the paste keys, then
+//     gives the person's text clipboard back (clipboard.go).
+//   - Launch is reported unsupported in Capabilities: "open WeChat" has no
+//     portable meaning on a desktop (.desktop names, localized names, paths)
+//     and starting programs would take the focus; the model uses the desktop's
+//     own launcher (a hotkey and typing) instead, which the person can watch.
+//     Swipe (a phone gesture) is also unsupported; drag is the desktop's.
+//   - Only X11 (and XWayland apps): with no DISPLAY, Displays and Open fail
+//     with device.ErrGone. Xlib, under robotgo, ends the process if the X
+//     server goes away while robotgo's display is open (the session ended).
+package desktop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-vgo/robotgo"
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+)
+
+// Typed errors of this driver. ErrOwnWindow wraps device.ErrPermission.
+var (
+	ErrTakenOver = errors.New("the person took over the mouse or keyboard")
+	ErrStopped   = errors.New("stop hotkey pressed")
+	ErrOwnWindow = fmt.Errorf("%w: point is on Tandem's own window", device.ErrPermission)
+	ErrNoDisplay = errors.New("no such display")
+	// ErrHotkeyTaken: another X client (or another open driver) holds the stop
+	// hotkey's grab; choose another with Options.StopHotkey.
+	ErrHotkeyTaken = errors.New("stop hotkey is taken by another program")
+	// ErrClosed wraps device.ErrGone for actions after Close.
+	ErrClosed = fmt.Errorf("%w: desktop driver closed", device.ErrGone)
+)
+
+// IDPrefix starts every desktop device ID: "desktop:0" is the first display.
+const IDPrefix = "desktop:"
+
+// Options configure a driver. The zero value is usable.
+type Options struct {
+	// Display is the X display (":0"); "" means $DISPLAY. See the package doc:
+	// robotgo follows it process-wide.
+	Display string
+	// StopHotkey is the global stop chord, e.g. "ctrl+shift+escape" (default).
+	StopHotkey string
+	// ExcludePIDs are processes whose windows the agent must not act on
+	// (Tandem's own PID).
+	ExcludePIDs []int
+	// ExcludeRects are root-window rectangles the agent must not act on.
+	ExcludeRects []image.Rectangle
+	// PollInterval is how often the takeover watcher samples input (25 ms).
+	PollInterval time.Duration
+	// PasteKeys paste the clipboard in the focused app (default ctrl+v; a
+	// terminal wants ctrl+shift+v).
+	PasteKeys []string
+	// ScrollClicks is wheel notches per scroll action (5).
+	ScrollClicks int
+}
+
+// DefaultStopHotkey is the stop chord when Options.StopHotkey is empty.
+const DefaultStopHotkey = "ctrl+shift+escape"
+
+// Displays lists this computer's displays on $DISPLAY as devices, in the
+// X server's order; ID "desktop:N" opens display N. `tandem devices` shows
+// them as "This computer".
+func Displays(ctx context.Context) ([]device.Info, error) {
+	return DisplaysOn(ctx, "")
+}
+
+// DisplaysOn is Displays for a given X display name.
+func DisplaysOn(ctx context.Context, display string) ([]device.Info, error) {
+	c, err := dial(ctx, display)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ms, err := monitors(c)
+	if err != nil {
+		return nil, err
+	}
+	scale := hidpiScale(c)
+	out := make([]device.Info, len(ms))
+	for i, m := range ms {
+		out[i] = infoFor(i, m, scale)
+	}
+	return out, nil
+}
+
+func infoFor(i int, m monitor, scale float64) device.Info {
+	name := "Display " + strconv.Itoa(i+1)
+	var notes []string
+	if m.Name != "" {
+		notes = append(notes, m.Name)
+	}
+	if m.Primary {
+		notes = append(notes, "primary")
+	}
+	if m.Bounds.Min != (image.Point{}) {
+		notes = append(notes, fmt.Sprintf("at %d,%d", m.Bounds.Min.X, m.Bounds.Min.Y))
+	}
+	if len(notes) > 0 {
+		name += " (" + strings.Join(notes, ", ") + ")"
+	}
+	return device.Info{
+		ID:     IDPrefix + strconv.Itoa(i),
+		Name:   name,
+		Kind:   device.Desktop,
+		Screen: action.Size{W: m.Bounds.Dx(), H: m.Bounds.Dy()},
+		Scale:  scale,
+	}
+}
+
+// ParseID returns N of "desktop:N".
+func ParseID(id string) (int, error) {
+	rest, ok := strings.CutPrefix(id, IDPrefix)
+	n, err := strconv.Atoi(rest)
+	if !ok || err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %q is not a desktop id (want %sN)", ErrNoDisplay, id, IDPrefix)
+	}
+	return n, nil
+}
+
+// Driver operates one display. It is safe for concurrent use; actions run one
+// at a time.
+type Driver struct {
+	opts   Options
+	index  int
+	bounds image.Rectangle // the monitor in root coordinates
+	info   device.Info
+	caps   device.Capabilities
+
+	cap     *capturer
+	ctl     *xgb.Conn // the watcher's, the hotkey grab's and the clipboard's
+	clip    *clipboard
+	stop    chord
+	stopKey grabbed
+
+	doMu sync.Mutex // one action at a time
+	inj  injector
+
+	takeover chan struct{}
+	stopped  chan struct{}
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	closeMu  sync.Once
+}
+
+// Open connects to display id ("desktop:N") and arms the stop hotkey. The
+// takeover watcher starts with the first action.
+func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
+	index, err := ParseID(id)
+	if err != nil {
+		return nil, err
+	}
+	if opts.StopHotkey == "" {
+		opts.StopHotkey = DefaultStopHotkey
+	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 25 * time.Millisecond
+	}
+	if len(opts.PasteKeys) == 0 {
+		opts.PasteKeys = []string{"ctrl", "v"}
+	}
+	if opts.ScrollClicks <= 0 {
+		opts.ScrollClicks = 5
+	}
+	stop, err := parseChord([]string{opts.StopHotkey})
+	if err != nil {
+		return nil, fmt.Errorf("stop hotkey: %w", err)
+	}
+	paste, err := parseChord(opts.PasteKeys)
+	if err != nil {
+		return nil, fmt.Errorf("paste keys: %w", err)
+	}
+	capConn, err := dial(ctx, opts.Display)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Display != "" && opts.Display != os.Getenv("DISPLAY") {
+		if err := robotgo.SetXDisplayName(opts.Display); err != nil {
+			capConn.Close()
+			return nil, fmt.Errorf("robotgo display: %w", err)
+		}
+	}
+	ms, err := monitors(capConn)
+	if err != nil {
+		capConn.Close()
+		return nil, err
+	}
+	if index >= len(ms) {
+		capConn.Close()
+		return nil, fmt.Errorf("%w: %s (this computer has %d)", ErrNoDisplay, id, len(ms))
+	}
+	ctl, err := dial(ctx, opts.Display)
+	if err != nil {
+		capConn.Close()
+		return nil, err
+	}
+	d := &Driver{
+		opts:     opts,
+		index:    index,
+		bounds:   ms[index].Bounds,
+		info:     infoFor(index, ms[index], hidpiScale(capConn)),
+		caps:     capabilities(),
+		cap:      newCapturer(capConn),
+		ctl:      ctl,
+		stop:     stop,
+		takeover: make(chan struct{}, 1),
+		stopped:  make(chan struct{}, 1),
+		quit:     make(chan struct{}),
+	}
+	d.inj.init(paste)
+	root := xproto.Setup(ctl).DefaultScreen(ctl).Root
+	d.inj.check = func() bool { return d.sampleLocked(root) }
+	if d.clip, err = newClipboard(ctl); err != nil {
+		d.closeConns()
+		return nil, err
+	}
+	if err := d.grabStop(); err != nil {
+		d.closeConns()
+		return nil, err
+	}
+	d.wg.Add(2)
+	go d.events()
+	go d.watch()
+	return d, nil
+}
+
+func capabilities() device.Capabilities {
+	return device.Capabilities{
+		Actions: []action.Type{action.Tap, action.DoubleTap, action.LongPress, action.Drag,
+			action.RightClick, action.Scroll, action.TypeText, action.Key, action.Hotkey, action.Wait},
+		UITree: false,
+	}
+}
+
+// Info describes the display.
+func (d *Driver) Info(ctx context.Context) (device.Info, error) {
+	if err := ctx.Err(); err != nil {
+		return device.Info{}, err
+	}
+	return d.info, nil
+}
+
+// Capabilities says what a desktop can do: no launch, no swipe, no UI tree.
+func (d *Driver) Capabilities() device.Capabilities { return d.caps }
+
+// Bounds is the display's rectangle in root-window (screen) coordinates.
+func (d *Driver) Bounds() image.Rectangle { return d.bounds }
+
+// Screenshot captures the display, in the coordinate space of actions.
+func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
+	return d.cap.capture(ctx, d.bounds)
+}
+
+// ScreenshotInto is Screenshot reusing dst's pixels when it has the display's
+// size (the frame is overwritten: the caller must be done with it).
+func (d *Driver) ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error) {
+	return d.cap.captureInto(ctx, d.bounds, dst)
+}
+
+// Takeover fires when the person moves the mouse, clicks or types while the
+// agent drives. One pending signal is kept; later ones merge into it.
+func (d *Driver) Takeover() <-chan struct{} { return d.takeover }
+
+// StopHotkey fires when the person presses the stop hotkey, whichever window
+// has the focus.
+func (d *Driver) StopHotkey() <-chan struct{} { return d.stopped }
+
+// Resume lets the agent drive again after a takeover or stop (the person
+// handed control back). The watcher re-baselines at the next action.
+func (d *Driver) Resume() { d.inj.resume() }
+
+// toScreen maps a screenshot point to the root window.
+func (d *Driver) toScreen(x, y int) image.Point {
+	return toScreen(d.bounds, d.info.Screen, x, y)
+}
+
+// toScreen maps (x, y) in a shot of size shot to the monitor rectangle b. On
+// X11 the shot is the monitor's own size, so this adds the origin; a scaled
+// shot (shot != b's size) is mapped proportionally to the nearest pixel.
+func toScreen(b image.Rectangle, shot action.Size, x, y int) image.Point {
+	if shot.W == b.Dx() && shot.H == b.Dy() {
+		return image.Pt(b.Min.X+x, b.Min.Y+y)
+	}
+	sx := b.Min.X + (2*x*b.Dx()+shot.W)/(2*shot.W)
+	sy := b.Min.Y + (2*y*b.Dy()+shot.H)/(2*shot.H)
+	return image.Pt(min(sx, b.Max.X-1), min(sy, b.Max.Y-1))
+}
+
+// Close releases the hotkey grab and the X connections.
+func (d *Driver) Close() error {
+	d.closeMu.Do(func() {
+		close(d.quit)
+		d.inj.mu.Lock()
+		if !d.inj.haltLocked(ErrClosed) {
+			d.inj.halt = ErrClosed // closed outranks a takeover or stop
+		}
+		d.inj.mu.Unlock()
+		d.inj.releaseAll()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		d.clip.handOff(ctx, d.opts.Display)
+		cancel()
+		d.closeConns()
+		d.wg.Wait()
+	})
+	return nil
+}
+
+func (d *Driver) closeConns() {
+	d.cap.close()
+	d.ctl.Close()
+}
+
+var _ device.Device = (*Driver)(nil)

@@ -1,0 +1,202 @@
+package desktop
+
+import (
+	"context"
+	"errors"
+	"image"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb/xproto"
+
+	"tandem/engine/action"
+)
+
+// pointer reads the pointer position from a separate X client.
+func pointer(t *testing.T) image.Point {
+	t.Helper()
+	out := run(t, "xdotool", "getmouselocation", "--shell")
+	var p image.Point
+	for _, line := range strings.Split(out, "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "X":
+			p.X = n
+		case "Y":
+			p.Y = n
+		}
+	}
+	return p
+}
+
+// A second X client moves the pointer in the middle of a drag: the takeover
+// signal fires within 200 ms, the drag stops, and the agent sends nothing
+// more but the release of the button it held.
+func TestPhysicalTakeoverStopsTheAgent(t *testing.T) {
+	p := page(t)
+	d := open(t, Options{})
+	ctx := context.Background()
+	done := make(chan error, 1)
+	go func() {
+		done <- d.Do(ctx, action.Action{Type: action.Drag, X: 100, Y: 100, X2: 900, Y2: 900, Ms: 3000})
+	}()
+	p.waitFor(t, "the drag under way", func(evs []pageEvent) bool {
+		for _, e := range ofType(evs, "mousemove") {
+			if e.Buttons == 1 && e.X > 150 {
+				return true
+			}
+		}
+		return false
+	})
+	person := image.Pt(1700, 300)
+	moved := time.Now()
+	run(t, "xdotool", "mousemove", strconv.Itoa(person.X), strconv.Itoa(person.Y))
+	select {
+	case <-d.Takeover():
+		if took := time.Since(moved); took > 200*time.Millisecond {
+			t.Errorf("takeover signalled %v after the person moved", took)
+		} else {
+			t.Logf("takeover signalled %v after xdotool started", took)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("no takeover signal")
+	}
+	signalled := float64(time.Now().UnixMicro()) / 1000
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrTakenOver) {
+			t.Fatalf("drag returned %v, want ErrTakenOver", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("the drag went on after the takeover")
+	}
+	if err := d.Do(ctx, action.Action{Type: action.Tap, X: 50, Y: 50}); !errors.Is(err, ErrTakenOver) {
+		t.Fatalf("tap after takeover: %v, want ErrTakenOver", err)
+	}
+	// Give the agent every chance to misbehave, then check nothing moved.
+	time.Sleep(400 * time.Millisecond)
+	if got := pointer(t); got != person {
+		t.Errorf("pointer at %v after the takeover, the person left it at %v", got, person)
+	}
+	for _, e := range p.snapshot() {
+		if e.T > signalled+5 && !at(e, person.X, person.Y) {
+			t.Errorf("agent input after the takeover: %v (%.0f ms after)", e, e.T-signalled)
+		}
+	}
+	// Handed back: the agent drives again.
+	d.Resume()
+	p.reset()
+	do(t, d, action.Action{Type: action.Tap, X: 640, Y: 480})
+	p.waitFor(t, "a click after Resume", func(evs []pageEvent) bool {
+		es := ofType(evs, "click")
+		return len(es) == 1 && at(es[0], 640, 480)
+	})
+}
+
+// Typing or clicking by the person is a takeover too. A person holds a key or
+// button for 50 ms or more; the watcher samples every 25 ms.
+func TestKeyboardAndButtonTakeover(t *testing.T) {
+	page(t)
+	d := open(t, Options{})
+	for _, person := range [][]string{
+		{"keydown", "x", "sleep", "0.08", "keyup", "x"},
+		{"mousedown", "1", "sleep", "0.08", "mouseup", "1"},
+	} {
+		do(t, d, action.Action{Type: action.Tap, X: 1500, Y: 200})
+		run(t, "xdotool", person...)
+		select {
+		case <-d.Takeover():
+		case <-time.After(2 * time.Second):
+			t.Fatalf("xdotool %v: no takeover", person)
+		}
+		if err := d.Do(context.Background(), action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, ErrTakenOver) {
+			t.Fatalf("after xdotool %v: %v", person, err)
+		}
+		d.Resume()
+	}
+}
+
+// The stop hotkey works while another window has the focus, and halts the agent.
+func TestStopHotkey(t *testing.T) {
+	page(t)
+	d := open(t, Options{})
+	run(t, "xdotool", "key", "ctrl+shift+Escape")
+	select {
+	case <-d.StopHotkey():
+	case <-time.After(2 * time.Second):
+		t.Fatal("the stop hotkey did not fire")
+	}
+	if err := d.Do(context.Background(), action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, ErrStopped) {
+		t.Fatalf("tap after stop: %v, want ErrStopped", err)
+	}
+	// Another chord, NumLock on.
+	d.Close()
+	d2 := open(t, Options{StopHotkey: "Alt+F12"})
+	run(t, "xdotool", "key", "Num_Lock", "alt+F12", "Num_Lock")
+	select {
+	case <-d2.StopHotkey():
+	case <-time.After(2 * time.Second):
+		t.Fatal("alt+F12 with NumLock did not fire")
+	}
+	if _, err := Open(context.Background(), "desktop:0", Options{StopHotkey: "alt+F12"}); !errors.Is(err, ErrHotkeyTaken) {
+		t.Errorf("a second grab of the same hotkey: %v, want ErrHotkeyTaken", err)
+	}
+	d2.Close()
+	if err := d2.Do(context.Background(), action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, ErrClosed) {
+		t.Errorf("tap after Close: %v, want ErrClosed", err)
+	}
+}
+
+// The agent may not click on Tandem's own window (by PID) or an excluded rectangle.
+func TestOwnWindowIsRefused(t *testing.T) {
+	p := page(t)
+	xterm := exec.Command("xterm", "-geometry", "40x10+100+100", "-e", "sleep", "60")
+	xterm.Env = env.display.Env()
+	if err := xterm.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { xterm.Process.Kill(); xterm.Wait() })
+	d := open(t, Options{ExcludePIDs: []int{xterm.Process.Pid}, ExcludeRects: []image.Rectangle{image.Rect(1800, 0, 1920, 40)}})
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		w, err := d.topWindowAt(image.Pt(150, 150))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w != 0 && d.windowPID(w, 2) == xterm.Process.Pid {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("xterm did not map")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ctx := context.Background()
+	for _, a := range []action.Action{
+		{Type: action.Tap, X: 150, Y: 150},
+		{Type: action.Drag, X: 600, Y: 600, X2: 120, Y2: 120},
+		{Type: action.Tap, X: 1850, Y: 20},
+	} {
+		if err := d.Do(ctx, a); !errors.Is(err, ErrOwnWindow) {
+			t.Errorf("%v: %v, want ErrOwnWindow", a, err)
+		}
+	}
+	p.reset()
+	do(t, d, action.Action{Type: action.Tap, X: 900, Y: 700})
+	p.waitFor(t, "a click beside the excluded window", count("click", 1))
+	if n := len(ofType(p.snapshot(), "mousedown")); n != 1 {
+		t.Errorf("%d mousedowns, want only the allowed one", n)
+	}
+}
+
+func TestWindowPIDWalksFrames(t *testing.T) {
+	d := open(t, Options{})
+	root := xproto.Setup(d.ctl).DefaultScreen(d.ctl).Root
+	if pid := d.windowPID(root, 0); pid != 0 {
+		t.Errorf("root has pid %d", pid)
+	}
+}

@@ -1,0 +1,52 @@
+package vphone
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"testing"
+	"time"
+)
+
+// Any command line must be answered (output or a syntax error), never a
+// panic; each line runs with a short deadline so sleeps end.
+func FuzzShell(f *testing.F) {
+	for _, s := range []string{
+		"echo hi", `echo 'a b' "c\"d" e\ f`, "false && echo x || echo y; echo $?", "a |", "| a",
+		"input tap 1 2", "input text 你好", "input swipe 1 2 3 4 5", "grep -E 'x|y' < /sdcard/none",
+		"echo x > /sdcard/f && cat /sdcard/f 2>&1 >> /sdcard/g", "am broadcast -a ADB_INPUT_B64 --es msg 5L2g",
+		"settings put secure default_input_method x; ime list", "uiautomator dump /dev/tty", "\"unterminated",
+		"${HOME}$", "monkey -p com.tandem.game 1", "input keyevent 4 3 187 66 67", "sleep 9999",
+	} {
+		f.Add(s)
+	}
+	p, err := New(WithSize(240, 320))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		var out bytes.Buffer
+		sh := &shell{p: p, ctx: ctx, stdin: bytes.NewReader(nil), stdout: &out, stderr: &out}
+		sh.run(line)
+	})
+}
+
+// Arbitrary bytes from a host must end the connection cleanly.
+func FuzzPacket(f *testing.F) {
+	f.Add(packet{cmd: cmdCNXN, arg0: adbVersion, arg1: 1 << 20, data: []byte("host::")}.encode())
+	f.Add(packet{cmd: cmdOPEN, arg0: 1, data: []byte("shell:echo\x00")}.encode())
+	f.Add([]byte("garbage that is not a packet at all"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := bytes.NewReader(data)
+		for {
+			if _, err := readPacket(r); err != nil {
+				if r.Len() > 0 && err == io.EOF {
+					t.Fatal("EOF with bytes left")
+				}
+				return
+			}
+		}
+	})
+}

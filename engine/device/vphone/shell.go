@@ -1,0 +1,404 @@
+package vphone
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The phone's shell: enough of Android's mksh for what agents and drivers
+// send — quoting, `;`, `&&`, `||`, pipes, redirections to files, $? — with
+// each command a Go function over the phone model.
+
+// token is a word or an operator of a command line.
+type token struct {
+	op   string // "", ";", "&&", "||", "|", ">", ">>", "<", "2>", "2>>", "2>&1", ">&2"
+	word string
+}
+
+// errSyntax is a command line the shell cannot parse.
+var errSyntax = errors.New("syntax error")
+
+// tokenize splits a command line; vars expands $NAME.
+func tokenize(line string, vars func(string) string) ([]token, error) {
+	var toks []token
+	var cur strings.Builder
+	inWord := false
+	flush := func() {
+		if inWord {
+			toks = append(toks, token{word: cur.String()})
+			cur.Reset()
+			inWord = false
+		}
+	}
+	expand := func(i int) int { // at line[i] == '$'; returns the index after the name
+		j := i + 1
+		if j < len(line) && line[j] == '?' {
+			cur.WriteString(vars("?"))
+			return j + 1
+		}
+		if j < len(line) && line[j] == '{' {
+			end := strings.IndexByte(line[j:], '}')
+			if end < 0 {
+				cur.WriteByte('$')
+				return j
+			}
+			cur.WriteString(vars(line[j+1 : j+end]))
+			return j + end + 1
+		}
+		k := j
+		for k < len(line) && (line[k] == '_' || line[k] >= 'a' && line[k] <= 'z' || line[k] >= 'A' && line[k] <= 'Z' || k > j && line[k] >= '0' && line[k] <= '9') {
+			k++
+		}
+		if k == j {
+			cur.WriteByte('$')
+			return j
+		}
+		cur.WriteString(vars(line[j:k]))
+		return k
+	}
+	for i := 0; i < len(line); {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			flush()
+			i++
+		case c == '\n':
+			flush()
+			toks = append(toks, token{op: ";"})
+			i++
+		case c == '#' && !inWord:
+			for i < len(line) && line[i] != '\n' {
+				i++
+			}
+		case c == '\'':
+			end := strings.IndexByte(line[i+1:], '\'')
+			if end < 0 {
+				return nil, fmt.Errorf("%w: unterminated quoted string", errSyntax)
+			}
+			cur.WriteString(line[i+1 : i+1+end])
+			inWord = true
+			i += end + 2
+		case c == '"':
+			inWord = true
+			i++
+			closed := false
+			for i < len(line) {
+				d := line[i]
+				if d == '"' {
+					closed = true
+					i++
+					break
+				}
+				if d == '\\' && i+1 < len(line) && strings.IndexByte("$`\"\\\n", line[i+1]) >= 0 {
+					cur.WriteByte(line[i+1])
+					i += 2
+					continue
+				}
+				if d == '$' {
+					i = expand(i)
+					continue
+				}
+				cur.WriteByte(d)
+				i++
+			}
+			if !closed {
+				return nil, fmt.Errorf("%w: unterminated quoted string", errSyntax)
+			}
+		case c == '\\':
+			if i+1 < len(line) {
+				if line[i+1] != '\n' {
+					cur.WriteByte(line[i+1])
+					inWord = true
+				}
+				i += 2
+			} else {
+				i++
+			}
+		case c == '$':
+			inWord = true
+			i = expand(i)
+		case c == ';' || c == '&' || c == '|' || c == '<' || c == '>':
+			if (c == '>' || c == '<') && inWord && (cur.String() == "1" || cur.String() == "2") {
+				// "2>" and "1>": a digit right before the operator is its fd.
+				fd := cur.String()
+				cur.Reset()
+				inWord = false
+				op, n := redirOp(line[i:])
+				if fd == "2" {
+					op = "2" + op
+				}
+				toks = append(toks, token{op: op})
+				i += n
+				continue
+			}
+			flush()
+			switch {
+			case strings.HasPrefix(line[i:], "&&"):
+				toks = append(toks, token{op: "&&"})
+				i += 2
+			case strings.HasPrefix(line[i:], "||"):
+				toks = append(toks, token{op: "||"})
+				i += 2
+			case c == ';' || c == '&':
+				toks = append(toks, token{op: ";"})
+				i++
+			case c == '|':
+				toks = append(toks, token{op: "|"})
+				i++
+			default:
+				op, n := redirOp(line[i:])
+				toks = append(toks, token{op: op})
+				i += n
+			}
+		default:
+			cur.WriteByte(c)
+			inWord = true
+			i++
+		}
+	}
+	flush()
+	return toks, nil
+}
+
+// redirOp reads a redirection operator at the start of s.
+func redirOp(s string) (string, int) {
+	for _, op := range []string{">&2", ">&1", ">>", ">", "<"} {
+		if strings.HasPrefix(s, op) {
+			return op, len(op)
+		}
+	}
+	return s[:1], 1
+}
+
+// simple is one command with its redirections.
+type simple struct {
+	args                 []string
+	out, errOut, in      string
+	outAppend, errAppend bool
+	errToOut, outToErr   bool
+}
+
+// pipeline is commands joined by |, and how it joins the next one.
+type pipeline struct {
+	cmds []simple
+	next string // ";", "&&", "||" or "" at the end
+}
+
+func parse(toks []token) ([]pipeline, error) {
+	var out []pipeline
+	var pl pipeline
+	var cmd simple
+	endCmd := func(op string) error {
+		if len(cmd.args) == 0 {
+			return fmt.Errorf("%w: '%s' unexpected", errSyntax, op)
+		}
+		pl.cmds = append(pl.cmds, cmd)
+		cmd = simple{}
+		return nil
+	}
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		switch t.op {
+		case "":
+			cmd.args = append(cmd.args, t.word)
+		case "|":
+			if err := endCmd("|"); err != nil {
+				return nil, err
+			}
+		case ";", "&&", "||":
+			if len(cmd.args) == 0 && len(pl.cmds) == 0 && t.op == ";" {
+				continue // empty command
+			}
+			if err := endCmd(t.op); err != nil {
+				return nil, err
+			}
+			pl.next = t.op
+			out = append(out, pl)
+			pl = pipeline{}
+		case "2>&1":
+			cmd.errToOut = true
+		case ">&2":
+			cmd.outToErr = true
+		case ">&1":
+		default: // a redirection to a file
+			if i+1 >= len(toks) || toks[i+1].op != "" {
+				return nil, fmt.Errorf("%w: '%s' unexpected", errSyntax, t.op)
+			}
+			i++
+			file := toks[i].word
+			switch t.op {
+			case ">":
+				cmd.out, cmd.outAppend = file, false
+			case ">>":
+				cmd.out, cmd.outAppend = file, true
+			case "<":
+				cmd.in = file
+			case "2>":
+				cmd.errOut, cmd.errAppend = file, false
+			case "2>>":
+				cmd.errOut, cmd.errAppend = file, true
+			}
+		}
+	}
+	if len(cmd.args) > 0 {
+		pl.cmds = append(pl.cmds, cmd)
+	} else if len(pl.cmds) > 0 {
+		return nil, fmt.Errorf("%w: unexpected end of line", errSyntax)
+	}
+	if len(pl.cmds) > 0 {
+		out = append(out, pl)
+	} else if len(out) > 0 && out[len(out)-1].next != ";" {
+		return nil, fmt.Errorf("%w: unexpected end of line", errSyntax)
+	}
+	return out, nil
+}
+
+// statusMark stands for $? until the command that uses it runs.
+const statusMark = "\x00status\x00"
+
+// shell runs command lines against a phone.
+type shell struct {
+	p      *Phone
+	ctx    context.Context
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	drop   func() // drops the transport (failure switch)
+	status int
+}
+
+// cmdIO is one command's streams.
+type cmdIO struct {
+	ctx    context.Context
+	in     io.Reader
+	out    io.Writer
+	err    io.Writer
+	drop   func()
+	p      *Phone
+	isLast bool // writes to the stream itself (screencap's mid-stream drop)
+}
+
+func (sh *shell) vars(name string) string {
+	switch name {
+	case "?":
+		return statusMark // replaced when the command runs
+	case "HOME":
+		return "/"
+	case "PATH":
+		return "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin"
+	case "ANDROID_DATA":
+		return "/data"
+	case "EXTERNAL_STORAGE":
+		return "/sdcard"
+	}
+	return ""
+}
+
+// run executes a command line and returns its exit status.
+func (sh *shell) run(line string) int {
+	toks, err := tokenize(line, sh.vars)
+	if err == nil {
+		var pls []pipeline
+		pls, err = parse(toks)
+		if err == nil {
+			return sh.runList(pls)
+		}
+	}
+	fmt.Fprintf(sh.stderr, "/system/bin/sh: %v\n", err)
+	sh.status = 1
+	return 1
+}
+
+func (sh *shell) runList(pls []pipeline) int {
+	skip := false
+	for i, pl := range pls {
+		if sh.ctx.Err() != nil {
+			return 130
+		}
+		if !skip {
+			sh.status = sh.runPipeline(pl)
+		}
+		skip = false
+		if i < len(pls) {
+			switch pl.next {
+			case "&&":
+				skip = sh.status != 0
+			case "||":
+				skip = sh.status == 0
+			}
+		}
+	}
+	return sh.status
+}
+
+func (sh *shell) runPipeline(pl pipeline) int {
+	var in io.Reader = sh.stdin
+	status := 0
+	for i, c := range pl.cmds {
+		last := i == len(pl.cmds)-1
+		var out io.Writer = sh.stdout
+		var buf *bytes.Buffer
+		if !last {
+			buf = &bytes.Buffer{}
+			out = buf
+		}
+		status = sh.runSimple(c, in, out, last)
+		if buf != nil {
+			in = buf
+		}
+	}
+	return status
+}
+
+func (sh *shell) runSimple(c simple, in io.Reader, out io.Writer, last bool) int {
+	errW := sh.stderr
+	var outBuf, errBuf *bytes.Buffer
+	if c.in != "" {
+		data, err := sh.p.fs.read(c.in)
+		if err != nil {
+			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't open %s: %s\n", c.in, errText(err))
+			return 1
+		}
+		in = bytes.NewReader(data)
+	}
+	if c.out != "" {
+		outBuf = &bytes.Buffer{}
+		out = outBuf
+		last = false
+	}
+	if c.errOut != "" {
+		errBuf = &bytes.Buffer{}
+		errW = errBuf
+	}
+	if c.errToOut {
+		errW = out
+	}
+	if c.outToErr {
+		out = errW
+	}
+	args := make([]string, len(c.args))
+	for i, a := range c.args {
+		args[i] = strings.ReplaceAll(a, statusMark, strconv.Itoa(sh.status))
+	}
+	c.args = args
+	cio := &cmdIO{ctx: sh.ctx, in: in, out: out, err: errW, drop: sh.drop, p: sh.p, isLast: last}
+	status := sh.p.runCommand(cio, c.args)
+	if outBuf != nil {
+		if err := sh.p.fs.write(c.out, outBuf.Bytes(), 0o644, c.outAppend); err != nil {
+			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't create %s: %s\n", c.out, errText(err))
+			return 1
+		}
+	}
+	if errBuf != nil {
+		if err := sh.p.fs.write(c.errOut, errBuf.Bytes(), 0o644, c.errAppend); err != nil {
+			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't create %s: %s\n", c.errOut, errText(err))
+			return 1
+		}
+	}
+	return status
+}

@@ -1,0 +1,91 @@
+package vphone
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ADB transport commands (adb/protocol.txt).
+const (
+	cmdSYNC = 0x434e5953
+	cmdCNXN = 0x4e584e43
+	cmdAUTH = 0x48545541
+	cmdOPEN = 0x4e45504f
+	cmdOKAY = 0x59414b4f
+	cmdCLSE = 0x45534c43
+	cmdWRTE = 0x45545257
+)
+
+const (
+	// adbVersion is the protocol version we answer CNXN with; adb 29 sends
+	// the same and never checks data_check for it.
+	adbVersion = 0x01000001
+	// deviceMaxData is the payload size we accept; the host sends 1 MiB, we
+	// answer 256 KiB like adbd, and each side writes at most the other's value.
+	deviceMaxData = 256 * 1024
+	// hardMaxData bounds a payload we are willing to read at all.
+	hardMaxData = 1 << 20
+)
+
+// packet is one ADB transport message.
+type packet struct {
+	cmd, arg0, arg1 uint32
+	data            []byte
+}
+
+// ErrBadPacket is returned when the host sends something that is not an
+// ADB transport packet.
+var ErrBadPacket = errors.New("vphone: bad adb packet")
+
+func cmdName(c uint32) string {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], c)
+	return string(b[:])
+}
+
+func readPacket(r io.Reader) (packet, error) {
+	var h [24]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return packet{}, err
+	}
+	p := packet{
+		cmd:  binary.LittleEndian.Uint32(h[0:]),
+		arg0: binary.LittleEndian.Uint32(h[4:]),
+		arg1: binary.LittleEndian.Uint32(h[8:]),
+	}
+	n := binary.LittleEndian.Uint32(h[12:])
+	magic := binary.LittleEndian.Uint32(h[20:])
+	if magic != p.cmd^0xffffffff {
+		return packet{}, fmt.Errorf("%w: magic %#x does not match command %#x", ErrBadPacket, magic, p.cmd)
+	}
+	if n > hardMaxData {
+		return packet{}, fmt.Errorf("%w: payload of %d bytes", ErrBadPacket, n)
+	}
+	if n > 0 {
+		p.data = make([]byte, n)
+		if _, err := io.ReadFull(r, p.data); err != nil {
+			return packet{}, err
+		}
+	}
+	return p, nil
+}
+
+// encode returns the packet's bytes; data_check is the byte sum, which every
+// host version accepts.
+func (p packet) encode() []byte {
+	b := make([]byte, 24+len(p.data))
+	binary.LittleEndian.PutUint32(b[0:], p.cmd)
+	binary.LittleEndian.PutUint32(b[4:], p.arg0)
+	binary.LittleEndian.PutUint32(b[8:], p.arg1)
+	binary.LittleEndian.PutUint32(b[12:], uint32(len(p.data)))
+	var sum uint32
+	for _, c := range p.data {
+		sum += uint32(c)
+	}
+	binary.LittleEndian.PutUint32(b[16:], sum)
+	binary.LittleEndian.PutUint32(b[20:], p.cmd^0xffffffff)
+	copy(b[24:], p.data)
+	return b
+}

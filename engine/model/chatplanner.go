@@ -1,0 +1,242 @@
+package model
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"strings"
+	"sync"
+
+	"tandem/engine/action"
+	"tandem/engine/observe"
+)
+
+// PlannerOptions tune NewPlanner. Zero values take the defaults noted.
+type PlannerOptions struct {
+	// KeepImages is how many screenshots a prompt carries, the current one
+	// included (default: the dialect's ImageBudget.KeepLast, else 1).
+	KeepImages int
+	// SmallModel lets a step go without a screenshot when the compact UI
+	// state is rich (seed 003); vision dialects always send one.
+	SmallModel bool
+	// ContextTokens is the model's context length; the history budget
+	// adapts to it (default 32768).
+	ContextTokens int
+	// VerbatimSteps is how many recent steps are shown in full; older ones
+	// are summarized to their actions and result (default 3).
+	VerbatimSteps int
+	// NoStream asks for the whole reply at once (thoughts are then passed
+	// to onThought when it arrives).
+	NoStream bool
+	// Cache, when non-nil, reuses decisions for identical screens at the
+	// same step of the same goal. Reuses come back with Plan.Cached set.
+	Cache *observe.ActionCache[Plan]
+}
+
+// NewPlanner makes the Planner the engine uses: observe (screenshot budget,
+// compact UI state, history window), build the prompt with the dialect,
+// call the model, parse the reply.
+func NewPlanner(c *Client, d Dialect, opt PlannerOptions) Planner {
+	b := d.ImageBudget()
+	if opt.KeepImages <= 0 {
+		opt.KeepImages = max(1, b.KeepLast)
+	}
+	if opt.ContextTokens <= 0 {
+		opt.ContextTokens = 32768
+	}
+	if opt.VerbatimSteps <= 0 {
+		opt.VerbatimSteps = 3
+	}
+	return &chatPlanner{client: c, dialect: d, opt: opt, shots: map[int]EncodedImage{}}
+}
+
+type chatPlanner struct {
+	client  *Client
+	dialect Dialect
+	opt     PlannerOptions
+
+	mu sync.Mutex
+	// shots are the screenshots previous steps were decided on, keyed by
+	// the history length at the time (so a corrective retry, which repeats
+	// a step, does not shift them).
+	shots map[int]EncodedImage
+}
+
+func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)) (Plan, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	obs := in.Observation
+	if (obs.Screen.W <= 0 || obs.Screen.H <= 0) && obs.Screenshot != nil {
+		// No device size given: the screenshot is in device pixels.
+		b := obs.Screenshot.Bounds()
+		obs.Screen = action.Size{W: b.Dx(), H: b.Dy()}
+		in.Observation.Screen = obs.Screen
+	}
+	budget := p.dialect.ImageBudget()
+
+	var compact *observe.Compact
+	if len(obs.UITree) > 0 {
+		c, err := observe.Compress(obs.UITree, p.client.tokens, observe.CompressOptions{
+			Screen: imagePoint(obs.Screen)})
+		if err == nil {
+			compact = c
+		}
+		// A tree that cannot be read is treated as no tree: the screenshot
+		// then carries the step (NeedVision sees compact == nil).
+	}
+
+	var signature string
+	if p.opt.Cache != nil && compact != nil {
+		signature = observe.ScreenSignature(obs.App, compact)
+		if plan, ok := p.opt.Cache.Get(signature, in.Goal, len(in.History)); ok {
+			plan.Cached = true
+			plan.Usage, plan.Latency, plan.RequestBytes = Usage{}, 0, 0
+			return plan, nil
+		}
+	}
+
+	if len(in.History) == 0 {
+		clear(p.shots)
+	}
+	var shots []EncodedImage
+	vision, _ := observe.NeedVision(observe.VisionInput{Always: budget.Always, Compact: compact,
+		SmallModel: p.opt.SmallModel, RecentFailures: recentFailures(in.History), Goal: in.Goal})
+	if vision && obs.Screenshot != nil && !obs.Secure {
+		s, err := observe.PrepareScreenshot(obs.Screenshot, observe.ImageSpec{MaxPixels: budget.MaxPixels,
+			MinPixels: budget.MinPixels, Factor: budget.Factor, Format: budget.Format})
+		if err != nil {
+			return Plan{}, fmt.Errorf("planner: %w", err)
+		}
+		cur := EncodedImage{Data: s.Data, MIME: s.MIME}
+		cur.Size.W, cur.Size.H = s.W, s.H
+		shots = p.previousShots(len(in.History))
+		shots = append(shots, cur)
+		p.shots[len(in.History)] = cur
+		for k := range p.shots {
+			if k < len(in.History)-p.opt.KeepImages {
+				delete(p.shots, k)
+			}
+		}
+	}
+
+	in.History, in.Notes = p.window(in.History, in.Notes)
+	compactJSON := ""
+	if compact != nil {
+		compactJSON = compact.JSON()
+	}
+	prompt := p.dialect.Build(in, shots, compactJSON)
+
+	res, err := p.client.Call(ctx, prompt, !p.opt.NoStream, onThought, p.dialect.StreamDone)
+	if err != nil {
+		return Plan{}, err
+	}
+	if p.opt.NoStream && onThought != nil && res.Reply.Content != "" {
+		onThought(res.Reply.Content)
+	}
+	plan := Plan{Raw: rawReply(res.Reply), Usage: res.Usage, Latency: res.Latency, RequestBytes: res.RequestBytes}
+	g := Geometry{Screen: obs.Screen}
+	if len(shots) > 0 {
+		g.Image = shots[len(shots)-1].Size
+	}
+	if compact != nil {
+		g.Elements = compact.Rects()
+	}
+	parsed, err := p.dialect.Parse(res.Reply, g)
+	if err != nil {
+		var pe *ParseError
+		if errors.As(err, &pe) && pe.Raw == "" {
+			pe.Raw = plan.Raw
+		}
+		return plan, err
+	}
+	plan.Thought, plan.Salvaged = parsed.Thought, parsed.Salvaged
+	if len(in.Supported) > 0 {
+		// An action this device cannot do goes back to the model like an
+		// unreadable reply: the engine's corrective retry tells it why.
+		if err := CheckSupported(parsed.Actions, in.Supported); err != nil {
+			return plan, &ParseError{Reason: err.Error(), Raw: plan.Raw}
+		}
+	}
+	plan.Actions = parsed.Actions
+	if signature != "" {
+		p.opt.Cache.Put(signature, in.Goal, len(in.History), plan)
+	}
+	return plan, nil
+}
+
+// previousShots returns the screenshots of the last KeepImages-1 steps,
+// oldest first, stopping at the first step that had none (the dialect
+// pairs shots with history steps from the newest backwards).
+func (p *chatPlanner) previousShots(n int) []EncodedImage {
+	var out []EncodedImage
+	for k := 1; k < p.opt.KeepImages; k++ {
+		s, ok := p.shots[n-k]
+		if !ok {
+			break
+		}
+		out = append([]EncodedImage{s}, out...)
+	}
+	return out
+}
+
+// window fits the history into the token budget: recent steps verbatim,
+// older ones summarized (thought dropped), the oldest omitted with a note.
+func (p *chatPlanner) window(h []Step, notes []string) ([]Step, []string) {
+	if len(h) == 0 {
+		return h, notes
+	}
+	tk := p.client.tokens
+	full := func(i int) int { return tk.Count(h[i].Thought) + short(h[i], tk) }
+	sh := func(i int) int { return short(h[i], tk) }
+	from, fullFrom := observe.Window(len(h), p.opt.VerbatimSteps, observe.HistoryBudget(p.opt.ContextTokens), full, sh)
+	out := make([]Step, 0, len(h)-from)
+	for i := from; i < len(h); i++ {
+		s := h[i]
+		if i < fullFrom {
+			s.Thought = ""
+		}
+		out = append(out, s)
+	}
+	if from > 0 {
+		notes = append([]string{fmt.Sprintf("Steps 1–%d are not shown to save context; continue from the current screen.", from)}, notes...)
+	}
+	return out, notes
+}
+
+func short(s Step, tk *observe.Tokens) int {
+	n := 8 + tk.Count(s.Result)
+	for _, a := range s.Actions {
+		n += tk.Count(a.String())
+	}
+	return n
+}
+
+func imagePoint(s action.Size) image.Point { return image.Pt(s.W, s.H) }
+
+func recentFailures(h []Step) int {
+	n := 0
+	for _, s := range h[max(0, len(h)-3):] {
+		if s.Result != "" && s.Result != "ok" {
+			n++
+		}
+	}
+	return n
+}
+
+// rawReply is the reply as received: the content, plus tool calls when the
+// model answered with them.
+func rawReply(r Reply) string {
+	if len(r.ToolCalls) == 0 {
+		return r.Content
+	}
+	var b strings.Builder
+	b.WriteString(r.Content)
+	for _, tc := range r.ToolCalls {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		fmt.Fprintf(&b, "tool_call %s(%s)", tc.Function.Name, tc.Function.Arguments)
+	}
+	return b.String()
+}

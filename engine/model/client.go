@@ -1,0 +1,462 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg" // DecodeConfig of JPEG screenshots for token estimates
+	_ "image/png"  // and of PNG ones
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine/observe"
+)
+
+// ClientConfig configures a Client. Zero values take the defaults noted.
+type ClientConfig struct {
+	BaseURL string // e.g. http://127.0.0.1:8000/v1
+	APIKey  string // never logged; redacted from every error
+	Model   string
+	// Timeout bounds one attempt, streaming included (default 120 s).
+	Timeout time.Duration
+	// Retries is how many times a 429, 5xx or network failure is retried
+	// (default 3; negative means none).
+	Retries int
+	// Backoff is the first retry delay, doubled each retry with ±50 %
+	// jitter, capped at MaxBackoff (defaults 500 ms and 20 s). A server's
+	// Retry-After wins when it is longer, up to MaxBackoff.
+	Backoff, MaxBackoff time.Duration
+	MaxTokens           int
+	Temperature         float32
+	// NoStreamUsage leaves stream_options out of streamed requests, for
+	// servers that reject it.
+	NoStreamUsage bool
+	// Prices prices the usage; nil leaves Cost zero.
+	Prices *PriceTable
+	// HTTP sends the requests (default: an http.Client without its own
+	// timeout; the context bounds each call).
+	HTTP openai.HTTPDoer
+}
+
+// Client calls one OpenAI-compatible chat-completions endpoint.
+type Client struct {
+	cfg    ClientConfig
+	api    *openai.Client
+	tokens *observe.Tokens
+}
+
+// NewClient checks cfg and builds a client.
+func NewClient(cfg ClientConfig) (*Client, error) {
+	if strings.TrimSpace(cfg.BaseURL) == "" {
+		return nil, fmt.Errorf("model client: %w: no base URL", ErrAuth)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 120 * time.Second
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = 3
+	}
+	if cfg.Backoff <= 0 {
+		cfg.Backoff = 500 * time.Millisecond
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = 20 * time.Second
+	}
+	if cfg.HTTP == nil {
+		cfg.HTTP = &http.Client{}
+	}
+	tk, err := observe.NewTokens()
+	if err != nil {
+		return nil, err
+	}
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &doer{next: cfg.HTTP}
+	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc), tokens: tk}, nil
+}
+
+// Model returns the configured model name.
+func (c *Client) Model() string { return c.cfg.Model }
+
+// Result is one completed call.
+type Result struct {
+	Reply        Reply
+	Usage        Usage
+	Latency      time.Duration // of the successful attempt
+	RequestBytes int
+	Attempts     int
+	// Stopped is set when reading stopped early because the reply was
+	// already complete (Call's done func said so).
+	Stopped bool
+}
+
+// Call sends the prompt. When stream is true the reply is streamed: each
+// content delta goes to onDelta as it arrives, and reading stops (closing
+// the connection) once done(contentSoFar) reports the reply complete. Either
+// func may be nil. A stream that fails midway and is retried starts over,
+// so onDelta then sees the reply restart. Errors: a 401/403/404 wraps ErrAuth and is not retried;
+// other HTTP failures are *APIError after retries; a cancelled ctx returns
+// ctx's error at once.
+func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(string), done func(string) bool) (Result, error) {
+	req := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: p.Messages, Tools: p.Tools,
+		ToolChoice: p.ToolChoice, Temperature: c.cfg.Temperature}
+	//lint:ignore SA1019 vLLM, Ollama, LM Studio and the Chinese clouds read max_tokens, not max_completion_tokens.
+	req.MaxTokens = c.cfg.MaxTokens
+	if stream && !c.cfg.NoStreamUsage {
+		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+	}
+	var last error
+	for attempt := 0; ; attempt++ {
+		info := &attemptInfo{}
+		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.Timeout)
+		start := time.Now()
+		var res Result
+		var err error
+		if stream {
+			res, err = c.stream(actx, req, onDelta, done)
+		} else {
+			res, err = c.once(actx, req)
+		}
+		cancel()
+		if err == nil {
+			res.Latency = time.Since(start)
+			res.RequestBytes = info.requestBytes
+			res.Attempts = attempt + 1
+			c.account(&res, req)
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return Result{}, ctx.Err()
+		}
+		var se *StreamError
+		if errors.As(err, &se) {
+			return Result{}, err
+		}
+		err, retry := c.classify(err, info)
+		last = err
+		if !retry || attempt >= c.cfg.Retries {
+			return Result{}, last
+		}
+		wait := c.backoff(attempt, info.retryAfter)
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Result{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest) (Result, error) {
+	resp, err := c.api.CreateChatCompletion(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	if len(resp.Choices) == 0 {
+		return Result{}, &APIError{Status: http.StatusOK, Message: "reply has no choices"}
+	}
+	m := resp.Choices[0].Message
+	res := Result{Reply: Reply{Content: m.Content, Reasoning: m.ReasoningContent, ToolCalls: m.ToolCalls}}
+	if resp.Usage.PromptTokens > 0 || resp.Usage.CompletionTokens > 0 {
+		res.Usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	}
+	return res, nil
+}
+
+func (c *Client) stream(ctx context.Context, req openai.ChatCompletionRequest, onDelta func(string), done func(string) bool) (Result, error) {
+	st, err := c.api.CreateChatCompletionStream(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	// Close ends the response body; unread, the connection is closed, so a
+	// server generating a long reply sees the client leave.
+	defer st.Close()
+	var content, reasoning strings.Builder
+	var calls []openai.ToolCall
+	var res Result
+	chunks := 0
+	for {
+		chunk, err := st.Recv()
+		if errors.Is(err, io.EOF) {
+			if chunks == 0 {
+				return Result{}, &StreamError{}
+			}
+			break
+		}
+		if err != nil {
+			return Result{}, err
+		}
+		chunks++
+		if chunk.Usage != nil {
+			res.Usage = Usage{PromptTokens: chunk.Usage.PromptTokens, CompletionTokens: chunk.Usage.CompletionTokens}
+		}
+		for _, ch := range chunk.Choices {
+			if ch.Index != 0 {
+				continue
+			}
+			reasoning.WriteString(ch.Delta.ReasoningContent)
+			calls = mergeToolCalls(calls, ch.Delta.ToolCalls)
+			if ch.Delta.Content == "" {
+				continue
+			}
+			content.WriteString(ch.Delta.Content)
+			if onDelta != nil {
+				onDelta(ch.Delta.Content)
+			}
+		}
+		if done != nil && len(calls) == 0 && content.Len() > 0 && done(content.String()) {
+			res.Stopped = true
+			break
+		}
+	}
+	res.Reply = Reply{Content: content.String(), Reasoning: reasoning.String(), ToolCalls: calls}
+	return res, nil
+}
+
+// mergeToolCalls folds streamed tool-call deltas (keyed by index; the first
+// delta of a call carries its id and name, later ones argument pieces).
+func mergeToolCalls(calls []openai.ToolCall, deltas []openai.ToolCall) []openai.ToolCall {
+	for _, d := range deltas {
+		i := len(calls)
+		if d.Index != nil {
+			i = *d.Index
+		}
+		if i < 0 || i > len(calls)+16 {
+			continue
+		}
+		for len(calls) <= i {
+			calls = append(calls, openai.ToolCall{Type: openai.ToolTypeFunction})
+		}
+		if d.ID != "" {
+			calls[i].ID = d.ID
+		}
+		if d.Type != "" {
+			calls[i].Type = d.Type
+		}
+		calls[i].Function.Name += d.Function.Name
+		calls[i].Function.Arguments += d.Function.Arguments
+	}
+	for i := range calls {
+		calls[i].Index = nil
+	}
+	return calls
+}
+
+// account fills in estimated usage when the server sent none, and the cost.
+func (c *Client) account(res *Result, req openai.ChatCompletionRequest) {
+	if res.Usage.PromptTokens == 0 && res.Usage.CompletionTokens == 0 {
+		res.Usage = Usage{PromptTokens: c.PromptTokens(req.Messages),
+			CompletionTokens: c.tokens.Count(res.Reply.Content) + c.tokens.Count(res.Reply.Reasoning),
+			Estimated:        true}
+		for _, tc := range res.Reply.ToolCalls {
+			res.Usage.CompletionTokens += c.tokens.Count(tc.Function.Name) + c.tokens.Count(tc.Function.Arguments)
+		}
+	}
+	if c.cfg.Prices != nil {
+		res.Usage.Cost = c.cfg.Prices.Cost(c.cfg.Model, res.Usage)
+	}
+}
+
+// PromptTokens estimates the prompt's tokens: text by o200k_base plus 4 per
+// message for the chat framing, images by observe.ImageTokens (the size read
+// from the data URL's header; 765 tokens, a 1024x1024 image, when unknown).
+func (c *Client) PromptTokens(msgs []openai.ChatCompletionMessage) int {
+	n := 3
+	for _, m := range msgs {
+		n += 4 + c.tokens.Count(m.Content)
+		for _, p := range m.MultiContent {
+			switch {
+			case p.Type == openai.ChatMessagePartTypeText:
+				n += c.tokens.Count(p.Text)
+			case p.ImageURL != nil:
+				n += imageURLTokens(p.ImageURL.URL)
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			n += c.tokens.Count(tc.Function.Name) + c.tokens.Count(tc.Function.Arguments)
+		}
+	}
+	return n
+}
+
+func imageURLTokens(url string) int {
+	const unknown = 765
+	_, data, ok := strings.Cut(url, ";base64,")
+	if !ok || !strings.HasPrefix(url, "data:") {
+		return unknown
+	}
+	// The header is in the first few hundred bytes.
+	head := data[:min(len(data), 4096)]
+	head = head[:len(head)/4*4]
+	raw, err := base64.StdEncoding.DecodeString(head)
+	if err != nil {
+		return unknown
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(raw))
+	if err != nil {
+		return unknown
+	}
+	return observe.ImageTokens(cfg.Width, cfg.Height)
+}
+
+// classify turns a failed attempt into the error to return and whether to
+// retry it.
+func (c *Client) classify(err error, info *attemptInfo) (error, bool) {
+	status, msg := 0, ""
+	var ae *openai.APIError
+	var re *openai.RequestError
+	switch {
+	case errors.As(err, &ae):
+		status, msg = ae.HTTPStatusCode, ae.Message
+	case errors.As(err, &re):
+		status, msg = re.HTTPStatusCode, strings.TrimSpace(string(re.Body))
+	}
+	if status == 0 && info.status >= 400 {
+		status = info.status
+	}
+	msg = c.redact(msg)
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden || status == http.StatusNotFound:
+		return &AuthError{APIError: APIError{Status: status, Message: msg}, BaseURL: c.redact(c.cfg.BaseURL), Model: c.cfg.Model}, false
+	case status == http.StatusTooManyRequests || status >= 500:
+		return &APIError{Status: status, Message: msg}, true
+	case status >= 400:
+		return &APIError{Status: status, Message: msg}, false
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("model call timed out after %s: %w", c.cfg.Timeout, context.DeadlineExceeded), true
+	}
+	var ne net.Error
+	var oe *net.OpError
+	if errors.As(err, &ne) || errors.As(err, &oe) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return &NetError{Msg: c.redact(err.Error())}, true
+	}
+	// Anything else (a malformed body, an error event mid-stream) is
+	// reported as the server's fault and retried like a 5xx.
+	return &APIError{Status: info.status, Message: c.redact(err.Error())}, true
+}
+
+func (c *Client) redact(s string) string {
+	if k := c.cfg.APIKey; len(k) >= 4 {
+		s = strings.ReplaceAll(s, k, "[redacted]")
+	}
+	return s
+}
+
+func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
+	d := c.cfg.Backoff << min(attempt, 20)
+	d = time.Duration(float64(d) * (0.5 + rand.Float64())) // ±50 % jitter
+	d = max(d, retryAfter)
+	return min(d, c.cfg.MaxBackoff)
+}
+
+// AuthError is a 401, 403 or 404: the key, base URL or model name in the
+// settings is wrong, and retrying cannot help. It wraps ErrAuth and
+// *APIError.
+type AuthError struct {
+	APIError
+	BaseURL, Model string
+}
+
+func (e *AuthError) Error() string {
+	what := "the API key"
+	switch e.Status {
+	case http.StatusForbidden:
+		what = "the API key's permissions"
+	case http.StatusNotFound:
+		what = "the base URL and model name"
+	}
+	return fmt.Sprintf("model API error %d at %s (model %q): %s — check %s in Settings → Model",
+		e.Status, e.BaseURL, e.Model, e.Message, what)
+}
+
+// Unwrap lets errors.Is(err, ErrAuth) and errors.As(err, **APIError) work.
+func (e *AuthError) Unwrap() []error { return []error{ErrAuth, &e.APIError} }
+
+// StreamError is a streamed reply that carried no events at all: the
+// server ignored stream=true or is not a chat-completions server. Not
+// retried; streaming should be turned off for this server.
+type StreamError struct{}
+
+func (e *StreamError) Error() string {
+	return "model server sent no stream events: it may not support streaming (turn streaming off in Settings → Model)"
+}
+
+// NetError is a network failure talking to the model server, after retries.
+type NetError struct{ Msg string }
+
+func (e *NetError) Error() string { return "model server unreachable: " + e.Msg }
+
+type attemptKey struct{}
+
+// attemptInfo carries what the doer saw of one attempt's HTTP exchange.
+type attemptInfo struct {
+	status       int
+	retryAfter   time.Duration
+	requestBytes int
+}
+
+// doer wraps the HTTP client: it records the request size, the status and
+// Retry-After, and buffers error bodies so they are always closed.
+type doer struct{ next openai.HTTPDoer }
+
+func (d *doer) Do(req *http.Request) (*http.Response, error) {
+	info, _ := req.Context().Value(attemptKey{}).(*attemptInfo)
+	if info != nil && req.ContentLength > 0 {
+		info.requestBytes = int(req.ContentLength)
+	}
+	resp, err := d.next.Do(req)
+	if err != nil || info == nil {
+		return resp, err
+	}
+	info.status = resp.StatusCode
+	if resp.StatusCode >= 400 {
+		info.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	return resp, nil
+}
+
+// parseRetryAfter reads delta-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// String describes the config with the API key redacted, so printing a
+// config (%v, %+v) never leaks it.
+func (c ClientConfig) String() string {
+	key := "none"
+	if c.APIKey != "" {
+		key = "[redacted]"
+	}
+	return fmt.Sprintf("model %q at %s (key %s, timeout %s, retries %d)", c.Model, c.BaseURL, key, c.Timeout, c.Retries)
+}
+
+// GoString keeps %#v from printing the key too.
+func (c ClientConfig) GoString() string { return "model.ClientConfig{" + c.String() + "}" }
+
+// LogValue keeps slog from printing the key.
+func (c ClientConfig) LogValue() slog.Value { return slog.StringValue(c.String()) }

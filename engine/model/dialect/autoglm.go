@@ -1,0 +1,175 @@
+package dialect
+
+import (
+	"regexp"
+	"strings"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// AutoGLM is AutoGLM-Phone's dialect: <think>…</think><answer>do(...)</answer>
+// with coordinates on a 0–999 grid, mapped as the reference client does
+// (x/1000·width, truncated).
+type AutoGLM struct{}
+
+// Name implements model.Dialect.
+func (AutoGLM) Name() string { return "autoglm" }
+
+// ImageBudget implements model.Dialect: the reference keeps one full-size
+// screenshot; GLM-4.1V sees 28-px patches up to 12,288·28² px.
+func (AutoGLM) ImageBudget() model.ImageBudget {
+	return model.ImageBudget{MaxPixels: 1080 * 2400, Format: "jpeg", KeepLast: 1, Always: true}
+}
+
+// StreamDone implements model.Dialect: the reply is complete once the action
+// call is closed.
+func (AutoGLM) StreamDone(partial string) bool {
+	return strings.Contains(partial, "</answer>")
+}
+
+var glmCallRe = regexp.MustCompile(`(?:^|[^A-Za-z_])(do\s*\(\s*action\s*=|finish\s*\(\s*message\s*=)`)
+
+// Parse implements model.Dialect.
+func (AutoGLM) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
+	raw := r.Content
+	s := boxTokens.Replace(raw)
+	var salv []string
+	// The action lives after </think> (or in <answer>) when tags are there,
+	// so a call quoted in the thinking is never executed.
+	thought := ""
+	region := s
+	if i := strings.LastIndex(s, "</think>"); i >= 0 {
+		thought = s[:i]
+		region = s[i+len("</think>"):]
+	}
+	if i := strings.Index(region, "<answer>"); i >= 0 {
+		thought += region[:i]
+		region = region[i+len("<answer>"):]
+	}
+	m := glmCallRe.FindStringSubmatchIndex(region)
+	if m == nil {
+		return model.Parsed{}, fail(raw, `no action: the answer must be do(action="...", ...) or finish(message="...")`)
+	}
+	thought += region[:m[2]]
+	body := region[m[2]:]
+	body = strings.NewReplacer("</answer>", "", "<answer>", "", "</think>", "").Replace(body)
+	body = strings.TrimRightFunc(body, func(c rune) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' })
+	if !strings.HasSuffix(body, ")") {
+		body += ")" // generation stopped before the closing parenthesis
+		salv = append(salv, "added the missing closing parenthesis")
+	}
+	calls, end := scanCalls(body)
+	if len(calls) == 0 {
+		return model.Parsed{}, fail(raw, "cannot read the action call %q", clip(body))
+	}
+	if strings.TrimSpace(body[end:]) != "" || len(calls) > 1 {
+		return model.Parsed{}, fail(raw, "give exactly one action per reply; unexpected text after it: %q", clip(body[end:]))
+	}
+	thought = strings.NewReplacer("<think>", "", "</think>", "", "<answer>", "", "</answer>", "").Replace(thought)
+	a, err := glmAction(calls[0], g, strings.TrimSpace(thought))
+	if err != nil {
+		return model.Parsed{}, fail(raw, "%v", err)
+	}
+	p := model.Parsed{Thought: thought, Actions: a, Salvaged: strings.Join(salv, "; ")}
+	if a[0].Type == action.Wait && a[0].Ms == 0 {
+		p.Thought = strings.TrimSpace(p.Thought) + "\n" + a[0].Text
+		a[0].Text = ""
+	}
+	return finishUp(raw, p, g.Screen)
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}
+
+type errf string
+
+func (e errf) Error() string { return string(e) }
+
+func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error) {
+	m := newMapper(Rel1000, g)
+	m.limitX, m.limitY, m.unitStr = 999, 999, "the 0–999 grid"
+	m.trunc = true
+	pt := func(key string) (int, int, error) {
+		v, ok := c.args[key]
+		if !ok {
+			return 0, 0, errf(c.args["action"] + " needs " + key + "=[x,y]")
+		}
+		ns := numbers(v)
+		if len(ns) != 2 {
+			return 0, 0, errf(key + " must be [x,y] on the 0–999 grid, got " + v)
+		}
+		return m.point(ns[0], ns[1])
+	}
+	if c.name == "finish" {
+		return []action.Action{{Type: action.Finish, Summary: c.args["message"], Success: ptrTrue()}}, nil
+	}
+	if c.name != "do" {
+		return nil, errf("unknown call " + c.name)
+	}
+	name := strings.TrimSpace(c.args["action"])
+	switch strings.ToLower(strings.ReplaceAll(name, "_", " ")) {
+	case "tap", "click":
+		x, y, err := pt("element")
+		if err != nil {
+			return nil, err
+		}
+		return []action.Action{{Type: action.Tap, X: x, Y: y, Sensitive: c.args["message"]}}, nil
+	case "double tap":
+		x, y, err := pt("element")
+		return []action.Action{{Type: action.DoubleTap, X: x, Y: y}}, err
+	case "long press":
+		x, y, err := pt("element")
+		return []action.Action{{Type: action.LongPress, X: x, Y: y, Ms: longPressMs}}, err
+	case "swipe":
+		x, y, err := pt("start")
+		if err != nil {
+			return nil, err
+		}
+		x2, y2, err := pt("end")
+		return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: swipeMs}}, err
+	case "type", "type name":
+		return []action.Action{{Type: action.TypeText, Text: c.args["text"]}}, nil
+	case "launch":
+		return []action.Action{{Type: action.Launch, App: c.args["app"]}}, nil
+	case "back":
+		return []action.Action{{Type: action.Key, Key: "back"}}, nil
+	case "home":
+		return []action.Action{{Type: action.Key, Key: "home"}}, nil
+	case "wait":
+		ms, ok := seconds(c.args["duration"])
+		if c.args["duration"] == "" {
+			ms, ok = waitMs, true
+		}
+		if !ok {
+			return nil, errf(`Wait needs duration="N seconds", got ` + c.args["duration"])
+		}
+		return []action.Action{{Type: action.Wait, Ms: ms}}, nil
+	case "take over":
+		return []action.Action{{Type: action.TakeOver, Reason: c.args["message"]}}, nil
+	case "interact":
+		q := c.args["message"]
+		if q == "" {
+			q = thought
+		}
+		if q == "" {
+			q = "Several options match; which one should I choose?"
+		}
+		return []action.Action{{Type: action.AskUser, Question: q}}, nil
+	case "note", "call api":
+		// Nothing happens on the device: the note (or the instruction for
+		// a summary) stays in the thought, so the history carries it.
+		v := c.args["message"]
+		if v == "" {
+			v = c.args["instruction"]
+		}
+		return []action.Action{{Type: action.Wait, Ms: 0, Text: name + ": " + v}}, nil
+	}
+	return nil, errf("unknown action " + name + "; use Launch, Tap, Type, Swipe, Long Press, Double Tap, Back, Home, Wait, Take_over, Interact, Note, Call_API or finish")
+}
+
+func ptrTrue() *bool { t := true; return &t }

@@ -1,0 +1,180 @@
+package dialect
+
+import (
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// hasCJK reports whether the goal is written in Chinese or Japanese, so the
+// prompt can be given in Chinese (AutoGLM is trained on both).
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if r >= 0x4E00 && r <= 0x9FFF {
+			return true
+		}
+	}
+	return false
+}
+
+// userText renders the goal, the history, the engine's notes and the compact
+// state as the text of the user turn.
+func userText(in model.Input, compact string, zh bool) string {
+	var b strings.Builder
+	label := func(en, cn string) string {
+		if zh {
+			return cn
+		}
+		return en
+	}
+	fmt.Fprintf(&b, "%s\n%s\n", label("Task:", "任务："), in.Goal)
+	if len(in.History) > 0 {
+		b.WriteString("\n" + label("Previous steps:", "已执行的步骤：") + "\n")
+		for _, s := range in.History {
+			var acts []string
+			for _, a := range s.Actions {
+				acts = append(acts, a.String())
+			}
+			who := ""
+			if s.ByPerson {
+				who = label(" (by the person)", "（由用户操作）")
+			}
+			fmt.Fprintf(&b, "%d.%s %s -> %s\n", s.N, who, strings.Join(acts, "; "), s.Result)
+		}
+	}
+	for _, n := range in.Notes {
+		b.WriteString("\n" + label("Note: ", "注意：") + n + "\n")
+	}
+	if in.StepsLeft > 0 && in.StepsLeft <= 3 {
+		fmt.Fprintf(&b, "\n%s %d\n", label("Steps left before the limit (finish, or say why you cannot):", "剩余步数（请完成任务或说明原因）："), in.StepsLeft)
+	}
+	if compact != "" {
+		b.WriteString("\n" + label("UI state (elements by index, bounds in screen pixels):", "界面状态（元素索引与屏幕像素边界）：") + "\n" + compact + "\n")
+	}
+	return b.String()
+}
+
+// messages builds system + one user turn carrying the text and the images.
+func messages(system, text string, shots []model.EncodedImage) []openai.ChatCompletionMessage {
+	user := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
+	if len(shots) == 0 {
+		user.Content = text
+	} else {
+		user.MultiContent = []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}
+		for _, s := range shots {
+			user.MultiContent = append(user.MultiContent, openai.ChatMessagePart{
+				Type:     openai.ChatMessagePartTypeImageURL,
+				ImageURL: &openai.ChatMessageImageURL{URL: "data:" + s.MIME + ";base64," + base64.StdEncoding.EncodeToString(s.Data)},
+			})
+		}
+	}
+	return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}, user}
+}
+
+// Build implements model.Dialect.
+func (t Tools) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
+	sys := "You operate a " + deviceWord(in.Supported) + " for a person, one step at a time, by calling the tools. " +
+		"Look at the newest screenshot, then call the tool for the next action. Call finish with a summary when the task is done, " +
+		"fail when it cannot be done, ask_user when only the person can decide, take_over for log-ins and captchas. " +
+		"Set sensitive on any step that pays, sends, deletes, installs or grants a permission."
+	if t.Coords == Abs && len(shots) > 0 {
+		last := shots[len(shots)-1].Size
+		sys += fmt.Sprintf(" The screen's resolution is %dx%d; coordinates are pixels of it.", last.W, last.H)
+	}
+	return model.Prompt{Messages: messages(sys, userText(in, compact, false), shots),
+		Tools: toolDefs(in.Supported, t.Coords), ToolChoice: "required"}
+}
+
+func deviceWord(supported []action.Type) string {
+	for _, t := range supported {
+		if t == action.RightClick || t == action.Hotkey {
+			return "computer"
+		}
+	}
+	return "phone"
+}
+
+// Build implements model.Dialect with Tandem's own wording of AutoGLM-Phone's
+// action set and output contract.
+func (AutoGLM) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
+	zh := hasCJK(in.Goal)
+	sys := glmPromptEN
+	if zh {
+		sys = glmPromptZH
+	}
+	return model.Prompt{Messages: messages(sys, userText(in, compact, zh), shots)}
+}
+
+const glmPromptEN = `You are a phone-operating agent. Each turn you see the task, the steps so far and the current screenshot, and you answer with one action:
+<think>your short reasoning</think>
+<answer>the action</answer>
+Coordinates are on a grid from (0,0) at the top-left to (999,999) at the bottom-right.
+Actions:
+do(action="Launch", app="name") — open an app.
+do(action="Tap", element=[x,y]) — tap; add message="why" if the tap pays, sends, deletes or confirms something important.
+do(action="Type", text="text") — type into the focused field (Type_Name for names).
+do(action="Swipe", start=[x1,y1], end=[x2,y2]) — swipe.
+do(action="Long Press", element=[x,y]) / do(action="Double Tap", element=[x,y])
+do(action="Back") / do(action="Home")
+do(action="Wait", duration="2 seconds") — wait for loading.
+do(action="Take_over", message="why") — the person must act (log-in, captcha).
+do(action="Interact") — several options match; ask the person.
+do(action="Note", message="text") — remember something on this page.
+finish(message="what was done") — the task is complete.`
+
+const glmPromptZH = `你是操作手机的智能体。每一轮你会看到任务、已执行的步骤和当前截图，请只输出一个操作：
+<think>简短的思考</think>
+<answer>操作</answer>
+坐标以左上角 (0,0) 到右下角 (999,999) 的网格表示。
+可用操作：
+do(action="Launch", app="应用名") —— 启动应用。
+do(action="Tap", element=[x,y]) —— 点击；涉及支付、发送、删除或重要确认时加 message="原因"。
+do(action="Type", text="文本") —— 在当前输入框输入（人名用 Type_Name）。
+do(action="Swipe", start=[x1,y1], end=[x2,y2]) —— 滑动。
+do(action="Long Press", element=[x,y]) / do(action="Double Tap", element=[x,y])
+do(action="Back") / do(action="Home")
+do(action="Wait", duration="2 seconds") —— 等待加载。
+do(action="Take_over", message="原因") —— 需要用户接管（登录、验证码）。
+do(action="Interact") —— 有多个符合条件的选项，询问用户。
+do(action="Note", message="内容") —— 记录当前页面的信息。
+finish(message="完成情况") —— 任务完成。`
+
+// Build implements model.Dialect with UI-TARS's mobile/computer action space.
+func (u UITARS) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
+	pt := "click(start_box='(x1,y1)')"
+	if u.Variant == "doubao" {
+		pt = "click(point='<point>x1 y1</point>')"
+	}
+	lang := "English"
+	if hasCJK(in.Goal) {
+		lang = "Chinese"
+	}
+	sys := "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.\n\n" +
+		"## Output Format\n```\nThought: ...\nAction: ...\n```\n\n## Action Space\n" + pt + "\n" +
+		"long_press(start_box='(x1,y1)')\ntype(content='') # end with \\n to submit\nscroll(start_box='(x1,y1)', direction='down or up or right or left')\n" +
+		"drag(start_box='(x1,y1)', end_box='(x2,y2)')\nhotkey(key='')\nopen_app(app_name='')\npress_home()\npress_back()\nwait()\n" +
+		"finished(content='xxx') # say what was done\ncall_user() # ask the person\n\n## Note\n- Use " + lang + " in `Thought` part.\n" +
+		"- Write a small plan and finally summarize your next action (with its target element) in one sentence in `Thought` part."
+	return model.Prompt{Messages: messages(sys, userText(in, compact, false), shots)}
+}
+
+// Build implements model.Dialect with seed 003's prompt.
+func (j JSON) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
+	zh := hasCJK(in.Goal)
+	sys := `You operate a phone for a person. Reply with ONE JSON object and nothing else:
+{"thought": "one short sentence", "action": "click|long_press|swipe|input|back|home|launch|wait|finish|fail|ask_user", "params": {...}}
+Prefer element indexes from the UI state: {"index": 3}. swipe: {"direction": "up|down|left|right"}. input: {"text": "...", "index": N}.
+launch: {"app": "name"}. finish: {"summary": "what was done"}. fail: {"reason": "..."}. ask_user: {"question": "..."}.`
+	if zh {
+		sys = `你是手机操作助手。每次只返回一个 JSON 对象，不要输出其他内容：
+{"thought": "一句话思考", "action": "click|long_press|swipe|input|back|home|launch|wait|finish|fail|ask_user", "params": {...}}
+优先使用界面状态中的元素索引：{"index": 3}。swipe：{"direction": "up|down|left|right"}。input：{"text": "...", "index": N}。
+launch：{"app": "应用名"}。finish：{"summary": "完成情况"}。fail：{"reason": "..."}。ask_user：{"question": "..."}。`
+	}
+	return model.Prompt{Messages: messages(sys, userText(in, compact, zh), shots)}
+}

@@ -1,0 +1,476 @@
+package dialect
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// Tools is OpenAI function calling with the canonical actions as tools. It
+// also reads Qwen-style <tool_call>{json}</tool_call> in the content,
+// including Qwen2.5-VL/Qwen3-VL's mobile_use and computer_use tools.
+type Tools struct{ Coords Space }
+
+// Name implements model.Dialect.
+func (Tools) Name() string { return "tools" }
+
+// ImageBudget implements model.Dialect. In abs mode the image is
+// smart-resized so its size is exactly what a Qwen-VL model sees.
+func (t Tools) ImageBudget() model.ImageBudget {
+	b := model.ImageBudget{MaxPixels: 1280 * 28 * 28, Format: "jpeg", KeepLast: 2, Always: true}
+	if t.Coords == Abs {
+		b.Factor, b.MinPixels = 28, 4*28*28
+	}
+	return b
+}
+
+// StreamDone implements model.Dialect.
+func (Tools) StreamDone(partial string) bool { return false }
+
+var toolCallRe = regexp.MustCompile(`(?s)<tool_call>(.*?)(?:</tool_call>|$)`)
+
+type toolJSON struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// Parse implements model.Dialect.
+func (t Tools) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
+	raw := r.Content
+	m := newMapper(t.Coords, g)
+	var calls []toolJSON
+	for _, tc := range r.ToolCalls {
+		calls = append(calls, toolJSON{Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+	}
+	content := boxTokens.Replace(r.Content)
+	for _, mm := range toolCallRe.FindAllStringSubmatch(content, -1) {
+		var c toolJSON
+		if err := json.Unmarshal([]byte(strings.TrimSpace(mm[1])), &c); err != nil {
+			return model.Parsed{}, fail(raw, "the <tool_call> is not JSON {\"name\":…,\"arguments\":{…}}: %v", err)
+		}
+		calls = append(calls, c)
+	}
+	thought := strings.TrimSpace(toolCallRe.ReplaceAllString(content, ""))
+	thought = strings.TrimSpace(strings.TrimPrefix(thought, "Thought:"))
+	if thought == "" {
+		thought = strings.TrimSpace(r.Reasoning)
+	}
+	if len(calls) == 0 {
+		return model.Parsed{}, fail(raw, "no tool call in the reply: call one of the tools (finish to end the task)")
+	}
+	p := model.Parsed{Thought: thought}
+	for _, c := range calls {
+		args, err := toolArgs(c.Arguments)
+		if err != nil {
+			return model.Parsed{}, fail(raw, "%s: %v", c.Name, err)
+		}
+		var as []action.Action
+		switch c.Name {
+		case "mobile_use", "computer_use":
+			var salv string
+			as, salv, err = qwenAction(args, m, g, thought)
+			if salv != "" {
+				p.Salvaged = salv
+			}
+		default:
+			as, err = canonicalAction(c.Name, args, m, g)
+		}
+		if err != nil {
+			return model.Parsed{}, fail(raw, "%s: %v", c.Name, err)
+		}
+		p.Actions = append(p.Actions, as...)
+	}
+	return finishUp(raw, p, g.Screen)
+}
+
+// toolArgs decodes arguments given as an object or as a JSON string holding
+// one (possibly encoded twice).
+func toolArgs(b json.RawMessage) (map[string]any, error) {
+	if len(b) == 0 {
+		return map[string]any{}, nil
+	}
+	for range 2 {
+		var s string
+		if json.Unmarshal(b, &s) != nil {
+			break
+		}
+		if strings.TrimSpace(s) == "" {
+			return map[string]any{}, nil
+		}
+		b = json.RawMessage(s)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, errf("arguments are not a JSON object: " + err.Error())
+	}
+	return out, nil
+}
+
+func str(args map[string]any, keys ...string) string {
+	for _, k := range keys {
+		switch v := args[k].(type) {
+		case string:
+			return v
+		case float64:
+			return num(v)
+		}
+	}
+	return ""
+}
+
+func numArg(args map[string]any, k string) (float64, bool) {
+	switch v := args[k].(type) {
+	case float64:
+		return v, true
+	case string:
+		ns := numbers(v)
+		if len(ns) == 1 {
+			return ns[0], true
+		}
+	}
+	return 0, false
+}
+
+// pair reads [x,y] (or a box [x1,y1,x2,y2], its centre) from args[k].
+func pair(args map[string]any, k string) ([]float64, bool, error) {
+	v, ok := args[k]
+	if !ok || v == nil {
+		return nil, false, nil
+	}
+	var ns []float64
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			f, ok := e.(float64)
+			if !ok {
+				return nil, true, errf(k + " must hold numbers")
+			}
+			ns = append(ns, f)
+		}
+	case string:
+		ns = numbers(v)
+	}
+	switch len(ns) {
+	case 2:
+		return ns, true, nil
+	case 4:
+		return []float64{(ns[0] + ns[2]) / 2, (ns[1] + ns[3]) / 2}, true, nil
+	}
+	return nil, true, errf(k + " must be [x, y]")
+}
+
+// canonicalAction reads one of our own tools.
+func canonicalAction(name string, args map[string]any, m mapper, g model.Geometry) ([]action.Action, error) {
+	a := action.Action{Type: action.Type(name)}
+	known := false
+	for _, t := range action.All {
+		known = known || t == a.Type
+	}
+	if !known {
+		return nil, errf("unknown tool; use one of the given tools")
+	}
+	pt := func(kx, ky string) (int, int, error) {
+		x, okx := numArg(args, kx)
+		y, oky := numArg(args, ky)
+		if !okx || !oky {
+			return 0, 0, errf("needs " + kx + " and " + ky)
+		}
+		return m.point(x, y)
+	}
+	var err error
+	if a.Type.Pointed() {
+		if a.X, a.Y, err = pt("x", "y"); err != nil {
+			if a.Type != action.Scroll {
+				return nil, err
+			}
+			a.X, a.Y = g.Screen.W/2, g.Screen.H/2
+		}
+	}
+	if a.Type == action.Swipe || a.Type == action.Drag {
+		if a.X2, a.Y2, err = pt("x2", "y2"); err != nil {
+			return nil, err
+		}
+	}
+	if v, ok := numArg(args, "ms"); ok {
+		a.Ms = int(v)
+	}
+	if a.Ms == 0 {
+		switch a.Type {
+		case action.LongPress:
+			a.Ms = longPressMs
+		case action.Swipe:
+			a.Ms = swipeMs
+		case action.Drag:
+			a.Ms = dragMs
+		case action.Wait:
+			a.Ms = waitMs
+		}
+	}
+	a.Direction = str(args, "direction")
+	a.Text = str(args, "text")
+	a.Submit, _ = args["submit"].(bool)
+	a.Key = keyName(str(args, "key"))
+	if ks, ok := args["keys"].([]any); ok {
+		for _, k := range ks {
+			if s, ok := k.(string); ok {
+				a.Keys = append(a.Keys, keyName(s))
+			}
+		}
+	}
+	a.App = str(args, "app")
+	a.Summary = str(args, "summary")
+	if a.Type == action.Finish {
+		s, ok := args["success"].(bool)
+		if !ok {
+			s = true
+		}
+		a.Success = &s
+	}
+	a.Reason = str(args, "reason")
+	a.Question = str(args, "question")
+	a.Sensitive = str(args, "sensitive")
+	if v, ok := numArg(args, "element"); ok {
+		i := int(v)
+		a.Element = &i
+	}
+	return []action.Action{a}, nil
+}
+
+// qwenAction reads Qwen-VL's mobile_use / computer_use arguments.
+func qwenAction(args map[string]any, m mapper, g model.Geometry, thought string) ([]action.Action, string, error) {
+	act := str(args, "action")
+	at := func(k string, t action.Type, ms int) ([]action.Action, string, error) {
+		p, ok, err := pair(args, k)
+		if err == nil && !ok {
+			err = errf(act + " needs " + k)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		x, y, err := m.point(p[0], p[1])
+		return []action.Action{{Type: t, X: x, Y: y, Ms: ms}}, "", err
+	}
+	secs := func(def int) int {
+		if v, ok := numArg(args, "time"); ok && v >= 0 {
+			return int(v * 1000)
+		}
+		return def
+	}
+	switch act {
+	case "click", "left_click":
+		return at("coordinate", action.Tap, 0)
+	case "double_click":
+		return at("coordinate", action.DoubleTap, 0)
+	case "right_click":
+		return at("coordinate", action.RightClick, 0)
+	case "long_press":
+		return at("coordinate", action.LongPress, secs(longPressMs))
+	case "swipe", "drag", "left_click_drag":
+		k1, k2 := "coordinate", "coordinate2"
+		if _, ok := args["start_coordinate"]; ok {
+			k1, k2 = "start_coordinate", "end_coordinate"
+		}
+		if _, ok := args[k2]; !ok {
+			if d := str(args, "direction"); d != "" && act == "swipe" { // MAI-UI: swipe a direction
+				x, y := g.Screen.W/2, g.Screen.H/2
+				if p, ok, err := pair(args, "coordinate"); err != nil {
+					return nil, "", err
+				} else if ok {
+					if x, y, err = m.point(p[0], p[1]); err != nil {
+						return nil, "", err
+					}
+				}
+				return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: d}}, "", nil
+			}
+			return nil, "", errf(act + " needs " + k1 + " and " + k2)
+		}
+		a, _, err := at(k1, action.Swipe, swipeMs)
+		if err != nil {
+			return nil, "", err
+		}
+		b, _, err := at(k2, action.Swipe, 0)
+		if err != nil {
+			return nil, "", err
+		}
+		a[0].X2, a[0].Y2 = b[0].X, b[0].Y
+		if act != "swipe" {
+			a[0].Type, a[0].Ms = action.Drag, dragMs
+		}
+		return a, "", nil
+	case "type":
+		return []action.Action{{Type: action.TypeText, Text: str(args, "text")}}, "", nil
+	case "key":
+		var keys []string
+		if ks, ok := args["keys"].([]any); ok {
+			for _, k := range ks {
+				if s, ok := k.(string); ok {
+					keys = append(keys, keyName(s))
+				}
+			}
+		} else if s := str(args, "text", "key"); s != "" {
+			for _, k := range strings.FieldsFunc(s, func(r rune) bool { return r == '+' || r == ' ' }) {
+				keys = append(keys, keyName(k))
+			}
+		}
+		switch len(keys) {
+		case 0:
+			return nil, "", errf("key needs keys")
+		case 1:
+			return []action.Action{{Type: action.Key, Key: keys[0]}}, "", nil
+		}
+		return []action.Action{{Type: action.Hotkey, Keys: keys}}, "", nil
+	case "system_button":
+		return []action.Action{{Type: action.Key, Key: keyName(str(args, "button"))}}, "", nil
+	case "open", "awake":
+		return []action.Action{{Type: action.Launch, App: str(args, "text", "app")}}, "", nil
+	case "wait":
+		return []action.Action{{Type: action.Wait, Ms: secs(waitMs)}}, "", nil
+	case "scroll", "hscroll":
+		v, _ := numArg(args, "pixels")
+		dir := map[bool]string{true: "up", false: "down"}[v > 0]
+		if act == "hscroll" {
+			dir = map[bool]string{true: "right", false: "left"}[v > 0]
+		}
+		x, y := g.Screen.W/2, g.Screen.H/2
+		if p, ok, err := pair(args, "coordinate"); err != nil {
+			return nil, "", err
+		} else if ok {
+			if x, y, err = m.point(p[0], p[1]); err != nil {
+				return nil, "", err
+			}
+		}
+		return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir}}, "", nil
+	case "answer":
+		return []action.Action{{Type: action.Finish, Summary: str(args, "text"), Success: ptrTrue()}}, "", nil
+	case "ask_user", "info", "INFO":
+		return []action.Action{{Type: action.AskUser, Question: str(args, "text")}}, "", nil
+	case "terminate":
+		ok := strings.HasPrefix(strings.ToLower(str(args, "status")), "succ")
+		why := thought
+		salv := ""
+		if why == "" {
+			why = "the model ended the task with status " + str(args, "status") + " and no summary"
+			salv = "terminate carried no summary"
+		}
+		if ok {
+			return []action.Action{{Type: action.Finish, Summary: why, Success: ptrTrue()}}, salv, nil
+		}
+		return []action.Action{{Type: action.Fail, Reason: why}}, salv, nil
+	}
+	return nil, "", errf("action " + act + " is not one Tandem can do")
+}
+
+// toolDefs describes the canonical actions as OpenAI tools.
+func toolDefs(supported []action.Type, s Space) []openai.Tool {
+	coord := "relative 0–1000 (0,0 top-left, 1000,1000 bottom-right)"
+	switch s {
+	case Rel999:
+		coord = "relative 0–999 (0,0 top-left, 999,999 bottom-right)"
+	case Abs:
+		coord = "pixels of the screenshot"
+	}
+	numP := func(d string) map[string]any { return map[string]any{"type": "number", "description": d} }
+	strP := func(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
+	base := func(t action.Type) (map[string]any, []string, string) {
+		props := map[string]any{
+			"sensitive": strP("set when this step pays, sends, deletes, installs or grants something: say why, so the person confirms first"),
+		}
+		var req []string
+		desc := ""
+		if t.Pointed() {
+			props["x"], props["y"] = numP("x, "+coord), numP("y, "+coord)
+			props["element"] = map[string]any{"type": "integer", "description": "index of the targeted element in the UI state, if any"}
+			req = append(req, "x", "y")
+		}
+		switch t {
+		case action.Tap:
+			desc = "Tap a point."
+		case action.DoubleTap:
+			desc = "Double-tap a point."
+		case action.LongPress:
+			desc = "Press and hold a point."
+			props["ms"] = numP("duration in milliseconds")
+		case action.RightClick:
+			desc = "Right-click a point (desktop)."
+		case action.Swipe, action.Drag:
+			desc = "Move a finger from (x,y) to (x2,y2)."
+			props["x2"], props["y2"], props["ms"] = numP("end x, "+coord), numP("end y, "+coord), numP("duration in milliseconds")
+			req = append(req, "x2", "y2")
+		case action.Scroll:
+			desc = "Scroll at a point to show more content on the given side."
+			props["direction"] = map[string]any{"type": "string", "enum": []string{"up", "down", "left", "right"}}
+			req = append(req, "direction")
+		case action.TypeText:
+			desc = "Type text into the focused field."
+			props["text"], props["submit"] = strP("text to type"), map[string]any{"type": "boolean", "description": "press Enter after typing"}
+			req = append(req, "text")
+		case action.Key:
+			desc = "Press a key: back, home, enter, delete, tab, escape, …"
+			props["key"] = strP("key name")
+			req = append(req, "key")
+		case action.Hotkey:
+			desc = "Press a key combination."
+			props["keys"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+			req = append(req, "keys")
+		case action.Launch:
+			desc = "Open an app by name."
+			props["app"] = strP("app name or package")
+			req = append(req, "app")
+		case action.Wait:
+			desc = "Wait for the screen to change."
+			props["ms"] = numP("milliseconds")
+		case action.Finish:
+			desc = "The task is done (or cannot be done further): end it with a summary of what was done and found."
+			props["summary"], props["success"] = strP("what was done, and the answer if the task asked a question"), map[string]any{"type": "boolean"}
+			req = append(req, "summary")
+		case action.Fail:
+			desc = "The task cannot be done: say why."
+			props["reason"] = strP("why")
+			req = append(req, "reason")
+		case action.AskUser:
+			desc = "Ask the person a question (a choice only they can make, missing information)."
+			props["question"] = strP("the question")
+			req = append(req, "question")
+		case action.TakeOver:
+			desc = "Hand control to the person (log-in, captcha, payment password)."
+			props["reason"] = strP("what they should do")
+		}
+		return props, req, desc
+	}
+	var out []openai.Tool
+	for _, t := range action.All {
+		if !supportedOrEngine(t, supported) {
+			continue
+		}
+		props, req, desc := base(t)
+		if req == nil {
+			req = []string{}
+		}
+		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: string(t), Description: desc,
+			Parameters: map[string]any{"type": "object", "properties": props, "required": req},
+		}})
+	}
+	return out
+}
+
+func supportedOrEngine(t action.Type, supported []action.Type) bool {
+	switch t {
+	case action.Finish, action.Fail, action.AskUser, action.TakeOver, action.Wait:
+		return true
+	}
+	if len(supported) == 0 {
+		return true
+	}
+	for _, s := range supported {
+		if s == t {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,298 @@
+package dialect
+
+import (
+	"regexp"
+	"strings"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// UITARS is the UI-TARS family's dialect: "Thought: …\nAction: click(…)".
+// Variant "1.0" and "doubao" answer on a 0–1000 grid; "1.5" answers in
+// pixels of the image as Qwen2.5-VL's smart_resize saw it.
+type UITARS struct{ Variant string }
+
+// UI-TARS-1.5's image processor settings.
+const (
+	tarsFactor    = 28
+	tarsMinPixels = 100 * 28 * 28
+	tarsMaxPixels = 16384 * 28 * 28
+)
+
+// Name implements model.Dialect.
+func (UITARS) Name() string { return "uitars" }
+
+// ImageBudget implements model.Dialect (UI-TARS-desktop's limits).
+func (u UITARS) ImageBudget() model.ImageBudget {
+	switch u.Variant {
+	case "1.0":
+		return model.ImageBudget{MaxPixels: 2700 * 28 * 28, Format: "jpeg", KeepLast: 3, Always: true}
+	case "doubao":
+		return model.ImageBudget{MaxPixels: 5120 * 28 * 28, Format: "jpeg", KeepLast: 3, Always: true}
+	}
+	return model.ImageBudget{MaxPixels: tarsMaxPixels, MinPixels: tarsMinPixels, Factor: tarsFactor,
+		Format: "jpeg", KeepLast: 3, Always: true}
+}
+
+// StreamDone implements model.Dialect: several actions may follow one
+// another, so only the end of the stream says the reply is complete.
+func (UITARS) StreamDone(string) bool { return false }
+
+var (
+	tarsActionRe = regexp.MustCompile(`(?m)^[ \t]*Action[ \t]*[:：]`)
+	tarsLabelRe  = regexp.MustCompile(`(?m)^[ \t]*(Thought|Reflection|Action_Summary)[ \t]*[:：]`)
+	tarsThinkRe  = regexp.MustCompile(`(?s)<(think[A-Za-z0-9_]*|Thought)>(.*?)</(?:think[A-Za-z0-9_]*|Thought)>`)
+	tarsWrapRe   = regexp.MustCompile(`</?(?:computer_env|Output|answer|seed:tool_call)>`)
+	tarsFuncRe   = regexp.MustCompile(`(?s)<function=([A-Za-z_]+)>(.*?)</function>`)
+	tarsParamRe  = regexp.MustCompile(`(?s)<parameter=([A-Za-z_]+)>(.*?)</parameter>`)
+	tarsAnswerRe = regexp.MustCompile(`(?s)<answer>(.*?)(?:</answer>|$)`)
+)
+
+func (u UITARS) mapper(g model.Geometry) (mapper, error) {
+	if u.Variant != "1.5" {
+		return newMapper(Rel1000, g), nil
+	}
+	img := g.Image
+	if img.W <= 0 || img.H <= 0 {
+		img = g.Screen
+	}
+	h, w, err := model.SmartResize(img.H, img.W, tarsFactor, tarsMinPixels, tarsMaxPixels)
+	if err != nil {
+		return mapper{}, err
+	}
+	return pixelMapper(action.Size{W: w, H: h}, g), nil
+}
+
+// Parse implements model.Dialect.
+func (u UITARS) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
+	raw := r.Content
+	m, err := u.mapper(g)
+	if err != nil {
+		return model.Parsed{}, fail(raw, "%v", err)
+	}
+	s := boxTokens.Replace(raw)
+	// Reasoning blocks (<think>, <think_never_used_…>, <thinkt>, <Thought>).
+	var think []string
+	for _, mm := range tarsThinkRe.FindAllStringSubmatch(s, -1) {
+		think = append(think, strings.TrimSpace(mm[2]))
+	}
+	s = tarsThinkRe.ReplaceAllString(s, "\n")
+	if strings.Contains(s, "<function=") {
+		return u.parseSeed(raw, s, strings.Join(think, "\n"), m, g)
+	}
+	actText, head := s, ""
+	if loc := tarsActionRe.FindStringIndex(s); loc != nil {
+		head, actText = s[:loc[0]], s[loc[1]:]
+	} else if am := tarsAnswerRe.FindStringSubmatch(s); am != nil {
+		return finishUp(raw, model.Parsed{Thought: strings.Join(think, "\n"),
+			Actions: []action.Action{{Type: action.Finish, Summary: strings.TrimSpace(am[1]), Success: ptrTrue()}}}, g.Screen)
+	}
+	thought := tarsThought(head)
+	if thought == "" {
+		thought = strings.Join(think, "\n")
+	}
+	actText = strings.TrimSpace(tarsWrapRe.ReplaceAllString(actText, ""))
+	calls, end := scanCalls(actText)
+	if len(calls) == 0 {
+		if actText == "" {
+			return model.Parsed{}, fail(raw, "no Action: the reply must end with Action: followed by a call such as click(start_box='(x,y)')")
+		}
+		return model.Parsed{}, fail(raw, "cannot read the action %q", clip(actText))
+	}
+	if rest := strings.TrimSpace(actText[end:]); rest != "" {
+		return model.Parsed{}, fail(raw, "cannot read the action text %q", clip(rest))
+	}
+	p := model.Parsed{Thought: thought}
+	for _, c := range calls {
+		as, salv, err := tarsAction(c.name, c.args, m, g, thought)
+		if err != nil {
+			return model.Parsed{}, fail(raw, "%v", err)
+		}
+		if salv != "" {
+			p.Salvaged = salv
+		}
+		p.Actions = append(p.Actions, as...)
+	}
+	return finishUp(raw, p, g.Screen)
+}
+
+// tarsThought picks the thought out of the labelled lines before Action:.
+func tarsThought(head string) string {
+	locs := tarsLabelRe.FindAllStringSubmatchIndex(head, -1)
+	if len(locs) == 0 {
+		return strings.TrimSpace(head)
+	}
+	parts := map[string]string{}
+	for i, l := range locs {
+		end := len(head)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		parts[head[l[2]:l[3]]] = strings.TrimSpace(head[l[1]:end])
+	}
+	if t := parts["Thought"]; t != "" {
+		return t
+	}
+	return strings.TrimSpace(parts["Reflection"] + "\n" + parts["Action_Summary"])
+}
+
+// parseSeed reads the seed XML tool-call form:
+// <function=NAME><parameter=P>V</parameter>…</function>.
+func (u UITARS) parseSeed(raw, s, thought string, m mapper, g model.Geometry) (model.Parsed, error) {
+	p := model.Parsed{Thought: thought}
+	for _, f := range tarsFuncRe.FindAllStringSubmatch(s, -1) {
+		args := map[string]string{}
+		for _, pm := range tarsParamRe.FindAllStringSubmatch(f[2], -1) {
+			args[pm[1]] = strings.TrimSpace(pm[2])
+		}
+		as, _, err := tarsAction(f[1], args, m, g, thought)
+		if err != nil {
+			return model.Parsed{}, fail(raw, "%v", err)
+		}
+		p.Actions = append(p.Actions, as...)
+	}
+	return finishUp(raw, p, g.Screen)
+}
+
+// tarsAction maps one UI-TARS call to canonical actions.
+func tarsAction(name string, args map[string]string, m mapper, g model.Geometry, thought string) ([]action.Action, string, error) {
+	box := func(keys ...string) (int, int, bool, error) {
+		for _, k := range keys {
+			v, ok := args[k]
+			if !ok || strings.TrimSpace(v) == "" {
+				continue
+			}
+			ns := numbers(v)
+			switch len(ns) {
+			case 2:
+			case 4:
+				ns = []float64{(ns[0] + ns[2]) / 2, (ns[1] + ns[3]) / 2}
+			default:
+				return 0, 0, true, errf(name + ": " + k + " must be a point or a box, got " + clip(v))
+			}
+			x, y, err := m.point(ns[0], ns[1])
+			return x, y, true, err
+		}
+		return 0, 0, false, nil
+	}
+	start := []string{"start_box", "point", "start_point", "box", "coordinate"}
+	end := []string{"end_box", "end_point"}
+	one := func(t action.Type, ms int) ([]action.Action, string, error) {
+		x, y, ok, err := box(start...)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			return nil, "", errf(name + " needs start_box='(x,y)'")
+		}
+		return []action.Action{{Type: t, X: x, Y: y, Ms: ms}}, "", nil
+	}
+	switch strings.ToLower(name) {
+	case "click", "left_single", "tap":
+		return one(action.Tap, 0)
+	case "left_double", "double_click":
+		return one(action.DoubleTap, 0)
+	case "right_single", "right_click":
+		return one(action.RightClick, 0)
+	case "long_press":
+		ms := longPressMs
+		if v, ok := seconds(args["time"]); ok && v > 0 {
+			ms = v
+		}
+		return one(action.LongPress, ms)
+	case "drag", "select", "swipe":
+		x, y, ok, err := box(start...)
+		if err == nil && !ok {
+			err = errf(name + " needs start_box and end_box")
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		x2, y2, ok, err := box(end...)
+		if err == nil && !ok {
+			err = errf(name + " needs end_box")
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		t, ms := action.Drag, dragMs
+		if strings.ToLower(name) == "swipe" {
+			t, ms = action.Swipe, swipeMs
+		}
+		return []action.Action{{Type: t, X: x, Y: y, X2: x2, Y2: y2, Ms: ms}}, "", nil
+	case "scroll":
+		dir := strings.ToLower(strings.TrimSpace(args["direction"]))
+		x, y, ok, err := box(start...)
+		if err != nil {
+			return nil, "", err
+		}
+		if dir == "" {
+			if x2, y2, ok2, err := box(end...); ok && ok2 && err == nil {
+				return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: swipeMs}}, "", nil
+			}
+			return nil, "", errf("scroll needs direction='up|down|left|right'")
+		}
+		if !ok {
+			x, y = g.Screen.W/2, g.Screen.H/2
+		}
+		return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir}}, "", nil
+	case "type":
+		text, submit := args["content"], false
+		if strings.HasSuffix(text, "\n") {
+			text, submit = strings.TrimRight(text, "\n"), true
+		}
+		out := []action.Action{{Type: action.TypeText, Text: text, Submit: submit}}
+		if x, y, ok, err := box(start...); err != nil {
+			return nil, "", err
+		} else if ok { // the seed form types at a point: tap it first
+			out = append([]action.Action{{Type: action.Tap, X: x, Y: y}}, out...)
+		}
+		return out, "", nil
+	case "hotkey", "press", "keydown":
+		k := args["key"]
+		if k == "" {
+			k = args["hotkey"]
+		}
+		keys := strings.FieldsFunc(strings.ToLower(k), func(r rune) bool { return r == ' ' || r == '+' })
+		if len(keys) == 0 {
+			return nil, "", errf(name + " needs key='…'")
+		}
+		for i := range keys {
+			keys[i] = keyName(keys[i])
+		}
+		if len(keys) == 1 {
+			return []action.Action{{Type: action.Key, Key: keys[0]}}, "", nil
+		}
+		return []action.Action{{Type: action.Hotkey, Keys: keys}}, "", nil
+	case "press_home":
+		return []action.Action{{Type: action.Key, Key: "home"}}, "", nil
+	case "press_back":
+		return []action.Action{{Type: action.Key, Key: "back"}}, "", nil
+	case "open_app":
+		return []action.Action{{Type: action.Launch, App: args["app_name"]}}, "", nil
+	case "wait":
+		ms := 5000 // UI-TARS's wait() sleeps 5 s
+		if v, ok := seconds(args["time"]); ok {
+			ms = v
+		}
+		return []action.Action{{Type: action.Wait, Ms: ms}}, "", nil
+	case "finished":
+		sum := args["content"]
+		if strings.TrimSpace(sum) == "" {
+			if thought == "" {
+				return nil, "", errf("finished() needs content='what was done'")
+			}
+			return []action.Action{{Type: action.Finish, Summary: thought, Success: ptrTrue()}},
+				"finished() had no content; the summary is the thought", nil
+		}
+		return []action.Action{{Type: action.Finish, Summary: sum, Success: ptrTrue()}}, "", nil
+	case "call_user":
+		q := thought
+		if q == "" {
+			q = "The agent needs your help on this screen."
+		}
+		return []action.Action{{Type: action.AskUser, Question: q}}, "", nil
+	}
+	return nil, "", errf(name + "() is not an action Tandem can do here; use click, left_double, long_press, drag, scroll, type, hotkey, press_home, press_back, open_app, wait, finished or call_user")
+}

@@ -1,0 +1,99 @@
+package observe
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"math"
+	"strings"
+
+	"golang.org/x/image/draw"
+)
+
+// ImageSpec says how to prepare a screenshot (a dialect's image budget).
+type ImageSpec struct {
+	// MaxPixels and MinPixels bound the area; zero means no bound.
+	MaxPixels, MinPixels int
+	// Factor, when non-zero, resizes with SmartResize to multiples of it.
+	Factor int
+	// Format is "jpeg", "png", or "" to choose: PNG for small images (up to
+	// 512x512, where its lossless text beats JPEG's size), JPEG otherwise.
+	Format string
+	// Quality is the JPEG quality (default 85: UI text stays legible).
+	Quality int
+}
+
+// Shot is a screenshot ready to send.
+type Shot struct {
+	Data []byte
+	MIME string
+	W, H int
+}
+
+// FitSize returns the size a w x h screenshot is sent at under spec: the
+// SmartResize size when Factor is set, else scaled down (never up) to
+// MaxPixels keeping the aspect ratio.
+func FitSize(w, h int, spec ImageSpec) (int, int, error) {
+	if w <= 0 || h <= 0 {
+		return 0, 0, fmt.Errorf("screenshot size %dx%d: not positive", w, h)
+	}
+	if spec.Factor > 0 {
+		rh, rw, err := SmartResize(h, w, spec.Factor, spec.MinPixels, spec.MaxPixels)
+		return rw, rh, err
+	}
+	if spec.MaxPixels > 0 && w*h > spec.MaxPixels {
+		s := math.Sqrt(float64(spec.MaxPixels) / float64(w*h))
+		return max(1, int(float64(w)*s)), max(1, int(float64(h)*s)), nil
+	}
+	return w, h, nil
+}
+
+// PrepareScreenshot resizes img to spec and encodes it.
+func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
+	if img == nil {
+		return Shot{}, fmt.Errorf("prepare screenshot: no image")
+	}
+	b := img.Bounds()
+	w, h, err := FitSize(b.Dx(), b.Dy(), spec)
+	if err != nil {
+		return Shot{}, fmt.Errorf("prepare screenshot: %w", err)
+	}
+	out := img
+	if w != b.Dx() || h != b.Dy() {
+		dst := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+		out = dst
+	}
+	format := strings.ToLower(spec.Format)
+	if format == "" || format == "auto" {
+		format = "jpeg"
+		if w*h <= 512*512 {
+			format = "png"
+		}
+	}
+	var buf bytes.Buffer
+	switch format {
+	case "png":
+		enc := png.Encoder{CompressionLevel: png.BestSpeed}
+		err = enc.Encode(&buf, out)
+		return Shot{Data: buf.Bytes(), MIME: "image/png", W: w, H: h}, err
+	case "jpeg", "jpg":
+		q := spec.Quality
+		if q <= 0 || q > 100 {
+			q = 85
+		}
+		err = jpeg.Encode(&buf, out, &jpeg.Options{Quality: q})
+		return Shot{Data: buf.Bytes(), MIME: "image/jpeg", W: w, H: h}, err
+	}
+	return Shot{}, fmt.Errorf("prepare screenshot: unknown format %q", spec.Format)
+}
+
+// KeepLast returns the last k items (all when k <= 0 or k >= len).
+func KeepLast[T any](items []T, k int) []T {
+	if k <= 0 || k >= len(items) {
+		return items
+	}
+	return items[len(items)-k:]
+}

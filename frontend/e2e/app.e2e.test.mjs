@@ -1,0 +1,105 @@
+// The app shell through the real UI and the real Go backend.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startApp, artifactsDir } from './harness.mjs'
+
+/** settingsSaved waits until settings.json holds the wanted value (the UI saves asynchronously). */
+async function settingsSaved(dir, key, want) {
+  const deadline = Date.now() + 5000
+  let got
+  while (Date.now() < deadline) {
+    try {
+      got = JSON.parse(readFileSync(join(dir, 'settings.json'), 'utf8'))[key]
+      if (got === want) return
+    } catch {
+      // not written yet
+    }
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  assert.equal(got, want, `settings.json ${key}`)
+}
+
+let app
+before(async () => {
+  app = await startApp()
+})
+after(async () => {
+  await app?.stop()
+})
+
+test('the shell shows every region; This computer is listed and mirrored live', async () => {
+  const { page } = app
+  for (const id of ['devices', 'mirror', 'timeline', 'goal', 'controls', 'start']) {
+    assert.ok(await page.getByTestId(id).isVisible(), `${id} visible`)
+  }
+  // The harness's Xvfb display is "This computer": listed, selected, mirrored.
+  await page.getByTestId('device-desktop:0').waitFor()
+  assert.match(await page.getByTestId('devices').innerText(), /This computer/)
+  await page.locator('[data-testid="mirror-screen"][data-frame="1280x800"]').waitFor({ timeout: 15_000 })
+  assert.match(await page.getByTestId('timeline').innerText(), /No steps yet/)
+  assert.equal(await page.getByTestId('start').isDisabled(), true, 'Start needs a goal')
+  await page.getByTestId('goal').fill('Open the terminal')
+  assert.equal(await page.getByTestId('start').isDisabled(), false)
+  await page.getByTestId('goal').fill('')
+  mkdirSync(artifactsDir, { recursive: true })
+  await page.screenshot({ path: join(artifactsDir, 'e2e-shell-en.png') })
+  assert.deepEqual(app.pageErrors, [])
+})
+
+test('About shows the version and commit from the Go backend (a bound method through the UI)', async () => {
+  const { page } = app
+  const bin = process.env.TANDEM_DEV_BIN
+  const want = JSON.parse(execFileSync(bin, ['version', '--json']).toString())
+  await page.getByTestId('about').click()
+  const dialog = page.getByTestId('about-dialog')
+  await dialog.waitFor()
+  assert.equal(await page.getByTestId('about-version').innerText(), want.version)
+  assert.equal(await page.getByTestId('about-commit').innerText(), want.commit)
+  assert.notEqual(want.commit, 'unknown')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'detached' })
+})
+
+test('switching to Chinese goes through Go, persists, and survives a reload', async () => {
+  const { page } = app
+  await page.getByTestId('language').selectOption('zh-CN')
+  await page.getByText('还没有步骤').waitFor()
+  assert.equal(await page.getByTestId('start').innerText(), '开始')
+  await settingsSaved(app.configDir, 'language', 'zh-CN')
+  await page.reload()
+  await page.getByText('还没有步骤').waitFor()
+  mkdirSync(artifactsDir, { recursive: true })
+  await page.screenshot({ path: join(artifactsDir, 'e2e-shell-zh.png') })
+  await page.getByTestId('language').selectOption('en')
+  await page.getByText('No steps yet').waitFor()
+})
+
+test('dark theme applies and persists', async () => {
+  const { page } = app
+  await page.getByTestId('theme').selectOption('dark')
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark')
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+  assert.equal(bg, 'rgb(22, 24, 29)')
+  await settingsSaved(app.configDir, 'theme', 'dark')
+  await page.getByTestId('theme').selectOption('system')
+})
+
+test('a damaged settings file is reported, kept aside, and the app still starts', async () => {
+  const cfg = mkdtempSync(join(tmpdir(), 'tandem-e2e-corrupt-'))
+  writeFileSync(join(cfg, 'settings.json'), '{"language": "zh-CN", "theme": ')
+  const broken = await startApp({ configDir: cfg })
+  try {
+    const notice = broken.page.getByTestId('notice')
+    await notice.waitFor()
+    assert.match(await notice.innerText(), /damaged/)
+    assert.ok(readdirSync(cfg).some((f) => f.startsWith('settings.json.corrupt-')))
+    assert.match(await broken.page.getByTestId('timeline').innerText(), /No steps yet/)
+  } finally {
+    await broken.stop()
+    rmSync(cfg, { recursive: true, force: true })
+  }
+})

@@ -1,0 +1,179 @@
+// The browser e2e harness: the real Go backend (the dev-tagged binary) under
+// a private Xvfb display, serving the real built frontend with working
+// bindings, driven by playwright-core in Debian's chromium.
+//
+//   const app = await startApp({ env: { LANG: 'en_US.UTF-8' } })
+//   await app.page.click(...)
+//   await app.stop()
+//
+// Later suites reuse it: startApp takes extra env (e.g. an adb server port)
+// and exposes the app's config dir so a test can seed or inspect settings.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, existsSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join, resolve, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium } from 'playwright-core'
+
+const here = dirname(fileURLToPath(import.meta.url))
+export const repoRoot = resolve(here, '..', '..')
+export const artifactsDir = join(repoRoot, 'test-artifacts')
+
+export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium'
+export const chromiumArgs = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+
+/** freePort asks the kernel for an unused TCP port on 127.0.0.1. */
+export function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer()
+    s.unref()
+    s.on('error', rej)
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address()
+      s.close(() => res(port))
+    })
+  })
+}
+
+/** startXvfb starts a private display; Xvfb picks a free number (-displayfd). */
+export function startXvfb(size = '1280x800x24') {
+  return new Promise((res, rej) => {
+    const p = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', size, '-nolisten', 'tcp', '-noreset'], {
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe'],
+    })
+    let out = ''
+    const timer = setTimeout(() => rej(new Error('Xvfb did not report a display in 10 s')), 10_000)
+    p.on('error', (e) => {
+      clearTimeout(timer)
+      rej(new Error(`cannot start Xvfb (run make test, which installs it): ${e.message}`))
+    })
+    p.stdio[3].on('data', (d) => {
+      out += d.toString()
+      if (out.includes('\n')) {
+        clearTimeout(timer)
+        res({ display: ':' + out.trim(), stop: () => p.kill('SIGKILL') })
+      }
+    })
+  })
+}
+
+async function waitHTTP(url, proc, logs, ms = 30_000) {
+  const deadline = Date.now() + ms
+  while (Date.now() < deadline) {
+    if (proc.exitCode !== null) throw new Error(`tandem-dev exited with ${proc.exitCode}:\n${logs()}`)
+    try {
+      const r = await fetch(url)
+      if (r.ok) return
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`tandem-dev did not serve ${url} within ${ms} ms:\n${logs()}`)
+}
+
+/**
+ * startADB starts a private adb server on a free port that never scans for
+ * emulators, so tests never touch a developer's real phones or server.
+ */
+export async function startADB() {
+  const port = await freePort()
+  const env = { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: '0' }
+  await new Promise((res, rej) => {
+    const p = spawn('adb', ['-P', String(port), 'start-server'], { env, stdio: 'ignore' })
+    p.on('error', (e) => rej(new Error(`cannot start adb (run make test, which installs it): ${e.message}`)))
+    p.on('exit', (code) => (code === 0 ? res() : rej(new Error(`adb start-server exited ${code}`))))
+  })
+  return {
+    port,
+    env: { TANDEM_ADB_PORT: String(port), ADB_LOCAL_TRANSPORT_MAX_PORT: '0' },
+    stop: () =>
+      new Promise((res) => {
+        const p = spawn('adb', ['-P', String(port), 'kill-server'], { env, stdio: 'ignore' })
+        p.on('exit', res)
+        p.on('error', res)
+      }),
+  }
+}
+
+/**
+ * startApp starts Xvfb, a private adb server, the dev binary and chromium,
+ * and opens the app.
+ * opts.env adds environment variables for the binary; opts.configDir reuses a
+ * config directory (to test persistence across restarts).
+ */
+export async function startApp(opts = {}) {
+  const bin = process.env.TANDEM_DEV_BIN || join(repoRoot, 'build/bin/tandem-dev')
+  if (!existsSync(bin)) throw new Error(`${bin} is missing: run make e2e (it builds it)`)
+  const xvfb = await startXvfb()
+  const adb = opts.adb ?? (await startADB())
+  const ownConfig = !opts.configDir
+  const configDir = opts.configDir || mkdtempSync(join(tmpdir(), 'tandem-e2e-cfg-'))
+  const dataDir = mkdtempSync(join(tmpdir(), 'tandem-e2e-data-'))
+  const port = await freePort()
+  let log = ''
+  const proc = spawn(bin, ['-devserver', `127.0.0.1:${port}`, '-assetdir', join(repoRoot, 'frontend/dist')], {
+    cwd: repoRoot,
+    env: {
+      ...process.env,
+      DISPLAY: xvfb.display,
+      LANG: 'en_US.UTF-8',
+      TANDEM_CONFIG_DIR: configDir,
+      TANDEM_DATA_DIR: dataDir,
+      ...adb.env,
+      ...(opts.env || {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  proc.stdout.on('data', (d) => (log += d))
+  proc.stderr.on('data', (d) => (log += d))
+  const url = `http://127.0.0.1:${port}/`
+  let browser
+  try {
+    await waitHTTP(url, proc, () => log)
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: chromiumArgs,
+    })
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: opts.locale || 'en-US' })
+    const page = await context.newPage()
+    const pageErrors = []
+    page.on('pageerror', (e) => pageErrors.push(e))
+    await page.goto(url)
+    await page.waitForFunction(() => !!window.go?.app?.App, null, { timeout: 15_000 })
+    return {
+      page,
+      browser,
+      url,
+      configDir,
+      dataDir,
+      adb,
+      pageErrors,
+      logs: () => log,
+      async stop() {
+        await browser?.close().catch(() => {})
+        proc.kill('SIGKILL')
+        xvfb.stop()
+        if (!opts.adb) await adb.stop()
+        if (ownConfig) rmSync(configDir, { recursive: true, force: true })
+        rmSync(dataDir, { recursive: true, force: true })
+      },
+    }
+  } catch (e) {
+    await browser?.close().catch(() => {})
+    proc.kill('SIGKILL')
+    xvfb.stop()
+    if (!opts.adb) await adb.stop()
+    throw e
+  }
+}

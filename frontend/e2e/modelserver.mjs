@@ -1,0 +1,122 @@
+// A real local HTTP server that speaks the OpenAI chat-completions API for
+// the browser e2e suite: it answers from a per-test script, records every
+// request (so a test can assert what the model was told), streams with SSE
+// when asked, and can hold a reply until the client goes away (to test Stop).
+//
+//   const m = await startModelServer([toolCall('tap', {x: 500, y: 500}), ...])
+//   m.url        -> 'http://127.0.0.1:PORT/v1'
+//   m.requests   -> parsed request bodies, in order
+//   m.closed     -> how many held requests were closed by the client
+import { createServer } from 'node:http'
+
+let callSeq = 0
+
+/** toolCall is a scripted reply with one function call (the tools dialect). */
+export function toolCall(name, args, thought = '') {
+  return { content: thought, tool_calls: [{ name, arguments: JSON.stringify(args) }] }
+}
+
+/** text is a scripted plain-text reply. */
+export function text(content) {
+  return { content, tool_calls: [] }
+}
+
+/** hold is a reply that never comes: the request stays open until the client closes it. */
+export const hold = { hold: true }
+
+/** status is an HTTP error reply. */
+export function status(code, message = 'scripted error') {
+  return { status: code, message }
+}
+
+export function startModelServer(script = []) {
+  const state = { requests: [], closed: 0, script: [...script] }
+  const server = createServer(async (req, res) => {
+    if (req.method === 'GET' && req.url.endsWith('/models')) {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ object: 'list', data: [{ id: 'scripted-model', object: 'model' }] }))
+      return
+    }
+    if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+      res.writeHead(404).end()
+      return
+    }
+    let body = ''
+    for await (const chunk of req) body += chunk
+    let parsed
+    try {
+      parsed = JSON.parse(body)
+    } catch {
+      res.writeHead(400).end('{"error":{"message":"bad json"}}')
+      return
+    }
+    state.requests.push({ body: parsed, headers: req.headers })
+    const next = state.script.shift() ?? hold
+    if (next.hold) {
+      req.socket.on('close', () => state.closed++)
+      return // never answer
+    }
+    if (next.status) {
+      res.writeHead(next.status, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ error: { message: next.message, type: 'scripted' } }))
+      return
+    }
+    const id = `chatcmpl-${++callSeq}`
+    const calls = (next.tool_calls ?? []).map((c, i) => ({
+      index: i,
+      id: `call_${callSeq}_${i}`,
+      type: 'function',
+      function: { name: c.name, arguments: c.arguments },
+    }))
+    const usage = { prompt_tokens: 1200, completion_tokens: 40, total_tokens: 1240 }
+    if (parsed.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      const send = (delta, finish = null, extra = {}) =>
+        res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: parsed.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra })}\n\n`)
+      send({ role: 'assistant' })
+      if (next.content) for (const piece of next.content.match(/.{1,12}/gsu) ?? []) send({ content: piece })
+      if (calls.length) send({ tool_calls: calls })
+      send({}, calls.length ? 'tool_calls' : 'stop')
+      res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created: 0, model: parsed.model, choices: [], usage })}\n\n`)
+      res.end('data: [DONE]\n\n')
+      return
+    }
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(
+      JSON.stringify({
+        id,
+        object: 'chat.completion',
+        created: 0,
+        model: parsed.model,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: next.content ?? '', ...(calls.length ? { tool_calls: calls.map(({ index, ...c }) => c) } : {}) },
+            finish_reason: calls.length ? 'tool_calls' : 'stop',
+          },
+        ],
+        usage,
+      }),
+    )
+  })
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address()
+      resolve({
+        url: `http://127.0.0.1:${port}/v1`,
+        get requests() {
+          return state.requests
+        },
+        get closed() {
+          return state.closed
+        },
+        push: (...replies) => state.script.push(...replies),
+        stop: () =>
+          new Promise((r) => {
+            server.closeAllConnections?.()
+            server.close(() => r())
+          }),
+      })
+    })
+  })
+}

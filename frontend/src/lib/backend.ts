@@ -1,0 +1,176 @@
+// The Go methods bound by Wails (app.App), typed, and the Wails event bus.
+// Wails injects window.go and window.runtime in the desktop window and in the
+// dev-server harness; calling through this one module keeps the rest of the
+// UI free of window globals and easy to test.
+import type { Action, EngineEvent, Snapshot } from './events'
+
+export interface Info {
+  version: string
+  commit: string
+  os: string
+  locale: string
+  dataDir: string
+  settingsPath: string
+}
+
+export interface Budget {
+  max_steps: number
+  max_tokens: number
+  max_cost: number
+  max_minutes: number
+}
+
+export interface Settings {
+  language: 'system' | 'en' | 'zh-CN'
+  theme: 'system' | 'light' | 'dark'
+  recent_goals: string[]
+  active_profile: string
+  budget: Budget
+  policy_words: string[]
+  policy_apps: string[]
+  stability_ms: number
+  stop_after_steps: number
+}
+
+export interface LoadedSettings {
+  settings: Settings
+  warning: string
+}
+
+export interface DeviceEntry {
+  id: string
+  name: string
+  kind: 'phone' | 'desktop'
+  state: string // "device", "offline", "unauthorized", "ready"
+  screen: { w: number; h: number }
+  virtual: boolean
+  problem: string // what the person should do, when state is not usable
+}
+
+export interface Preset {
+  id: string
+  name: string
+  base_url: string
+  model: string
+  dialect: string
+  variant: string
+  needs_key: boolean
+}
+
+export interface Profile {
+  id: string
+  name: string
+  preset: string
+  base_url: string
+  model: string
+  dialect: string
+  variant: string
+  key_masked: string // "" when no key is stored; never the key itself
+}
+
+export interface TestResult {
+  ok: boolean
+  message: string
+  latency_ms: number
+}
+
+export interface Region {
+  x1: number
+  y1: number
+  x2: number
+  y2: number
+}
+
+export interface RunSummary {
+  id: string
+  device: string
+  goal: string
+  state: string
+  success: boolean
+  summary: string
+  started: string
+  steps: number
+}
+
+type Bound = {
+  Info(): Promise<Info>
+  GetSettings(): Promise<LoadedSettings>
+  SaveSettings(s: Settings): Promise<Settings>
+  DismissSettingsWarning(): Promise<void>
+  ListDevices(): Promise<DeviceEntry[]>
+  ConnectDevice(addr: string): Promise<DeviceEntry>
+  StartVirtualPhone(): Promise<DeviceEntry>
+  MirrorURL(device: string): Promise<string>
+  DeviceInput(device: string, a: Action): Promise<void>
+  Presets(): Promise<Preset[]>
+  Profiles(): Promise<Profile[]>
+  SaveProfile(p: Profile, apiKey: string): Promise<Profile>
+  DeleteProfile(id: string): Promise<void>
+  TestProfile(id: string): Promise<TestResult>
+  StartRun(device: string, goal: string): Promise<Snapshot>
+  ActiveRuns(): Promise<Snapshot[]>
+  Pause(run: string): Promise<void>
+  Resume(run: string): Promise<void>
+  TakeOver(run: string): Promise<void>
+  HandBack(run: string, note: string, region: Region | null): Promise<void>
+  Stop(run: string): Promise<void>
+  StopAfter(run: string, steps: number): Promise<void>
+  Confirm(run: string): Promise<void>
+  Deny(run: string, reason: string): Promise<void>
+  Answer(run: string, text: string): Promise<void>
+  Input(run: string, a: Action): Promise<void>
+  EditGoal(run: string, goal: string): Promise<void>
+  EditPending(run: string, actions: Action[]): Promise<void>
+  PastRuns(): Promise<RunSummary[]>
+  ExportReport(run: string): Promise<string>
+}
+
+type Runtime = {
+  EventsOn(name: string, cb: (...data: unknown[]) => void): () => void
+}
+
+declare global {
+  interface Window {
+    go?: { app?: { App?: Bound } }
+    runtime?: Runtime
+  }
+}
+
+export class BackendMissing extends Error {
+  constructor() {
+    super('the Go backend is not connected (window.go.app.App is missing)')
+  }
+}
+
+function app(): Bound {
+  const a = window.go?.app?.App
+  if (!a) throw new BackendMissing()
+  return a
+}
+
+/** backend is the bound API; each call returns a promise that rejects with the Go error text. */
+export const backend = new Proxy({} as Bound, {
+  get(_t, name: string) {
+    return (...args: unknown[]) => {
+      const fn = (app() as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]
+      if (typeof fn !== 'function') return Promise.reject(new Error(`backend method ${name} is missing`))
+      return fn(...args)
+    }
+  },
+})
+
+/** onEvent subscribes to the engine's run events; returns the unsubscribe. */
+export function onRunEvent(cb: (e: EngineEvent) => void): () => void {
+  return window.runtime?.EventsOn('run', (e) => cb(e as EngineEvent)) ?? (() => {})
+}
+
+/** onDevices subscribes to device list changes. */
+export function onDevices(cb: (d: DeviceEntry[]) => void): () => void {
+  return window.runtime?.EventsOn('devices', (d) => cb(d as DeviceEntry[])) ?? (() => {})
+}
+
+/** errorText turns a rejected backend call into the sentence to show. */
+export function errorText(e: unknown): string {
+  if (e instanceof Error) return e.message
+  return String(e)
+}

@@ -1,0 +1,56 @@
+import { describe as group, expect, it } from 'vitest'
+import { apply, describe, type EngineEvent, type RunView } from './events'
+
+const snap = (seq = 1): EngineEvent => ({
+  run: 'r1', seq, time: '', kind: 'snapshot',
+  snapshot: {
+    id: 'r1', device: 'emulator-5554', goal: 'add 3', state: 'Idle',
+    plan: { todo: [] }, usage: { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 },
+  },
+})
+const ev = (seq: number, e: Partial<EngineEvent>): EngineEvent => ({ run: 'r1', seq, time: '', kind: 'state', ...e }) as EngineEvent
+
+group('apply', () => {
+  it('starts from a snapshot and folds later events in order', () => {
+    let v = apply(null, snap())
+    v = apply(v, ev(2, { kind: 'state', state: { state: 'Planning', from: 'Idle' } }))
+    v = apply(v, ev(3, { kind: 'thought', thought: { call: 1, delta: 'I see ' } }))
+    v = apply(v, ev(4, { kind: 'thought', thought: { call: 1, delta: 'a counter' } }))
+    expect(v!.thought).toBe('I see a counter')
+    v = apply(v, ev(5, { kind: 'plan', plan: { thought: 'tap +1 three times', todo: [{ action: { type: 'tap', x: 1, y: 2 }, status: 'current' }] } }))
+    v = apply(v, ev(6, { kind: 'step', step: { n: 1, action: { type: 'tap', x: 1, y: 2 }, result: 'ok', ms: 40 } }))
+    expect(v!.steps).toHaveLength(1)
+    expect(v!.steps[0].thought).toBe('tap +1 three times')
+    v = apply(v, ev(7, { kind: 'thought', thought: { call: 2, delta: 'new call' } }))
+    expect(v!.thought).toBe('new call')
+  })
+  it('ignores stale and foreign events', () => {
+    const v = apply(null, snap(5)) as RunView
+    expect(apply(v, ev(5, { kind: 'state', state: { state: 'Planning', from: 'Idle' } }))).toBe(v)
+    expect(apply(v, { ...ev(6, { kind: 'state', state: { state: 'Planning', from: 'Idle' } }), run: 'other' })).toBe(v)
+    expect(apply(null, ev(6, { kind: 'state' }))).toBeNull()
+  })
+  it('clears the request when the run leaves WaitingForUser', () => {
+    let v = apply(null, snap())
+    v = apply(v, ev(2, { kind: 'request', request: { kind: 'confirm', message: 'Pay ¥99?', action: { type: 'tap', x: 5, y: 5 } } }))
+    v = apply(v, ev(3, { kind: 'state', state: { state: 'WaitingForUser', from: 'Planning' } }))
+    expect(v!.request?.kind).toBe('confirm')
+    v = apply(v, ev(4, { kind: 'state', state: { state: 'Executing', from: 'WaitingForUser' } }))
+    expect(v!.request).toBeNull()
+  })
+  it('records the result and final state on done', () => {
+    let v = apply(null, snap())
+    v = apply(v, ev(2, { kind: 'done', done: { state: 'Done', success: true, summary: 'Counter is 3', steps: 3, calls: 1, usage: { prompt_tokens: 1, completion_tokens: 1, cost: 0 } } }))
+    expect(v!.state).toBe('Done')
+    expect(v!.result?.summary).toBe('Counter is 3')
+  })
+})
+
+group('describe', () => {
+  it.each([
+    [{ type: 'tap', x: 10, y: 20 }, 'tap (10, 20)'],
+    [{ type: 'swipe', x: 1, y: 2, x2: 3, y2: 4 }, 'swipe (1, 2) → (3, 4)'],
+    [{ type: 'type', text: '你好', submit: true }, 'type “你好” ⏎'],
+    [{ type: 'hotkey', keys: ['ctrl', 'c'] }, 'hotkey ctrl+c'],
+  ])('%j', (a, want) => expect(describe(a)).toBe(want))
+})

@@ -1,0 +1,234 @@
+// The engine's events as the UI receives them (engine/events.go), and the
+// fold that turns a snapshot plus later events into what the screen shows.
+// The first event of a subscription is always a snapshot; every later event
+// changes one concern. Events are applied in seq order; a stale or repeated
+// seq is ignored, so a reconnect that replays a snapshot is harmless.
+import type { RunState } from './controls'
+
+export interface Action {
+  type: string
+  x?: number
+  y?: number
+  x2?: number
+  y2?: number
+  ms?: number
+  direction?: string
+  text?: string
+  submit?: boolean
+  key?: string
+  keys?: string[]
+  app?: string
+  summary?: string
+  success?: boolean
+  reason?: string
+  question?: string
+  sensitive?: string
+  element?: number
+}
+
+export interface Usage {
+  prompt_tokens: number
+  completion_tokens: number
+  cost: number
+  estimated?: boolean
+}
+
+export interface StepEvent {
+  n: number
+  action: Action
+  result: string
+  ms: number
+  by_person?: boolean
+  thought?: string
+  frame?: string
+}
+
+export interface TodoItem {
+  action: Action
+  status: 'done' | 'current' | 'pending'
+}
+
+export interface PlanEvent {
+  thought?: string
+  todo: TodoItem[]
+}
+
+export interface UsageEvent {
+  total: Usage
+  calls: number
+  steps: number
+  elapsed_ms: number
+}
+
+export interface Request {
+  kind: 'confirm' | 'question' | 'take_over' | 'loop' | 'budget' | 'model_error' | 'device_error'
+  message: string
+  action?: Action
+}
+
+export interface Result {
+  state: RunState
+  success: boolean
+  summary?: string
+  pending?: string[]
+  reason?: string
+  steps: number
+  calls: number
+  usage: Usage
+}
+
+export interface Snapshot {
+  id: string
+  device: string
+  goal: string
+  state: RunState
+  reason?: string
+  plan: PlanEvent
+  thought?: string
+  usage: UsageEvent
+  request?: Request
+  steps?: StepEvent[]
+  result?: Result
+}
+
+export interface EngineEvent {
+  run: string
+  seq: number
+  time: string
+  kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'manual' | 'usage' | 'request' | 'done'
+  snapshot?: Snapshot
+  state?: { state: RunState; from: RunState; reason?: string }
+  step?: StepEvent
+  plan?: PlanEvent
+  thought?: { call: number; delta: string }
+  manual?: { action: Action; at: string; error?: string }
+  usage?: UsageEvent
+  request?: Request
+  done?: Result
+}
+
+/** RunView is what the UI draws for one run. */
+export interface RunView {
+  id: string
+  device: string
+  goal: string
+  state: RunState
+  reason: string
+  plan: PlanEvent
+  thought: string
+  thoughtCall: number
+  usage: UsageEvent
+  request: Request | null
+  steps: StepEvent[]
+  result: Result | null
+  seq: number
+}
+
+export function emptyUsage(): UsageEvent {
+  return { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 }
+}
+
+export function fromSnapshot(s: Snapshot, seq: number): RunView {
+  return {
+    id: s.id,
+    device: s.device,
+    goal: s.goal,
+    state: s.state,
+    reason: s.reason ?? '',
+    plan: s.plan ?? { todo: [] },
+    thought: s.thought ?? '',
+    thoughtCall: 0,
+    usage: s.usage ?? emptyUsage(),
+    request: s.request ?? null,
+    steps: s.steps ?? [],
+    result: s.result ?? null,
+    seq,
+  }
+}
+
+const maxSteps = 500 // the timeline keeps this many; the record keeps all
+
+/** apply folds one event into the view and returns the new view (or the same one when ignored). */
+export function apply(v: RunView | null, e: EngineEvent): RunView | null {
+  if (e.kind === 'snapshot' && e.snapshot) return fromSnapshot(e.snapshot, e.seq)
+  if (!v || e.run !== v.id || e.seq <= v.seq) return v
+  const n: RunView = { ...v, seq: e.seq }
+  switch (e.kind) {
+    case 'state':
+      if (!e.state) return v
+      n.state = e.state.state
+      n.reason = e.state.reason ?? ''
+      if (n.state !== 'WaitingForUser') n.request = null
+      if (n.state === 'Planning') n.thought = ''
+      break
+    case 'step':
+      if (!e.step) return v
+      n.steps = [...v.steps, { ...e.step, thought: e.step.thought ?? (e.step.by_person ? '' : v.plan.thought) }].slice(-maxSteps)
+      break
+    case 'plan':
+      if (e.plan) n.plan = e.plan
+      break
+    case 'thought':
+      if (!e.thought) return v
+      if (e.thought.call !== v.thoughtCall) {
+        n.thought = e.thought.delta
+        n.thoughtCall = e.thought.call
+      } else {
+        n.thought = v.thought + e.thought.delta
+      }
+      break
+    case 'usage':
+      if (e.usage) n.usage = e.usage
+      break
+    case 'request':
+      n.request = e.request ?? null
+      break
+    case 'done':
+      if (e.done) {
+        n.result = e.done
+        n.state = e.done.state
+      }
+      break
+    case 'manual':
+      // The person's inputs arrive as steps too (by_person); the manual event
+      // only matters when it failed, which the step's result already says.
+      break
+  }
+  return n
+}
+
+/** describe renders an action for people, in the timeline and dialogs. */
+export function describe(a: Action): string {
+  const at = a.x !== undefined && a.y !== undefined ? ` (${a.x}, ${a.y})` : ''
+  switch (a.type) {
+    case 'tap':
+    case 'double_tap':
+    case 'right_click':
+    case 'long_press':
+      return `${a.type.replace('_', ' ')}${at}`
+    case 'swipe':
+    case 'drag':
+      return `${a.type} (${a.x}, ${a.y}) → (${a.x2}, ${a.y2})`
+    case 'scroll':
+      return `scroll ${a.direction}${at}`
+    case 'type':
+      return `type “${a.text ?? ''}”${a.submit ? ' ⏎' : ''}`
+    case 'key':
+      return `key ${a.key}`
+    case 'hotkey':
+      return `hotkey ${(a.keys ?? []).join('+')}`
+    case 'launch':
+      return `open ${a.app}`
+    case 'wait':
+      return `wait ${a.ms} ms`
+    case 'finish':
+      return `finish: ${a.summary ?? ''}`
+    case 'fail':
+      return `fail: ${a.reason ?? ''}`
+    case 'ask_user':
+      return `ask: ${a.question ?? ''}`
+    case 'take_over':
+      return `asks you to take over: ${a.reason ?? ''}`
+  }
+  return a.type
+}

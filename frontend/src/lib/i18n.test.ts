@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest'
+import { dictionaries, resolveLang, i18n } from './i18n.svelte'
+
+describe('dictionaries', () => {
+  it('have the same keys and no empty strings', () => {
+    const en = Object.keys(dictionaries.en).sort()
+    const zh = Object.keys(dictionaries['zh-CN']).sort()
+    expect(zh).toEqual(en)
+    for (const lang of ['en', 'zh-CN'] as const) {
+      for (const [k, v] of Object.entries(dictionaries[lang])) {
+        expect(v.trim(), `${lang} ${k}`).not.toBe('')
+      }
+    }
+  })
+  it('keep placeholders in both languages', () => {
+    for (const [k, v] of Object.entries(dictionaries.en)) {
+      const vars = v.match(/\{\w+\}/g) ?? []
+      for (const p of vars) expect(dictionaries['zh-CN'][k as keyof typeof dictionaries.en]).toContain(p)
+    }
+  })
+})
+
+describe('resolveLang', () => {
+  it.each([
+    ['system', 'zh-CN', [], 'zh-CN'],
+    ['system', 'en', ['zh-CN'], 'en'],
+    ['system', '', ['zh-TW', 'en'], 'zh-CN'],
+    ['system', '', [], 'en'],
+    ['en', 'zh-CN', [], 'en'],
+    ['zh-CN', 'en', [], 'zh-CN'],
+  ])('%s + %s + %j -> %s', (setting, os, browser, want) => {
+    expect(resolveLang(setting, os, browser as string[])).toBe(want)
+  })
+})
+
+describe('t', () => {
+  it('switches language and fills placeholders', () => {
+    i18n.lang = 'zh-CN'
+    expect(i18n.t('goal.start')).toBe('开始')
+    expect(i18n.t('error.backend', { msg: 'x' })).toContain('x')
+    i18n.lang = 'en'
+    expect(i18n.t('goal.start')).toBe('Start')
+  })
+})

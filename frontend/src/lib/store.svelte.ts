@@ -1,0 +1,111 @@
+// The UI's state: devices, the selected one, and one run view per device.
+// Engine events arrive over the Wails event bus and are folded by apply();
+// commands go to the backend and their errors become a visible message on
+// the run they concern, never a silent failure.
+import { backend, errorText, onDevices, onRunEvent, type DeviceEntry } from './backend'
+import { apply, type EngineEvent, type RunView } from './events'
+import { isLive } from './controls'
+
+/** deviceName is how a device is called in the UI (displays get a translated name). */
+export function deviceName(d: DeviceEntry, t: (k: 'devices.thisComputer' | 'devices.display', v?: Record<string, string>) => string): string {
+  if (d.kind !== 'desktop') return d.name
+  const n = Number(d.id.split(':')[1] ?? '0') + 1
+  return `${t('devices.thisComputer')} · ${t('devices.display', { n: String(n) })}`
+}
+
+class Store {
+  devices = $state<DeviceEntry[]>([])
+  devicesError = $state('')
+  selected = $state<string>('')
+  /** runs by device id: the newest run of each device */
+  runs = $state<Record<string, RunView>>({})
+  /** the last command error, per device */
+  errors = $state<Record<string, string>>({})
+
+  #runDevice = new Map<string, string>() // run id -> device id
+
+  get device(): DeviceEntry | undefined {
+    return this.devices.find((d) => d.id === this.selected)
+  }
+
+  get run(): RunView | undefined {
+    return this.runs[this.selected]
+  }
+
+  handle = (e: EngineEvent) => {
+    let device = this.#runDevice.get(e.run)
+    if (e.kind === 'snapshot' && e.snapshot) {
+      device = e.snapshot.device
+      this.#runDevice.set(e.run, device)
+    }
+    if (!device) return
+    const cur = this.runs[device]
+    if (cur && cur.id !== e.run && e.kind !== 'snapshot') return
+    const next = apply(cur && cur.id === e.run ? cur : null, e)
+    if (next && next !== cur) this.runs[device] = next
+  }
+
+  async refreshDevices() {
+    try {
+      this.setDevices(await backend.ListDevices())
+      this.devicesError = ''
+    } catch (e) {
+      this.devicesError = errorText(e)
+    }
+  }
+
+  setDevices(list: DeviceEntry[]) {
+    this.devices = list
+    if (!this.selected || !list.some((d) => d.id === this.selected)) {
+      const usable = list.find((d) => d.state === 'device' || d.state === 'ready')
+      this.selected = usable?.id ?? ''
+    }
+  }
+
+  /** command runs one backend call for the selected run and shows its error. */
+  async command(f: (runID: string) => Promise<unknown>): Promise<boolean> {
+    const dev = this.selected
+    const run = this.runs[dev]
+    if (!run) return false
+    try {
+      await f(run.id)
+      delete this.errors[dev]
+      return true
+    } catch (e) {
+      this.errors[dev] = errorText(e)
+      return false
+    }
+  }
+
+  async start(goal: string): Promise<boolean> {
+    const dev = this.selected
+    try {
+      const snap = await backend.StartRun(dev, goal)
+      this.#runDevice.set(snap.id, dev)
+      this.handle({ run: snap.id, seq: 0, time: '', kind: 'snapshot', snapshot: snap })
+      delete this.errors[dev]
+      return true
+    } catch (e) {
+      this.errors[dev] = errorText(e)
+      return false
+    }
+  }
+
+  busy(device: string): boolean {
+    const r = this.runs[device]
+    return !!r && isLive(r.state)
+  }
+
+  async init() {
+    onRunEvent(this.handle)
+    onDevices((d) => this.setDevices(d))
+    await this.refreshDevices()
+    try {
+      for (const snap of await backend.ActiveRuns()) this.handle({ run: snap.id, seq: 0, time: '', kind: 'snapshot', snapshot: snap })
+    } catch {
+      // no runs yet is fine; errors here reappear on the first command
+    }
+  }
+}
+
+export const store = new Store()

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs what Tandem needs on Debian/Ubuntu, quickly when it is already there.
+#   scripts/setup.sh build   build and run the app (make run)
+#   scripts/setup.sh test    also the test tools (make test)
+# Uses sudo only when not root. Every step checks before it installs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+what=${1:-build}
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO=sudo
+
+build_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libx11-dev libxtst-dev
+  gstreamer1.0-libav gstreamer1.0-plugins-bad adb fonts-noto-cjk git)
+test_pkgs=(xvfb xauth x11-utils imagemagick xterm xdotool xsel xclip chromium ffmpeg)
+
+pkgs=("${build_pkgs[@]}")
+[ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
+command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+
+if ! command -v dpkg-query >/dev/null 2>&1; then
+  say "Not a Debian/Ubuntu system: install the equivalents of: ${pkgs[*]} (see README), then re-run."
+else
+  missing=()
+  for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    say "Installing system packages: ${missing[*]}"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  say "Go is not installed. Install Go 1.24 or newer from https://go.dev/dl/ and re-run."
+  exit 1
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  say "Node.js $node_major is too old for the frontend build (Vite 8 needs 20.19+). Install Node 20 or newer and re-run."
+  exit 1
+fi
+
+gobin=$(go env GOPATH)/bin
+if [ ! -x "$gobin/wails" ]; then
+  say "Installing the Wails CLI v2.11.0"
+  go install github.com/wailsapp/wails/v2/cmd/wails@v2.11.0
+fi
+if [ "$what" = test ] && [ ! -x "$gobin/staticcheck" ]; then
+  say "Installing staticcheck v0.8.2"
+  go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+fi
+
+# npm packages: reinstall only when the lock file changed since the last install.
+stamp=frontend/node_modules/.tandem-lock-stamp
+if [ ! -f "$stamp" ] || ! cmp -s frontend/package-lock.json "$stamp"; then
+  say "Installing frontend packages"
+  (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
+  cp frontend/package-lock.json "$stamp"
+fi
