@@ -33,6 +33,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"version", "print the version and commit", runVersion},
+		{"run", "run one task on a phone headless, with live progress", runRun},
 		{"devices", "list phones (adb) and displays [--json]", runDevices},
 		{"compress", "compress a uiautomator dump to the compact UI state", runCompress},
 		{"vphone", "start a virtual phone and attach it to adb", runVphone},
