@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"tandem/engine/action"
+	"tandem/engine/model"
+	"tandem/engine/model/dialect"
+	"tandem/engine/model/modeltest"
 )
 
 // These benchmarks run on the in-package fake phone and scripted planner
@@ -21,19 +24,41 @@ func pct(ds []time.Duration, p float64) float64 {
 	return float64(ds[i].Microseconds()) / 1000
 }
 
+// BenchmarkStopLatency: Stop while a model call is in flight against a real
+// local chat-completions server that holds its reply for 10 s.
 func BenchmarkStopLatency(b *testing.B) {
+	srv := modeltest.NewFunc(b, func(modeltest.Request) modeltest.Reply {
+		return modeltest.Reply{Delay: 10 * time.Second, Content: "late"}
+	})
+	c, err := model.NewClient(model.ClientConfig{BaseURL: srv.URL, Model: "scripted", Retries: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := dialect.New("tools", "rel1000")
+	if err != nil {
+		b.Fatal(err)
+	}
 	var ds []time.Duration
 	for i := 0; i < b.N; i++ {
-		f := newFixture(b, Settings{}, blockUntilCancel)
-		f.plan.started = make(chan int, 2)
-		f.start()
-		<-f.plan.started
+		phone := newFakePhone()
+		r, err := New(Config{Goal: "wait", Device: phone, Planner: model.NewPlanner(c, d, model.PlannerOptions{})})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.Start(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		// Let the request reach the server.
+		deadline := time.Now().Add(5 * time.Second)
+		for len(srv.Requests()) <= i && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
 		t0 := time.Now()
-		if err := f.run.Stop(context.Background()); err != nil {
+		if err := r.Stop(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
-		<-f.run.Done()
+		<-r.Done()
 	}
 	b.ReportMetric(pct(ds, 0.5), "p50-ms")
 	b.ReportMetric(pct(ds, 0.99), "p99-ms")
