@@ -195,7 +195,9 @@ func parseFail(reason string) step {
 func (f *fakePlanner) Plan(ctx context.Context, in model.Input, onThought func(string)) (model.Plan, error) {
 	f.mu.Lock()
 	n := len(f.inputs)
-	f.inputs = append(f.inputs, in)
+	kept := in
+	kept.Observation.Screenshot = nil // keep memory flat in long runs
+	f.inputs = append(f.inputs, kept)
 	var s step
 	if n < len(f.script) {
 		s = f.script[n]

@@ -53,8 +53,7 @@ type actResult struct {
 }
 
 type stableResult struct {
-	s   Settled
-	err error
+	s Settled
 }
 
 type manualResult struct {

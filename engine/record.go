@@ -193,16 +193,6 @@ func (r *recorder) frame(ctx context.Context, img image.Image) string {
 	return name
 }
 
-// sync waits until everything queued so far is on disk.
-func (r *recorder) sync() {
-	if r == nil {
-		return
-	}
-	ch := make(chan struct{})
-	r.lines <- recItem{flush: ch}
-	<-ch
-}
-
 // close flushes and closes the record.
 func (r *recorder) close() error {
 	if r == nil {
@@ -252,13 +242,6 @@ func (r *recorder) account(n int64, err error) {
 		r.err = err
 	}
 	r.mu.Unlock()
-}
-
-// size returns the record's bytes on disk so far.
-func (r *recorder) size() int64 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.bytes
 }
 
 func writeFrame(path string, img image.Image, buf *bytes.Buffer) (int, error) {

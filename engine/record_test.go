@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCrashResume copies a run's record mid-run (as a crash would leave
+// it, with a torn last line), resumes it on a new device and planner, and
+// checks the resumed run knows its history and finishes.
+func TestCrashResume(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus), reply(tapPlus), blockUntilCancel)
+	f.plan.started = make(chan int, 8)
+	f.start()
+	for n := range f.plan.started {
+		if n == 3 {
+			break
+		}
+	}
+	// Wait until the record holds both actions, then "crash".
+	src := filepath.Join(f.dir, "run1")
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		ents, _, err := ReadRecord(src)
+		n := 0
+		for _, e := range ents {
+			if e.Kind == recAction {
+				n++
+			}
+		}
+		if err == nil && n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("record never showed 2 actions: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	crash := filepath.Join(t.TempDir(), "run1")
+	if err := os.CopyFS(crash, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	rf, err := os.OpenFile(filepath.Join(crash, recordFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = rf.WriteString(`{"t":"2026-01-01T00:00:00Z","kind":"act`) // torn line
+	rf.Close()
+
+	phone := newFakePhone()
+	planner := &fakePlanner{script: []step{reply(tapPlus, finish("three after resume"))}}
+	r, err := Resume(crash, Config{Device: phone, Planner: planner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Snapshot().Goal != "count to three" {
+		t.Fatalf("goal %q", r.Snapshot().Goal)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	res, err := r.Wait(ctx)
+	if err != nil || res.State != Done || res.Steps != 3 || res.Calls != 3 {
+		t.Fatalf("result %+v err %v", res, err)
+	}
+	in := planner.calls()[0]
+	if len(in.History) != 2 || !strings.Contains(strings.Join(in.Notes, " "), "resumed from its record") {
+		t.Fatalf("history %d notes %q", len(in.History), in.Notes)
+	}
+	ents, _, err := ReadRecord(crash)
+	if err != nil || ents[len(ents)-1].Kind != recEnd {
+		t.Fatalf("resumed record: %v, last %+v", err, ents[len(ents)-1])
+	}
+	if _, err := Resume(crash, Config{Device: newFakePhone(), Planner: planner}); err == nil {
+		t.Fatal("resumed a run that had ended")
+	}
+	frames, _ := os.ReadDir(filepath.Join(crash, framesDir))
+	if len(frames) < 3 {
+		t.Fatalf("%d frames recorded", len(frames))
+	}
+}
+
+func TestWaitStable(t *testing.T) {
+	p := newFakePhone()
+	cfg := StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}
+	s, err := WaitStable(context.Background(), p.Screenshot, cfg)
+	if err != nil || !s.Stable || s.Waited > 150*time.Millisecond {
+		t.Fatalf("static screen: %+v %v", s.Waited, err)
+	}
+	p.mu.Lock()
+	p.animUntil = time.Now().Add(300 * time.Millisecond)
+	p.mu.Unlock()
+	s, err = WaitStable(context.Background(), p.Screenshot, cfg)
+	if err != nil || !s.Stable || s.Waited < 300*time.Millisecond {
+		t.Fatalf("animated screen settled too early: %v %v", s.Waited, err)
+	}
+	p.mu.Lock()
+	p.animUntil = time.Now().Add(time.Hour)
+	p.mu.Unlock()
+	s, err = WaitStable(context.Background(), p.Screenshot, StabilityConfig{Interval: 20 * time.Millisecond, Max: 200 * time.Millisecond})
+	if err != nil || s.Stable {
+		t.Fatalf("never-settling screen reported stable: %+v %v", s.Stable, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := WaitStable(ctx, p.Screenshot, cfg); err == nil {
+		t.Fatal("cancelled wait returned no error")
+	}
+}
+
+func TestPolicy(t *testing.T) {
+	p := DefaultPolicy()
+	for _, c := range []struct {
+		label string
+		want  bool
+	}{{"Pay now", true}, {"display", false}, {"确认支付", true}, {"转账给张三", true}, {"+1", false}, {"Delete all", true}, {"sender", false}} {
+		if got := p.Check(Target{Action: tapPlus, Label: c.label}) != ""; got != c.want {
+			t.Errorf("%q: %v", c.label, got)
+		}
+	}
+	if (Policy{Off: true, Words: []string{"pay"}}).Check(Target{Action: tapPlus, Label: "pay"}) != "" {
+		t.Error("off policy matched")
+	}
+	if (Policy{Apps: []string{"Bank"}}).Check(Target{Action: tapPlus, App: "bank"}) == "" {
+		t.Error("app rule missed")
+	}
+	if labelAt([]byte(`<node text="Pay now" bounds="[0,0][10,10]"/>`), 5, 5) != "Pay now" {
+		t.Error("labelAt")
+	}
+}

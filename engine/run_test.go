@@ -1,0 +1,543 @@
+package engine
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+func TestCounterOneCallQueuedPlan(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus, tapPlus, finish("counted to three")))
+	f.start()
+	res := f.wait()
+	counter, _, _, did := f.phone.get()
+	if res.State != Done || !res.Success || counter != 3 || len(did) != 3 {
+		t.Fatalf("result %+v counter %d did %v", res, counter, did)
+	}
+	if res.Calls != 1 || res.Steps != 3 {
+		t.Fatalf("calls %d steps %d, want 1 and 3", res.Calls, res.Steps)
+	}
+	// The todo list went done/current/pending.
+	var sawCurrent bool
+	for _, ev := range f.ev.kinds(KindPlan) {
+		for _, it := range ev.Plan.Todo {
+			if it.Status == TodoCurrent {
+				sawCurrent = true
+			}
+		}
+	}
+	if !sawCurrent {
+		t.Error("no plan event showed a current item")
+	}
+	if got := f.ev.kinds(KindDone); len(got) != 1 || got[0].Done.Summary != "counted to three" {
+		t.Fatalf("done events %+v", got)
+	}
+	if !f.phone.closed {
+		t.Error("device not closed (restored) at the end")
+	}
+}
+
+func TestFirstFinishEndsAndLaterActionsDropped(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, finish("one is enough"), tapPlus, tapPlus))
+	f.start()
+	res := f.wait()
+	counter, _, _, _ := f.phone.get()
+	if res.State != Done || counter != 1 {
+		t.Fatalf("result %+v counter %d", res, counter)
+	}
+}
+
+func TestFinishNeedsSummaryCorrectiveRetry(t *testing.T) {
+	f := newFixture(t, Settings{},
+		reply(action.Action{Type: action.Finish}), // no summary: invalid
+		reply(finish("done, with a summary")))
+	f.start()
+	res := f.wait()
+	if res.State != Done || res.Summary != "done, with a summary" {
+		t.Fatalf("result %+v", res)
+	}
+	in := f.plan.calls()
+	if len(in) != 2 || !strings.Contains(strings.Join(in[1].Notes, " "), "summary is required") {
+		t.Fatalf("second call notes %q", in[len(in)-1].Notes)
+	}
+}
+
+func TestParseErrorRetryThenEscalate(t *testing.T) {
+	f := newFixture(t, Settings{}, parseFail("no action found"), reply(tapPlus), parseFail("bad json"), parseFail("still bad"), reply(finish("ok")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	in := f.plan.calls()
+	if len(in) != 4 {
+		t.Fatalf("%d calls before escalation, want 4", len(in))
+	}
+	if !strings.Contains(strings.Join(in[1].Notes, " "), "no action found") {
+		t.Errorf("corrective retry not told the reason: %q", in[1].Notes)
+	}
+	req := f.run.Snapshot().Request
+	if req == nil || req.Kind != AskModelError {
+		t.Fatalf("request %+v", req)
+	}
+	if err := f.run.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.wait(); res.State != Done {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func TestPendingIssuesFromSummary(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(finish("Counter set.\nPending: confirm the e-mail\n待办：付款")))
+	f.start()
+	res := f.wait()
+	if len(res.Pending) != 2 || res.Pending[0] != "confirm the e-mail" || res.Pending[1] != "付款" {
+		t.Fatalf("pending %q", res.Pending)
+	}
+}
+
+func TestReminderNearStepLimitAndBudget(t *testing.T) {
+	f := newFixture(t, Settings{Budget: Budget{Steps: 4}, RemindAt: 2},
+		reply(tapPlus), reply(tapPlus), reply(tapPlus), reply(tapPlus), reply(tapPlus), reply(finish("five")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	req := f.run.Snapshot().Request
+	if req == nil || req.Kind != AskBudget {
+		t.Fatalf("request %+v", req)
+	}
+	in := f.plan.calls()
+	if len(in) != 4 {
+		t.Fatalf("%d calls, want 4", len(in))
+	}
+	if strings.Contains(strings.Join(in[1].Notes, " "), "step(s) are left") || !strings.Contains(strings.Join(in[2].Notes, " "), "Only 2 step(s) are left") {
+		t.Errorf("reminders: %q / %q", in[1].Notes, in[2].Notes)
+	}
+	if in[3].StepsLeft != 1 {
+		t.Errorf("steps left %d", in[3].StepsLeft)
+	}
+	if err := f.run.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := f.wait()
+	if res.State != Done || res.Steps != 5 {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func TestUnexpectedScreenFlushesQueue(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapNav, tapPlus, tapPlus), reply(finish("re-planned")))
+	f.start()
+	res := f.wait()
+	counter, _, _, did := f.phone.get()
+	if res.State != Done || counter != 0 || len(did) != 1 {
+		t.Fatalf("result %+v counter %d did %v", res, counter, did)
+	}
+	in := f.plan.calls()
+	if !strings.Contains(strings.Join(in[1].Notes, " "), "Not done: tap(180,100), tap(180,100)") {
+		t.Fatalf("model not told of the dropped plan: %q", in[1].Notes)
+	}
+}
+
+func TestStopDuringModelCall(t *testing.T) {
+	f := newFixture(t, Settings{}, blockUntilCancel)
+	f.plan.started = make(chan int, 4)
+	f.start()
+	<-f.plan.started
+	t0 := time.Now()
+	if err := f.run.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > 200*time.Millisecond {
+		t.Errorf("stop took %s", d)
+	}
+	if s := f.run.Snapshot().State; s != Stopped {
+		t.Fatalf("state %s after Stop returned", s)
+	}
+	res := f.wait()
+	if res.State != Stopped || !f.phone.closed {
+		t.Fatalf("result %+v closed %v", res, f.phone.closed)
+	}
+}
+
+// TestNoActionAfterStop hammers the window between a reply and its action:
+// once Stop returns, the device must never see another action.
+func TestNoActionAfterStop(t *testing.T) {
+	for i := 0; i < 20; i++ {
+		acts := []action.Action{}
+		for j := 0; j < 20; j++ {
+			acts = append(acts, tapPlus)
+		}
+		f := newFixture(t, Settings{}, reply(acts...))
+		var stopped atomic.Bool
+		f.phone.guard = &stopped
+		f.start()
+		time.Sleep(time.Duration(i%8) * time.Millisecond) // vary where Stop lands
+		if err := f.run.Stop(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		stopped.Store(true)
+		f.wait()
+		if v := f.phone.violation.Load(); v != 0 {
+			t.Fatalf("iteration %d: %d action(s) started after Stop returned", i, v)
+		}
+	}
+}
+
+func TestPauseDuringPlanningAndResume(t *testing.T) {
+	f := newFixture(t, Settings{}, blockUntilCancel, reply(tapPlus, finish("done")))
+	f.plan.started = make(chan int, 4)
+	f.start()
+	<-f.plan.started
+	shots := f.phone.shots
+	t0 := time.Now()
+	if err := f.run.Pause(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(t0); d > 200*time.Millisecond {
+		t.Errorf("pause took %s", d)
+	}
+	if s := f.run.Snapshot().State; s != Paused {
+		t.Fatalf("state %s", s)
+	}
+	if err := f.run.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := f.wait()
+	if res.State != Done {
+		t.Fatalf("result %+v", res)
+	}
+	f.phone.mu.Lock()
+	again := f.phone.shots > shots
+	f.phone.mu.Unlock()
+	if !again {
+		t.Error("resume did not look at the screen again")
+	}
+	if len(f.plan.calls()) != 2 {
+		t.Errorf("calls %d", len(f.plan.calls()))
+	}
+}
+
+func TestPauseWaitsForAtomicAction(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus), reply(finish("done")))
+	block := make(chan struct{})
+	f.phone.block = block
+	f.phone.doStarted = make(chan struct{}, 4)
+	f.start()
+	<-f.phone.doStarted
+	paused := make(chan error, 1)
+	go func() { paused <- f.run.Pause(context.Background()) }()
+	select {
+	case err := <-paused:
+		t.Fatalf("pause returned (%v) while the action was still running", err)
+	case <-time.After(30 * time.Millisecond):
+	}
+	close(block)
+	if err := <-paused; err != nil {
+		t.Fatal(err)
+	}
+	counter, _, _, _ := f.phone.get()
+	if s := f.run.Snapshot().State; s != Paused || counter != 1 {
+		t.Fatalf("state %s counter %d", s, counter)
+	}
+	// The queued second tap was not run; resume re-plans and tells the model.
+	if err := f.run.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.wait()
+	in := f.plan.calls()
+	if counter, _, _, _ := f.phone.get(); counter != 1 || !strings.Contains(strings.Join(in[1].Notes, " "), "paused before these planned actions") {
+		t.Fatalf("counter %d notes %q", counter, in[1].Notes)
+	}
+}
+
+func TestStopGracefully(t *testing.T) {
+	acts := []action.Action{}
+	for j := 0; j < 10; j++ {
+		acts = append(acts, tapPlus)
+	}
+	f := newFixture(t, Settings{}, reply(acts...))
+	block := make(chan struct{})
+	f.phone.block = block
+	f.phone.doStarted = make(chan struct{}, 16)
+	f.start()
+	<-f.phone.doStarted
+	if err := f.run.StopGracefully(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	close(block)
+	res := f.wait()
+	counter, _, _, _ := f.phone.get()
+	if res.State != Stopped || counter != 3 {
+		t.Fatalf("result %+v counter %d (want the running tap + 2)", res, counter)
+	}
+}
+
+func TestTakeOverHandBackTellsModel(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(action.Action{Type: action.TakeOver, Reason: "solve the captcha"}), reply(finish("done after the person")))
+	f.start()
+	f.ev.waitState(t, Manual)
+	req := f.run.Snapshot().Request
+	if req == nil || req.Kind != AskTakeOver || req.Message != "solve the captcha" {
+		t.Fatalf("request %+v", req)
+	}
+	ctx := context.Background()
+	if err := f.run.Input(ctx, tapPlus); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.run.Input(ctx, action.Action{Type: action.TypeText, Text: "x7k"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.run.HandBack(ctx, "captcha solved", &Region{X1: 10, Y1: 20, X2: 100, Y2: 200}); err != nil {
+		t.Fatal(err)
+	}
+	res := f.wait()
+	if res.State != Done {
+		t.Fatalf("result %+v", res)
+	}
+	in := f.plan.calls()
+	notes := strings.Join(in[1].Notes, " ")
+	for _, want := range []string{"solve the captcha", "tapped at (180,100)", `typed "x7k"`, `"captcha solved"`, "(10,20) to (100,200)"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("hand-back note lacks %q: %s", want, notes)
+		}
+	}
+	last := in[1].History[len(in[1].History)-1]
+	if !last.ByPerson || len(last.Actions) != 2 {
+		t.Errorf("history %+v", last)
+	}
+	man := f.ev.kinds(KindManual)
+	if len(man) != 2 || man[0].Manual.Before == "" || man[0].Manual.After == "" {
+		t.Fatalf("manual events %+v", man)
+	}
+}
+
+func TestTakeOverFromPlanning(t *testing.T) {
+	f := newFixture(t, Settings{}, blockUntilCancel, reply(finish("ok")))
+	f.plan.started = make(chan int, 4)
+	f.start()
+	<-f.plan.started
+	if err := f.run.TakeOver(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.run.Snapshot().State; s != Manual {
+		t.Fatalf("state %s", s)
+	}
+	if err := f.run.HandBack(context.Background(), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	f.wait()
+	if notes := strings.Join(f.plan.calls()[1].Notes, " "); !strings.Contains(notes, "made no input") {
+		t.Errorf("notes %s", notes)
+	}
+}
+
+func TestSensitiveDenyThenConfirm(t *testing.T) {
+	f := newFixture(t, Settings{Policy: DefaultPolicy(), UITree: true},
+		reply(tapPay), reply(tapPay), reply(finish("paid")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	req := f.run.Snapshot().Request
+	if req == nil || req.Kind != AskConfirm || req.Action == nil || !strings.Contains(req.Message, `"pay"`) {
+		t.Fatalf("request %+v", req)
+	}
+	if err := f.run.Deny(context.Background(), "not today"); err != nil {
+		t.Fatal(err)
+	}
+	f.ev.waitStateN(t, WaitingForUser, 2)
+	if _, _, paid, _ := f.phone.get(); paid {
+		t.Fatal("paid although denied")
+	}
+	notes := strings.Join(f.plan.calls()[1].Notes, " ")
+	if !strings.Contains(notes, "did NOT allow tap(180,700)") || !strings.Contains(notes, "not today") {
+		t.Fatalf("denial not told: %s", notes)
+	}
+	if err := f.run.Confirm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := f.wait()
+	if _, _, paid, _ := f.phone.get(); !paid || res.State != Done {
+		t.Fatalf("paid %v result %+v", paid, res)
+	}
+}
+
+func TestModelFlagAsksConfirmation(t *testing.T) {
+	a := tapPlus
+	a.Sensitive = "sends a message"
+	f := newFixture(t, Settings{}, reply(a), reply(finish("ok")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	if req := f.run.Snapshot().Request; req == nil || !strings.Contains(req.Message, "sends a message") {
+		t.Fatalf("request %+v", req)
+	}
+	var ill *IllegalError
+	if err := f.run.Answer(context.Background(), "hm"); err == nil || !asIllegal(err, &ill) {
+		t.Fatalf("answer to a confirmation: %v", err)
+	}
+	if err := f.run.Confirm(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.wait()
+	if c, _, _, _ := f.phone.get(); c != 1 {
+		t.Fatal("not pressed after confirm")
+	}
+}
+
+func TestAskUserAnswerContinuesSameRun(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(action.Action{Type: action.AskUser, Question: "how many?"}), reply(tapPlus, finish("ok")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	if err := f.run.Answer(context.Background(), "just one"); err != nil {
+		t.Fatal(err)
+	}
+	f.wait()
+	notes := strings.Join(f.plan.calls()[1].Notes, " ")
+	if !strings.Contains(notes, `"how many?"`) || !strings.Contains(notes, `"just one"`) {
+		t.Fatalf("notes %s", notes)
+	}
+}
+
+func TestLoopNudgeThenEscalate(t *testing.T) {
+	f := newFixture(t, Settings{LoopK: 3}, reply(tapDead), reply(tapDead), reply(tapDead), reply(tapDead), reply(finish("gave up")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	in := f.plan.calls()
+	if len(in) != 3 {
+		t.Fatalf("%d calls before escalation, want 3", len(in))
+	}
+	if !strings.Contains(strings.Join(in[2].Notes, " "), "going round in circles") {
+		t.Fatalf("no nudge: %q", in[2].Notes)
+	}
+	req := f.run.Snapshot().Request
+	if req == nil || req.Kind != AskLoop || !strings.Contains(req.Message, "did not change") {
+		t.Fatalf("request %+v", req)
+	}
+	if err := f.run.Answer(context.Background(), "tap the counter instead"); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.wait(); res.State != Done {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func TestDeviceLostPausesAndResumes(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus), reply(tapPlus, finish("two")))
+	block := make(chan struct{})
+	f.phone.block = block
+	f.phone.doStarted = make(chan struct{}, 4)
+	f.start()
+	<-f.phone.doStarted
+	f.phone.setGone(true)
+	close(block)
+	f.ev.waitState(t, Paused)
+	if s := f.run.Snapshot(); !strings.Contains(s.Reason, "device lost") {
+		t.Fatalf("reason %q", s.Reason)
+	}
+	f.phone.mu.Lock()
+	f.phone.block = nil
+	f.phone.mu.Unlock()
+	f.phone.setGone(false)
+	res := f.wait()
+	if res.State != Done {
+		t.Fatalf("%+v", res)
+	}
+	if c, _, _, _ := f.phone.get(); c != 1 {
+		t.Fatalf("counter %d", c)
+	}
+}
+
+func TestEditGoalAndPending(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus, tapPlus), reply(finish("new goal done")))
+	block := make(chan struct{})
+	f.phone.block = block
+	f.phone.doStarted = make(chan struct{}, 8)
+	f.start()
+	<-f.phone.doStarted
+	ctx := context.Background()
+	if err := f.run.EditPending(ctx, []action.Action{{Type: action.TypeText, Text: "hi"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.run.EditPending(ctx, []action.Action{{Type: action.Tap, X: -1, Y: 5}}); err == nil {
+		t.Fatal("an off-screen pending action was accepted")
+	}
+	close(block)
+	f.ev.waitStateN(t, Planning, 2)
+	res := f.wait()
+	counter, text, _, _ := f.phone.get()
+	if res.State != Done || counter != 1 || text != "hi" {
+		t.Fatalf("%+v counter %d text %q", res, counter, text)
+	}
+
+	g := newFixture(t, Settings{}, blockUntilCancel, reply(finish("ok")))
+	g.plan.started = make(chan int, 4)
+	g.start()
+	<-g.plan.started
+	if err := g.run.EditGoal(ctx, "count to five"); err != nil {
+		t.Fatal(err)
+	}
+	g.wait()
+	in := g.plan.calls()
+	if len(in) != 2 || in[1].Goal != "count to five" || g.run.Snapshot().Goal != "count to five" {
+		t.Fatalf("calls %d goal %q", len(in), in[len(in)-1].Goal)
+	}
+}
+
+func TestSubscribeSnapshotFirst(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, finish("ok")))
+	f.start()
+	f.wait()
+	ev := newEvents()
+	cancel := f.run.Subscribe(ev)
+	defer cancel()
+	if len(ev.all) != 1 || ev.all[0].Kind != KindSnapshot {
+		t.Fatalf("first events %+v", ev.all)
+	}
+	s := ev.all[0].Snapshot
+	if s.State != Done || s.Result == nil || len(s.Steps) != 1 || s.Usage.Calls != 1 {
+		t.Fatalf("snapshot %+v", s)
+	}
+	// The configured emitter also got a snapshot first.
+	if f.ev.all[0].Kind != KindSnapshot {
+		t.Errorf("first event %s", f.ev.all[0].Kind)
+	}
+}
+
+func TestTwoRunsAtOnce(t *testing.T) {
+	a := newFixture(t, Settings{}, reply(tapPlus, tapPlus, finish("a")))
+	b := newFixture(t, Settings{}, reply(tapPlus, tapPlus, tapPlus, tapPlus, finish("b")))
+	a.start()
+	b.start()
+	ra, rb := a.wait(), b.wait()
+	ca, _, _, _ := a.phone.get()
+	cb, _, _, _ := b.phone.get()
+	if ra.State != Done || rb.State != Done || ca != 2 || cb != 4 {
+		t.Fatalf("a %+v %d, b %+v %d", ra, ca, rb, cb)
+	}
+}
+
+func TestModelErrorEscalates(t *testing.T) {
+	f := newFixture(t, Settings{}, func(ctx context.Context, in model.Input) (model.Plan, error) {
+		return model.Plan{}, &model.APIError{Status: 500, Message: "boom"}
+	}, reply(finish("ok")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	if req := f.run.Snapshot().Request; req == nil || req.Kind != AskModelError || !strings.Contains(req.Message, "500") {
+		t.Fatalf("%+v", req)
+	}
+	if err := f.run.Resume(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.wait(); res.State != Done {
+		t.Fatalf("%+v", res)
+	}
+}
+
+func asIllegal(err error, target **IllegalError) bool {
+	e, ok := err.(*IllegalError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
