@@ -18,6 +18,7 @@ type Settings struct {
 	Language    string   `json:"language"` // "system", "en" or "zh-CN"
 	Theme       string   `json:"theme"`    // "system", "light" or "dark"
 	RecentGoals []string `json:"recent_goals"`
+	WelcomeDone bool     `json:"welcome_done"` // the first-start welcome was dismissed
 }
 
 // DefaultSettings follow the OS for language and theme.
