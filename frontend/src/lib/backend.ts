@@ -15,6 +15,19 @@ export interface Settings {
   language: 'system' | 'en' | 'zh-CN'
   theme: 'system' | 'light' | 'dark'
   recent_goals: string[]
+  welcome_done?: boolean
+}
+
+export interface WelcomeStatus {
+  adb: {
+    installed: boolean
+    path: string
+    serverOk: boolean
+    devices: { serial: string; state: string }[]
+    error: string
+  }
+  modelServers: { name: string; baseUrl: string; models: string[] }[]
+  vphone: boolean
 }
 
 export interface LoadedSettings {
@@ -27,6 +40,9 @@ type Bound = {
   GetSettings(): Promise<LoadedSettings>
   SaveSettings(s: Settings): Promise<Settings>
   DismissSettingsWarning(): Promise<void>
+  WelcomeCheck(): Promise<WelcomeStatus>
+  StartVirtualPhone(): Promise<void>
+  DismissWelcome(): Promise<Settings>
 }
 
 declare global {
@@ -52,4 +68,7 @@ export const backend = {
   getSettings: () => app().GetSettings(),
   saveSettings: (s: Settings) => app().SaveSettings(s),
   dismissSettingsWarning: () => app().DismissSettingsWarning(),
+  welcomeCheck: () => app().WelcomeCheck(),
+  startVirtualPhone: () => app().StartVirtualPhone(),
+  dismissWelcome: () => app().DismissWelcome(),
 }
