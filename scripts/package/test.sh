@@ -2,7 +2,7 @@
 # make package-test: installs the built .deb the way a person's package
 # manager would (apt resolves its Depends), validates the desktop entry,
 # starts Tandem from that entry's Exec line under a private Xvfb and checks
-# the capture shows the real UI, removes the package and checks nothing is
+# the capture shows the real UI and the window has its icon, removes the package and checks nothing is
 # left; then checks the Windows .exe and installer are PE images.
 # Needs root (or sudo). The capture is kept in test-artifacts/package-window.png.
 set -euo pipefail
@@ -45,8 +45,14 @@ xvfb-run -a -s "-screen 0 1400x900x24 -noreset" bash -c '
     fi
     sleep 0.5 # polling the screen until the UI is drawn, up to the deadline
   done
+  # The window carries its icon (what the task bar shows): _NET_WM_ICON is set.
+  icon=1
+  for id in $(xdotool search --name "^Tandem$" 2>/dev/null); do
+    xprop -id "$id" _NET_WM_ICON 2>/dev/null | grep -q "_NET_WM_ICON(CARDINAL)" && icon=0
+  done
+  [ $icon = 0 ] || echo "the Tandem window has no _NET_WM_ICON"
   kill $app; wait $app 2>/dev/null
-  exit $ok
+  [ $ok = 0 ] && [ $icon = 0 ]
 ' || { cp "$check/shot.png" test-artifacts/package-window.png 2>/dev/null; echo "the installed Tandem never drew its UI (test-artifacts/package-window.png)"; cat "$check/app.log"; exit 1; }
 cp "$check/shot.png" test-artifacts/package-window.png
 echo "window drawn: test-artifacts/package-window.png"
