@@ -63,3 +63,32 @@ e2e: setup-test build-dev
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/dist/index.html test-artifacts
+
+# ---- Packaging (README "Install packages"). Slow, so not part of `make test`.
+# The version comes from internal/version (scripts/package/version.sh).
+
+.PHONY: package package-deb package-tarball package-windows package-test setup-package icons
+
+setup-package:
+	@scripts/setup.sh package
+
+## icons: re-make the icon set (build/appicon.png, build/linux/icons, build/windows/icon.ico, app/icon.png)
+icons:
+	$(GO) run ./scripts/package/icongen -out build -window app/icon.png
+
+## package: the .deb, the portable tarball and the Windows installer, in dist/
+package: setup-package package-deb package-tarball package-windows
+	@ls -l dist
+
+package-deb: build
+	scripts/package/deb.sh $(BIN)
+
+package-tarball: build
+	scripts/package/tarball.sh $(BIN)
+
+package-windows: frontend
+	scripts/package/windows.sh $(COMMIT)
+
+## package-test: build and install the .deb, validate, start it from its menu entry under Xvfb, remove it; check the Windows PE files
+package-test: setup-test package
+	scripts/package/test.sh

@@ -8,6 +8,7 @@ package app
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"io/fs"
 	"os"
@@ -238,6 +239,12 @@ func LocaleFromEnv(getenv func(string) string) string {
 	return "en"
 }
 
+// windowIcon is the GTK window and task-bar icon (256 px), made by
+// scripts/package/icongen with the rest of the icon set.
+//
+//go:embed icon.png
+var windowIcon []byte
+
 // Run opens the window. assets holds the built frontend (frontend/dist).
 func Run(assets fs.FS, cfg Config) error {
 	a := New(cfg)
@@ -254,6 +261,7 @@ func Run(assets fs.FS, cfg Config) error {
 		Bind:             []any{a},
 		Linux: &linux.Options{
 			ProgramName:         "tandem",
+			Icon:                windowIcon,
 			WindowIsTranslucent: false,
 		},
 	})

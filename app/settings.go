@@ -32,6 +32,8 @@ type Settings struct {
 	StabilityMs int `json:"stability_ms"`
 	// StopAfterSteps is how many more steps "Stop after this step" allows.
 	StopAfterSteps int `json:"stop_after_steps"`
+	// WelcomeDone is set once the first-start welcome was dismissed.
+	WelcomeDone bool `json:"welcome_done"`
 }
 
 // Budget limits a run; 0 means no limit. Reaching one asks the person.

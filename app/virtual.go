@@ -65,7 +65,9 @@ func (v *virtualPhones) List(context.Context) ([]DeviceEntry, error) {
 }
 
 // Open leaves opening to the ADB driver.
-func (v *virtualPhones) Open(context.Context, string) (device.Device, bool, error) { return nil, false, nil }
+func (v *virtualPhones) Open(context.Context, string) (device.Device, bool, error) {
+	return nil, false, nil
+}
 
 // Close detaches and stops every virtual phone.
 func (v *virtualPhones) Close() {

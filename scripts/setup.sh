@@ -2,6 +2,7 @@
 # Installs what Tandem needs on Debian/Ubuntu, quickly when it is already there.
 #   scripts/setup.sh build   build and run the app (make run)
 #   scripts/setup.sh test    also the test tools (make test)
+#   scripts/setup.sh package also the packaging tools (make package)
 # Uses sudo only when not root. Every step checks before it installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,9 +14,11 @@ SUDO=""
 build_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libx11-dev libxtst-dev
   gstreamer1.0-libav gstreamer1.0-plugins-bad adb fonts-noto-cjk git)
 test_pkgs=(xvfb xauth x11-utils imagemagick xterm xdotool xsel xclip chromium ffmpeg)
+package_pkgs=(dpkg-dev fakeroot desktop-file-utils nsis gcc-mingw-w64-x86-64 file)
 
 pkgs=("${build_pkgs[@]}")
 [ "$what" = test ] && pkgs+=("${test_pkgs[@]}")
+[ "$what" = package ] && pkgs+=("${package_pkgs[@]}")
 command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }

@@ -30,6 +30,19 @@ export interface Settings {
   policy_apps: string[]
   stability_ms: number
   stop_after_steps: number
+  welcome_done: boolean
+}
+
+export interface WelcomeStatus {
+  adb: {
+    installed: boolean
+    path: string
+    serverOk: boolean
+    devices: { serial: string; state: string }[]
+    error: string
+  }
+  modelServers: { name: string; baseUrl: string; models: string[] }[]
+  vphone: boolean
 }
 
 export interface LoadedSettings {
@@ -123,6 +136,8 @@ type Bound = {
   EditPending(run: string, actions: Action[]): Promise<void>
   PastRuns(): Promise<RunSummary[]>
   ExportReport(run: string): Promise<string>
+  WelcomeCheck(): Promise<WelcomeStatus>
+  DismissWelcome(): Promise<Settings>
 }
 
 type Runtime = {

@@ -167,6 +167,21 @@ const en = {
   'history.export': 'Export report',
   'history.exported': 'Report saved to {path}',
   'model.use': 'Model: {name}',
+  'welcome.title': 'Welcome to Tandem',
+  'welcome.checking': 'Checking this computer…',
+  'welcome.adb': 'Phone connection (adb)',
+  'welcome.adbMissing': 'adb is not installed. Install Android platform-tools (the .deb installs it for you).',
+  'welcome.adbNoServer': 'adb is installed but its server did not answer: {msg}',
+  'welcome.adbNoDevice': 'adb works, but no phone is connected. Plug one in with USB debugging on.',
+  'welcome.adbDevices': 'Phones found: {list}',
+  'welcome.adbKeyboard': 'To type Chinese and other text, install ADB Keyboard on the phone (not bundled); Tandem explains it when a step needs it.',
+  'welcome.vphone': 'No phone? Try the virtual phone',
+  'welcome.vphoneStart': 'Start the virtual phone',
+  'welcome.vphoneMissing': 'The virtual phone is not available in this build yet.',
+  'welcome.models': 'Models',
+  'welcome.modelsFound': 'Local model server running: {name} at {url} ({models})',
+  'welcome.modelsNone': 'No local model server found (Ollama 11434, LM Studio 1234, vLLM 8000). Add a cloud API key in Settings.',
+  'welcome.done': 'Got it',
 } as const
 
 export type Key = keyof typeof en
@@ -334,6 +349,21 @@ const zh: Record<Key, string> = {
   'history.export': '导出报告',
   'history.exported': '报告已保存到 {path}',
   'model.use': '模型：{name}',
+  'welcome.title': '欢迎使用 Tandem',
+  'welcome.checking': '正在检查这台电脑…',
+  'welcome.adb': '手机连接（adb）',
+  'welcome.adbMissing': '未安装 adb。请安装 Android platform-tools（.deb 安装包会自动安装）。',
+  'welcome.adbNoServer': '已安装 adb，但其服务没有响应：{msg}',
+  'welcome.adbNoDevice': 'adb 正常，但没有连接手机。请用 USB 连接并开启 USB 调试。',
+  'welcome.adbDevices': '已找到的手机：{list}',
+  'welcome.adbKeyboard': '要输入中文等文字，请在手机上安装 ADB Keyboard（未随附）；需要时 Tandem 会说明。',
+  'welcome.vphone': '没有手机？试试虚拟手机',
+  'welcome.vphoneStart': '启动虚拟手机',
+  'welcome.vphoneMissing': '此版本暂不提供虚拟手机。',
+  'welcome.models': '模型',
+  'welcome.modelsFound': '本地模型服务正在运行：{name}，地址 {url}（{models}）',
+  'welcome.modelsNone': '未找到本地模型服务（Ollama 11434、LM Studio 1234、vLLM 8000）。请在设置中添加云端 API 密钥。',
+  'welcome.done': '知道了',
 }
 
 export const dictionaries: Record<Lang, Record<Key, string>> = { en, 'zh-CN': zh }
