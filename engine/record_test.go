@@ -90,7 +90,10 @@ func TestWaitStable(t *testing.T) {
 	p := newFakePhone()
 	cfg := StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}
 	s, err := WaitStable(context.Background(), p.Screenshot, cfg)
-	if err != nil || !s.Stable || s.Waited > 150*time.Millisecond {
+	// Settling on a static screen must not wait anywhere near the 2 s cap;
+	// the speed figure itself is BenchmarkStabilityWait's (wait-ms), since a
+	// loaded CI machine under -race makes wall-clock bounds in tests flaky.
+	if err != nil || !s.Stable || s.Waited >= cfg.Max/2 {
 		t.Fatalf("static screen: %+v %v", s.Waited, err)
 	}
 	p.mu.Lock()
