@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"net"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -12,35 +10,19 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"tandem/engine"
-	"tandem/engine/device/adb"
 	"tandem/engine/device/vphone"
+	"tandem/engine/device/vphone/vphonetest"
 	"tandem/engine/model/modeltest"
 )
 
 // privateADBServer starts an adb server on a free port that scans for no
-// emulators, points the app at it through TANDEM_ADB_PORT, and kills it at
-// the end: tests never touch the developer's adb server or phones.
-func privateADBServer(t *testing.T) adb.Server {
+// emulators (vphonetest), and points the app at it through TANDEM_ADB_PORT:
+// tests never touch the developer's adb server or phones.
+func privateADBServer(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("adb"); err != nil {
-		t.Skip("adb is not installed")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	_, port := vphonetest.StartServer(t)
 	t.Setenv("TANDEM_ADB_PORT", strconv.Itoa(port))
 	t.Setenv("ADB_LOCAL_TRANSPORT_MAX_PORT", "0")
-	srv := adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Env: []string{"ADB_LOCAL_TRANSPORT_MAX_PORT=0"}}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := srv.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Kill(context.Background()) })
-	return srv
 }
 
 func call(name, args string) openai.ToolCall {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"net"
+	"tandem/internal/uicheck"
 	"tandem/internal/xvfb"
 )
 
@@ -77,7 +78,7 @@ func TestWindowSmoke(t *testing.T) {
 		if err == nil {
 			if img, err := png.Decode(bytes.NewReader(out)); err == nil {
 				last, lastPNG = img, out
-				if looksLikeTandem(img) {
+				if uicheck.LooksLikeTandem(img) {
 					break
 				}
 			}
@@ -89,50 +90,10 @@ func TestWindowSmoke(t *testing.T) {
 	if lastPNG != nil {
 		_ = os.WriteFile(filepath.Join(art, "window.png"), lastPNG, 0o644)
 	}
-	if last == nil || !looksLikeTandem(last) {
+	if last == nil || !uicheck.LooksLikeTandem(last) {
 		t.Fatalf("the window never showed Tandem's UI (see test-artifacts/window.png)\n%s", logs.String())
 	}
 	if len(lastPNG) == 0 {
 		t.Fatal("no screenshot")
-	}
-}
-
-// looksLikeTandem checks what an error page or a blank window cannot have:
-// many distinct colours, a fair area of panel white, and pixels of Tandem's
-// accent blue (the logo and the Start button), which only the real UI draws.
-func looksLikeTandem(img image.Image) bool {
-	b := img.Bounds()
-	colours := map[uint32]bool{}
-	var white, accent int
-	for y := b.Min.Y; y < b.Max.Y; y += 2 {
-		for x := b.Min.X; x < b.Max.X; x += 2 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			r8, g8, b8 := r>>8, g>>8, bl>>8
-			colours[r8<<16|g8<<8|b8] = true
-			if r8 > 250 && g8 > 250 && b8 > 250 {
-				white++
-			}
-			if near(r8, 79) && near(g8, 107) && near(b8, 255) || near(r8, 170) && near(g8, 183) && near(b8, 255) {
-				accent++
-			}
-		}
-	}
-	total := (b.Dx() / 2) * (b.Dy() / 2)
-	return len(colours) > 40 && white > total/10 && accent > 30
-}
-
-func near(v, want uint32) bool { return v+12 >= want && v <= want+12 }
-
-func TestLooksLikeTandemRejectsBlankAndErrorPages(t *testing.T) {
-	blank := image.NewRGBA(image.Rect(0, 0, 400, 300))
-	if looksLikeTandem(blank) {
-		t.Fatal("a black screen passed")
-	}
-	white := image.NewRGBA(image.Rect(0, 0, 400, 300))
-	for i := range white.Pix {
-		white.Pix[i] = 255
-	}
-	if looksLikeTandem(white) {
-		t.Fatal("a blank white page passed")
 	}
 }
