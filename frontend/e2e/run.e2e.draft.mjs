@@ -1,0 +1,190 @@
+// DRAFT — not in the suite (node --test runs *.test.mjs only). It drives the
+// whole loop through the real UI (model set-up in Settings, Try without a
+// phone, Start, Pay confirmation, take over by clicking the mirror, hand back,
+// Stop during a held call, key never leaked, history report).
+//
+// Open bug it found (issue 7): the backend runs the task to Done (all scripted
+// model calls are made within ~2 s), but the page never shows the run (the
+// timeline's run-state stays absent) and the chromium page then closes by
+// itself; once, the dev binary also logged Wails' "Ctrl+C detected". strace
+// shows no kill() from the app's process tree. Suspects: the first run event
+// reaching the Wails dev-server runtime (engine.Event JSON) or the mirror's
+// frame rate while the agent drives. The same path in Go
+// (app/run_integration_test.go) passes, so the fault is between the Wails
+// event bus and the browser. Rename to run.e2e.test.mjs once it passes.
+// The whole loop through the real UI, the real Go backend, the virtual phone
+// behind a private adb server, and a scripted chat-completions server.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { startApp, artifactsDir } from './harness.mjs'
+import { startModelServer, toolCall, hold } from './modelserver.mjs'
+
+let app
+let model
+const KEY = 'sk-e2e-secret-key-0123456789'
+
+before(async () => {
+  model = await startModelServer()
+  app = await startApp()
+  const { page } = app
+  // Set up a model in Settings, as a person would.
+  await page.getByTestId('settings').click()
+  await page.getByTestId('add-model').selectOption('custom')
+  await page.getByTestId('pf-name').fill('Scripted model')
+  await page.getByTestId('pf-url').fill(model.url)
+  await page.getByTestId('pf-model').fill('scripted-model')
+  await page.getByTestId('pf-key').fill(KEY)
+  await page.getByTestId('pf-save').click()
+  await page.waitForFunction(() => document.querySelector('[data-testid="pf-key"]')?.getAttribute('placeholder')?.includes('sk-…6789'))
+  await page.keyboard.press('Escape')
+  await page.getByTestId('model-badge').getByText('Scripted model').waitFor()
+  // Try without a phone.
+  await page.getByTestId('try-virtual').click()
+  await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 30_000 })
+})
+
+after(async () => {
+  await app?.stop()
+  await model?.stop()
+})
+
+/** until polls cond until it holds or fails the test after ms. */
+async function until(cond, what, ms = 10_000) {
+  const deadline = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting: ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+function promptText(i) {
+  return JSON.stringify(model.requests[i]?.body?.messages ?? [])
+}
+
+async function start(goal) {
+  const { page } = app
+  await page.getByTestId('goal').fill(goal)
+  await page.getByTestId('start').click()
+}
+
+async function shot(name) {
+  mkdirSync(artifactsDir, { recursive: true })
+  await app.page.screenshot({ path: join(artifactsDir, name) })
+}
+
+test('a task runs to the green summary, steps filling the timeline', async () => {
+  const { page } = app
+  model.push(
+    toolCall('launch', { app: 'Counter' }, 'The counter app is not open.'),
+    toolCall('tap', { x: 703, y: 500 }, 'Tap +1 once.'),
+    toolCall('finish', { summary: 'The counter now shows 1.', success: true }),
+  )
+  await start('Add one to the counter')
+  const card = page.getByTestId('result-card')
+  await card.waitFor({ timeout: 60_000 })
+  assert.match(await page.getByTestId('summary').innerText(), /counter now shows 1/)
+  assert.ok((await page.getByTestId('step').count()) >= 2)
+  assert.match(await page.getByTestId('timeline').innerText(), /Tap \+1 once/)
+  assert.equal(await page.getByTestId('run-state').innerText(), 'Done')
+  assert.ok(Number(await page.getByTestId('usage-calls').innerText()) === 3)
+  await shot('run-done.png')
+})
+
+test('Pay waits for the person: denied is told to the model, allowed goes ahead', async () => {
+  const { page } = app
+  const before = model.requests.length
+  model.push(
+    toolCall('launch', { app: 'Shop' }, 'Open the shop.'),
+    toolCall('tap', { x: 500, y: 908, sensitive: 'pays ¥99' }, 'Press Pay.'),
+    toolCall('tap', { x: 500, y: 908, sensitive: 'pays ¥99' }, 'The person refused; ask once more.'),
+    toolCall('finish', { summary: 'Paid ¥99.', success: true }),
+  )
+  await start('Buy the item in the shop')
+  const dialog = page.getByTestId('request-confirm')
+  await dialog.waitFor({ timeout: 60_000 })
+  assert.match(await page.getByTestId('confirm-action').innerText(), /tap/)
+  await shot('run-confirm.png')
+  await page.getByRole('textbox', { name: /Why not/ }).fill('too expensive')
+  await page.getByTestId('deny').click()
+  await dialog.waitFor({ state: 'detached' })
+  await page.getByTestId('request-confirm').waitFor({ timeout: 60_000 })
+  const afterDeny = promptText(before + 2)
+  assert.match(afterDeny, /too expensive/, 'the denial reaches the model')
+  await page.getByTestId('allow').click()
+  await page.getByTestId('result-card').getByText('Paid ¥99.').waitFor({ timeout: 60_000 })
+})
+
+test('clicking the mirror mid-call takes over; hand back tells the model; Stop ends a held call at once', async () => {
+  const { page } = app
+  const before = model.requests.length
+  model.push(hold)
+  await start('Open the notes app')
+  await until(() => model.requests.length > before, 'the model was called')
+  await page.getByTestId('thinking').waitFor()
+  // Click the live mirror while the model is thinking: the person takes over.
+  const screen = page.getByTestId('mirror-screen')
+  const box = await screen.boundingBox()
+  await screen.click({ position: { x: box.width / 2, y: box.height / 2 } })
+  await page.getByTestId('run-state').getByText('You are driving').waitFor({ timeout: 5000 })
+  const closedAfterTakeOver = model.closed
+  assert.ok(closedAfterTakeOver >= 1, 'taking over cancelled the model call')
+  await shot('run-manual.png')
+  // A tap through the mirror goes to the phone and is recorded as the person's.
+  await page.getByTestId('nav-home').click()
+  await page.getByTestId('step').filter({ hasText: 'You' }).first().waitFor({ timeout: 10_000 })
+  // Mark a region and hand back with a note.
+  await page.getByTestId('select-region').click()
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3)
+  await page.mouse.down()
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height * 0.5, { steps: 5 })
+  await page.mouse.up()
+  await page.getByTestId('region').waitFor()
+  model.push(hold)
+  await page.getByTestId('ctl-hand_back').click()
+  await page.getByTestId('handback-note').fill('I went home; the app is in the marked area')
+  await page.getByTestId('handback-send').click()
+  const n = model.requests.length
+  await until(() => model.requests.length > n, 'the model was called after hand back', 30_000)
+  const told = promptText(model.requests.length - 1)
+  assert.match(told, /I went home/, 'the note reaches the model')
+  assert.match(told, /key\(home\)|home/, 'what the person did reaches the model')
+  // Stop while the model call is held: one click, Stopped fast, connection closed.
+  const t0 = Date.now()
+  await page.getByTestId('ctl-stop').click()
+  await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
+  assert.ok(Date.now() - t0 < 2000, `stop took ${Date.now() - t0} ms`)
+  await until(() => model.closed > closedAfterTakeOver, 'the held request was closed', 3000)
+})
+
+test('the API key never appears in the page, the settings file or the run records', async () => {
+  const { page } = app
+  const html = await page.content()
+  assert.ok(!html.includes(KEY), 'key in the page')
+  assert.ok(!readFileSync(join(app.configDir, 'settings.json'), 'utf8').includes(KEY), 'key in settings.json')
+  const runs = join(app.dataDir, 'runs')
+  for (const d of readdirSync(runs)) {
+    const rec = readFileSync(join(runs, d, 'record.jsonl'), 'utf8')
+    assert.ok(!rec.includes(KEY), `key in record ${d}`)
+  }
+  assert.ok(!app.logs().includes(KEY), 'key in the logs')
+  // The key was sent to the model server, which is its only destination.
+  assert.equal(model.requests[0].headers.authorization, `Bearer ${KEY}`)
+})
+
+test('history lists the runs and exports a report that opens', async () => {
+  const { page } = app
+  await page.getByTestId('history').click()
+  await page.getByTestId('past-run').first().waitFor()
+  assert.ok((await page.getByTestId('past-run').count()) >= 3)
+  await page.locator('[data-testid^="export-"]').last().click()
+  const msg = await page.getByTestId('history-message').innerText()
+  const path = msg.replace(/^.*?(\/\S+report\.html).*$/s, '$1')
+  const report = await app.browser.newPage()
+  await report.goto('file://' + path)
+  assert.match(await report.locator('h1').innerText(), /Add one to the counter/)
+  assert.ok((await report.locator('section.step img').count()) >= 1)
+  await report.close()
+  await page.keyboard.press('Escape')
+})
