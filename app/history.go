@@ -69,9 +69,6 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 		switch e.Kind {
 		case kindStart:
 			s.Goal, s.Device, s.Started = e.Goal, e.Device, e.T
-			if e.ID != "" {
-				s.ID = id
-			}
 		case kindAction, kindManual:
 			s.Steps++
 		case kindEnd:

@@ -277,15 +277,7 @@ func qwenAction(args map[string]any, m mapper, g model.Geometry, thought string)
 		}
 		if _, ok := args[k2]; !ok {
 			if d := str(args, "direction"); d != "" && act == "swipe" { // MAI-UI: swipe a direction
-				x, y := g.Screen.W/2, g.Screen.H/2
-				if p, ok, err := pair(args, "coordinate"); err != nil {
-					return nil, "", err
-				} else if ok {
-					if x, y, err = m.point(p[0], p[1]); err != nil {
-						return nil, "", err
-					}
-				}
-				return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: d}}, "", nil
+				return scrollAt(args, m, g, d)
 			}
 			return nil, "", errf(act + " needs " + k1 + " and " + k2)
 		}
@@ -336,15 +328,7 @@ func qwenAction(args map[string]any, m mapper, g model.Geometry, thought string)
 		if act == "hscroll" {
 			dir = map[bool]string{true: "right", false: "left"}[v > 0]
 		}
-		x, y := g.Screen.W/2, g.Screen.H/2
-		if p, ok, err := pair(args, "coordinate"); err != nil {
-			return nil, "", err
-		} else if ok {
-			if x, y, err = m.point(p[0], p[1]); err != nil {
-				return nil, "", err
-			}
-		}
-		return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir}}, "", nil
+		return scrollAt(args, m, g, dir)
 	case "answer":
 		return []action.Action{{Type: action.Finish, Summary: str(args, "text"), Success: ptrTrue()}}, "", nil
 	case "ask_user", "info", "INFO":
@@ -473,4 +457,18 @@ func supportedOrEngine(t action.Type, supported []action.Type) bool {
 		}
 	}
 	return false
+}
+
+// scrollAt is a scroll at the reply's optional "coordinate", or at the
+// screen's centre when the model gave none (Qwen scroll, MAI-UI swipe).
+func scrollAt(args map[string]any, m mapper, g model.Geometry, dir string) ([]action.Action, string, error) {
+	x, y := g.Screen.W/2, g.Screen.H/2
+	if p, ok, err := pair(args, "coordinate"); err != nil {
+		return nil, "", err
+	} else if ok {
+		if x, y, err = m.point(p[0], p[1]); err != nil {
+			return nil, "", err
+		}
+	}
+	return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir}}, "", nil
 }
