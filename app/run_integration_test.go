@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +37,8 @@ func call(name, args string) openai.ToolCall {
 func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	privateADBServer(t)
 	a := testApp(t)
-	if err := a.Start(context.Background(), nopNotifier{}); err != nil {
+	events := &recordingNotifier{}
+	if err := a.Start(context.Background(), events); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.Shutdown)
@@ -95,6 +97,13 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	if st := phone.State(); st.Counter != 1 {
 		t.Fatalf("counter %d", st.Counter)
 	}
+	// The UI files a run's events under the device its snapshot names.
+	if snap.Device != dev.ID {
+		t.Fatalf("StartRun's snapshot names device %q, want %q", snap.Device, dev.ID)
+	}
+	if got := events.runSnapshotDevices(snap.ID); len(got) == 0 || got[0] != dev.ID {
+		t.Fatalf("snapshot events name devices %q, want %q", got, dev.ID)
+	}
 	for _, r := range srv.Requests() {
 		if len(r.Images()) == 0 {
 			t.Fatal("a model call had no screenshot")
@@ -104,4 +113,31 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	if err != nil || len(past) != 1 || past[0].State != "Done" {
 		t.Fatalf("history %+v %v", past, err)
 	}
+}
+
+// recordingNotifier keeps what the app sends to the UI.
+type recordingNotifier struct {
+	mu     sync.Mutex
+	events []engine.Event
+}
+
+func (n *recordingNotifier) Notify(name string, data any) {
+	if e, ok := data.(engine.Event); ok && name == "run" {
+		n.mu.Lock()
+		n.events = append(n.events, e)
+		n.mu.Unlock()
+	}
+}
+
+// runSnapshotDevices lists the device of every snapshot event of run id.
+func (n *recordingNotifier) runSnapshotDevices(id string) []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var out []string
+	for _, e := range n.events {
+		if e.Run == id && e.Snapshot != nil {
+			out = append(out, e.Snapshot.Device)
+		}
+	}
+	return out
 }

@@ -64,6 +64,7 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 	run, err := engine.New(engine.Config{
 		Goal:     goal,
 		Device:   publishing{Device: dev, hub: r.hub, id: deviceID},
+		DeviceID: deviceID,
 		Planner:  planner,
 		DataDir:  r.dataDir,
 		Settings: set,

@@ -112,10 +112,13 @@ func redactURL(u string) string {
 // Config is what a run needs.
 type Config struct {
 	// ID names the run (and its record directory); generated when empty.
-	ID      string
-	Goal    string
-	Device  device.Device // the run owns it and closes it when it ends
-	Planner model.Planner
+	ID     string
+	Goal   string
+	Device device.Device // the run owns it and closes it when it ends
+	// DeviceID is how the UI and the record name the device (a serial,
+	// "desktop:0"); snapshots carry it so a UI can file the run under it.
+	DeviceID string
+	Planner  model.Planner
 	// DataDir is where records go: DataDir/<ID>/. Empty: no record.
 	DataDir  string
 	Emitter  Emitter // may be nil; more can Subscribe
@@ -182,7 +185,7 @@ func New(cfg Config) (*Run, error) {
 		}
 		r.rec = rec
 		s := r.settings
-		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s})
+		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID})
 	}
 	r.launch()
 	return r, nil
@@ -196,7 +199,7 @@ func newRun(cfg Config) *Run {
 		r.dir = filepath.Join(cfg.DataDir, cfg.ID)
 	}
 	r.runCtx, r.runCancel = context.WithCancel(context.Background())
-	r.hub = newHub(r.id, Snapshot{ID: r.id, Goal: cfg.Goal, State: Idle, Plan: PlanEvent{Todo: []TodoItem{}}})
+	r.hub = newHub(r.id, Snapshot{ID: r.id, Device: cfg.DeviceID, Goal: cfg.Goal, State: Idle, Plan: PlanEvent{Todo: []TodoItem{}}})
 	r.lp = newLoopState(r)
 	if cfg.Emitter != nil {
 		r.hub.subscribe(cfg.Emitter)
@@ -412,6 +415,9 @@ func Resume(dir string, cfg Config) (*Run, error) {
 	cfg.DataDir = filepath.Dir(dir)
 	if cfg.Goal == "" {
 		cfg.Goal = start.Goal
+	}
+	if cfg.DeviceID == "" {
+		cfg.DeviceID = start.Device
 	}
 	if start.Settings != nil && reflect.DeepEqual(cfg.Settings, Settings{}) {
 		cfg.Settings = *start.Settings

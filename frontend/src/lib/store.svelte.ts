@@ -34,7 +34,7 @@ class Store {
 
   handle = (e: EngineEvent) => {
     let device = this.#runDevice.get(e.run)
-    if (e.kind === 'snapshot' && e.snapshot) {
+    if (e.kind === 'snapshot' && e.snapshot?.device) {
       device = e.snapshot.device
       this.#runDevice.set(e.run, device)
     }
