@@ -1,5 +1,5 @@
 import { describe as group, expect, it } from 'vitest'
-import { apply, describe, type EngineEvent, type RunView } from './events'
+import { apply, describe, Sequencer, type EngineEvent, type RunView } from './events'
 
 const snap = (seq = 1): EngineEvent => ({
   run: 'r1', seq, time: '', kind: 'snapshot',
@@ -53,4 +53,57 @@ group('describe', () => {
     [{ type: 'type', text: '你好', submit: true }, 'type “你好” ⏎'],
     [{ type: 'hotkey', keys: ['ctrl', 'c'] }, 'hotkey ctrl+c'],
   ])('%j', (a, want) => expect(describe(a)).toBe(want))
+})
+
+group('Sequencer', () => {
+  const seqs = (es: EngineEvent[]) => es.map((e) => e.seq)
+  it('puts events the bus swapped back in order', () => {
+    const s = new Sequencer()
+    expect(seqs(s.push(snap(1)))).toEqual([1])
+    expect(seqs(s.push(ev(2, {})))).toEqual([2])
+    expect(seqs(s.push(ev(4, {})))).toEqual([])
+    expect(s.waiting).toBe(true)
+    expect(seqs(s.push(ev(5, {})))).toEqual([])
+    expect(seqs(s.push(ev(3, {})))).toEqual([3, 4, 5])
+    expect(s.waiting).toBe(false)
+  })
+  it('drops repeats and snapshots older than what was released', () => {
+    const s = new Sequencer()
+    s.push(snap(1))
+    s.push(ev(2, {}))
+    s.push(ev(3, {}))
+    expect(s.push(ev(2, {}))).toEqual([])
+    expect(s.push(snap(0))).toEqual([]) // StartRun's reply arriving after the bus
+  })
+  it('a newer snapshot skips what it already contains', () => {
+    const s = new Sequencer()
+    s.push(snap(1))
+    s.push(ev(3, {}))
+    s.push(ev(6, {}))
+    expect(seqs(s.push(snap(4)))).toEqual([4])
+    expect(seqs(s.push(ev(5, {})))).toEqual([5, 6])
+  })
+  it('flush gives up on a lost event and keeps going after it', () => {
+    const s = new Sequencer()
+    s.push(snap(1))
+    s.push(ev(3, {}))
+    s.push(ev(4, {}))
+    expect(seqs(s.flush())).toEqual([3, 4])
+    expect(seqs(s.push(ev(5, {})))).toEqual([5])
+    expect(s.waiting).toBe(false)
+  })
+  it('runs are sequenced apart', () => {
+    const s = new Sequencer()
+    s.push(snap(1))
+    s.push({ ...snap(1), run: 'r2' })
+    expect(seqs(s.push({ ...ev(3, {}), run: 'r2' }))).toEqual([])
+    expect(seqs(s.push(ev(2, {})))).toEqual([2])
+  })
+})
+
+group('apply with snapshots', () => {
+  it('ignores a snapshot older than the view', () => {
+    const v = apply(null, snap(5)) as RunView
+    expect(apply(v, snap(3))).toBe(v)
+  })
 })

@@ -3,6 +3,10 @@
 // The first event of a subscription is always a snapshot; every later event
 // changes one concern. Events are applied in seq order; a stale or repeated
 // seq is ignored, so a reconnect that replays a snapshot is harmless.
+//
+// The Wails event bus does not keep order (its dev server writes each event
+// from its own goroutine), so a Sequencer puts a run's events back in seq
+// order before they are folded.
 import type { RunState } from './controls'
 
 export interface Action {
@@ -148,9 +152,75 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
 
 const maxSteps = 500 // the timeline keeps this many; the record keeps all
 
+/**
+ * Sequencer releases a run's events in seq order. An event ahead of the next
+ * expected seq waits until the gap fills; if it never does (an event was
+ * lost), flush() releases what waits, in order, so the view never stalls.
+ */
+export class Sequencer {
+  #next = new Map<string, number>() // run id -> next expected seq
+  #held = new Map<string, Map<number, EngineEvent>>()
+
+  /** push takes one event and returns those now ready, in order. */
+  push(e: EngineEvent): EngineEvent[] {
+    if (e.kind === 'snapshot') {
+      const next = this.#next.get(e.run)
+      if (next !== undefined && e.seq < next - 1) return [] // an old snapshot
+      this.#next.set(e.run, e.seq + 1)
+      const held = this.#held.get(e.run)
+      held?.forEach((_, s) => s <= e.seq && held.delete(s))
+      return [e, ...this.#drain(e.run)]
+    }
+    const next = this.#next.get(e.run)
+    if (next === undefined || e.seq === next) {
+      this.#next.set(e.run, e.seq + 1)
+      return [e, ...this.#drain(e.run)]
+    }
+    if (e.seq < next) return [] // stale or repeated
+    let held = this.#held.get(e.run)
+    if (!held) this.#held.set(e.run, (held = new Map()))
+    held.set(e.seq, e)
+    return []
+  }
+
+  /** waiting reports whether any event waits for a gap to fill. */
+  get waiting(): boolean {
+    for (const h of this.#held.values()) if (h.size > 0) return true
+    return false
+  }
+
+  /** flush gives up on missing events and releases every waiting one in order. */
+  flush(): EngineEvent[] {
+    const out: EngineEvent[] = []
+    for (const [run, held] of this.#held) {
+      const seqs = [...held.keys()].sort((a, b) => a - b)
+      for (const s of seqs) out.push(held.get(s)!)
+      if (seqs.length) this.#next.set(run, seqs[seqs.length - 1] + 1)
+      held.clear()
+    }
+    return out
+  }
+
+  #drain(run: string): EngineEvent[] {
+    const held = this.#held.get(run)
+    const out: EngineEvent[] = []
+    let next = this.#next.get(run)!
+    while (held?.has(next)) {
+      out.push(held.get(next)!)
+      held.delete(next)
+      next++
+    }
+    this.#next.set(run, next)
+    return out
+  }
+}
+
 /** apply folds one event into the view and returns the new view (or the same one when ignored). */
 export function apply(v: RunView | null, e: EngineEvent): RunView | null {
-  if (e.kind === 'snapshot' && e.snapshot) return fromSnapshot(e.snapshot, e.seq)
+  if (e.kind === 'snapshot' && e.snapshot) {
+    if (v && v.id === e.run && e.seq < v.seq) return v // an older snapshot than what is shown
+    return fromSnapshot(e.snapshot, e.seq)
+  }
   if (!v || e.run !== v.id || e.seq <= v.seq) return v
   const n: RunView = { ...v, seq: e.seq }
   switch (e.kind) {

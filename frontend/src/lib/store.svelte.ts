@@ -3,7 +3,7 @@
 // commands go to the backend and their errors become a visible message on
 // the run they concern, never a silent failure.
 import { backend, errorText, onDevices, onRunEvent, type DeviceEntry } from './backend'
-import { apply, type EngineEvent, type RunView } from './events'
+import { apply, Sequencer, type EngineEvent, type RunView } from './events'
 import { isLive } from './controls'
 
 /** deviceName is how a device is called in the UI (displays get a translated name). */
@@ -32,7 +32,20 @@ class Store {
     return this.runs[this.selected]
   }
 
+  #order = new Sequencer()
+  #gapTimer: ReturnType<typeof setTimeout> | undefined
+
+  /** handle takes an event from the bus, which may deliver out of order. */
   handle = (e: EngineEvent) => {
+    for (const ev of this.#order.push(e)) this.#fold(ev)
+    clearTimeout(this.#gapTimer)
+    if (this.#order.waiting) {
+      // An event was lost on the way: show what came rather than stall.
+      this.#gapTimer = setTimeout(() => this.#order.flush().forEach((ev) => this.#fold(ev)), 300)
+    }
+  }
+
+  #fold(e: EngineEvent) {
     let device = this.#runDevice.get(e.run)
     if (e.kind === 'snapshot' && e.snapshot?.device) {
       device = e.snapshot.device
