@@ -120,6 +120,7 @@ func (a *App) Start(ctx context.Context, n Notifier) error {
 	if err != nil {
 		return err
 	}
+	srv.ServeRecords(a.runs.dataDir)
 	bg, cancel := context.WithCancel(context.Background())
 	a.mu.Lock()
 	a.ctx, a.stop, a.mirrorSrv, a.notify = ctx, cancel, srv, n

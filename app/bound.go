@@ -64,6 +64,24 @@ func (a *App) DeviceInput(id string, act action.Action) error {
 	return a.feed.Do(ctx, id, act)
 }
 
+// Frames tells the UI where recorded screens are served: a step's
+// thumbnail is URL + "<run>/<frame>?token=" + Token.
+type Frames struct {
+	URL   string `json:"url"`
+	Token string `json:"token"`
+}
+
+// FramesBase returns where the timeline fetches recorded screens.
+func (a *App) FramesBase() (Frames, error) {
+	a.mu.Lock()
+	srv := a.mirrorSrv
+	a.mu.Unlock()
+	if srv == nil {
+		return Frames{}, errors.New("the mirror server is not running")
+	}
+	return Frames{URL: srv.FramesURL(), Token: srv.Token()}, nil
+}
+
 // ActiveRuns returns a snapshot of each device's newest run.
 func (a *App) ActiveRuns() []engine.Snapshot { return a.runs.Active() }
 

@@ -71,6 +71,13 @@ type StepEvent struct {
 	Result   string        `json:"result"` // "ok" or what went wrong
 	Ms       int64         `json:"ms"`
 	ByPerson bool          `json:"by_person,omitempty"`
+	// Call is the model call that chose the action (0 for the person's).
+	Call int `json:"call,omitempty"`
+	// Frame is the recorded screen the action was chosen on (a path inside
+	// the run's record directory), for the timeline's thumbnail.
+	Frame string `json:"frame,omitempty"`
+	// Usage is what the call cost; only the first action of a call has it.
+	Usage *model.Usage `json:"usage,omitempty"`
 }
 
 // TodoStatus is an item's place in the plan.

@@ -77,6 +77,10 @@ type manualInput struct {
 type loopState struct {
 	r     *Run
 	state State
+	// callFrame is the recorded screen of the newest model call, callUsage
+	// what that call cost until a step has shown it.
+	callFrame string
+	callUsage *model.Usage
 	on    Trigger // the trigger being handled, for the table check
 	goal  string
 
@@ -440,6 +444,7 @@ func (l *loopState) planned(p *planResult) {
 	l.calls++
 	l.usage = l.usage.Add(p.plan.Usage)
 	u := p.plan.Usage
+	l.callFrame, l.callUsage = p.file, &u
 	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
 		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds()})
 	l.emitUsage()
@@ -617,7 +622,9 @@ func (l *loopState) actionDone(res *actResult) {
 	}
 	l.setResult(result)
 	l.r.rec.add(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
-	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms}})
+	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms,
+		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage}})
+	l.callUsage = nil
 	l.emitUsage()
 	if res.err != nil && errors.Is(res.err, device.ErrGone) {
 		l.lost(res.err)
@@ -886,7 +893,7 @@ func (l *loopState) manualDone(res *manualResult) {
 	a := res.a
 	l.r.rec.add(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
 	l.r.hub.emit(Event{Kind: KindManual, Manual: ev})
-	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms, ByPerson: true}})
+	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms, ByPerson: true, Frame: res.before}})
 	if l.manualReply != nil {
 		l.manualReply <- res.err
 		l.manualReply = nil

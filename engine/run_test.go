@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -39,6 +41,18 @@ func TestCounterOneCallQueuedPlan(t *testing.T) {
 	}
 	if !f.phone.closed {
 		t.Error("device not closed (restored) at the end")
+	}
+	// Each step names its call and the recorded screen it was chosen on; the
+	// call's cost is shown once, on its first step.
+	steps := f.ev.kinds(KindStep)
+	for i, ev := range steps {
+		st := ev.Step
+		if st.Call != 1 || st.Frame == "" || (st.Usage != nil) != (i == 0) {
+			t.Fatalf("step %d: call %d frame %q usage %v", i, st.Call, st.Frame, st.Usage)
+		}
+		if _, err := os.Stat(filepath.Join(f.dir, "run1", st.Frame)); err != nil {
+			t.Fatalf("step %d's frame is not in the record: %v", i, err)
+		}
 	}
 }
 

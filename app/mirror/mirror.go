@@ -135,6 +135,7 @@ type Server struct {
 	token string
 	ln    net.Listener
 	srv   *http.Server
+	mux   *http.ServeMux
 }
 
 // Start listens on 127.0.0.1 on a random port with a fresh random token.
@@ -148,10 +149,9 @@ func Start(hub *Hub) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
-	s := &Server{hub: hub, token: hex.EncodeToString(raw), ln: ln}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/stream/", s.stream)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	s := &Server{hub: hub, token: hex.EncodeToString(raw), ln: ln, mux: http.NewServeMux()}
+	s.mux.HandleFunc("/stream/", s.stream)
+	s.srv = &http.Server{Handler: s.mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
 }

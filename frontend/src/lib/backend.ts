@@ -114,6 +114,7 @@ type Bound = {
   ConnectDevice(addr: string): Promise<DeviceEntry>
   StartVirtualPhone(): Promise<DeviceEntry>
   MirrorURL(device: string): Promise<string>
+  FramesBase(): Promise<{ url: string; token: string }>
   DeviceInput(device: string, a: Action): Promise<void>
   Presets(): Promise<Preset[]>
   Profiles(): Promise<Profile[]>

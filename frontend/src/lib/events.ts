@@ -44,7 +44,14 @@ export interface StepEvent {
   ms: number
   by_person?: boolean
   thought?: string
+  /** the model call that chose it (0 or absent: the person's) */
+  call?: number
+  /** the recorded screen it was chosen on, inside the run's record */
   frame?: string
+  /** what the call cost; only on the first action of a call */
+  usage?: Usage
+  /** a unique key in the view (the event's seq) */
+  key?: number
 }
 
 export interface TodoItem {
@@ -144,7 +151,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     thoughtCall: 0,
     usage: s.usage ?? emptyUsage(),
     request: s.request ?? null,
-    steps: s.steps ?? [],
+    steps: (s.steps ?? []).map((st, i) => ({ ...st, key: i - (s.steps?.length ?? 0) })),
     result: s.result ?? null,
     seq,
   }
@@ -233,7 +240,7 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
       break
     case 'step':
       if (!e.step) return v
-      n.steps = [...v.steps, { ...e.step, thought: e.step.thought ?? (e.step.by_person ? '' : v.plan.thought) }].slice(-maxSteps)
+      n.steps = [...v.steps, { ...e.step, key: e.seq, thought: e.step.thought ?? (e.step.by_person ? '' : v.plan.thought) }].slice(-maxSteps)
       break
     case 'plan':
       if (e.plan) n.plan = e.plan

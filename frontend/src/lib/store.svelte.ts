@@ -21,6 +21,8 @@ class Store {
   runs = $state<Record<string, RunView>>({})
   /** the last command error, per device */
   errors = $state<Record<string, string>>({})
+  /** where recorded screens are served (for step thumbnails) */
+  frames = $state<{ url: string; token: string } | null>(null)
 
   #runDevice = new Map<string, string>() // run id -> device id
 
@@ -104,6 +106,12 @@ class Store {
     }
   }
 
+  /** frameURL is where a run's recorded frame is served, or '' when unknown. */
+  frameURL(run: string, frame: string | undefined): string {
+    if (!frame || !this.frames) return ''
+    return `${this.frames.url}${encodeURIComponent(run)}/${frame}?token=${this.frames.token}`
+  }
+
   busy(device: string): boolean {
     const r = this.runs[device]
     return !!r && isLive(r.state)
@@ -113,6 +121,7 @@ class Store {
     onRunEvent(this.handle)
     onDevices((d) => this.setDevices(d))
     await this.refreshDevices()
+    backend.FramesBase().then((f) => (this.frames = f)).catch(() => {}) // no thumbnails then
     try {
       for (const snap of await backend.ActiveRuns()) this.handle({ run: snap.id, seq: 0, time: '', kind: 'snapshot', snapshot: snap })
     } catch {

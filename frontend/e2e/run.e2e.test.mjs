@@ -1,17 +1,3 @@
-// DRAFT — not in the suite (node --test runs *.test.mjs only). It drives the
-// whole loop through the real UI (model set-up in Settings, Try without a
-// phone, Start, Pay confirmation, take over by clicking the mirror, hand back,
-// Stop during a held call, key never leaked, history report).
-//
-// Open bug it found (issue 7): the backend runs the task to Done (all scripted
-// model calls are made within ~2 s), but the page never shows the run (the
-// timeline's run-state stays absent) and the chromium page then closes by
-// itself; once, the dev binary also logged Wails' "Ctrl+C detected". strace
-// shows no kill() from the app's process tree. Suspects: the first run event
-// reaching the Wails dev-server runtime (engine.Event JSON) or the mirror's
-// frame rate while the agent drives. The same path in Go
-// (app/run_integration_test.go) passes, so the fault is between the Wails
-// event bus and the browser. Rename to run.e2e.test.mjs once it passes.
 // The whole loop through the real UI, the real Go backend, the virtual phone
 // behind a private adb server, and a scripted chat-completions server.
 import { test, before, after } from 'node:test'
@@ -50,14 +36,37 @@ after(async () => {
   await model?.stop()
 })
 
-/** until polls cond until it holds or fails the test after ms. */
+/** until polls cond (sync or async) until it holds or fails the test after ms. */
 async function until(cond, what, ms = 10_000) {
   const deadline = Date.now() + ms
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) assert.fail(`timed out waiting: ${what}`)
     await new Promise((r) => setTimeout(r, 20))
   }
 }
+
+/** devicePoint maps a device pixel to the page, for a frame shown letterboxed in box. */
+function devicePoint(box, frame, p) {
+  const scale = Math.min(box.width / frame.w, box.height / frame.h)
+  const left = box.x + (box.width - frame.w * scale) / 2
+  const top = box.y + (box.height - frame.h * scale) / 2
+  return { x: left + p.x * scale, y: top + p.y * scale }
+}
+
+/** mirrorPixel reads the mirror canvas's colour at a device pixel. */
+function mirrorPixel(p) {
+  return app.page.evaluate(({ x, y }) => {
+    const c = document.querySelector('[data-testid="mirror-screen"] canvas')
+    const [w, h] = document.querySelector('[data-testid="mirror-screen"]').dataset.frame.split('x').map(Number)
+    const scale = Math.min(c.width / w, c.height / h)
+    const left = (c.width - w * scale) / 2
+    const top = (c.height - h * scale) / 2
+    const d = c.getContext('2d').getImageData(Math.round(left + x * scale), Math.round(top + y * scale), 1, 1).data
+    return [d[0], d[1], d[2]]
+  }, p)
+}
+
+const isAmber = ([r, g, b]) => r > 200 && g > 130 && g < 200 && b < 90
 
 function promptText(i) {
   return JSON.stringify(model.requests[i]?.body?.messages ?? [])
@@ -89,6 +98,12 @@ test('a task runs to the green summary, steps filling the timeline', async () =>
   assert.match(await page.getByTestId('timeline').innerText(), /Tap \+1 once/)
   assert.equal(await page.getByTestId('run-state').innerText(), 'Done')
   assert.ok(Number(await page.getByTestId('usage-calls').innerText()) === 3)
+  // Each step shows the screen it was chosen on, with its cost.
+  await page.waitForFunction(() => {
+    const imgs = [...document.querySelectorAll('[data-testid="step-thumb"] img')]
+    return imgs.length >= 2 && imgs.every((i) => i.complete && i.naturalWidth > 0)
+  }, null, { timeout: 10_000 })
+  assert.match(await page.getByTestId('step-usage').first().innerText(), /Call 1 · [\d,]+ tokens/)
   await shot('run-done.png')
 })
 
@@ -134,6 +149,12 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   // A tap through the mirror goes to the phone and is recorded as the person's.
   await page.getByTestId('nav-home').click()
   await page.getByTestId('step').filter({ hasText: 'You' }).first().waitFor({ timeout: 10_000 })
+  // Tap the Notes icon on the launcher through the mirror: the phone opens it.
+  const notes = devicePoint(box, { w: 1080, h: 2400 }, { x: 405, y: 340 })
+  await page.mouse.click(notes.x, notes.y)
+  await until(async () => (await page.getByTestId('step').filter({ hasText: 'You' }).count()) >= 2, 'the tap is recorded as the person\'s')
+  // The phone opened Notes: its amber title bar is in the mirror.
+  await until(async () => isAmber(await mirrorPixel({ x: 540, y: 110 })), 'the Notes app in the mirror')
   // Mark a region and hand back with a note.
   await page.getByTestId('select-region').click()
   await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.3)
@@ -150,6 +171,8 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   const told = promptText(model.requests.length - 1)
   assert.match(told, /I went home/, 'the note reaches the model')
   assert.match(told, /key\(home\)|home/, 'what the person did reaches the model')
+  assert.match(told, /tap/, 'the tap through the mirror reaches the model')
+  assert.match(told, /region|marked/i, 'the marked region reaches the model')
   // Stop while the model call is held: one click, Stopped fast, connection closed.
   const t0 = Date.now()
   await page.getByTestId('ctl-stop').click()
