@@ -62,6 +62,10 @@ type StateEvent struct {
 	State  State  `json:"state"`
 	From   State  `json:"from"`
 	Reason string `json:"reason,omitempty"`
+	// By names the trigger behind the change when it was the person's
+	// command or the device going away ("pause", "stop", "device_lost"…),
+	// so a UI can word the reason in its own language.
+	By string `json:"by,omitempty"`
 }
 
 // StepEvent is one finished device action.
@@ -165,6 +169,7 @@ type Snapshot struct {
 	Goal    string      `json:"goal"`
 	State   State       `json:"state"`
 	Reason  string      `json:"reason,omitempty"`
+	By      string      `json:"by,omitempty"` // as StateEvent.By
 	Plan    PlanEvent   `json:"plan"`
 	Thought string      `json:"thought,omitempty"` // the current call's reply so far
 	Usage   UsageEvent  `json:"usage"`
@@ -208,7 +213,7 @@ func (h *hub) apply(e Event) {
 	s := &h.snap
 	switch e.Kind {
 	case KindState:
-		s.State, s.Reason = e.State.State, e.State.Reason
+		s.State, s.Reason, s.By = e.State.State, e.State.Reason, e.State.By
 		if e.State.State != WaitingForUser && e.State.State != Manual {
 			s.Request = nil
 		}

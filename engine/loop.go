@@ -81,8 +81,8 @@ type loopState struct {
 	// what that call cost until a step has shown it.
 	callFrame string
 	callUsage *model.Usage
-	on    Trigger // the trigger being handled, for the table check
-	goal  string
+	on        Trigger // the trigger being handled, for the table check
+	goal      string
 
 	info    device.Info
 	hasInfo bool
@@ -262,7 +262,11 @@ func (l *loopState) set(s State, reason string) {
 	l.state = s
 	st := s
 	l.r.rec.add(Entry{Kind: recState, State: &st, Reason: reason})
-	l.r.hub.emit(Event{Kind: KindState, State: &StateEvent{State: s, From: from, Reason: reason}})
+	ev := &StateEvent{State: s, From: from, Reason: reason}
+	if l.on.IsCommand() || l.on == OnDeviceLost {
+		ev.By = l.on.String()
+	}
+	l.r.hub.emit(Event{Kind: KindState, State: ev})
 	if s == Paused {
 		for _, w := range l.pauseWaiters {
 			w <- nil

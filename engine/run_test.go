@@ -213,8 +213,8 @@ func TestPauseDuringPlanningAndResume(t *testing.T) {
 	if d := time.Since(t0); d > 2*time.Second { // the model call blocks until cancelled; the figure is BenchmarkStopLatency's
 		t.Errorf("pause took %s", d)
 	}
-	if s := f.run.Snapshot().State; s != Paused {
-		t.Fatalf("state %s", s)
+	if s := f.run.Snapshot(); s.State != Paused || s.By != "pause" {
+		t.Fatalf("state %s by %q, want Paused by pause", s.State, s.By)
 	}
 	if err := f.run.Resume(context.Background()); err != nil {
 		t.Fatal(err)

@@ -211,3 +211,73 @@ test('history lists the runs and exports a report that opens', async () => {
   await report.close()
   await page.keyboard.press('Escape')
 })
+
+// English strings of the UI's dictionary, for the untranslated-string check.
+function englishStrings() {
+  const src = readFileSync(join(import.meta.dirname, '../src/lib/i18n.svelte.ts'), 'utf8')
+  const en = src.slice(src.indexOf('const en'), src.indexOf('const zh'))
+  const out = []
+  for (const m of en.matchAll(/^\s*'[^']+':\s*'((?:[^'\\]|\\.)*)'/gm)) {
+    for (const part of m[1].replace(/\\'/g, "'").split(/\{[a-z]+\}/)) {
+      if (part.trim().split(/\s+/).length >= 2 && part.trim().length >= 8) out.push(part.trim())
+    }
+  }
+  return out
+}
+
+// Text that is the person's or the device's data, not the UI's words.
+const dataSelectors = [
+  '[data-testid="step"] .thought', 'code', '.goal', '[data-testid="summary"]', '.reason', '.label', '.sub',
+  '[data-testid="model-badge"]', '[data-testid="past-run"] .goal', 'option', '.kbd', 'textarea', 'input',
+  '.status .txt', '.dev', '.mono', '.pn', '.pm', '.sum',
+]
+const allowed = new Set(['Tandem', 'Space', 'Shift', 'Esc', 'token', 'tokens', 'Token', 'Ollama', 'Studio', 'vLLM', 'OpenAI', 'Wi-Fi', 'HTML', 'JSON', 'Keyboard', 'WebView', 'Qwen', 'AutoGLM', 'Doubao', 'TARS'])
+
+/** untranslated lists English left in the visible UI. */
+async function untranslated(page, english) {
+  const { texts } = await page.evaluate((skip) => {
+    const texts = []
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT)
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement
+      if (!el || !n.textContent.trim() || skip.some((s) => el.closest(s))) continue
+      const r = el.getBoundingClientRect()
+      if (r.width === 0 || r.height === 0 || getComputedStyle(el).visibility === 'hidden') continue
+      texts.push(n.textContent.trim())
+    }
+    for (const el of document.querySelectorAll('[title],[placeholder],[aria-label]')) {
+      if (skip.some((s) => el.closest(s) && !el.matches('textarea,input'))) continue
+      for (const a of ['title', 'placeholder', 'aria-label']) if (el.getAttribute(a)) texts.push(el.getAttribute(a))
+    }
+    return { texts }
+  }, dataSelectors)
+  const all = texts.join('\n')
+  const found = english.filter((s) => all.includes(s))
+  for (const t of texts) {
+    for (const w of t.match(/[A-Za-z][A-Za-z-]{3,}/g) ?? []) if (!allowed.has(w)) found.push(`${w} (in "${t.slice(0, 60)}")`)
+  }
+  return found
+}
+
+test('the Chinese UI has no untranslated strings', async () => {
+  const { page } = app
+  const english = englishStrings()
+  assert.ok(english.length > 100, `read ${english.length} English strings`)
+  await page.getByTestId('toast').waitFor({ state: 'detached' }) // a passing notice said in English before the switch
+  await page.getByTestId('language').selectOption('zh-CN')
+  await page.getByText('步骤').first().waitFor()
+  const problems = []
+  problems.push(...(await untranslated(page, english)).map((p) => `main: ${p}`))
+  for (const [open, name] of [['settings', 'settings'], ['history', 'history'], ['about', 'about']]) {
+    await page.getByTestId(open).click()
+    await page.getByRole('dialog').waitFor()
+    problems.push(...(await untranslated(page, english)).map((p) => `${name}: ${p}`))
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog').waitFor({ state: 'detached', timeout: 3000 }).catch((e) => {
+      throw new Error(`the ${name} dialog did not close on Escape: ${e.message}`)
+    })
+  }
+  await shot('run-zh.png')
+  await page.getByTestId('language').selectOption('en')
+  assert.deepEqual([...new Set(problems)], [])
+})

@@ -6,7 +6,6 @@ import (
 	"image"
 	"sync"
 
-	"github.com/gen2brain/shm"
 	"github.com/jezek/xgb"
 	mshm "github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xproto"
@@ -134,24 +133,24 @@ func (k *capturer) ensure(n int) error {
 		return nil
 	}
 	k.release()
-	id, err := shm.Get(shm.IPC_PRIVATE, n, shm.IPC_CREAT|0600)
+	id, err := sysvGet(n)
 	if err != nil {
 		return fmt.Errorf("capture: shared memory: %w", err)
 	}
 	// Marked for removal at once: the kernel frees it when both we and the X
 	// server have detached, even if Tandem crashes.
-	defer func() { _ = shm.Rm(id) }()
-	data, err := shm.At(id, 0, 0)
+	defer func() { _ = sysvRm(id) }()
+	data, err := sysvAt(id)
 	if err != nil {
 		return fmt.Errorf("capture: attach shared memory: %w", err)
 	}
 	seg, err := mshm.NewSegId(k.c)
 	if err != nil {
-		_ = shm.Dt(data)
+		_ = sysvDt(data)
 		return fmt.Errorf("capture: %w", err)
 	}
 	if err := mshm.AttachChecked(k.c, seg, uint32(id), false).Check(); err != nil {
-		_ = shm.Dt(data)
+		_ = sysvDt(data)
 		return fmt.Errorf("capture: X server cannot attach shared memory: %w", err)
 	}
 	k.seg, k.id, k.data = seg, id, data[:n]
@@ -163,7 +162,7 @@ func (k *capturer) release() {
 		return
 	}
 	_ = mshm.DetachChecked(k.c, k.seg).Check()
-	_ = shm.Dt(k.data)
+	_ = sysvDt(k.data)
 	k.data = nil
 }
 

@@ -94,6 +94,7 @@ export interface Snapshot {
   goal: string
   state: RunState
   reason?: string
+  by?: string
   plan: PlanEvent
   thought?: string
   usage: UsageEvent
@@ -108,7 +109,7 @@ export interface EngineEvent {
   time: string
   kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'manual' | 'usage' | 'request' | 'done'
   snapshot?: Snapshot
-  state?: { state: RunState; from: RunState; reason?: string }
+  state?: { state: RunState; from: RunState; reason?: string; by?: string }
   step?: StepEvent
   plan?: PlanEvent
   thought?: { call: number; delta: string }
@@ -125,6 +126,8 @@ export interface RunView {
   goal: string
   state: RunState
   reason: string
+  /** the person's command (or device_lost) behind the reason, when known */
+  by: string
   plan: PlanEvent
   thought: string
   thoughtCall: number
@@ -146,6 +149,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     goal: s.goal,
     state: s.state,
     reason: s.reason ?? '',
+    by: s.by ?? '',
     plan: s.plan ?? { todo: [] },
     thought: s.thought ?? '',
     thoughtCall: 0,
@@ -235,6 +239,7 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
       if (!e.state) return v
       n.state = e.state.state
       n.reason = e.state.reason ?? ''
+      n.by = e.state.by ?? ''
       if (n.state !== 'WaitingForUser') n.request = null
       if (n.state === 'Planning') n.thought = ''
       break

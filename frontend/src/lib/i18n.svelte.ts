@@ -79,6 +79,13 @@ const en = {
   'timeline.stoppedTitle': 'Stopped',
   'timeline.pending': 'Still open',
   'timeline.plan': 'Plan',
+  'reason.pause': 'you paused the task',
+  'reason.stop': 'you stopped the task',
+  'reason.stop_gracefully': 'stopping after the next step(s), as you asked',
+  'reason.take_over': 'you took over',
+  'reason.edit_goal': 'you edited the goal',
+  'reason.edit_pending': 'you edited the pending steps',
+  'reason.device_lost': 'the device went away; the task continues when it is back',
   'timeline.call': 'Call {n}',
   'timeline.tokens': 'tokens',
   'timeline.actionTime': 'How long the action took on the device',
@@ -264,6 +271,13 @@ const zh: Record<Key, string> = {
   'timeline.stoppedTitle': '已停止',
   'timeline.pending': '尚未解决',
   'timeline.plan': '计划',
+  'reason.pause': '你暂停了任务',
+  'reason.stop': '你停止了任务',
+  'reason.stop_gracefully': '按你的要求，将在接下来的步骤后停止',
+  'reason.take_over': '你接管了控制',
+  'reason.edit_goal': '你修改了目标',
+  'reason.edit_pending': '你修改了待执行的步骤',
+  'reason.device_lost': '设备已断开；重新连接后任务会继续',
   'timeline.call': '第 {n} 次调用',
   'timeline.tokens': '个 token',
   'timeline.actionTime': '该操作在设备上耗时',
@@ -377,6 +391,9 @@ export const dictionaries: Record<Lang, Record<Key, string>> = { en, 'zh-CN': zh
 class I18n {
   lang = $state<Lang>('en')
 
+  /** has reports whether key is in the dictionary (for keys built from data). */
+  has = (key: string): key is Key => key in en
+
   t = (key: Key, vars: Record<string, string> = {}): string => {
     let s: string = dictionaries[this.lang][key] ?? en[key] ?? key
     for (const [k, v] of Object.entries(vars)) s = s.replaceAll(`{${k}}`, v)
@@ -385,6 +402,16 @@ class I18n {
 }
 
 export const i18n = new I18n()
+
+/**
+ * reasonText words a run's reason in the UI's language when the engine says
+ * which command of the person (or device loss) caused it; other reasons are
+ * the engine's own sentences and are shown as they come.
+ */
+export function reasonText(run: { reason: string; by: string }): string {
+  const key = `reason.${run.by}`
+  return run.reason && run.by && i18n.has(key) ? i18n.t(key) : run.reason
+}
 
 /** resolveLang picks the UI language from the setting and the OS locale. */
 export function resolveLang(setting: string, osLocale: string, browserLangs: readonly string[] = []): Lang {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dictionaries, resolveLang, i18n } from './i18n.svelte'
+import { dictionaries, resolveLang, i18n, reasonText } from './i18n.svelte'
 
 describe('dictionaries', () => {
   it('have the same keys and no empty strings', () => {
@@ -40,5 +40,16 @@ describe('t', () => {
     expect(i18n.t('error.backend', { msg: 'x' })).toContain('x')
     i18n.lang = 'en'
     expect(i18n.t('goal.start')).toBe('Start')
+  })
+})
+
+describe('reasonText', () => {
+  it('words the person\'s commands in the UI language and leaves other reasons as they are', () => {
+    i18n.lang = 'zh-CN'
+    expect(reasonText({ reason: 'stopped by the person', by: 'stop' })).toBe('你停止了任务')
+    expect(reasonText({ reason: 'the agent seems stuck: same tap', by: '' })).toBe('the agent seems stuck: same tap')
+    expect(reasonText({ reason: 'x', by: 'no_such_trigger' })).toBe('x')
+    expect(reasonText({ reason: '', by: 'start' })).toBe('')
+    i18n.lang = 'en'
   })
 })
