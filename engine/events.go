@@ -148,6 +148,9 @@ type Request struct {
 	Kind    RequestKind    `json:"kind"`
 	Message string         `json:"message"`
 	Action  *action.Action `json:"action,omitempty"` // the action to confirm
+	// Frame is the recorded screen the request is about (the newest the
+	// model saw), so the person decides on what the agent saw.
+	Frame string `json:"frame,omitempty"`
 }
 
 // Result is how a run ended.

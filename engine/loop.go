@@ -1114,6 +1114,9 @@ func (l *loopState) ask(req Request) {
 	if l.state != WaitingForUser {
 		return
 	}
+	if req.Frame == "" {
+		req.Frame = l.callFrame
+	}
 	l.request = &req
 	l.r.rec.add(Entry{Kind: recRequest, Request: &req})
 	l.r.hub.emit(Event{Kind: KindRequest, Request: &req})

@@ -357,6 +357,9 @@ func TestSensitiveDenyThenConfirm(t *testing.T) {
 	if req == nil || req.Kind != AskConfirm || req.Action == nil || !strings.Contains(req.Message, `"pay"`) {
 		t.Fatalf("request %+v", req)
 	}
+	if req.Frame == "" {
+		t.Error("the confirmation does not name the screen the agent saw")
+	}
 	if err := f.run.Deny(context.Background(), "not today"); err != nil {
 		t.Fatal(err)
 	}

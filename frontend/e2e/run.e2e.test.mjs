@@ -120,6 +120,11 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
   const dialog = page.getByTestId('request-confirm')
   await dialog.waitFor({ timeout: 60_000 })
   assert.match(await page.getByTestId('confirm-action').innerText(), /tap/)
+  // The person decides on the screen the agent saw, with the tap marked.
+  await page.waitForFunction(() => {
+    const img = document.querySelector('[data-testid="confirm-shot"] img')
+    return img && img.complete && img.naturalWidth > 0
+  }, null, { timeout: 10_000 })
   await shot('run-confirm.png')
   await page.getByRole('textbox', { name: /Why not/ }).fill('too expensive')
   await page.getByTestId('deny').click()

@@ -75,6 +75,8 @@ export interface Request {
   kind: 'confirm' | 'question' | 'take_over' | 'loop' | 'budget' | 'model_error' | 'device_error'
   message: string
   action?: Action
+  /** the recorded screen the request is about */
+  frame?: string
 }
 
 export interface Result {

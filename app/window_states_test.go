@@ -1,0 +1,325 @@
+package app
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/engine/device/vphone"
+	"tandem/engine/device/vphone/vphonetest"
+	"tandem/engine/model/modeltest"
+	"tandem/internal/uicheck"
+	"tandem/internal/xvfb"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// TestWindowStates drives the production window under Xvfb through a whole
+// task with the keyboard alone — the goal box has the focus at start,
+// Ctrl+Enter starts, Space pauses and resumes, T takes over, H hands back,
+// the confirmation is answered with Tab and Enter — on the virtual phone and
+// a scripted model, and keeps a capture of each main state in
+// test-artifacts/window-<state>.png for a person to look at (the README
+// shows some). Each capture waits for the state in the run's record and for
+// the screen to settle, never for a fixed time.
+func TestWindowStates(t *testing.T) {
+	bin := os.Getenv("TANDEM_BIN")
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TANDEM_BIN is not set: run make test, which builds build/bin/tandem")
+		}
+		t.Skip("TANDEM_BIN not set (make test sets it)")
+	}
+	for _, tool := range []string{"import", "xdotool"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (make test installs it): %v", tool, err)
+		}
+	}
+	phone, env := vphonetest.Start(t)
+	w, h := phone.Size()
+
+	// The model: launch the counter, then think until interrupted (twice),
+	// then press +1 flagged as sensitive, then finish.
+	type phase int
+	const (
+		thinking phase = iota
+		confirm
+		finish
+	)
+	phases := make(chan phase, 1)
+	phases <- thinking
+	calls := make(chan int, 32)
+	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		calls <- r.Attempt
+		if phone.State().Foreground != vphone.PkgCounter {
+			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+		}
+		p := <-phases
+		defer func() { phases <- p }()
+		switch p {
+		case confirm:
+			p = finish
+			b, ok := phone.BoundsOfText("+1")
+			if !ok {
+				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
+			}
+			c := b.Min.Add(b.Max).Div(2)
+			args := fmt.Sprintf(`{"x":%d,"y":%d,"sensitive":"adds one to the shared counter"}`, c.X*1000/w, c.Y*1000/h)
+			return modeltest.Reply{Content: "The person is done; press +1, which needs their confirmation.", ToolCalls: []openai.ToolCall{call("tap", args)}}
+		case finish:
+			return modeltest.Reply{Content: "The counter shows 1.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1, as asked.","success":true}`)}}
+		}
+		return modeltest.Reply{Content: "The counter is open and shows 0. Next I will tap the +1 button once…", Chunks: 6, Hold: true, HoldAfter: 3}
+	})
+
+	// A profile for that model, and the welcome already seen.
+	cfg, data := t.TempDir(), t.TempDir()
+	seed := New(Config{ConfigDir: cfg, DataDir: data})
+	seed.secrets.ring = brokenRing{}
+	if _, err := seed.SaveProfile(Profile{Name: "Scripted model", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-window-states-0000"); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := seed.GetSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := loaded.Settings
+	set.WelcomeDone = true
+	if _, err := seed.SaveSettings(set); err != nil {
+		t.Fatal(err)
+	}
+
+	d := xvfb.Start(t, 1280, 820)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
+		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &stateShooter{t: t, d: d, logs: &logs, runs: filepath.Join(data, "runs")}
+
+	// Idle: the UI is up and the mirror shows the phone's launcher.
+	s.await("the window showing the phone", func(img image.Image) bool {
+		return uicheck.LooksLikeTandem(img) && countNear(img, 0x26, 0x32, 0x38) > 2000
+	})
+	s.focusWindow()
+	s.shoot("idle")
+
+	s.xdo("type", "--delay", "15", "Add one to the counter")
+	s.xdo("key", "ctrl+Return")
+	waitCall(t, calls, 2) // launched the counter; now the model "thinks"
+	s.awaitRecord("Planning", 2)
+	s.shoot("running")
+
+	s.xdo("key", "space")
+	s.awaitRecord("Paused", 1)
+	s.shoot("paused")
+
+	s.xdo("key", "space")
+	waitCall(t, calls, 3)
+	s.xdo("key", "t")
+	s.awaitRecord("Manual", 1)
+	s.shoot("manual")
+
+	<-phases
+	phases <- confirm
+	s.xdo("key", "h")
+	s.xdo("type", "--delay", "15", "All yours again")
+	s.xdo("key", "ctrl+Return")
+	s.awaitRecord("WaitingForUser", 1)
+	s.shoot("confirm")
+	if got := phone.State().Counter; got != 0 {
+		t.Fatalf("the counter changed to %d before the person confirmed", got)
+	}
+
+	// Tab from the dialog: the reason box, Deny, Allow.
+	s.xdo("key", "Tab", "Tab", "Tab", "Return")
+	s.awaitRecord("Done", 1)
+	if got := phone.State().Counter; got != 1 {
+		t.Fatalf("after Allow the counter is %d, want 1", got)
+	}
+	s.shoot("done")
+}
+
+func waitCall(t *testing.T, calls <-chan int, n int) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case got := <-calls:
+			if got >= n {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the model was not called %d times", n)
+		}
+	}
+}
+
+// stateShooter captures the Xvfb screen and watches the run's record.
+type stateShooter struct {
+	t    *testing.T
+	d    *xvfb.Display
+	logs *bytes.Buffer
+	runs string
+}
+
+func (s *stateShooter) capture() (image.Image, []byte) {
+	cmd := exec.Command("import", "-window", "root", "png:-")
+	cmd.Env = s.d.Env()
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		return nil, nil
+	}
+	return img, out
+}
+
+// await polls the screen until ok holds.
+func (s *stateShooter) await(what string, ok func(image.Image) bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(40 * time.Second)
+	for time.Now().Before(deadline) {
+		if img, _ := s.capture(); img != nil && ok(img) {
+			return
+		}
+		time.Sleep(150 * time.Millisecond) // polling the screen until the condition holds
+	}
+	s.t.Fatalf("timed out waiting for %s\n%s", what, s.logs.String())
+}
+
+// shoot waits until the screen settles (consecutive captures differ in
+// fewer than 0.2% of pixels: a spinner may turn) and keeps the capture.
+func (s *stateShooter) shoot(name string) {
+	s.t.Helper()
+	prev, _ := s.capture()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond) // the gap between two captures compared
+		img, raw := s.capture()
+		if img != nil && prev != nil && changedFraction(prev, img) < 0.002 {
+			art := filepath.Join("..", "test-artifacts")
+			_ = os.MkdirAll(art, 0o755)
+			if err := os.WriteFile(filepath.Join(art, "window-"+name+".png"), raw, 0o644); err != nil {
+				s.t.Fatal(err)
+			}
+			// A dialog's scrim dims the panels LooksLikeTandem looks for.
+			if name != "confirm" && !uicheck.LooksLikeTandem(img) {
+				s.t.Fatalf("the %s capture does not show Tandem's UI", name)
+			}
+			return
+		}
+		prev = img
+	}
+	s.t.Fatalf("the screen never settled for the %s capture", name)
+}
+
+func (s *stateShooter) xdo(args ...string) {
+	s.t.Helper()
+	cmd := exec.Command("xdotool", args...)
+	cmd.Env = s.d.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		s.t.Fatalf("xdotool %s: %v %s", strings.Join(args, " "), err, out)
+	}
+}
+
+// focusWindow gives Tandem's window the keyboard (there is no window manager).
+func (s *stateShooter) focusWindow() {
+	s.t.Helper()
+	cmd := exec.Command("xdotool", "search", "--name", "^Tandem$")
+	cmd.Env = s.d.Env()
+	out, err := cmd.Output()
+	ids := strings.Fields(string(out))
+	if err != nil || len(ids) == 0 {
+		s.t.Fatalf("cannot find Tandem's window: %v", err)
+	}
+	s.xdo("windowfocus", ids[len(ids)-1])
+}
+
+// awaitRecord waits until the run's record holds the n-th change to state.
+func (s *stateShooter) awaitRecord(state string, n int) {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if recordStates(s.runs, state) >= n {
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // polling the record until the condition holds
+	}
+	s.t.Fatalf("the run never reached %s (#%d)\n%s", state, n, s.logs.String())
+}
+
+func recordStates(runs, state string) int {
+	dirs, _ := os.ReadDir(runs)
+	count := 0
+	for _, d := range dirs {
+		f, err := os.Open(filepath.Join(runs, d.Name(), "record.jsonl"))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			var e struct {
+				Kind  string `json:"kind"`
+				State string `json:"state"`
+			}
+			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Kind == "state" && e.State == state {
+				count++
+			}
+		}
+		f.Close()
+	}
+	return count
+}
+
+func changedFraction(a, b image.Image) float64 {
+	ab, bb := a.Bounds(), b.Bounds()
+	if ab != bb {
+		return 1
+	}
+	changed, total := 0, 0
+	for y := ab.Min.Y; y < ab.Max.Y; y += 2 {
+		for x := ab.Min.X; x < ab.Max.X; x += 2 {
+			total++
+			if a.At(x, y) != b.At(x, y) {
+				changed++
+			}
+		}
+	}
+	return float64(changed) / float64(total)
+}
+
+func countNear(img image.Image, r, g, b uint32) int {
+	n := 0
+	bd := img.Bounds()
+	for y := bd.Min.Y; y < bd.Max.Y; y += 2 {
+		for x := bd.Min.X; x < bd.Max.X; x += 2 {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if near8(cr>>8, r) && near8(cg>>8, g) && near8(cb>>8, b) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func near8(v, want uint32) bool { return v+6 >= want && v <= want+6 }
