@@ -181,6 +181,9 @@ func (a *App) EditPending(id string, acts []action.Action) error {
 // PastRuns lists recorded runs, newest first.
 func (a *App) PastRuns() ([]RunSummary, error) { return PastRuns(a.runs.dataDir) }
 
+// RunSteps returns a recorded run step by step, for the history view.
+func (a *App) RunSteps(id string) (RunDetail, error) { return ReadRun(a.runs.dataDir, id) }
+
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (a *App) ExportReport(id string) (string, error) { return ExportReport(a.runs.dataDir, id) }
 

@@ -111,29 +111,48 @@ type reportData struct {
 	Made     time.Time
 }
 
-// ExportReport writes dataDir/<id>/report.html: one self-contained file
-// (frames inlined) with the goal, every step's screenshot with the action
-// drawn on it, the thought, timings and the result. It returns the path.
-func ExportReport(dataDir, id string) (string, error) {
+// PastStep is one device action of a recorded run, for the step-by-step
+// history view and the report.
+type PastStep struct {
+	N        int           `json:"n"`
+	ByPerson bool          `json:"by_person"`
+	Thought  string        `json:"thought,omitempty"`
+	Action   action.Action `json:"action"`
+	Result   string        `json:"result"`
+	Ms       int64         `json:"ms"`
+	// Frame is the recorded screen before the action (a path inside the
+	// run's directory, served by the frames server); Screen its device size.
+	Frame  string      `json:"frame,omitempty"`
+	Screen action.Size `json:"screen"`
+}
+
+// RunDetail is a recorded run, step by step.
+type RunDetail struct {
+	Run      RunSummary       `json:"run"`
+	Settings *engine.Settings `json:"settings,omitempty"`
+	Steps    []PastStep       `json:"steps"`
+	Result   *engine.Result   `json:"result,omitempty"`
+}
+
+// ReadRun reads dataDir/<id>'s record into its steps.
+func ReadRun(dataDir, id string) (RunDetail, error) {
 	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
-		return "", fmt.Errorf("bad run id %q", id)
+		return RunDetail{}, fmt.Errorf("bad run id %q", id)
 	}
-	dir := filepath.Join(dataDir, id)
-	entries, _, err := engine.ReadRecord(dir)
+	entries, _, err := engine.ReadRecord(filepath.Join(dataDir, id))
 	if err != nil {
-		return "", fmt.Errorf("read the run's record: %w", err)
+		return RunDetail{}, fmt.Errorf("read the run's record: %w", err)
 	}
-	data := reportData{Run: summarize(id, entries), Made: time.Now()}
-	var frame template.URL
+	d := RunDetail{Run: summarize(id, entries), Steps: []PastStep{}}
+	var frame, thought string
 	var screen action.Size
-	var thought string
 	for _, e := range entries {
 		switch e.Kind {
 		case kindStart:
-			data.Settings = e.Settings
+			d.Settings = e.Settings
 		case kindObserve:
 			if e.Frame != "" {
-				frame = inlineFrame(dir, e.Frame)
+				frame = e.Frame
 			}
 			if e.Screen.W > 0 {
 				screen = e.Screen
@@ -144,12 +163,10 @@ func ExportReport(dataDir, id string) (string, error) {
 			if e.Action == nil {
 				continue
 			}
-			st := reportStep{N: len(data.Steps) + 1, ByPerson: e.Kind == kindManual, Action: e.Action.String(),
-				Result: e.Result, Ms: e.Ms, Frame: frame, Marker: markerFor(*e.Action, screen)}
+			st := PastStep{N: len(d.Steps) + 1, ByPerson: e.Kind == kindManual, Action: *e.Action,
+				Result: e.Result, Ms: e.Ms, Frame: frame, Screen: screen}
 			if e.Kind == kindManual {
-				if e.Before != "" {
-					st.Frame = inlineFrame(dir, e.Before)
-				}
+				st.Frame = e.Before
 				if st.Result == "" {
 					st.Result = "ok"
 				}
@@ -157,10 +174,28 @@ func ExportReport(dataDir, id string) (string, error) {
 				st.Thought = thought
 				thought = ""
 			}
-			data.Steps = append(data.Steps, st)
+			d.Steps = append(d.Steps, st)
 		case kindEnd:
-			data.Result = e.End
+			d.Result = e.End
 		}
+	}
+	return d, nil
+}
+
+// ExportReport writes dataDir/<id>/report.html: one self-contained file
+// (frames inlined) with the goal, every step's screenshot with the action
+// drawn on it, the thought, timings and the result. It returns the path.
+func ExportReport(dataDir, id string) (string, error) {
+	run, err := ReadRun(dataDir, id)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(dataDir, id)
+	data := reportData{Run: run.Run, Settings: run.Settings, Result: run.Result, Made: time.Now()}
+	for _, st := range run.Steps {
+		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Thought: st.Thought,
+			Action: st.Action.String(), Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
+			Marker: markerFor(st.Action, st.Screen)})
 	}
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, data); err != nil {
@@ -174,7 +209,7 @@ func ExportReport(dataDir, id string) (string, error) {
 }
 
 func inlineFrame(dir, name string) template.URL {
-	if strings.Contains(name, "..") {
+	if name == "" || strings.Contains(name, "..") {
 		return ""
 	}
 	b, err := os.ReadFile(filepath.Join(dir, name))

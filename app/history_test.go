@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -127,6 +128,31 @@ func TestPastRunsAndReport(t *testing.T) {
 	for _, want := range []string{"把计数器加一", "button is in the middle.", "tap(100,200)", "data:image/jpeg;base64,", "Counter is now 1.", "<ellipse cx=\"50\" cy=\"50\""} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
+		}
+	}
+}
+
+func TestReadRunStepByStep(t *testing.T) {
+	data := t.TempDir()
+	id := recordRun(t, data)
+	d, err := ReadRun(data, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Steps) != 1 || d.Result == nil || d.Result.Summary != "Counter is now 1." {
+		t.Fatalf("detail %+v", d)
+	}
+	st := d.Steps[0]
+	if st.N != 1 || st.ByPerson || st.Thought != "The +1 button is in the middle." || st.Action.Type != action.Tap ||
+		st.Result != "ok" || st.Screen.W == 0 || st.Frame == "" {
+		t.Fatalf("step %+v", st)
+	}
+	if _, err := os.Stat(filepath.Join(data, id, st.Frame)); err != nil {
+		t.Fatalf("the step's frame is not in the record: %v", err)
+	}
+	for _, bad := range []string{"", "..", "../x", "a/b"} {
+		if _, err := ReadRun(data, bad); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
 	}
 }

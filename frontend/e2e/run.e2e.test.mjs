@@ -206,6 +206,17 @@ test('history lists the runs and exports a report that opens', async () => {
   await page.getByTestId('history').click()
   await page.getByTestId('past-run').first().waitFor()
   assert.ok((await page.getByTestId('past-run').count()) >= 3)
+  // The oldest task (the counter), step by step with its screens.
+  await page.locator('[data-testid^="view-"]').last().click()
+  await page.getByTestId('history-steps').waitFor()
+  assert.ok((await page.getByTestId('history-step').count()) >= 2)
+  assert.match(await page.getByTestId('history-steps').innerText(), /Tap \+1 once/)
+  await page.waitForFunction(() => {
+    const imgs = [...document.querySelectorAll('[data-testid="history-step"] img')]
+    return imgs.length >= 2 && imgs.every((i) => i.complete && i.naturalWidth > 0)
+  }, null, { timeout: 10_000 })
+  await shot('run-history.png')
+  await page.getByTestId('history-back').click()
   await page.locator('[data-testid^="export-"]').last().click()
   const msg = await page.getByTestId('history-message').innerText()
   const path = msg.replace(/^.*?(\/\S+report\.html).*$/s, '$1')

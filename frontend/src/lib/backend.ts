@@ -94,6 +94,24 @@ export interface Region {
   y2: number
 }
 
+/** PastStep is one device action of a recorded run (app/history.go). */
+export interface PastStep {
+  n: number
+  by_person: boolean
+  thought?: string
+  action: Action
+  result: string
+  ms: number
+  frame?: string
+  screen: { w: number; h: number }
+}
+
+export interface RunDetail {
+  run: RunSummary
+  steps: PastStep[]
+  result?: { state: string; success: boolean; summary?: string; reason?: string; pending?: string[] }
+}
+
 export interface RunSummary {
   id: string
   device: string
@@ -136,6 +154,7 @@ type Bound = {
   EditGoal(run: string, goal: string): Promise<void>
   EditPending(run: string, actions: Action[]): Promise<void>
   PastRuns(): Promise<RunSummary[]>
+  RunSteps(run: string): Promise<RunDetail>
   ExportReport(run: string): Promise<string>
   WelcomeCheck(): Promise<WelcomeStatus>
   DismissWelcome(): Promise<Settings>
