@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -97,6 +98,10 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	if st := phone.State(); st.Counter != 1 {
 		t.Fatalf("counter %d", st.Counter)
 	}
+	// The mirror can outline the element the agent is about to tap.
+	if !events.sawElement(snap.ID, "+1") {
+		t.Error("no plan event named the +1 button as the tap's element")
+	}
 	// The UI files a run's events under the device its snapshot names.
 	if snap.Device != dev.ID {
 		t.Fatalf("StartRun's snapshot names device %q, want %q", snap.Device, dev.ID)
@@ -140,4 +145,22 @@ func (n *recordingNotifier) runSnapshotDevices(id string) []string {
 		}
 	}
 	return out
+}
+
+// sawElement reports whether a plan event of run id aimed at an element
+// whose label contains label.
+func (n *recordingNotifier) sawElement(id, label string) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, e := range n.events {
+		if e.Run != id || e.Plan == nil {
+			continue
+		}
+		for _, it := range e.Plan.Todo {
+			if it.Element != nil && strings.Contains(it.Element.Label, label) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -98,6 +98,15 @@ const (
 type TodoItem struct {
 	Action action.Action `json:"action"`
 	Status TodoStatus    `json:"status"`
+	// Element is the on-screen element a pointed current action aims at,
+	// when the UI tree names one: the UI outlines it on the mirror.
+	Element *Element `json:"element,omitempty"`
+}
+
+// Element is a UI element: its words and its box in device pixels.
+type Element struct {
+	Label  string `json:"label"`
+	Bounds Region `json:"bounds"`
 }
 
 // PlanEvent is the current plan as a todo list.

@@ -380,14 +380,16 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 		default:
 			frame, print = img, FingerprintOf(img)
 		}
-		if t, ok := r.dev.(device.UITree); ok && r.settings.UITree {
-			b, err := t.UITree(ctx)
-			if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
-				r.postErr(ctx, gen, err)
-				return
-			}
-			tree = b
+	}
+	// The stability wait hands over a settled frame but no tree: the tree
+	// is read here, after the frame, so both describe the same screen.
+	if t, ok := r.dev.(device.UITree); ok && r.settings.UITree && tree == nil {
+		b, err := t.UITree(ctx)
+		if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
+			r.postErr(ctx, gen, err)
+			return
 		}
+		tree = b
 	}
 	res.frame, res.print, res.tree = frame, print, tree
 	if !res.obs.Secure {
@@ -1239,7 +1241,13 @@ func (l *loopState) emitPlan() {
 		todo = append(todo, TodoItem{Action: a, Status: TodoDone})
 	}
 	if l.current != nil {
-		todo = append(todo, TodoItem{Action: *l.current, Status: TodoCurrent})
+		it := TodoItem{Action: *l.current, Status: TodoCurrent}
+		if a := *l.current; a.Type.Pointed() && l.fresh {
+			if e, ok := elementAt(l.tree, a.X, a.Y); ok {
+				it.Element = &e
+			}
+		}
+		todo = append(todo, it)
 	}
 	for _, a := range l.queue {
 		todo = append(todo, TodoItem{Action: a, Status: TodoPending})

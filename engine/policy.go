@@ -95,13 +95,18 @@ func isWordByte(c byte) bool {
 }
 
 // labelAt finds the text of the smallest UI-tree node whose bounds contain
-// (x, y), from a uiautomator dump. It is a light scan, not a full parse:
-// the policy only needs the words near the tap.
+// (x, y), from a uiautomator dump.
 func labelAt(tree []byte, x, y int) string {
-	if len(tree) == 0 {
-		return ""
-	}
-	best, bestArea := "", -1
+	e, _ := elementAt(tree, x, y)
+	return e.Label
+}
+
+// elementAt finds the smallest labelled UI-tree node whose bounds contain
+// (x, y), from a uiautomator dump. It is a light scan, not a full parse:
+// the policy needs the words near the tap and the UI the element's box.
+func elementAt(tree []byte, x, y int) (Element, bool) {
+	var best Element
+	bestArea := -1
 	s := string(tree)
 	for {
 		i := strings.Index(s, "<node ")
@@ -121,12 +126,12 @@ func labelAt(tree []byte, x, y int) string {
 		if x < l || x >= r || y < t || y >= b {
 			continue
 		}
-		label := strings.TrimSpace(attr(attrs, "text") + " " + attr(attrs, "content-desc") + " " + attr(attrs, "resource-id"))
+		label := strings.Join(strings.Fields(attr(attrs, "text")+" "+attr(attrs, "content-desc")+" "+attr(attrs, "resource-id")), " ")
 		if area := (r - l) * (b - t); label != "" && (bestArea < 0 || area < bestArea) {
-			best, bestArea = label, area
+			best, bestArea = Element{Label: label, Bounds: Region{X1: l, Y1: t, X2: r, Y2: b}}, area
 		}
 	}
-	return best
+	return best, bestArea >= 0
 }
 
 func attr(attrs, name string) string {

@@ -380,6 +380,34 @@ func TestSensitiveDenyThenConfirm(t *testing.T) {
 	}
 }
 
+// The policy reads the words under a tap from the UI tree; after the first
+// step the screen comes from the stability wait, and the tree must be read
+// for it too, or a Pay button on any later screen would go unasked.
+func TestSensitiveOnALaterStepStillAsks(t *testing.T) {
+	f := newFixture(t, Settings{Policy: DefaultPolicy(), UITree: true},
+		reply(tapPlus), reply(tapPay), reply(finish("paid")))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	if req := f.run.Snapshot().Request; req == nil || req.Kind != AskConfirm {
+		t.Fatalf("request %+v", req)
+	}
+	if _, _, paid, _ := f.phone.get(); paid {
+		t.Fatal("paid without asking")
+	}
+	// The mirror can outline what the agent wants to press.
+	var el *Element
+	for _, ev := range f.ev.kinds(KindPlan) {
+		for _, it := range ev.Plan.Todo {
+			if it.Status == TodoCurrent && it.Element != nil {
+				el = it.Element
+			}
+		}
+	}
+	if el == nil || !strings.Contains(strings.ToLower(el.Label), "pay") {
+		t.Fatalf("the current item's element is %+v", el)
+	}
+}
+
 func TestModelFlagAsksConfirmation(t *testing.T) {
 	a := tapPlus
 	a.Sensitive = "sends a message"

@@ -112,7 +112,8 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
   const before = model.requests.length
   model.push(
     toolCall('launch', { app: 'Shop' }, 'Open the shop.'),
-    toolCall('tap', { x: 500, y: 908, sensitive: 'pays ¥99' }, 'Press Pay.'),
+    // Not flagged by the model: the policy's words ("pay") must catch it.
+    toolCall('tap', { x: 500, y: 908 }, 'Press Pay.'),
     toolCall('tap', { x: 500, y: 908, sensitive: 'pays ¥99' }, 'The person refused; ask once more.'),
     toolCall('finish', { summary: 'Paid ¥99.', success: true }),
   )
@@ -125,6 +126,9 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
     const img = document.querySelector('[data-testid="confirm-shot"] img')
     return img && img.complete && img.naturalWidth > 0
   }, null, { timeout: 10_000 })
+  // The mirror outlines the element the agent wants to press.
+  await page.getByTestId('intent-element').waitFor({ state: 'attached', timeout: 5000 })
+  assert.match(await page.getByTestId('intent-element').textContent(), /Pay/)
   await shot('run-confirm.png')
   await page.getByRole('textbox', { name: /Why not/ }).fill('too expensive')
   await page.getByTestId('deny').click()

@@ -57,6 +57,8 @@ export interface StepEvent {
 export interface TodoItem {
   action: Action
   status: 'done' | 'current' | 'pending'
+  /** the element a pointed current action aims at (from the UI tree) */
+  element?: { label: string; bounds: { x1: number; y1: number; x2: number; y2: number } }
 }
 
 export interface PlanEvent {
