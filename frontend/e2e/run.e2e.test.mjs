@@ -147,6 +147,17 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   await start('Open the notes app')
   await until(() => model.requests.length > before, 'the model was called')
   await page.getByTestId('thinking').waitFor()
+  // Pause cancels the call; the pause panel offers to continue.
+  const closedBefore = model.closed
+  await page.getByTestId('ctl-pause').click()
+  await page.getByTestId('run-state').getByText('Paused').waitFor({ timeout: 5000 })
+  await until(() => model.closed > closedBefore, 'pausing closed the model call', 3000)
+  await page.getByTestId('pause-panel').waitFor()
+  model.push(hold)
+  const beforeResume = model.requests.length
+  await page.getByTestId('pause-continue').click()
+  await until(() => model.requests.length > beforeResume, 'the model was called again after Continue')
+  await page.getByTestId('thinking').waitFor()
   // Click the live mirror while the model is thinking: the person takes over.
   const screen = page.getByTestId('mirror-screen')
   const box = await screen.boundingBox()
