@@ -220,3 +220,41 @@ func getModels(ctx context.Context, client *http.Client, url string) ([]string, 
 	}
 	return models, nil
 }
+
+// UseLocalModel makes a profile for a model a local server offers (the
+// welcome's "Use it") and makes it the active one. The reply format is
+// guessed from the model's name; Settings can change it.
+func (a *App) UseLocalModel(server ModelServer, modelName string) (Profile, error) {
+	dialect, variant := guessDialect(modelName)
+	p, err := a.SaveProfile(Profile{Name: server.Name + " · " + modelName, BaseURL: server.BaseURL,
+		Model: modelName, Dialect: dialect, Variant: variant}, "")
+	if err != nil {
+		return Profile{}, err
+	}
+	loaded, err := a.GetSettings()
+	if err != nil {
+		return p, err
+	}
+	s := loaded.Settings
+	s.ActiveProfile = p.ID
+	_, err = a.SaveSettings(s)
+	return p, err
+}
+
+// guessDialect picks the reply format a model of this name most likely
+// speaks: UI-TARS and AutoGLM have their own; anything else gets tool calls,
+// which every OpenAI-compatible server with a recent VLM supports.
+func guessDialect(modelName string) (dialect, variant string) {
+	m := strings.ToLower(modelName)
+	switch {
+	case strings.Contains(m, "tars") && strings.Contains(m, "doubao"):
+		return "uitars", "doubao"
+	case strings.Contains(m, "tars") && strings.Contains(m, "1.5"):
+		return "uitars", "1.5"
+	case strings.Contains(m, "ui-tars"), strings.Contains(m, "uitars"), strings.Contains(m, "ui_tars"):
+		return "uitars", "1.0"
+	case strings.Contains(m, "autoglm"):
+		return "autoglm", ""
+	}
+	return "tools", "rel1000"
+}

@@ -96,3 +96,37 @@ func TestWelcomeDismiss(t *testing.T) {
 		t.Fatalf("not stored: %+v %v", loaded, err)
 	}
 }
+
+func TestGuessDialect(t *testing.T) {
+	cases := []struct{ model, dialect, variant string }{
+		{"UI-TARS-1.5-7B", "uitars", "1.5"},
+		{"bytedance/ui-tars-7b-sft", "uitars", "1.0"},
+		{"doubao-1.5-ui-tars-250328", "uitars", "doubao"},
+		{"autoglm-phone-9b", "autoglm", ""},
+		{"qwen2.5-vl:7b", "tools", "rel1000"},
+		{"", "tools", "rel1000"},
+	}
+	for _, c := range cases {
+		if d, v := guessDialect(c.model); d != c.dialect || v != c.variant {
+			t.Errorf("guessDialect(%q) = %s/%s, want %s/%s", c.model, d, v, c.dialect, c.variant)
+		}
+	}
+}
+
+func TestUseLocalModelMakesTheActiveProfile(t *testing.T) {
+	a := testApp(t)
+	p, err := a.UseLocalModel(ModelServer{Name: "Ollama", BaseURL: "http://127.0.0.1:11434/v1", Models: []string{"qwen2.5-vl:7b"}}, "qwen2.5-vl:7b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "Ollama · qwen2.5-vl:7b" || p.Dialect != "tools" || p.BaseURL != "http://127.0.0.1:11434/v1" {
+		t.Fatalf("profile %+v", p)
+	}
+	loaded, err := a.GetSettings()
+	if err != nil || loaded.Settings.ActiveProfile != p.ID {
+		t.Fatalf("active profile %q, want %q (%v)", loaded.Settings.ActiveProfile, p.ID, err)
+	}
+	if _, key, err := a.profile(p.ID); err != nil || key != "" {
+		t.Fatalf("a local model needs no key: %q %v", key, err)
+	}
+}

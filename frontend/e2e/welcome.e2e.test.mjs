@@ -57,6 +57,12 @@ test('the welcome finds the local model server, checks adb, and starts the virtu
   await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 30_000 })
   assert.match(await page.getByTestId('devices').innerText(), /Tandem Virtual Phone/)
   assert.equal(await page.getByTestId('welcome-vphone-missing').count(), 0)
+  // The found model is one click away: it becomes the active model.
+  await page.getByTestId('welcome-use-model').click()
+  await page.getByTestId('welcome-model-used').waitFor()
+  await page.getByTestId('model-badge').getByText('vLLM · test-vlm').waitFor()
+  const saved = JSON.parse(readFileSync(join(app.configDir, 'settings.json'), 'utf8'))
+  assert.ok(saved.active_profile, 'an active profile was stored')
   mkdirSync(artifactsDir, { recursive: true })
   await page.screenshot({ path: join(artifactsDir, 'e2e-welcome-en.png') })
   assert.deepEqual(app.pageErrors, [])

@@ -41,8 +41,15 @@ export interface WelcomeStatus {
     devices: { serial: string; state: string }[]
     error: string
   }
-  modelServers: { name: string; baseUrl: string; models: string[] }[]
+  modelServers: ModelServer[]
   vphone: boolean
+}
+
+/** ModelServer is a local OpenAI-compatible server the welcome found. */
+export interface ModelServer {
+  name: string
+  baseUrl: string
+  models: string[]
 }
 
 export interface LoadedSettings {
@@ -158,6 +165,7 @@ type Bound = {
   ExportReport(run: string): Promise<string>
   WelcomeCheck(): Promise<WelcomeStatus>
   DismissWelcome(): Promise<Settings>
+  UseLocalModel(server: ModelServer, model: string): Promise<Profile>
 }
 
 type Runtime = {

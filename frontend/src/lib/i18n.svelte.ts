@@ -196,6 +196,8 @@ const en = {
   'welcome.modelsFound': 'Local model server running: {name} at {url} ({models})',
   'welcome.modelsNone': 'No local model server found (Ollama 11434, LM Studio 1234, vLLM 8000). Add a cloud API key in Settings.',
   'welcome.done': 'Got it',
+  'welcome.useModel': 'Use {model}',
+  'welcome.modelUsed': 'New tasks use {name}. Change it in Settings.',
 } as const
 
 export type Key = keyof typeof en
@@ -392,6 +394,8 @@ const zh: Record<Key, string> = {
   'welcome.modelsFound': '本地模型服务正在运行：{name}，地址 {url}（{models}）',
   'welcome.modelsNone': '未找到本地模型服务（Ollama 11434、LM Studio 1234、vLLM 8000）。请在设置中添加云端 API 密钥。',
   'welcome.done': '知道了',
+  'welcome.useModel': '使用 {model}',
+  'welcome.modelUsed': '新任务将使用 {name}，可在设置中更改。',
 }
 
 export const dictionaries: Record<Lang, Record<Key, string>> = { en, 'zh-CN': zh }
