@@ -107,3 +107,17 @@ group('apply with snapshots', () => {
     expect(apply(v, snap(3))).toBe(v)
   })
 })
+
+group('describe in Chinese', () => {
+  it('words actions in the UI language', async () => {
+    const { i18n } = await import('./i18n.svelte')
+    i18n.lang = 'zh-CN'
+    try {
+      expect(describe({ type: 'tap', x: 1, y: 2 })).toBe('点击 (1, 2)')
+      expect(describe({ type: 'scroll', direction: 'down' })).toBe('滚动 向下')
+      expect(describe({ type: 'take_over', reason: '验证码' })).toBe('请你接管: 验证码')
+    } finally {
+      i18n.lang = 'en'
+    }
+  })
+})

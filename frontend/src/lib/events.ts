@@ -8,6 +8,7 @@
 // from its own goroutine), so a Sequencer puts a run's events back in seq
 // order before they are folded.
 import type { RunState } from './controls'
+import { i18n, type Key } from './i18n.svelte'
 
 export interface Action {
   type: string
@@ -285,36 +286,41 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
 
 /** describe renders an action for people, in the timeline and dialogs. */
 export function describe(a: Action): string {
+  const t = i18n.t
   const at = a.x !== undefined && a.y !== undefined ? ` (${a.x}, ${a.y})` : ''
+  const dir = (d: string | undefined) => (d && i18n.has(`act.dir.${d}`) ? t(`act.dir.${d}` as Key) : (d ?? ''))
   switch (a.type) {
     case 'tap':
+      return `${t('act.tap')}${at}`
     case 'double_tap':
+      return `${t('act.double_tap')}${at}`
     case 'right_click':
+      return `${t('act.right_click')}${at}`
     case 'long_press':
-      return `${a.type.replace('_', ' ')}${at}`
+      return `${t('act.long_press')}${at}`
     case 'swipe':
     case 'drag':
-      return `${a.type} (${a.x}, ${a.y}) → (${a.x2}, ${a.y2})`
+      return `${t(a.type === 'swipe' ? 'act.swipe' : 'act.drag')} (${a.x}, ${a.y}) → (${a.x2}, ${a.y2})`
     case 'scroll':
-      return `scroll ${a.direction}${at}`
+      return `${t('act.scroll')} ${dir(a.direction)}${at}`
     case 'type':
-      return `type “${a.text ?? ''}”${a.submit ? ' ⏎' : ''}`
+      return `${t('act.type')} “${a.text ?? ''}”${a.submit ? ' ⏎' : ''}`
     case 'key':
-      return `key ${a.key}`
+      return `${t('act.key')} ${a.key}`
     case 'hotkey':
-      return `hotkey ${(a.keys ?? []).join('+')}`
+      return `${t('act.hotkey')} ${(a.keys ?? []).join('+')}`
     case 'launch':
-      return `open ${a.app}`
+      return `${t('act.launch')} ${a.app}`
     case 'wait':
-      return `wait ${a.ms} ms`
+      return t('act.wait', { ms: String(a.ms ?? 0) })
     case 'finish':
-      return `finish: ${a.summary ?? ''}`
+      return `${t('act.finish')}: ${a.summary ?? ''}`
     case 'fail':
-      return `fail: ${a.reason ?? ''}`
+      return `${t('act.fail')}: ${a.reason ?? ''}`
     case 'ask_user':
-      return `ask: ${a.question ?? ''}`
+      return `${t('act.ask_user')}: ${a.question ?? ''}`
     case 'take_over':
-      return `asks you to take over: ${a.reason ?? ''}`
+      return `${t('act.take_over')}: ${a.reason ?? ''}`
   }
   return a.type
 }
