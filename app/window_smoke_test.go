@@ -37,16 +37,7 @@ func privateADB(t *testing.T) int {
 // test-artifacts/window.png for a person to look at. `make test` builds the
 // binary and passes its path in TANDEM_BIN.
 func TestWindowSmoke(t *testing.T) {
-	bin := os.Getenv("TANDEM_BIN")
-	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TANDEM_BIN is not set: run make test, which builds build/bin/tandem")
-		}
-		t.Skip("TANDEM_BIN not set (make test sets it)")
-	}
-	if _, err := exec.LookPath("import"); err != nil {
-		t.Fatalf("imagemagick's import is needed to capture the screen: %v", err)
-	}
+	bin := productionBinary(t, "import")
 	d := xvfb.Start(t, 1280, 860)
 	adbPort := privateADB(t)
 	cfg := t.TempDir()
@@ -72,15 +63,10 @@ func TestWindowSmoke(t *testing.T) {
 			t.Fatalf("tandem exited early: %v\n%s", err, logs.String())
 		default:
 		}
-		shot := exec.Command("import", "-window", "root", "png:-")
-		shot.Env = d.Env()
-		out, err := shot.Output()
-		if err == nil {
-			if img, err := png.Decode(bytes.NewReader(out)); err == nil {
-				last, lastPNG = img, out
-				if uicheck.LooksLikeTandem(img) {
-					break
-				}
+		if img, out := captureScreen(d); img != nil {
+			last, lastPNG = img, out
+			if uicheck.LooksLikeTandem(img) {
+				break
 			}
 		}
 		time.Sleep(250 * time.Millisecond) // polling the screen until the condition holds
@@ -96,4 +82,40 @@ func TestWindowSmoke(t *testing.T) {
 	if len(lastPNG) == 0 {
 		t.Fatal("no screenshot")
 	}
+}
+
+// productionBinary is the binary `make test` built (TANDEM_BIN), after
+// checking the X tools a window test needs; without it the test is skipped
+// (or fails in CI, where it must run).
+func productionBinary(t *testing.T, tools ...string) string {
+	t.Helper()
+	bin := os.Getenv("TANDEM_BIN")
+	if bin == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TANDEM_BIN is not set: run make test, which builds build/bin/tandem")
+		}
+		t.Skip("TANDEM_BIN not set (make test sets it)")
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed (make test installs it): %v", tool, err)
+		}
+	}
+	return bin
+}
+
+// captureScreen grabs the whole display as an image and its PNG bytes
+// (nil when the capture fails, e.g. while the server starts).
+func captureScreen(d *xvfb.Display) (image.Image, []byte) {
+	cmd := exec.Command("import", "-window", "root", "png:-")
+	cmd.Env = d.Env()
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, nil
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		return nil, nil
+	}
+	return img, out
 }

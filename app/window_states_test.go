@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"image"
-	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,18 +33,7 @@ import (
 // shows some). Each capture waits for the state in the run's record and for
 // the screen to settle, never for a fixed time.
 func TestWindowStates(t *testing.T) {
-	bin := os.Getenv("TANDEM_BIN")
-	if bin == "" {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TANDEM_BIN is not set: run make test, which builds build/bin/tandem")
-		}
-		t.Skip("TANDEM_BIN not set (make test sets it)")
-	}
-	for _, tool := range []string{"import", "xdotool"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is needed (make test installs it): %v", tool, err)
-		}
-	}
+	bin := productionBinary(t, "import", "xdotool")
 	phone, env := vphonetest.Start(t)
 	w, h := phone.Size()
 
@@ -179,19 +167,7 @@ type stateShooter struct {
 	runs string
 }
 
-func (s *stateShooter) capture() (image.Image, []byte) {
-	cmd := exec.Command("import", "-window", "root", "png:-")
-	cmd.Env = s.d.Env()
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, nil
-	}
-	img, err := png.Decode(bytes.NewReader(out))
-	if err != nil {
-		return nil, nil
-	}
-	return img, out
-}
+func (s *stateShooter) capture() (image.Image, []byte) { return captureScreen(s.d) }
 
 // await polls the screen until ok holds.
 func (s *stateShooter) await(what string, ok func(image.Image) bool) {
