@@ -18,17 +18,27 @@ import (
 type virtualPhones struct {
 	adbPort func() int
 
-	mu     sync.Mutex
-	phones map[string]*vphone.Phone // serial -> phone
+	mu      sync.Mutex
+	phones  map[string]*vphone.Phone // serial -> phone
+	names   map[string]string        // serial -> its name in the device list
+	started int
 }
 
 func newVirtualPhones(adbPort func() int) *virtualPhones {
-	return &virtualPhones{adbPort: adbPort, phones: map[string]*vphone.Phone{}}
+	return &virtualPhones{adbPort: adbPort, phones: map[string]*vphone.Phone{}, names: map[string]string{}}
 }
 
 // Start starts a phone, attaches it and returns its serial.
 func (v *virtualPhones) Start(ctx context.Context) (string, error) {
-	p, err := vphone.New(vphone.WithProduct("tandem_virtual", "Tandem Virtual Phone", "vphone"))
+	// The second and later phones are numbered, so two side by side differ.
+	v.mu.Lock()
+	v.started++
+	name := "Tandem Virtual Phone"
+	if v.started > 1 {
+		name += " " + strconv.Itoa(v.started)
+	}
+	v.mu.Unlock()
+	p, err := vphone.New(vphone.WithProduct("tandem_virtual", name, "vphone"))
 	if err != nil {
 		return "", err
 	}
@@ -47,7 +57,7 @@ func (v *virtualPhones) Start(ctx context.Context) (string, error) {
 		return "", err
 	}
 	v.mu.Lock()
-	v.phones[serial] = p
+	v.phones[serial], v.names[serial] = p, name
 	v.mu.Unlock()
 	return serial, nil
 }
@@ -58,7 +68,7 @@ func (v *virtualPhones) List(context.Context) ([]DeviceEntry, error) {
 	defer v.mu.Unlock()
 	out := make([]DeviceEntry, 0, len(v.phones))
 	for serial := range v.phones {
-		out = append(out, DeviceEntry{ID: serial, Name: "Tandem Virtual Phone", Kind: device.Phone, State: "offline", Virtual: true,
+		out = append(out, DeviceEntry{ID: serial, Name: v.names[serial], Kind: device.Phone, State: "offline", Virtual: true,
 			Problem: "The virtual phone is starting…"})
 	}
 	return out, nil
@@ -73,7 +83,7 @@ func (v *virtualPhones) Open(context.Context, string) (device.Device, bool, erro
 func (v *virtualPhones) Close() {
 	v.mu.Lock()
 	phones := v.phones
-	v.phones = map[string]*vphone.Phone{}
+	v.phones, v.names = map[string]*vphone.Phone{}, map[string]string{}
 	v.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

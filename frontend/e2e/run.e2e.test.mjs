@@ -333,3 +333,37 @@ test('with two models, the goal bar picks the one new tasks use', async () => {
   await pick.selectOption({ label: 'Model: Scripted model' })
   await page.getByTestId('model-badge').getByText('Scripted model').waitFor()
 })
+
+test('two phones run side by side; the device list shows which one waits for you', async () => {
+  const { page } = app
+  const first = await page.locator('[data-testid^="device-"][aria-selected="true"]').getAttribute('data-testid')
+  const firstID = first.replace('device-', '')
+  // A second virtual phone, selected as it starts, runs a task whose model thinks on.
+  await page.getByTestId('try-virtual').click()
+  await page.waitForFunction((id) => {
+    const sel = document.querySelector('[data-testid^="device-"][aria-selected="true"]')
+    return sel && sel.getAttribute('data-testid') !== `device-${id}`
+  }, firstID)
+  const second = (await page.locator('[data-testid^="device-"][aria-selected="true"]').getAttribute('data-testid')).replace('device-', '')
+  await page.locator(`[data-testid="mirror-screen"][data-frame="1080x2400"]`).waitFor({ timeout: 30_000 })
+  const before = model.requests.length
+  model.push(hold, toolCall('ask_user', { question: 'Which colour do you want?' }, 'Only you can choose.'))
+  await start('Think for a long time')
+  await until(() => model.requests.length > before, 'the second phone asked the model')
+  await page.getByTestId(`device-run-${second}`).getByText('Thinking').waitFor()
+  // Back to the first phone: its own task asks a question.
+  await page.getByTestId(`device-${firstID}`).click()
+  await start('Pick a colour')
+  await page.getByTestId('request-question').waitFor({ timeout: 30_000 })
+  const waiting = page.getByTestId(`device-run-${firstID}`)
+  await waiting.getByText('Waiting for you').waitFor()
+  assert.ok(await waiting.evaluate((el) => el.classList.contains('attn')), 'a run waiting for the person stands out')
+  assert.match(await page.getByTestId(`device-run-${second}`).innerText(), /Thinking/, 'the other phone is still thinking')
+  await shot('run-two-phones.png')
+  // Stop both, one at a time.
+  await page.getByTestId('request-stop').click()
+  await page.getByTestId(`device-run-${firstID}`).waitFor({ state: 'detached' })
+  await page.getByTestId(`device-${second}`).click()
+  await page.getByTestId('ctl-stop').click()
+  await page.getByTestId(`device-run-${second}`).waitFor({ state: 'detached' })
+})
