@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"image"
 	"image/color"
 	"slices"
@@ -35,6 +36,7 @@ type fakePhone struct {
 	closed    bool
 	settle    time.Duration
 	animUntil time.Time
+	asciiOnly bool // a phone without ADB Keyboard
 	did       []action.Action
 	shots     int
 	block     chan struct{} // when set, Do waits for it (or ctx)
@@ -137,6 +139,9 @@ func (p *fakePhone) Do(ctx context.Context, a action.Action) error {
 			p.paid = true
 		}
 	case action.TypeText:
+		if p.asciiOnly && strings.IndexFunc(a.Text, func(r rune) bool { return r > 0x7e }) >= 0 {
+			return fmt.Errorf("fake: %w: no ADB Keyboard", device.ErrNeedsKeyboard)
+		}
 		p.text += a.Text
 	}
 	if p.settle > 0 {

@@ -649,8 +649,10 @@ func (l *loopState) actionDone(res *actResult) {
 	}
 	if res.err != nil {
 		l.flushQueue(fmt.Sprintf("%s failed: %v.", a, res.err))
-		if errors.Is(res.err, device.ErrPermission) {
-			l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("%s failed: %v; fix the device setting and resume", a, res.err)})
+		// Only the person can fix these (a setting, an app to install): the
+		// model would try again and again.
+		if errors.Is(res.err, device.ErrPermission) || errors.Is(res.err, device.ErrNeedsKeyboard) {
+			l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("%s failed: %v; fix it on the device and resume, or take over and do it yourself", a, res.err)})
 			return
 		}
 		l.current = nil

@@ -408,6 +408,22 @@ func TestSensitiveOnALaterStepStillAsks(t *testing.T) {
 	}
 }
 
+// Chinese text on a phone without ADB Keyboard cannot be typed; the model
+// cannot fix that, so the person is asked, with what to install.
+func TestTypingWithoutKeyboardAsksThePerson(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(action.Action{Type: action.TypeText, Text: "你好"}), reply(finish("typed")))
+	f.phone.asciiOnly = true
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	req := f.run.Snapshot().Request
+	if req == nil || req.Kind != AskDevice || !strings.Contains(req.Message, "ADB Keyboard") {
+		t.Fatalf("request %+v", req)
+	}
+	if _, text, _, _ := f.phone.get(); text != "" {
+		t.Fatalf("typed %q", text)
+	}
+}
+
 func TestModelFlagAsksConfirmation(t *testing.T) {
 	a := tapPlus
 	a.Sensitive = "sends a message"
