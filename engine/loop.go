@@ -1149,6 +1149,7 @@ func (l *loopState) end(res Result) {
 		reason = res.Summary
 	}
 	l.recordHistory()
+	l.emitUsage() // the final figures, elapsed time included
 	l.set(res.State, reason)
 	r := res
 	l.r.rec.add(Entry{Kind: recEnd, End: &r})

@@ -144,6 +144,7 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   const { page } = app
   const before = model.requests.length
   model.push(hold)
+  const runStarted = Date.now()
   await start('Open the notes app')
   await until(() => model.requests.length > before, 'the model was called')
   await page.getByTestId('thinking').waitFor()
@@ -199,6 +200,12 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
   assert.ok(Date.now() - t0 < 2000, `stop took ${Date.now() - t0} ms`)
   await until(() => model.closed > closedAfterTakeOver, 'the held request was closed', 3000)
+  // The usage meter's clock covers the whole run, not just the model's time.
+  const lasted = Date.now() - runStarted
+  if (lasted >= 2000) {
+    const [m, sec] = (await page.getByTestId('usage-elapsed').innerText()).split(':').map(Number)
+    assert.ok(m * 60 + sec >= 1, `the run lasted ${lasted} ms but the meter says ${m}:${sec}`)
+  }
 })
 
 test('the API key never appears in the page, the settings file or the run records', async () => {
