@@ -25,7 +25,9 @@ func toolCall(name, args string) openai.ToolCall {
 // TestE2ECounter drives the virtual phone through the real adb server with
 // a real local chat-completions server speaking the tools dialect.
 func TestE2ECounter(t *testing.T) {
-	phone, env := vphonetest.Start(t)
+	t.Parallel()
+	// A small screen keeps PNG encoding and decoding cheap under -race.
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
 	ctx := context.Background()
 	dev, err := adb.Open(ctx, adb.Options{Server: adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(env.Port)}, Serial: env.Serial, StateDir: t.TempDir()})
 	if err != nil {
@@ -65,7 +67,8 @@ func TestE2ECounter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: model.NewPlanner(c, d, model.PlannerOptions{}), DataDir: t.TempDir()})
+	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: model.NewPlanner(c, d, model.PlannerOptions{}), DataDir: t.TempDir(),
+		Settings: engine.Settings{Stability: engine.StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}

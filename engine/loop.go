@@ -372,14 +372,16 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 		default:
 			frame, print = img, FingerprintOf(img)
 		}
-		if t, ok := r.dev.(device.UITree); ok && r.settings.UITree {
-			b, err := t.UITree(ctx)
-			if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
-				r.postErr(ctx, gen, err)
-				return
-			}
-			tree = b
+	}
+	// The settled frame of the last action comes without a tree; the
+	// policy's label check and the json dialect need one for this screen.
+	if t, ok := r.dev.(device.UITree); ok && r.settings.UITree && tree == nil {
+		b, err := t.UITree(ctx)
+		if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
+			r.postErr(ctx, gen, err)
+			return
 		}
+		tree = b
 	}
 	res.frame, res.print, res.tree = frame, print, tree
 	if !res.obs.Secure {
