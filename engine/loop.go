@@ -149,6 +149,9 @@ func (r *Run) loop() {
 		if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
 			continue // the result of cancelled work
 		}
+		if !m.on.IsCommand() && r.stopping.Load() {
+			continue // Stop is on its way: nothing more may start
+		}
 		l.on = m.on
 		err := l.handle(m)
 		if m.reply != nil && !l.deferred(m) {

@@ -390,3 +390,67 @@ func TestScenarioTwoDevices(t *testing.T) {
 		t.Fatal("the runs share an id or a record")
 	}
 }
+
+// isClosed reports whether Stop has closed the action gate.
+func (g *gate) isClosed() bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.closed
+}
+
+// TestStopAfterReplyBeforeAction: the reply has arrived and the run is about
+// to tap (it has announced Executing) when the person presses Stop. The tap
+// must never reach the phone.
+func TestStopAfterReplyBeforeAction(t *testing.T) {
+	t.Parallel()
+	g := newRig(t)
+	g.launch(vphone.PkgCounter)
+	srv := modeltest.New(t, tools("", call("tap", g.at("+1")), call("tap", g.at("+1"))))
+	ev := newEvents()
+	var r *Run
+	stopped := make(chan error, 1)
+	clicked := false
+	ui := EmitterFunc(func(e Event) {
+		ev.Emit(e)
+		if e.Kind != KindState || e.State.State != Executing || clicked {
+			return
+		}
+		clicked = true
+		// The person clicks Stop as the step is announced, before the
+		// action's worker has started.
+		go func() { stopped <- r.Stop(context.Background()) }()
+		deadline := time.Now().Add(2 * time.Second)
+		for !r.gate.isClosed() && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+	})
+	var err error
+	r, err = New(Config{Goal: "count", Device: g.open(), Planner: planner(t, srv, plannerOpts{}), Emitter: ui,
+		Settings: Settings{Stability: fastStability}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-stopped:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("never stopped; states %v", ev.states())
+	}
+	<-r.Done()
+	if res := r.Result(); res.State != Stopped || res.Steps != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	for _, e := range g.phone.Events() {
+		if e.Kind == "tap" || e.Kind == "motion_down" {
+			t.Fatalf("the tap reached the phone after Stop: %+v", e)
+		}
+	}
+	if g.phone.State().Counter != 0 || len(ev.kinds(KindStep)) != 0 {
+		t.Fatalf("counter %d, steps %v", g.phone.State().Counter, ev.kinds(KindStep))
+	}
+}

@@ -120,6 +120,7 @@ type Server struct {
 	closed chan time.Time
 	mu     sync.Mutex
 	reqs   []Request
+	count  int
 	active int
 }
 
@@ -178,6 +179,14 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
+// Forget drops the requests recorded so far, so a long benchmark does not
+// hold every screenshot it sent; Attempt numbering goes on.
+func (s *Server) Forget() {
+	s.mu.Lock()
+	s.reqs = nil
+	s.mu.Unlock()
+}
+
 // Active returns how many requests are being answered right now.
 func (s *Server) Active() int {
 	s.mu.Lock()
@@ -204,7 +213,8 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	req.Attempt = len(s.reqs) + 1
+	s.count++
+	req.Attempt = s.count
 	s.reqs = append(s.reqs, req)
 	s.active++
 	s.mu.Unlock()
