@@ -85,8 +85,9 @@ func (p *fakePhone) Screenshot(ctx context.Context) (image.Image, error) {
 		fill(img, image.Rect(40, 560, 320, 760), color.RGBA{200, 0, 0, 255})
 	}
 	if now := time.Now(); now.Before(p.animUntil) {
-		// a moving bar while the screen settles
-		y := int(now.UnixMilli()/10) % (p.h - 60)
+		// a bar that jumps 100 px every capture while the screen settles, so
+		// no two captures match however close together they are
+		y := (p.shots * 100) % (p.h - 60)
 		fill(img, image.Rect(0, y, p.w, y+60), color.RGBA{255, 255, 0, 255})
 	}
 	return img, nil

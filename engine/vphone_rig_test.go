@@ -170,9 +170,11 @@ func (g *rig) start(srv *modeltest.Server, goal string, settings Settings, o pla
 	return s
 }
 
-func (s *scenario) wait() Result {
+func (s *scenario) wait() Result { return s.waitUpTo(30 * time.Second) }
+
+func (s *scenario) waitUpTo(d time.Duration) Result {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	res, err := s.run.Wait(ctx)
 	if err != nil {
