@@ -657,8 +657,12 @@ func (l *loopState) actionDone(res *actResult) {
 	ctx, gen := l.newWork()
 	r := l.r
 	cfg := l.r.settings.Stability
+	var prepare func(image.Image)
+	if p, ok := r.planner.(model.Preparer); ok {
+		prepare = p.Prepare
+	}
 	l.spawn(func() {
-		s, err := WaitStable(ctx, r.shoot, cfg)
+		s, err := waitStable(ctx, r.shoot, cfg, prepare)
 		if ctx.Err() != nil {
 			return
 		}

@@ -170,6 +170,9 @@ func (f Fingerprint) IsZero() bool { return len(f.Cells) == 0 }
 
 // Settled is the outcome of a stability wait.
 type Settled struct {
+	// Frame is the settled screen: the first frame of the final run of
+	// similar frames (the later ones only confirmed it), or the newest frame
+	// when the wait hit its cap.
 	Frame  image.Image
 	Print  Fingerprint
 	Stable bool          // false when the wait hit its cap
@@ -182,14 +185,29 @@ type Settled struct {
 // capture starts Interval apart, and returns ctx's error at once when ctx
 // is cancelled.
 func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig) (Settled, error) {
+	return waitStable(ctx, shoot, cfg, nil)
+}
+
+// waitStable is WaitStable that also hands every captured frame to
+// onFrame (when set) on its own goroutine, so work on the frame that will
+// turn out to be the settled one (the planner's resize and encode) runs
+// during the interval the wait spends idle anyway.
+func waitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, onFrame func(image.Image)) (Settled, error) {
 	cfg = cfg.withDefaults()
 	start := time.Now()
+	offer := func(img image.Image) {
+		if onFrame != nil {
+			go onFrame(img)
+		}
+	}
 	img, err := shoot(ctx)
 	if err != nil {
 		return Settled{}, err
 	}
+	offer(img)
 	prev := FingerprintOf(img)
 	res := Settled{Frame: img, Print: prev, Frames: 1}
+	first, firstPrint := img, prev // the first frame of the current run
 	run := 1
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -217,10 +235,13 @@ func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, e
 			run++
 		} else {
 			run = 1
+			first, firstPrint = img, fp
+			offer(img)
 		}
 		prev = fp
 		res.Frame, res.Print = img, fp
 	}
+	res.Frame, res.Print = first, firstPrint
 	res.Stable = true
 	res.Waited = time.Since(start)
 	return res, nil
