@@ -1152,6 +1152,9 @@ func (l *loopState) end(res Result) {
 		l.manualReply <- ErrFinished
 		l.manualReply = nil
 	}
+	// A finished run may be kept (a list of past runs); it must not pin
+	// the last screen (megabytes) in memory.
+	l.frame, l.tree = nil, nil
 }
 
 // flushQueue drops the queued actions; when why is set the model is told

@@ -454,3 +454,34 @@ func TestStopAfterReplyBeforeAction(t *testing.T) {
 		t.Fatalf("counter %d, steps %v", g.phone.State().Counter, ev.kinds(KindStep))
 	}
 }
+
+// TestScenarioStopRestoresKeyboard: typing Chinese switches the phone to
+// ADB Keyboard; stopping the run gives the person's keyboard back.
+func TestScenarioStopRestoresKeyboard(t *testing.T) {
+	t.Parallel()
+	g := newRig(t)
+	g.launch(vphone.PkgNotes)
+	before := g.phone.State().IME
+	srv := modeltest.New(t,
+		tools("Write the note.", call("tap", g.at("note_editor")), call("type", `{"text":"你好，世界"}`)),
+		modeltest.Reply{Hold: true})
+	s := g.start(srv, "Write 你好，世界 in a note", Settings{}, plannerOpts{})
+	s.request(2)
+	if err := s.run.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	<-s.run.Done()
+	st := g.phone.State()
+	if st.Note != "你好，世界" {
+		t.Fatalf("note %q", st.Note)
+	}
+	if !slices.ContainsFunc(g.phone.Events(), func(e vphone.Event) bool { return e.Kind == "broadcast" }) {
+		t.Fatal("the Chinese text did not go through ADB Keyboard")
+	}
+	if st.IME != before || st.IME == vphone.IMEADB {
+		t.Fatalf("keyboard after the run %q, want the person's %q", st.IME, before)
+	}
+	if res := s.run.Result(); res.State != Stopped || res.Steps != 2 {
+		t.Fatalf("result %+v", res)
+	}
+}

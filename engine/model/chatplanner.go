@@ -121,6 +121,12 @@ func (p *chatPlanner) prepared(ctx context.Context, img image.Image) (observe.Sh
 	if ps != nil && sameImage(ps.img, img) {
 		select {
 		case <-ps.done:
+			// Used once: let go of the frame (megabytes) it refers to.
+			p.prepMu.Lock()
+			if p.prep == ps {
+				p.prep = nil
+			}
+			p.prepMu.Unlock()
 			return ps.shot, ps.err
 		case <-ctx.Done():
 			return observe.Shot{}, ctx.Err()

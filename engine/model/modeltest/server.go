@@ -24,6 +24,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -333,6 +334,9 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, re
 	for i, tc := range rep.ToolCalls {
 		args := tc.Function.Arguments
 		half := len(args) / 2
+		for half > 0 && !utf8.RuneStart(args[half]) {
+			half-- // JSON strings carry whole characters: never split one
+		}
 		first := map[string]any{"index": i, "id": tc.ID, "type": "function",
 			"function": map[string]any{"name": tc.Function.Name, "arguments": args[:half]}}
 		second := map[string]any{"index": i, "function": map[string]any{"arguments": args[half:]}}
