@@ -419,9 +419,14 @@ func TestStopAfterReplyBeforeAction(t *testing.T) {
 		// The person clicks Stop as the step is announced, before the
 		// action's worker has started.
 		go func() { stopped <- r.Stop(context.Background()) }()
-		deadline := time.Now().Add(2 * time.Second)
+		// The loop is busy here (in this very call), so only a Stop that
+		// acts before the loop reads its command closes the gate in time.
+		deadline := time.Now().Add(5 * time.Second)
 		for !r.gate.isClosed() && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
+		}
+		if !r.gate.isClosed() {
+			t.Error("Stop did not close the action gate while the loop was busy")
 		}
 	})
 	var err error
