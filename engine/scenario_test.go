@@ -198,6 +198,11 @@ func TestScenarioLoopNudgeEscalate(t *testing.T) {
 	if st := g.phone.State(); st.Counter != 0 {
 		t.Fatalf("counter %d", st.Counter)
 	}
+	if !slices.ContainsFunc(s.ev.kinds(KindState), func(e Event) bool {
+		return e.State.State == WaitingForUser && strings.Contains(e.State.Reason, "did not change")
+	}) {
+		t.Fatal("no WaitingForUser state event carrying the reason")
+	}
 	if err := s.run.Answer(context.Background(), "use the +1 button"); err != nil {
 		t.Fatal(err)
 	}
