@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"tandem/engine"
@@ -32,11 +34,16 @@ func runRun(ctx context.Context, env Env) int {
 	maxSteps := fs.Int("max-steps", 50, "step budget")
 	dataDir := fs.String("data-dir", "", "where to write the run record (default: user cache dir)")
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
+	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
 	if err := fs.Parse(env.Args); err != nil {
 		return ExitUsage
 	}
 	if *dev == "" || *goal == "" || *base == "" {
 		fmt.Fprintln(env.Stderr, "run: --device, --goal and --base-url (or TANDEM_BASE_URL) are required")
+		return ExitUsage
+	}
+	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 {
+		fmt.Fprintln(env.Stderr, "run: unexpected arguments, or a bad --adb-port or --max-steps")
 		return ExitUsage
 	}
 	d, err := dialect.New(*dia, *variant)
@@ -49,23 +56,32 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	phone, err := adb.Open(ctx, adb.Options{Serial: *dev})
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "run:", err)
-		return ExitFail
-	}
 	if *dataDir == "" {
 		if c, err := os.UserCacheDir(); err == nil {
 			*dataDir = filepath.Join(c, "tandem", "runs")
 		}
 	}
+	stateDir := ""
+	if *dataDir != "" {
+		// Where the driver keeps the person's keyboard while it types, so a
+		// crashed run can still give it back.
+		stateDir = filepath.Join(filepath.Dir(*dataDir), "adb-state")
+	}
+	phone, err := adb.Open(ctx, adb.Options{Server: adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}, Serial: *dev, StateDir: stateDir})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "run:", err)
+		return ExitFail
+	}
 	reqs := make(chan engine.Request, 4)
+	pr := &progress{env: env, json: *asJSON}
 	r, err := engine.New(engine.Config{Goal: *goal, Device: phone, Planner: model.NewPlanner(client, d, model.PlannerOptions{}),
 		DataDir: *dataDir, Settings: engine.Settings{Budget: engine.Budget{Steps: *maxSteps}, Policy: engine.DefaultPolicy(),
-			Model: *mdl, Dialect: *dia, BaseURL: *base},
+			// The policy's label check ("Pay ¥99") needs the screen's tree.
+			UITree: phone.Capabilities().UITree,
+			Model:  *mdl, Dialect: *dia, BaseURL: *base},
 		Emitter: engine.EmitterFunc(func(e engine.Event) {
-			printEvent(env, e, *asJSON)
-			if e.Kind == engine.KindRequest && e.Request.Kind != engine.AskTakeOver {
+			pr.print(e)
+			if e.Kind == engine.KindRequest {
 				select {
 				case reqs <- *e.Request:
 				default:
@@ -81,11 +97,13 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
 	}
-	in := bufio.NewScanner(env.Stdin)
+	lines := readLines(env.Stdin, r.Done())
 	for {
 		select {
 		case <-ctx.Done():
 			_ = r.Stop(context.Background())
+			<-r.Done()
+			return ExitFail
 		case <-r.Done():
 			res := r.Result()
 			if res.State == engine.Done && res.Success {
@@ -93,29 +111,66 @@ func runRun(ctx context.Context, env Env) int {
 			}
 			return ExitFail
 		case req := <-reqs:
-			answerRequest(ctx, env, r, req, in)
+			answerRequest(ctx, env, r, req, lines)
 		}
 	}
 }
 
-func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Request, in *bufio.Scanner) {
+// readLines delivers stdin's lines until it ends (then the channel closes)
+// or done closes; reading happens off the main loop so Ctrl+C and the run's
+// end are never stuck behind a prompt.
+func readLines(in io.Reader, done <-chan struct{}) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case ch <- sc.Text():
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// answerRequest asks the person on the terminal and passes the answer on.
+// An empty line (or the end of input) stops the run, except at a take-over,
+// where Enter hands control back.
+func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Request, lines <-chan string) {
 	switch req.Kind {
 	case engine.AskConfirm:
-		fmt.Fprint(env.Stderr, "allow? [y/N, empty stops] ")
+		fmt.Fprint(env.Stderr, "allow? [y = yes, n or a reason = no, empty stops] ")
 	case engine.AskQuestion:
 		fmt.Fprint(env.Stderr, "your answer (empty stops): ")
+	case engine.AskTakeOver:
+		fmt.Fprint(env.Stderr, "do it on the phone, then press Enter to hand back (optionally type a note first; \"stop\" stops): ")
 	default:
 		fmt.Fprint(env.Stderr, "type c to continue, or a hint (empty stops): ")
 	}
-	if !in.Scan() || strings.TrimSpace(in.Text()) == "" {
+	var line string
+	var ok bool
+	select {
+	case line, ok = <-lines:
+	case <-r.Done():
+		return
+	case <-ctx.Done():
+		return // the main loop stops the run
+	}
+	t := strings.TrimSpace(line)
+	if !ok || (t == "" && req.Kind != engine.AskTakeOver) || (req.Kind == engine.AskTakeOver && strings.EqualFold(t, "stop")) {
 		_ = r.Stop(ctx)
 		return
 	}
-	t := strings.TrimSpace(in.Text())
 	var err error
 	switch {
+	case req.Kind == engine.AskTakeOver:
+		err = r.HandBack(ctx, t, nil)
 	case req.Kind == engine.AskConfirm && strings.EqualFold(t, "y"):
 		err = r.Confirm(ctx)
+	case req.Kind == engine.AskConfirm && (strings.EqualFold(t, "n") || strings.EqualFold(t, "no")):
+		err = r.Deny(ctx, "")
 	case req.Kind == engine.AskConfirm:
 		err = r.Deny(ctx, t)
 	case req.Kind != engine.AskQuestion && strings.EqualFold(t, "c"):
@@ -128,25 +183,61 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 	}
 }
 
-func printEvent(env Env, e engine.Event, asJSON bool) {
-	if asJSON {
+// runADBPort is the adb server port: TANDEM_ADB_PORT (as the app uses),
+// else ANDROID_ADB_SERVER_PORT, else 5037.
+func runADBPort() int {
+	if p, err := strconv.Atoi(os.Getenv("TANDEM_ADB_PORT")); err == nil && p > 0 {
+		return p
+	}
+	return defaultADBPort()
+}
+
+// progress prints a run's events as they happen. Events of one run never
+// arrive concurrently.
+type progress struct {
+	env     Env
+	json    bool
+	thought string
+	calls   int
+}
+
+func (p *progress) print(e engine.Event) {
+	out := p.env.Stdout
+	if p.json {
 		b, _ := json.Marshal(e)
-		fmt.Fprintln(env.Stdout, string(b))
+		fmt.Fprintln(out, string(b))
 		return
 	}
 	switch e.Kind {
 	case engine.KindState:
-		fmt.Fprintf(env.Stdout, "[%s] %s\n", e.State.State, e.State.Reason)
+		if e.State.Reason != "" {
+			fmt.Fprintf(out, "[%s] %s\n", e.State.State, e.State.Reason)
+		} else {
+			fmt.Fprintf(out, "[%s]\n", e.State.State)
+		}
+	case engine.KindPlan:
+		if t := strings.TrimSpace(e.Plan.Thought); t != "" && t != p.thought {
+			p.thought = t
+			fmt.Fprintf(out, "  thinking: %s\n", t)
+		}
 	case engine.KindStep:
-		fmt.Fprintf(env.Stdout, "  step %d: %s -> %s (%d ms)\n", e.Step.N, e.Step.Action, e.Step.Result, e.Step.Ms)
+		who := ""
+		if e.Step.ByPerson {
+			who = " (by you)"
+		}
+		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, e.Step.Action, e.Step.Result, e.Step.Ms)
 	case engine.KindRequest:
-		fmt.Fprintf(env.Stdout, "? %s: %s\n", e.Request.Kind, e.Request.Message)
+		fmt.Fprintf(out, "? %s: %s\n", e.Request.Kind, e.Request.Message)
 	case engine.KindUsage:
-		fmt.Fprintf(env.Stdout, "  usage: %d calls, %d tokens\n", e.Usage.Calls, e.Usage.Total.PromptTokens+e.Usage.Total.CompletionTokens)
+		if e.Usage.Calls == p.calls {
+			return // printed once per model call
+		}
+		p.calls = e.Usage.Calls
+		fmt.Fprintf(out, "  usage: %d calls, %d tokens\n", e.Usage.Calls, e.Usage.Total.PromptTokens+e.Usage.Total.CompletionTokens)
 	case engine.KindDone:
-		fmt.Fprintf(env.Stdout, "%s success=%v: %s%s\n", e.Done.State, e.Done.Success, e.Done.Summary, e.Done.Reason)
-		for _, p := range e.Done.Pending {
-			fmt.Fprintln(env.Stdout, "  pending:", p)
+		fmt.Fprintf(out, "%s success=%v: %s%s\n", e.Done.State, e.Done.Success, e.Done.Summary, e.Done.Reason)
+		for _, pend := range e.Done.Pending {
+			fmt.Fprintln(out, "  pending:", pend)
 		}
 	}
 }

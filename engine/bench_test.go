@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -10,13 +11,19 @@ import (
 	"time"
 
 	"tandem/engine/action"
+	"tandem/engine/device/vphone"
 	"tandem/engine/model"
-	"tandem/engine/model/dialect"
 	"tandem/engine/model/modeltest"
 )
 
-// These benchmarks run on the in-package fake phone and scripted planner
-// (not yet through the real adb server); see the package's report.
+// The figures of issue 5, measured end to end: the virtual phone at a real
+// phone's size (1080×2400) behind a private real adb server, the real ADB
+// driver, the real model client and tools dialect, and a real local
+// chat-completions server replying from a script. Run them without -race:
+//
+//	go test -run x -bench BenchmarkStopLatency -benchtime 5x -count 3 ./engine/
+
+var fullSize = vphone.WithSize(1080, 2400)
 
 func pct(ds []time.Duration, p float64) float64 {
 	slices.Sort(ds)
@@ -24,90 +31,129 @@ func pct(ds []time.Duration, p float64) float64 {
 	return float64(ds[i].Microseconds()) / 1000
 }
 
-// BenchmarkStopLatency: Stop while a model call is in flight against a real
-// local chat-completions server that holds its reply for 10 s.
-func BenchmarkStopLatency(b *testing.B) {
-	srv := modeltest.NewFunc(b, func(modeltest.Request) modeltest.Reply {
+// heldServer holds every reply for 10 s (until the client hangs up).
+func heldServer(b *testing.B) *modeltest.Server {
+	return modeltest.NewFunc(b, func(modeltest.Request) modeltest.Reply {
 		return modeltest.Reply{Delay: 10 * time.Second, Content: "late"}
 	})
-	c, err := model.NewClient(model.ClientConfig{BaseURL: srv.URL, Model: "scripted", Retries: -1})
+}
+
+// inFlight starts a run and returns once its model call is at the server.
+func inFlight(b *testing.B, g *rig, srv *modeltest.Server) *Run {
+	b.Helper()
+	n := len(srv.Requests())
+	r, err := New(Config{Goal: "wait for the model", Device: g.open(),
+		Planner: planner(b, srv, plannerOpts{client: func(c *model.ClientConfig) { c.Retries = -1 }})})
 	if err != nil {
 		b.Fatal(err)
 	}
-	d, err := dialect.New("tools", "rel1000")
-	if err != nil {
+	if err := r.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
+	waitFor(b, "the model call to reach the server", func() bool { return len(srv.Requests()) > n && srv.Active() > 0 })
+	return r
+}
+
+// BenchmarkStopLatency: Stop while the model call is in flight (the server
+// holds its reply 10 s), from Stop() to Stopped; the HTTP request must be
+// closed. (Stop between a reply and its action: TestStopAfterReplyBeforeAction.)
+func BenchmarkStopLatency(b *testing.B) {
+	g := newRig(b, fullSize)
+	srv := heldServer(b)
 	var ds []time.Duration
 	for i := 0; i < b.N; i++ {
-		phone := newFakePhone()
-		r, err := New(Config{Goal: "wait", Device: phone, Planner: model.NewPlanner(c, d, model.PlannerOptions{})})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := r.Start(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		// Let the request reach the server.
-		deadline := time.Now().Add(5 * time.Second)
-		for len(srv.Requests()) <= i && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
+		r := inFlight(b, g, srv)
 		t0 := time.Now()
 		if err := r.Stop(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
+		if s := r.Snapshot().State; s != Stopped {
+			b.Fatalf("state %s after Stop", s)
+		}
+		waitFor(b, "the HTTP request to be closed", func() bool { return srv.Active() == 0 })
 		<-r.Done()
 	}
 	b.ReportMetric(pct(ds, 0.5), "p50-ms")
 	b.ReportMetric(pct(ds, 0.99), "p99-ms")
 }
 
+// BenchmarkPauseLatency: Pause during Planning, from Pause() to Paused.
 func BenchmarkPauseLatency(b *testing.B) {
+	g := newRig(b, fullSize)
+	srv := heldServer(b)
 	var ds []time.Duration
 	for i := 0; i < b.N; i++ {
-		f := newFixture(b, Settings{}, blockUntilCancel)
-		f.plan.started = make(chan int, 2)
-		f.start()
-		<-f.plan.started
+		r := inFlight(b, g, srv)
 		t0 := time.Now()
-		if err := f.run.Pause(context.Background()); err != nil {
+		if err := r.Pause(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
-		_ = f.run.Stop(context.Background())
-		<-f.run.Done()
+		if s := r.Snapshot().State; s != Paused {
+			b.Fatalf("state %s after Pause", s)
+		}
+		waitFor(b, "the HTTP request to be closed", func() bool { return srv.Active() == 0 })
+		_ = r.Stop(context.Background())
+		<-r.Done()
 	}
 	b.ReportMetric(pct(ds, 0.99), "p99-ms")
 }
 
+// BenchmarkFormScenario: model calls per executed device action on the
+// form task (one reply queues every field; a second call finishes).
 func BenchmarkFormScenario(b *testing.B) {
+	base := newRig(b, fullSize)
 	var calls, acts int
 	for i := 0; i < b.N; i++ {
-		typ := func(s string) action.Action { return action.Action{Type: action.TypeText, Text: s} }
-		f := newFixture(b, Settings{}, reply(tap(100, 320), typ("Ann"), tap(100, 350), typ("Lee"), tap(100, 380), typ("a@b.c"), finish("form filled")))
-		f.start()
-		res := f.wait()
+		g := base.addPhone(fullSize)
+		g.launch(vphone.PkgForm)
+		srv := modeltest.New(b,
+			tools("Fill in the three fields, then submit.",
+				call("tap", g.at("name")), call("type", `{"text":"Ann"}`),
+				call("tap", g.at("phone")), call("type", `{"text":"5550100"}`),
+				call("tap", g.at("city")), call("type", `{"text":"Paris"}`),
+				call("tap", g.at("submit"))),
+			tools("", finishCall("The form is sent.")))
+		s := g.start(srv, "Fill the form: Ann, 5550100, Paris", Settings{Stability: DefaultStability}, plannerOpts{})
+		res := s.wait()
+		if !g.phone.State().Form.Submitted || res.State != Done {
+			b.Fatalf("form %+v result %+v", g.phone.State().Form, res)
+		}
 		calls += res.Calls
 		acts += res.Steps
 	}
 	b.ReportMetric(float64(calls)/float64(acts), "calls/action")
 }
 
+// BenchmarkStabilityWait: the default stability wait through the driver on
+// the Animation app animating for 600 ms after a tap (extra-ms: beyond the
+// animation's true end, as the phone clocks it), and on a static screen
+// (wait-ms).
 func BenchmarkStabilityWait(b *testing.B) {
-	p := newFakePhone()
+	g := newRig(b, fullSize, vphone.WithAnimation(600*time.Millisecond))
+	g.launch(vphone.PkgAnim)
+	start := g.center("start")
+	dev := g.open()
+	defer dev.Close()
+	ctx := context.Background()
 	var extra, static []time.Duration
 	for i := 0; i < b.N; i++ {
-		p.mu.Lock()
-		p.animUntil = time.Now().Add(600 * time.Millisecond)
-		p.mu.Unlock()
-		s, err := WaitStable(context.Background(), p.Screenshot, DefaultStability)
-		if err != nil {
+		if err := dev.Do(ctx, action.Action{Type: action.Tap, X: start.X, Y: start.Y}); err != nil {
 			b.Fatal(err)
 		}
-		extra = append(extra, s.Waited-600*time.Millisecond)
-		s, err = WaitStable(context.Background(), p.Screenshot, DefaultStability)
+		ev := g.phone.Events()
+		tapped := ev[len(ev)-1].At
+		s, err := WaitStable(ctx, dev.Screenshot, DefaultStability)
+		if err != nil || !s.Stable {
+			b.Fatalf("%v stable %v", err, s.Stable)
+		}
+		end := time.Now()
+		if g.phone.State().Animating {
+			b.Fatal("settled while the phone still animates")
+		}
+		extra = append(extra, end.Sub(tapped.Add(600*time.Millisecond)))
+		s, err = WaitStable(ctx, dev.Screenshot, DefaultStability)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -117,49 +163,122 @@ func BenchmarkStabilityWait(b *testing.B) {
 	b.ReportMetric(pct(static, 0.5), "wait-ms")
 }
 
-// longRun runs steps taps, one model call each, and reports per-step time,
-// heap and record size.
-func longRun(b *testing.B, steps int, stab StabilityConfig) (msPerStep, heapMB, kbPerStep float64) {
-	script := make([]step, 0, steps+1)
-	for j := 0; j < steps; j++ {
-		script = append(script, reply(tapNav))
+// longRun is steps model calls, each tapping +1 on the counter, then a
+// finish; it returns the run's record and measurements.
+type longRunResult struct {
+	wall      time.Duration
+	modelTime time.Duration // the model calls' own latency (HTTP)
+	waitTime  time.Duration // in stability waits
+	steps     int
+	heapAt    map[int]float64 // live heap (MB, after GC) at some call numbers
+	baseMB    float64         // live heap before the run: the phone, the test harness
+	record    int64           // bytes on disk
+	firstReq  int             // bytes of the first request
+	maxReq    int             // bytes of the largest request
+}
+
+func longRun(b *testing.B, g *rig, steps int, stab StabilityConfig, heapAt ...int) longRunResult {
+	b.Helper()
+	plus := g.at("+1")
+	out := longRunResult{heapAt: map[int]float64{}}
+	liveMB := func() float64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return float64(ms.HeapAlloc) / (1 << 20)
 	}
-	script = append(script, reply(finish("done")))
-	f := newFixture(b, Settings{Stability: stab, LoopK: 1 << 20}, script...)
+	if _, err := g.phone.ScreenshotPNG(); err != nil { // the phone's font and caches count in the base
+		b.Fatal(err)
+	}
+	out.baseMB = liveMB()
+	var srv *modeltest.Server
+	srv = modeltest.NewFunc(b, func(r modeltest.Request) modeltest.Reply {
+		srv.Forget() // the server must not hold 200 screenshots in this process
+		if slices.Contains(heapAt, r.Attempt) {
+			out.heapAt[r.Attempt] = liveMB()
+		}
+		if r.Attempt > steps {
+			return tools("", finishCall(fmt.Sprintf("The counter shows %d.", steps)))
+		}
+		return tools("", call("tap", plus))
+	})
+	s := g.start(srv, "Tap +1 until the counter shows the number of steps", Settings{Stability: stab, LoopK: 1 << 20}, plannerOpts{})
 	t0 := time.Now()
-	f.start()
-	f.wait()
-	el := time.Since(t0)
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	var size int64
-	_ = filepath.Walk(filepath.Join(f.dir, "run1"), func(_ string, info os.FileInfo, err error) error {
+	res := s.waitUpTo(10 * time.Minute)
+	out.wall = time.Since(t0)
+	if res.State != Done || res.Steps != steps {
+		b.Fatalf("result %+v", res)
+	}
+	out.steps = res.Steps
+	ents, _, err := ReadRecord(s.run.Dir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.Kind == recStable {
+			out.waitTime += time.Duration(e.Ms) * time.Millisecond
+		}
+		if e.Kind == recPlan {
+			out.modelTime += time.Duration(e.Ms) * time.Millisecond
+			if out.firstReq == 0 {
+				out.firstReq = e.PromptBytes
+			}
+			out.maxReq = max(out.maxReq, e.PromptBytes)
+		}
+	}
+	_ = filepath.Walk(s.run.Dir(), func(_ string, info os.FileInfo, err error) error {
 		if err == nil && !info.IsDir() {
-			size += info.Size()
+			out.record += info.Size()
 		}
 		return nil
 	})
-	return float64(el.Milliseconds()) / float64(steps), float64(ms.HeapAlloc) / (1 << 20), float64(size) / 1024 / float64(steps)
+	return out
 }
 
+// BenchmarkStepOverhead: engine + driver time per step (observe, plan
+// bookkeeping and prompt building, the action through adb, the stability
+// wait's frames, the record) excluding the model calls' own latency. The
+// counter screen settles at once, so its own settle time is zero and all of
+// the stability wait counts as overhead.
 func BenchmarkStepOverhead(b *testing.B) {
-	var ms float64
+	g := newRig(b, fullSize)
+	g.launch(vphone.PkgCounter)
+	var per, wait []float64
 	for i := 0; i < b.N; i++ {
-		// A static screen settles after one interval; subtract it as the
-		// screen's own settle cost is not engine overhead.
-		m, _, _ := longRun(b, 20, StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: time.Second})
-		ms += m - 20
+		r := longRun(b, g, 20, DefaultStability)
+		per = append(per, float64((r.wall-r.modelTime).Microseconds())/1000/float64(r.steps))
+		wait = append(wait, float64(r.waitTime.Microseconds())/1000/float64(r.steps))
 	}
-	b.ReportMetric(ms/float64(b.N), "ms/step")
+	slices.Sort(per)
+	slices.Sort(wait)
+	b.ReportMetric(per[len(per)/2], "ms/step")
+	// Of which the stability wait (one interval plus one capture on a
+	// screen that settles at once): the rest is the engine's own work.
+	b.ReportMetric(wait[len(wait)/2], "wait-ms/step")
 }
 
+// BenchmarkLongRun: 200 steps; live heap after GC at the end (heap-mb)
+// and at step 20 (heap-mb@20: flat means frames are not kept), disk per
+// step, and the largest request against the first one. The virtual phone
+// lives in this process (its 18 MB CJK font, its frame caches), as do the
+// leftovers of a previous -count; a real phone does not, so heap-mb is the
+// live heap minus the heap measured just before the run started, and
+// process-heap-mb is the whole process's.
 func BenchmarkLongRun(b *testing.B) {
-	var heap, kb float64
+	g := newRig(b, fullSize)
+	g.launch(vphone.PkgCounter)
+	var heap, heap20, process, kb, reqKB, firstKB float64
 	for i := 0; i < b.N; i++ {
-		_, h, k := longRun(b, 200, StabilityConfig{Interval: 5 * time.Millisecond, StableFrames: 2, Max: time.Second})
-		heap, kb = max(heap, h), max(kb, k)
+		r := longRun(b, g, 200, DefaultStability, 20, 201)
+		heap, heap20 = max(heap, r.heapAt[201]-r.baseMB), max(heap20, r.heapAt[20]-r.baseMB)
+		process = max(process, r.heapAt[201])
+		kb = max(kb, float64(r.record)/1024/float64(r.steps))
+		reqKB, firstKB = max(reqKB, float64(r.maxReq)/1024), max(firstKB, float64(r.firstReq)/1024)
 	}
 	b.ReportMetric(heap, "heap-mb")
+	b.ReportMetric(heap20, "heap-mb@20")
+	b.ReportMetric(process, "process-heap-mb")
 	b.ReportMetric(kb, "record-kb/step")
+	b.ReportMetric(reqKB, "request-kb")
+	b.ReportMetric(firstKB, "first-request-kb")
 }

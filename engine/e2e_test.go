@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,7 +26,9 @@ func toolCall(name, args string) openai.ToolCall {
 // TestE2ECounter drives the virtual phone through the real adb server with
 // a real local chat-completions server speaking the tools dialect.
 func TestE2ECounter(t *testing.T) {
-	phone, env := vphonetest.Start(t)
+	t.Parallel()
+	// A small screen keeps PNG encoding and decoding cheap under -race.
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
 	ctx := context.Background()
 	dev, err := adb.Open(ctx, adb.Options{Server: adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(env.Port)}, Serial: env.Serial, StateDir: t.TempDir()})
 	if err != nil {
@@ -65,7 +68,21 @@ func TestE2ECounter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: model.NewPlanner(c, d, model.PlannerOptions{}), DataDir: t.TempDir()})
+	var mu sync.Mutex
+	var steps []engine.StepEvent
+	var states []engine.State
+	emit := engine.EmitterFunc(func(e engine.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e.Kind {
+		case engine.KindStep:
+			steps = append(steps, *e.Step)
+		case engine.KindState:
+			states = append(states, e.State.State)
+		}
+	})
+	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: model.NewPlanner(c, d, model.PlannerOptions{}), DataDir: t.TempDir(), Emitter: emit,
+		Settings: engine.Settings{Stability: engine.StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +99,18 @@ func TestE2ECounter(t *testing.T) {
 	if res.State != engine.Done || !res.Success || phone.State().Counter != 3 {
 		t.Fatalf("result %+v counter %d", res, phone.State().Counter)
 	}
-	if float64(res.Calls)/float64(res.Steps) > 1.0 {
-		t.Fatalf("calls/action %d/%d", res.Calls, res.Steps)
+	// The fewest calls: open the app (the screen changes wholly, so the
+	// model must look again), all three taps from one reply, finish.
+	if res.Calls != 3 || res.Steps != 4 || len(srv.Requests()) != 3 {
+		t.Fatalf("calls %d, actions %d, requests %d; want 3, 4, 3", res.Calls, res.Steps, len(srv.Requests()))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(steps) != 4 || steps[0].Action.Type != "launch" || steps[3].Action.Type != "tap" || steps[3].Result != "ok" {
+		t.Fatalf("step events %+v", steps)
+	}
+	if states[0] != engine.Planning || states[len(states)-1] != engine.Done {
+		t.Fatalf("states %v", states)
 	}
 	t.Logf("calls %d steps %d", res.Calls, res.Steps)
 }

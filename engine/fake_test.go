@@ -87,10 +87,9 @@ func (p *fakePhone) Screenshot(ctx context.Context) (image.Image, error) {
 		fill(img, image.Rect(40, 560, 320, 760), color.RGBA{200, 0, 0, 255})
 	}
 	if now := time.Now(); now.Before(p.animUntil) {
-		// a bar jumping ~13 px every 5 ms while the screen settles: frames
-		// sampled any few ms apart differ clearly (a slow crawl would fall
-		// under the stability threshold and make tests depend on timing)
-		y := int(now.UnixMilli()/5*13) % (p.h - 60)
+		// a bar that jumps 100 px every capture while the screen settles, so
+		// no two captures match however close together they are
+		y := (p.shots * 100) % (p.h - 60)
 		fill(img, image.Rect(0, y, p.w, y+60), color.RGBA{255, 255, 0, 255})
 	}
 	return img, nil

@@ -153,6 +153,9 @@ func (r *Run) loop() {
 		if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
 			continue // the result of cancelled work
 		}
+		if !m.on.IsCommand() && r.stopping.Load() {
+			continue // Stop is on its way: nothing more may start
+		}
 		l.on = m.on
 		err := l.handle(m)
 		if m.reply != nil && !l.deferred(m) {
@@ -381,8 +384,8 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 			frame, print = img, FingerprintOf(img)
 		}
 	}
-	// The stability wait hands over a settled frame but no tree: the tree
-	// is read here, after the frame, so both describe the same screen.
+	// The settled frame of the last action comes without a tree; the
+	// policy's label check and the json dialect need one for this screen.
 	if t, ok := r.dev.(device.UITree); ok && r.settings.UITree && tree == nil {
 		b, err := t.UITree(ctx)
 		if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
@@ -667,8 +670,12 @@ func (l *loopState) actionDone(res *actResult) {
 	ctx, gen := l.newWork()
 	r := l.r
 	cfg := l.r.settings.Stability
+	var prepare func(image.Image)
+	if p, ok := r.planner.(model.Preparer); ok {
+		prepare = p.Prepare
+	}
 	l.spawn(func() {
-		s, err := WaitStable(ctx, r.shoot, cfg)
+		s, err := waitStable(ctx, r.shoot, cfg, prepare)
 		if ctx.Err() != nil {
 			return
 		}
@@ -1162,6 +1169,9 @@ func (l *loopState) end(res Result) {
 		l.manualReply <- ErrFinished
 		l.manualReply = nil
 	}
+	// A finished run may be kept (a list of past runs); it must not pin
+	// the last screen (megabytes) in memory.
+	l.frame, l.tree = nil, nil
 }
 
 // flushQueue drops the queued actions; when why is set the model is told

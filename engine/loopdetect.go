@@ -29,9 +29,15 @@ type loopDetector struct {
 }
 
 // observe records one device action that was expected to change the screen,
-// done on screen before and leaving screen after.
+// done on screen before and leaving screen after. threshold is how far two
+// frames may differ and still show the same screen (for "repeated on the
+// same screen"). Whether the action changed anything is judged strictly:
+// any fingerprint cell that moved counts, because the useful effect of an
+// action can be small (three typed letters, a ticked box move a handful of
+// cells, under the stability threshold) and calling that a loop would throw
+// away a good plan. The price is that a blinking cursor can hide a loop.
 func (d *loopDetector) observe(a action.Action, before, after Fingerprint, threshold float64) (loopVerdict, string) {
-	changed := before.IsZero() || after.IsZero() || after.Diff(before) > threshold
+	changed := before.IsZero() || after.IsZero() || after.Diff(before) > 0
 	repeated := d.last != nil && sameAction(*d.last, a) && !d.lastPrint.IsZero() &&
 		before.Diff(d.lastPrint) <= threshold && !changed
 	d.last, d.lastPrint = &a, before

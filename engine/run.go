@@ -43,6 +43,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"tandem/engine/action"
@@ -159,6 +160,7 @@ type Run struct {
 	runCtx    context.Context
 	runCancel context.CancelFunc
 	gate      gate
+	stopping  atomic.Bool // set by Stop before its command reaches the loop
 	wg        sync.WaitGroup
 
 	res Result // valid once finished is closed
@@ -276,10 +278,26 @@ func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
 
 // Stop ends the run now: the model call, any wait and any queued action are
 // cancelled; once Stop returns no device action starts.
+//
+// It cuts the run off before the loop even reads the command: a model reply
+// or an action result already queued ahead of it must not start another
+// action (the person pressed Stop after the reply arrived but before its
+// tap; a peer still taps in that window). So Stop first marks the run
+// stopping (the loop drops work results from then on), cancels all work,
+// and closes the action gate, waiting only for an action already running
+// (its context is cancelled too).
 func (r *Run) Stop(ctx context.Context) error {
+	r.stopping.Store(true)
+	r.runCancel()
+	r.gate.close()
 	err := r.command(ctx, message{on: OnStop})
 	if errors.Is(err, ErrFinished) {
 		return nil
+	}
+	if err != nil {
+		// ctx ended first: the run is cut off already; make sure the loop
+		// still ends it.
+		go r.post(message{on: OnStop})
 	}
 	return err
 }

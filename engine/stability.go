@@ -77,14 +77,37 @@ func FingerprintOf(img image.Image) Fingerprint {
 	// Sample about 24x24 points per cell at most.
 	stepX := max(1, b.Dx()/(gw*24))
 	stepY := max(1, b.Dy()/(gh*24))
+	// The cell of each sampled column, computed once rather than per pixel.
+	cols := make([]int, 0, b.Dx()/stepX+1)
+	for x := b.Min.X; x < b.Max.X; x += stepX {
+		cols = append(cols, (x-b.Min.X)*gw/b.Dx())
+	}
+	var pix []uint8
+	var stride int
+	switch m := img.(type) {
+	case *image.RGBA:
+		pix, stride = m.Pix[m.PixOffset(b.Min.X, b.Min.Y):], m.Stride
+	case *image.NRGBA:
+		pix, stride = m.Pix[m.PixOffset(b.Min.X, b.Min.Y):], m.Stride
+	}
 	lum := luminanceFunc(img)
 	for y := b.Min.Y; y < b.Max.Y; y += stepY {
 		cy := (y - b.Min.Y) * gh / b.Dy()
-		row := cy * gw
-		for x := b.Min.X; x < b.Max.X; x += stepX {
-			cx := (x - b.Min.X) * gw / b.Dx()
-			sum[row+cx] += uint32(lum(x, y))
-			cnt[row+cx]++
+		rs, rc := sum[cy*gw:(cy+1)*gw], cnt[cy*gw:(cy+1)*gw]
+		if pix != nil {
+			// The common case (decoded PNG screenshots), without a call
+			// per pixel.
+			line := pix[(y-b.Min.Y)*stride:]
+			for i, cx := range cols {
+				p := line[i*stepX*4 : i*stepX*4+3 : i*stepX*4+3]
+				rs[cx] += (299*uint32(p[0]) + 587*uint32(p[1]) + 114*uint32(p[2])) / 1000
+				rc[cx]++
+			}
+			continue
+		}
+		for i, cx := range cols {
+			rs[cx] += uint32(lum(b.Min.X+i*stepX, y))
+			rc[cx]++
 		}
 	}
 	f := Fingerprint{W: gw, H: gh, Cells: make([]uint8, gw*gh)}
@@ -147,6 +170,9 @@ func (f Fingerprint) IsZero() bool { return len(f.Cells) == 0 }
 
 // Settled is the outcome of a stability wait.
 type Settled struct {
+	// Frame is the settled screen: the first frame of the final run of
+	// similar frames (the later ones only confirmed it), or the newest frame
+	// when the wait hit its cap.
 	Frame  image.Image
 	Print  Fingerprint
 	Stable bool          // false when the wait hit its cap
@@ -159,14 +185,29 @@ type Settled struct {
 // capture starts Interval apart, and returns ctx's error at once when ctx
 // is cancelled.
 func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig) (Settled, error) {
+	return waitStable(ctx, shoot, cfg, nil)
+}
+
+// waitStable is WaitStable that also hands every captured frame to
+// onFrame (when set) on its own goroutine, so work on the frame that will
+// turn out to be the settled one (the planner's resize and encode) runs
+// during the interval the wait spends idle anyway.
+func waitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, onFrame func(image.Image)) (Settled, error) {
 	cfg = cfg.withDefaults()
 	start := time.Now()
+	offer := func(img image.Image) {
+		if onFrame != nil {
+			go onFrame(img)
+		}
+	}
 	img, err := shoot(ctx)
 	if err != nil {
 		return Settled{}, err
 	}
+	offer(img)
 	prev := FingerprintOf(img)
 	res := Settled{Frame: img, Print: prev, Frames: 1}
+	first, firstPrint := img, prev // the first frame of the current run
 	run := 1
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -194,10 +235,13 @@ func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, e
 			run++
 		} else {
 			run = 1
+			first, firstPrint = img, fp
+			offer(img)
 		}
 		prev = fp
 		res.Frame, res.Print = img, fp
 	}
+	res.Frame, res.Print = first, firstPrint
 	res.Stable = true
 	res.Waited = time.Since(start)
 	return res, nil

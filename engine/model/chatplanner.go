@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -61,6 +62,77 @@ type chatPlanner struct {
 	// the history length at the time (so a corrective retry, which repeats
 	// a step, does not shift them).
 	shots map[int]EncodedImage
+
+	// prep is the newest screenshot Prepare took on (its own lock: Plan
+	// holds mu through the model call).
+	prepMu sync.Mutex
+	prep   *preparedShot
+}
+
+// preparedShot is a screenshot being prepared, or prepared, for sending.
+type preparedShot struct {
+	img  image.Image
+	done chan struct{} // closed when shot and err are set
+	shot observe.Shot
+	err  error
+}
+
+func (p *chatPlanner) spec() observe.ImageSpec {
+	b := p.dialect.ImageBudget()
+	return observe.ImageSpec{MaxPixels: b.MaxPixels, MinPixels: b.MinPixels, Factor: b.Factor, Format: b.Format}
+}
+
+// Prepare implements Preparer: it resizes and encodes img now, unless a
+// preparation is still running (then img is skipped: frames come faster
+// than they can be encoded only while the screen is still moving).
+func (p *chatPlanner) Prepare(img image.Image) {
+	if img == nil {
+		return
+	}
+	p.prepMu.Lock()
+	if p.prep != nil {
+		select {
+		case <-p.prep.done:
+		default:
+			p.prepMu.Unlock()
+			return
+		}
+	}
+	ps := &preparedShot{img: img, done: make(chan struct{})}
+	p.prep = ps
+	p.prepMu.Unlock()
+	ps.shot, ps.err = observe.PrepareScreenshot(img, p.spec())
+	close(ps.done)
+}
+
+// sameImage reports whether a and b are the same image object. Only
+// pointers are compared (== on an image held by value could panic).
+func sameImage(a, b image.Image) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Kind() == reflect.Pointer && vb.Kind() == reflect.Pointer && va.Type() == vb.Type() && va.Pointer() == vb.Pointer()
+}
+
+// prepared returns img ready to send: Prepare's work when it took on this
+// very image (waiting for it if it is still running), else done now.
+func (p *chatPlanner) prepared(ctx context.Context, img image.Image) (observe.Shot, error) {
+	p.prepMu.Lock()
+	ps := p.prep
+	p.prepMu.Unlock()
+	if ps != nil && sameImage(ps.img, img) {
+		select {
+		case <-ps.done:
+			// Used once: let go of the frame (megabytes) it refers to.
+			p.prepMu.Lock()
+			if p.prep == ps {
+				p.prep = nil
+			}
+			p.prepMu.Unlock()
+			return ps.shot, ps.err
+		case <-ctx.Done():
+			return observe.Shot{}, ctx.Err()
+		}
+	}
+	return observe.PrepareScreenshot(img, p.spec())
 }
 
 func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)) (Plan, error) {
@@ -103,8 +175,7 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 	vision, _ := observe.NeedVision(observe.VisionInput{Always: budget.Always, Compact: compact,
 		SmallModel: p.opt.SmallModel, RecentFailures: recentFailures(in.History), Goal: in.Goal})
 	if vision && obs.Screenshot != nil && !obs.Secure {
-		s, err := observe.PrepareScreenshot(obs.Screenshot, observe.ImageSpec{MaxPixels: budget.MaxPixels,
-			MinPixels: budget.MinPixels, Factor: budget.Factor, Format: budget.Format})
+		s, err := p.prepared(ctx, obs.Screenshot)
 		if err != nil {
 			return Plan{}, fmt.Errorf("planner: %w", err)
 		}

@@ -92,6 +92,17 @@ type Planner interface {
 	Plan(ctx context.Context, in Input, onThought func(delta string)) (Plan, error)
 }
 
+// Preparer is implemented by planners that can get a screenshot ready to
+// send (resized, encoded) before the Plan call that sends it. The engine
+// offers each frame it captures while it waits for the screen to settle;
+// the frame it then plans on is usually one already prepared, so the
+// resize and encode (tens of milliseconds on a phone-sized screen) overlap
+// the wait instead of following it. Prepare must be cheap to call and safe
+// for concurrent use with Plan; it may ignore a frame (when busy).
+type Preparer interface {
+	Prepare(img image.Image)
+}
+
 // ParseError is a reply the dialect could not turn into actions. The engine
 // feeds Reason back to the model for a corrective retry; it is never a finish.
 type ParseError struct {

@@ -63,7 +63,9 @@ func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
 	out := img
 	if w != b.Dx() || h != b.Dy() {
 		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+		if !scaleArea(dst, img) {
+			draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+		}
 		out = dst
 	}
 	format := strings.ToLower(spec.Format)

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -120,6 +121,7 @@ type Server struct {
 	closed chan time.Time
 	mu     sync.Mutex
 	reqs   []Request
+	count  int
 	active int
 }
 
@@ -178,6 +180,14 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
+// Forget drops the requests recorded so far, so a long benchmark does not
+// hold every screenshot it sent; Attempt numbering goes on.
+func (s *Server) Forget() {
+	s.mu.Lock()
+	s.reqs = nil
+	s.mu.Unlock()
+}
+
 // Active returns how many requests are being answered right now.
 func (s *Server) Active() int {
 	s.mu.Lock()
@@ -204,7 +214,8 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	req.Attempt = len(s.reqs) + 1
+	s.count++
+	req.Attempt = s.count
 	s.reqs = append(s.reqs, req)
 	s.active++
 	s.mu.Unlock()
@@ -323,6 +334,9 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, re
 	for i, tc := range rep.ToolCalls {
 		args := tc.Function.Arguments
 		half := len(args) / 2
+		for half > 0 && !utf8.RuneStart(args[half]) {
+			half-- // JSON strings carry whole characters: never split one
+		}
 		first := map[string]any{"index": i, "id": tc.ID, "type": "function",
 			"function": map[string]any{"name": tc.Function.Name, "arguments": args[:half]}}
 		second := map[string]any{"index": i, "function": map[string]any{"arguments": args[half:]}}

@@ -34,7 +34,16 @@ func TestNonStreaming(t *testing.T) {
 }
 
 func TestStreamingToolCallsAndUsage(t *testing.T) {
-	tc := openai.ToolCall{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "tap", Arguments: `{"x":500,"y":300}`}}
+	// The second arguments' midpoint falls inside 好: the split must not
+	// cut a character (a JSON string would carry U+FFFD instead).
+	for _, args := range []string{`{"x":500,"y":300}`, `{"text":"你好，世界"}`} {
+		streamToolCall(t, args)
+	}
+}
+
+func streamToolCall(t *testing.T, arguments string) {
+	t.Helper()
+	tc := openai.ToolCall{ID: "c1", Type: "function", Function: openai.FunctionCall{Name: "tap", Arguments: arguments}}
 	s := New(t, Reply{Content: "Thought: tap it", Reasoning: "hmm", ToolCalls: []openai.ToolCall{tc},
 		Usage: &openai.Usage{PromptTokens: 11, CompletionTokens: 5}})
 	st, err := client(s).CreateChatCompletionStream(context.Background(), openai.ChatCompletionRequest{Model: "m",

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine/device/vphone"
+	"tandem/engine/device/vphone/vphonetest"
+	"tandem/engine/model/modeltest"
+)
+
+// syncBuffer is a bytes.Buffer safe for the run's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func toolReply(content, name, args string) modeltest.Reply {
+	return modeltest.Reply{Content: content, ToolCalls: []openai.ToolCall{{ID: "c1", Type: openai.ToolTypeFunction,
+		Function: openai.FunctionCall{Name: name, Arguments: args}}}}
+}
+
+// centre is the phone's node s (resource id or text) in rel1000 arguments.
+func centre(t *testing.T, p *vphone.Phone, s string) string {
+	t.Helper()
+	b, ok := p.Bounds(s)
+	if !ok {
+		b, ok = p.BoundsOfText(s)
+	}
+	if !ok {
+		t.Fatalf("no %q on the phone", s)
+	}
+	w, h := p.Size()
+	c := b.Min.Add(b.Max).Div(2)
+	return fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/w, c.Y*1000/h)
+}
+
+// `tandem run` drives the virtual phone through a private adb server (found
+// through TANDEM_ADB_PORT) with a chat-completions server, printing progress.
+func TestRunDrivesVirtualPhone(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		st := phone.State()
+		switch {
+		case st.Foreground != vphone.PkgCounter:
+			return toolReply("Open the counter first.", "launch", `{"app":"Counter"}`)
+		case st.Counter < 2:
+			return toolReply("Tap +1.", "tap", centre(t, phone, "+1"))
+		}
+		return toolReply("", "finish", `{"summary":"The counter shows 2.","success":true}`)
+	})
+	t.Setenv("TANDEM_ADB_PORT", strconv.Itoa(env.Port))
+	t.Setenv("TANDEM_API_KEY", "sk-cli-test")
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--device", env.Serial, "--goal", "Make the counter show 2",
+		"--base-url", srv.URL, "--model", "scripted", "--data-dir", t.TempDir()}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	if c := phone.State().Counter; c != 2 {
+		t.Fatalf("counter %d", c)
+	}
+	text := out.String()
+	for _, want := range []string{"[Planning]", "thinking: Open the counter first.", "step 1: launch(Counter) -> ok",
+		"step 3: tap(", "usage: 4 calls", "Done success=true: The counter shows 2."} {
+		if !strings.Contains(text, want) {
+			t.Fatalf("progress lacks %q:\n%s", want, text)
+		}
+	}
+	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-cli-test" {
+		t.Fatalf("authorization %q", got)
+	}
+}
+
+// A payment waits for the person on the terminal: a reason denies it (the
+// model hears the reason), "y" allows it.
+func TestRunAsksBeforePaying(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgShop); err != nil {
+		t.Fatal(err)
+	}
+	pay := centre(t, phone, "pay_button")
+	srv := modeltest.New(t,
+		toolReply("Pay.", "tap", pay),
+		toolReply("Try again.", "tap", pay),
+		toolReply("", "finish", `{"summary":"Paid.","success":true}`))
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "Buy the earbuds", "--base-url", srv.URL, "--data-dir", t.TempDir()},
+		Stdin: strings.NewReader("not that card\ny\n"), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK || !phone.State().Paid {
+		t.Fatalf("exit %d paid %v\nstdout:\n%s\nstderr:\n%s", code, phone.State().Paid, out.String(), errOut.String())
+	}
+	if n := strings.Count(out.String(), "? confirm:"); n != 2 {
+		t.Fatalf("%d confirmation requests:\n%s", n, out.String())
+	}
+	if !strings.Contains(srv.Requests()[1].Text(), "not that card") {
+		t.Fatal("the denial's reason did not reach the model")
+	}
+	if !strings.Contains(errOut.String(), "allow?") {
+		t.Fatalf("no prompt: %s", errOut.String())
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--adb-port", "0"},
+		{"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "extra"}} {
+		var out, errOut syncBuffer
+		if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}); code != ExitUsage {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+	}
+}

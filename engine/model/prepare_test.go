@@ -1,0 +1,111 @@
+package model
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+	"sync"
+	"testing"
+
+	"tandem/engine/model/modeltest"
+)
+
+func solid(c color.RGBA) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, 360, 800))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	return img
+}
+
+// sentColour decodes the newest image of a request (the line dialect sends
+// PNG) and returns its centre pixel.
+func sentColour(t *testing.T, r modeltest.Request) color.RGBA {
+	t.Helper()
+	imgs := r.Images()
+	data, ok := strings.CutPrefix(imgs[len(imgs)-1], "data:image/png;base64,")
+	if !ok {
+		t.Fatalf("not a PNG data URL: %.40s", imgs[len(imgs)-1])
+	}
+	b, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := img.Bounds().Max.Div(2)
+	return color.RGBAModel.Convert(img.At(c.X, c.Y)).(color.RGBA)
+}
+
+// TestPrepareIsReused: a screenshot prepared ahead is the one sent (shown
+// by changing its pixels after Prepare: the prepared encoding goes out); a
+// different image is prepared afresh.
+func TestPrepareIsReused(t *testing.T) {
+	s := modeltest.New(t, modeltest.Reply{Content: "tap 1 1"}, modeltest.Reply{Content: "tap 1 1"})
+	pl := NewPlanner(newTestClient(t, s.URL, nil), lineDialect{vlmBudget()}, PlannerOptions{})
+	prep, ok := pl.(Preparer)
+	if !ok {
+		t.Fatal("the chat planner does not implement Preparer")
+	}
+	red, blue := color.RGBA{200, 0, 0, 255}, color.RGBA{0, 0, 200, 255}
+	img := solid(red)
+	prep.Prepare(img)
+	copy(img.Pix, solid(blue).Pix) // after Prepare: must not be re-encoded
+	in := Input{Goal: "g", Observation: Observation{Screenshot: img}}
+	if _, err := pl.Plan(context.Background(), in, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := sentColour(t, s.Requests()[0]); c.R < 150 || c.B > 50 {
+		t.Fatalf("sent %v: the prepared (red) encoding was not reused", c)
+	}
+	other := solid(blue)
+	in.Observation.Screenshot = other
+	in.History = []Step{{N: 1, Result: "ok"}}
+	if _, err := pl.Plan(context.Background(), in, nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := sentColour(t, s.Requests()[1]); c.B < 150 || c.R > 50 {
+		t.Fatalf("sent %v for a new image: a stale preparation was used", c)
+	}
+}
+
+// Prepare is safe alongside Plan (run with -race), and an image held by
+// value is never compared with == (that could panic).
+func TestPrepareConcurrentAndValueImages(t *testing.T) {
+	s := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Content: "tap 1 1"} })
+	pl := NewPlanner(newTestClient(t, s.URL, nil), lineDialect{vlmBudget()}, PlannerOptions{})
+	prep := pl.(Preparer)
+	imgs := []*image.RGBA{solid(color.RGBA{1, 2, 3, 255}), solid(color.RGBA{9, 9, 9, 255})}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			prep.Prepare(imgs[i%2])
+		}()
+	}
+	for i := range 4 {
+		in := Input{Goal: "g", Observation: Observation{Screenshot: imgs[i%2]}}
+		if _, err := pl.Plan(context.Background(), in, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	prep.Prepare(valueImage{imgs[0], nil})
+	if _, err := pl.Plan(context.Background(), Input{Goal: "g", Observation: Observation{Screenshot: valueImage{imgs[0], nil}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// valueImage is an image held by value, with an uncomparable field (==
+// on two of them in interfaces panics).
+type valueImage struct {
+	*image.RGBA
+	tags []string
+}
