@@ -34,6 +34,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"tandem/engine/action"
@@ -68,6 +69,7 @@ type Device struct {
 	closed    bool
 	closeOnce sync.Once
 	closeErr  error
+	pngOnly   atomic.Bool // the raw screencap was not understood: PNG from now on
 }
 
 var (

@@ -281,31 +281,64 @@ func noisePNG(t testing.TB, w, h int, black bool) []byte {
 	return b.Bytes()
 }
 
+// rawFrame is `screencap`'s raw output for a w x h frame of one colour.
+func rawFrame(w, h, header int, format uint32, px [4]byte) []byte {
+	b := make([]byte, header, header+w*h*4)
+	binary.LittleEndian.PutUint32(b[0:], uint32(w))
+	binary.LittleEndian.PutUint32(b[4:], uint32(h))
+	binary.LittleEndian.PutUint32(b[8:], format)
+	if header == 16 {
+		binary.LittleEndian.PutUint32(b[12:], 1)
+	}
+	for i := 0; i < w*h; i++ {
+		b = append(b, px[:]...)
+	}
+	return b
+}
+
 func TestScreenshotOutcomes(t *testing.T) {
 	t.Parallel()
 	good := noisePNG(t, 200, 300, false)
 	black := noisePNG(t, 200, 300, true)
+	red := [4]byte{200, 10, 20, 255}
+	wide := func(img image.Image, err error) bool { return err == nil && img.Bounds().Dx() == 200 }
+	secure := func(_ image.Image, err error) bool { return errors.Is(err, device.ErrSecureScreen) }
+	gone := func(_ image.Image, err error) bool { return errors.Is(err, device.ErrGone) }
+	isRed := func(img image.Image, err error) bool {
+		if err != nil {
+			return false
+		}
+		r, g, b, _ := img.At(5, 5).RGBA()
+		return r>>8 == 200 && g>>8 == 10 && b>>8 == 20
+	}
+	unknown := miniReply{data: rawFrame(200, 300, 16, 4, red)} // RGB_565: not read, so PNG
 	tests := []struct {
-		name  string
-		reply miniReply
-		check func(image.Image, error) bool
+		name     string
+		raw, png miniReply
+		check    func(image.Image, error) bool
 	}{
-		{"png", miniReply{data: append([]byte("WARNING: linker: noise\n"), good...)},
-			func(img image.Image, err error) bool { return err == nil && img.Bounds().Dx() == 200 }},
-		{"black", miniReply{data: black},
-			func(_ image.Image, err error) bool { return errors.Is(err, device.ErrSecureScreen) }},
-		{"refused", miniReply{data: []byte("Capturing failed.\n")},
-			func(_ image.Image, err error) bool { return errors.Is(err, device.ErrSecureScreen) }},
-		{"cut mid-stream", miniReply{data: good[:len(good)/2], cut: true},
-			func(_ image.Image, err error) bool { return errors.Is(err, device.ErrGone) }},
+		{"raw", miniReply{data: rawFrame(200, 300, 16, 1, red)}, miniReply{}, isRed},
+		{"raw with the old 12-byte header", miniReply{data: rawFrame(200, 300, 12, 1, red)}, miniReply{}, isRed},
+		{"raw BGRA", miniReply{data: rawFrame(200, 300, 16, 5, [4]byte{20, 10, 200, 255})}, miniReply{}, isRed},
+		{"raw RGBX", miniReply{data: rawFrame(200, 300, 16, 2, [4]byte{200, 10, 20, 0})}, miniReply{}, isRed},
+		{"raw black", miniReply{data: rawFrame(200, 300, 16, 1, [4]byte{0, 0, 0, 255})}, miniReply{}, secure},
+		{"raw refused", miniReply{data: []byte("Capturing failed.\n")}, miniReply{}, secure},
+		{"raw cut mid-stream", miniReply{data: rawFrame(200, 300, 16, 1, red)[:100000], cut: true}, miniReply{}, gone},
+		{"png", unknown, miniReply{data: append([]byte("WARNING: linker: noise\n"), good...)}, wide},
+		{"png black", unknown, miniReply{data: black}, secure},
+		{"png refused", unknown, miniReply{data: []byte("Capturing failed.\n")}, secure},
+		{"png cut mid-stream", unknown, miniReply{data: good[:len(good)/2], cut: true}, gone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := privateServer(t)
 			_, serial := startMini(t, s, "shell_v2,cmd", func(service string) miniReply {
-				if service == "exec:screencap -p" {
-					return tt.reply
+				switch service {
+				case "exec:screencap":
+					return tt.raw
+				case "exec:screencap -p":
+					return tt.png
 				}
 				return miniReply{data: v2(3, "\x00")}
 			})
@@ -324,5 +357,16 @@ func TestScreenshotOutcomes(t *testing.T) {
 				t.Errorf("took %v", el)
 			}
 		})
+	}
+}
+
+func TestNetworkSerial(t *testing.T) {
+	for serial, want := range map[string]bool{
+		"R58M123ABC": false, "emulator-5554": false, "127.0.0.1:5555": false, "localhost:5555": false, "[::1]:5555": false,
+		"192.168.1.20:5555": true, "phone.lan:5555": true, "adb-R58M-abc._adb-tls-connect._tcp": true,
+	} {
+		if got := networkSerial(serial); got != want {
+			t.Errorf("networkSerial(%q) = %v", serial, got)
+		}
 	}
 }

@@ -3,13 +3,16 @@ package adb
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"net"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tandem/engine/device"
 )
@@ -22,29 +25,107 @@ var (
 	pngEnd   = []byte("IEND\xae\x42\x60\x82") // the IEND chunk's type and CRC
 )
 
-// Screenshot captures the screen with `exec:screencap -p`. A capture that is
-// all black or that the phone refuses is a secure window (FLAG_SECURE) and is
-// returned as device.ErrSecureScreen; a connection that drops mid-transfer is
-// device.ErrGone.
+// Screenshot captures the screen. Over USB and on emulators it fetches the
+// raw frame (`screencap` without -p): a phone takes far longer to encode a
+// PNG (0.6–3 s for a 1440x3120 screen) than USB 2 takes to carry the raw
+// pixels (~0.3–0.7 s), and decoding a PNG here costs tens of milliseconds
+// more. Over Wi-Fi bandwidth is the limit, so a network device sends a PNG;
+// so does a phone whose raw output is not understood, from then on.
+//
+// A capture that is all black or that the phone refuses is a secure window
+// (FLAG_SECURE) and is returned as device.ErrSecureScreen; a connection that
+// drops mid-transfer is device.ErrGone.
 func (d *Device) Screenshot(ctx context.Context) (image.Image, error) {
+	if !d.pngOnly.Load() && !networkSerial(d.serial) {
+		img, err := d.screenshotRaw(ctx)
+		if !errors.Is(err, errRawFormat) {
+			return img, err
+		}
+		d.pngOnly.Store(true)
+	}
+	return d.screenshotPNG(ctx)
+}
+
+// errRawFormat: the raw screencap output is not a layout this driver reads.
+var errRawFormat = errors.New("unknown raw screencap format")
+
+func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
+	raw, err := d.srv.Exec(ctx, d.serial, "screencap", maxScreenshot)
+	if err != nil {
+		return nil, err
+	}
+	img, err := decodeRaw(raw)
+	switch {
+	case errors.Is(err, errStreamBroken):
+		return nil, d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w", err))
+	case errors.Is(err, errNoImage):
+		return nil, d.noImage(ctx, raw)
+	case err != nil:
+		return nil, err
+	}
+	if allBlack(img) {
+		return nil, fmt.Errorf("%w: the screenshot is black (the app blocks screen capture)", device.ErrSecureScreen)
+	}
+	return img, nil
+}
+
+// errNoImage: the output holds no frame at all (words, or nothing).
+var errNoImage = errors.New("no frame in the output")
+
+// decodeRaw reads `screencap`'s raw output: little-endian width, height and
+// pixel format, then (since Android 9) a dataspace word, then the pixels.
+// The header size is told apart by the total length.
+func decodeRaw(raw []byte) (*image.RGBA, error) {
+	if len(raw) < 12 {
+		if len(raw) == 0 || utf8.Valid(raw) {
+			return nil, errNoImage
+		}
+		return nil, fmt.Errorf("%w (%d bytes)", errStreamBroken, len(raw))
+	}
+	w, h, format := binary.LittleEndian.Uint32(raw), binary.LittleEndian.Uint32(raw[4:]), binary.LittleEndian.Uint32(raw[8:])
+	if w == 0 || h == 0 || w > 16384 || h > 16384 {
+		if utf8.Valid(raw) {
+			return nil, errNoImage
+		}
+		return nil, fmt.Errorf("%w: %dx%d", errRawFormat, w, h)
+	}
+	size := int(w) * int(h) * 4
+	var pix []byte
+	switch {
+	case len(raw) == 16+size:
+		pix = raw[16:]
+	case len(raw) == 12+size:
+		pix = raw[12:]
+	case len(raw) < 12+size:
+		return nil, fmt.Errorf("%w (%d of %d bytes)", errStreamBroken, len(raw), 16+size)
+	default:
+		return nil, fmt.Errorf("%w: %d bytes for %dx%d", errRawFormat, len(raw), w, h)
+	}
+	img := &image.RGBA{Pix: pix, Stride: int(w) * 4, Rect: image.Rect(0, 0, int(w), int(h))}
+	switch format {
+	case 1: // RGBA_8888: the layout image.RGBA uses
+	case 2: // RGBX_8888: the fourth byte is not alpha
+		for i := 3; i < len(pix); i += 4 {
+			pix[i] = 0xff
+		}
+	case 5: // BGRA_8888
+		for i := 0; i < len(pix); i += 4 {
+			pix[i], pix[i+2] = pix[i+2], pix[i]
+		}
+	default:
+		return nil, fmt.Errorf("%w: pixel format %d", errRawFormat, format)
+	}
+	return img, nil
+}
+
+func (d *Device) screenshotPNG(ctx context.Context) (image.Image, error) {
 	raw, err := d.srv.Exec(ctx, d.serial, "screencap -p", maxScreenshot)
 	if err != nil {
 		return nil, err
 	}
 	start := bytes.Index(raw, pngMagic)
 	if start < 0 {
-		// No PNG at all: the phone printed an error instead, or the stream
-		// died before the header. Nothing at all is most likely a cut
-		// stream, so wait briefly for the server to say so; words are a
-		// refusal unless the device is already gone.
-		if len(bytes.TrimSpace(raw)) == 0 {
-			if gerr := d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w", errStreamBroken)); errors.Is(gerr, device.ErrGone) || ctx.Err() != nil {
-				return nil, gerr
-			}
-		} else if st, serr := d.srv.State(ctx, d.serial); errors.Is(serr, device.ErrGone) || serr == nil && st != "device" {
-			return nil, fmt.Errorf("%w (%s): screencap: %s", device.ErrGone, st, clip(string(raw), 200))
-		}
-		return nil, fmt.Errorf("%w: screencap returned no image: %q", device.ErrSecureScreen, clip(string(raw), 200))
+		return nil, d.noImage(ctx, raw)
 	}
 	// A complete PNG ends with its IEND chunk. Without it the stream was
 	// cut: ask the server at once, before the device can reconnect, and
@@ -61,6 +142,39 @@ func (d *Device) Screenshot(ctx context.Context) (image.Image, error) {
 		return nil, fmt.Errorf("%w: the screenshot is black (the app blocks screen capture)", device.ErrSecureScreen)
 	}
 	return img, nil
+}
+
+// noImage explains output without a picture: the phone printed an error
+// instead, or the stream died before the header. Nothing at all is most
+// likely a cut stream, so ask the server; words are a refusal (a secure
+// window) unless the device is already gone.
+func (d *Device) noImage(ctx context.Context, raw []byte) error {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		if gerr := d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w", errStreamBroken)); errors.Is(gerr, device.ErrGone) || ctx.Err() != nil {
+			return gerr
+		}
+	} else if st, serr := d.srv.State(ctx, d.serial); errors.Is(serr, device.ErrGone) || serr == nil && st != "device" {
+		return fmt.Errorf("%w (%s): screencap: %s", device.ErrGone, st, clip(string(raw), 200))
+	}
+	return fmt.Errorf("%w: screencap returned no image: %q", device.ErrSecureScreen, clip(string(raw), 200))
+}
+
+// networkSerial reports whether a serial names a device reached over the
+// network (Wi-Fi ADB: "192.168.1.20:5555", or an mDNS name), where the raw
+// frame would be too slow. Loopback serials are local emulators and the
+// virtual phone.
+func networkSerial(serial string) bool {
+	if strings.Contains(serial, "._adb-tls-") {
+		return true
+	}
+	host, _, err := net.SplitHostPort(serial)
+	if err != nil {
+		return false
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return !ip.IsLoopback()
+	}
+	return host != "localhost"
 }
 
 func clip(s string, n int) string {
