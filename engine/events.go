@@ -157,6 +157,7 @@ type Request struct {
 	Kind    RequestKind    `json:"kind"`
 	Message string         `json:"message"`
 	Action  *action.Action `json:"action,omitempty"` // the action to confirm
+	Why     *Why           `json:"why,omitempty"`    // the rule behind a confirmation
 	// Frame is the recorded screen the request is about (the newest the
 	// model saw), so the person decides on what the agent saw.
 	Frame string `json:"frame,omitempty"`

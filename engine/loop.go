@@ -582,8 +582,8 @@ func (l *loopState) next() {
 		l.ask(Request{Kind: AskBudget, Message: why + "; resume to allow as much again, or stop"})
 		return
 	}
-	if why := l.r.settings.Policy.Check(Target{Action: a, Label: l.labelAt(a), App: l.info.Name}); why != "" {
-		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a})
+	if why := l.r.settings.Policy.Why(Target{Action: a, Label: l.labelAt(a), App: l.info.Name}); why.By != "" {
+		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why})
 		return
 	}
 	l.execute()

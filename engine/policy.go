@@ -37,32 +37,54 @@ type Target struct {
 	App    string
 }
 
+// Why says which rule asks for a confirmation, in parts a UI can word in
+// its own language: By is "model" (the model flagged the step), "app" (an
+// app on the list) or "word" (a word on the list); Detail is the model's
+// words, the app or the word.
+type Why struct {
+	By     string `json:"by"`
+	Detail string `json:"detail"`
+}
+
+// String is the reason in English, for the record and the model.
+func (w Why) String() string {
+	switch w.By {
+	case "model":
+		return "the model flagged it: " + w.Detail
+	case "app":
+		return fmt.Sprintf("every action in %s needs your confirmation", w.Detail)
+	case "word":
+		return fmt.Sprintf("it matches %q in your confirmation list", w.Detail)
+	}
+	return ""
+}
+
 // Check returns why the action needs confirmation, or "" when it does not.
-func (p Policy) Check(t Target) string {
+func (p Policy) Check(t Target) string { return p.Why(t).String() }
+
+// Why returns the rule that asks for confirmation; By is "" when none does.
+func (p Policy) Why(t Target) Why {
 	if t.Action.Sensitive != "" {
-		return "the model flagged it: " + t.Action.Sensitive
+		return Why{By: "model", Detail: t.Action.Sensitive}
 	}
 	if p.Off || t.Action.Type.Terminal() || t.Action.Type == action.AskUser || t.Action.Type == action.TakeOver {
-		return ""
+		return Why{}
 	}
 	for _, app := range p.Apps {
 		if app != "" && (strings.EqualFold(app, t.App) || strings.EqualFold(app, t.Action.App)) {
-			return fmt.Sprintf("every action in %s needs your confirmation", app)
+			return Why{By: "app", Detail: app}
 		}
 	}
 	hay := strings.ToLower(strings.Join([]string{t.Label, t.Action.Text, t.Action.App}, "\n"))
 	for _, w := range p.Words {
 		w = strings.ToLower(strings.TrimSpace(w))
 		if w != "" && containsWord(hay, w) {
-			return fmt.Sprintf("it matches %q in your confirmation list", w)
+			return Why{By: "word", Detail: w}
 		}
 	}
-	return ""
+	return Why{}
 }
 
-// containsWord matches w in s. Latin words must stand alone ("pay" matches
-// "Pay now" but not "display"); CJK words match anywhere, as CJK text has
-// no spaces.
 func containsWord(s, w string) bool {
 	if !isLatin(w) {
 		return strings.Contains(s, w)

@@ -360,6 +360,9 @@ func TestSensitiveDenyThenConfirm(t *testing.T) {
 	if req.Frame == "" {
 		t.Error("the confirmation does not name the screen the agent saw")
 	}
+	if req.Why == nil || req.Why.By != "word" || req.Why.Detail != "pay" {
+		t.Errorf("the confirmation's rule is %+v, want the word pay", req.Why)
+	}
 	if err := f.run.Deny(context.Background(), "not today"); err != nil {
 		t.Fatal(err)
 	}

@@ -126,6 +126,7 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
     const img = document.querySelector('[data-testid="confirm-shot"] img')
     return img && img.complete && img.naturalWidth > 0
   }, null, { timeout: 10_000 })
+  assert.match(await page.getByTestId('confirm-why').innerText(), /“pay”/, 'the dialog says which rule asks')
   // The mirror outlines the element the agent wants to press.
   await page.getByTestId('intent-element').waitFor({ state: 'attached', timeout: 5000 })
   assert.match(await page.getByTestId('intent-element').textContent(), /Pay/)

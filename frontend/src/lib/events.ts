@@ -80,6 +80,8 @@ export interface Request {
   action?: Action
   /** the recorded screen the request is about */
   frame?: string
+  /** the rule behind a confirmation */
+  why?: { by: 'model' | 'app' | 'word'; detail: string }
 }
 
 export interface Result {

@@ -79,6 +79,9 @@ const en = {
   'timeline.stoppedTitle': 'Stopped',
   'timeline.pending': 'Still open',
   'timeline.plan': 'Plan',
+  'why.model': 'The agent marked this step as sensitive: {detail}',
+  'why.app': 'Every action in {detail} needs your confirmation (Settings → Safety).',
+  'why.word': 'It matches “{detail}” in your confirmation list (Settings → Safety).',
   'act.tap': 'tap',
   'act.double_tap': 'double tap',
   'act.right_click': 'right click',
@@ -298,6 +301,9 @@ const zh: Record<Key, string> = {
   'timeline.stoppedTitle': '已停止',
   'timeline.pending': '尚未解决',
   'timeline.plan': '计划',
+  'why.model': '智能体将此步骤标记为敏感操作：{detail}',
+  'why.app': '在 {detail} 中的每个操作都需要你确认（设置 → 安全）。',
+  'why.word': '它匹配你的确认列表中的“{detail}”（设置 → 安全）。',
   'act.tap': '点击',
   'act.double_tap': '双击',
   'act.right_click': '右键点击',
@@ -457,14 +463,32 @@ class I18n {
 
 export const i18n = new I18n()
 
+const requestTitles: Record<string, Key> = {
+  confirm: 'request.confirmTitle',
+  question: 'request.questionTitle',
+  take_over: 'request.takeOverTitle',
+  loop: 'request.loopTitle',
+  budget: 'request.budgetTitle',
+  model_error: 'request.modelErrorTitle',
+  device_error: 'request.deviceTitle',
+}
+
+/** requestTitle is the key of the title of what a run asks of the person. */
+export function requestTitle(kind: string): Key {
+  return requestTitles[kind] ?? 'request.loopTitle'
+}
+
 /**
  * reasonText words a run's reason in the UI's language when the engine says
  * which command of the person (or device loss) caused it; other reasons are
  * the engine's own sentences and are shown as they come.
  */
-export function reasonText(run: { reason: string; by: string }): string {
+export function reasonText(run: { reason: string; by: string; state?: string; request?: { kind: string } | null }): string {
   const key = `reason.${run.by}`
-  return run.reason && run.by && i18n.has(key) ? i18n.t(key) : run.reason
+  if (run.reason && run.by && i18n.has(key)) return i18n.t(key)
+  // Waiting for the person: say what for; the dialog has the details.
+  if (run.state === 'WaitingForUser' && run.request) return i18n.t(requestTitle(run.request.kind))
+  return run.reason
 }
 
 /** resolveLang picks the UI language from the setting and the OS locale. */

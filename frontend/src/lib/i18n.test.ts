@@ -50,6 +50,9 @@ describe('reasonText', () => {
     expect(reasonText({ reason: 'the agent seems stuck: same tap', by: '' })).toBe('the agent seems stuck: same tap')
     expect(reasonText({ reason: 'x', by: 'no_such_trigger' })).toBe('x')
     expect(reasonText({ reason: '', by: 'start' })).toBe('')
+    expect(reasonText({ reason: 'tap(1,2) needs your confirmation: …', by: '', state: 'WaitingForUser', request: { kind: 'confirm' } })).toBe(
+      i18n.t('request.confirmTitle'),
+    )
     i18n.lang = 'en'
   })
 })
