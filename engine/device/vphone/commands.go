@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"am": cmdAm, "monkey": cmdMonkey, "pm": cmdPm, "cmd": cmdCmd, "dumpsys": cmdDumpsys,
 		"input": cmdInput, "screencap": cmdScreencap, "uiautomator": cmdUiautomator,
 		"id": cmdID, "whoami": cmdWhoami,
+		"screenrecord": cmdScreenrecord, "app_process": cmdAppProcess,
 	}
 }
 
@@ -42,7 +43,7 @@ func (p *Phone) runCommand(c *cmdIO, args []string) int {
 		fmt.Fprintf(c.err, "/system/bin/sh: %s: inaccessible or not found\n", args[0])
 		return 127
 	}
-	if name == "screencap" || name == "cat" || name == "sleep" {
+	if name == "screencap" || name == "cat" || name == "sleep" || name == "screenrecord" || name == "app_process" {
 		return fn(p, c, args[1:]) // big or slow output goes straight out
 	}
 	// Commands write while holding the phone's lock; buffering keeps a slow
@@ -1248,11 +1249,26 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 	return 0
 }
 
-// motion turns DOWN/MOVE/UP into a tap or a swipe (p.mu held).
+// motion turns DOWN/MOVE/UP into a tap or a swipe (p.mu held). Once the
+// pointer has moved beyond the tap slop, each MOVE scrolls by its own step,
+// so content follows the finger live (scrcpy drags) and the whole gesture
+// adds up to the same swipe as `input swipe` from DOWN to UP.
 func (p *Phone) motion(action string, x, y int) {
+	slop := 16 * p.m.scale
 	switch action {
 	case "DOWN":
-		p.down, p.downAt, p.isDown = [2]int{x, y}, p.now(), true
+		p.down, p.last, p.downAt, p.isDown, p.dragging = [2]int{x, y}, [2]int{x, y}, p.now(), true, false
+	case "MOVE":
+		if !p.isDown {
+			return
+		}
+		if !p.dragging && math.Hypot(float64(x-p.down[0]), float64(y-p.down[1])) >= slop {
+			p.dragging = true
+		}
+		if p.dragging {
+			p.m.swipe(p.last[0], p.last[1], x, y)
+			p.last = [2]int{x, y}
+		}
 	case "UP":
 		if !p.isDown {
 			return
@@ -1260,15 +1276,18 @@ func (p *Phone) motion(action string, x, y int) {
 		p.isDown = false
 		d := math.Hypot(float64(x-p.down[0]), float64(y-p.down[1]))
 		switch {
-		case d < 16*p.m.scale && p.now().Sub(p.downAt) >= 500*time.Millisecond:
+		case p.dragging:
+			p.m.swipe(p.last[0], p.last[1], x, y)
+		case d < slop && p.now().Sub(p.downAt) >= 500*time.Millisecond:
 			p.m.longPress(x, y)
-		case d < 16*p.m.scale:
+		case d < slop:
 			p.m.tap(x, y)
 		default:
 			p.m.swipe(p.down[0], p.down[1], x, y)
 		}
+		p.dragging = false
 	case "CANCEL":
-		p.isDown = false
+		p.isDown, p.dragging = false, false
 	}
 }
 

@@ -198,6 +198,12 @@ type Phone struct {
 	down     [2]int // where a motionevent DOWN was
 	downAt   time.Time
 	isDown   bool
+	dragging bool   // the pointer moved beyond the tap slop since DOWN
+	last     [2]int // the pointer's last position while down
+	// scrcpy endpoint
+	scrcpyVersion  string // "" = scrcpy.Version
+	scrcpySessions int
+	clipboard      string
 
 	rmu   sync.Mutex // guards the screenshot cache
 	cache shotCache
