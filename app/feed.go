@@ -3,24 +3,32 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"tandem/app/mirror"
 	"tandem/engine/action"
 	"tandem/engine/device"
+	"tandem/engine/device/adb/scrcpy"
+	"tandem/engine/device/adb/stream"
 )
 
 // feed keeps the mirror of one device (the one the person is looking at)
-// fresh. While the agent drives, the engine's own screenshots reach the
-// mirror (publishing); the feed only polls when they do not flow: no run, or
-// the run waits for the person or is driven by them. It also carries the
-// person's input to a device that has no run.
+// fresh. A phone gets a live H.264 stream when it can (stream.Open: scrcpy,
+// then screenrecord), which runs whether or not the agent drives, beside the
+// agent's own lossless screenshots. Otherwise, and for the desktop, stills:
+// while the agent drives, the engine's own screenshots reach the mirror
+// (publishing); the feed only polls when they do not flow: no run, or the run
+// waits for the person or is driven by them. It also carries the person's
+// input to a device that has no run, and live touches over scrcpy.
 type feed struct {
 	devices *Devices
 	hub     *mirror.Hub
 	// agentBusy reports whether a run on the device is producing frames.
 	agentBusy func(id string) bool
+	// scrcpyJar overrides the search for scrcpy-server's jar.
+	scrcpyJar string
 
 	mu     sync.Mutex
 	id     string
@@ -28,6 +36,7 @@ type feed struct {
 	cancel context.CancelFunc
 	poke   chan struct{}
 	done   chan struct{}
+	src    stream.Source // the live video, when there is one
 }
 
 func newFeed(devices *Devices, hub *mirror.Hub, agentBusy func(string) bool) *feed {
@@ -70,8 +79,99 @@ func (f *feed) Watch(ctx context.Context, id string) error {
 	f.poke, f.done = make(chan struct{}, 1), make(chan struct{})
 	poke, done := f.poke, f.done
 	f.mu.Unlock()
+	if info.Kind == device.Phone {
+		go f.phoneLoop(loopCtx, id, dev, info, poke, done)
+		return nil
+	}
+	f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "screen capture of this computer"})
 	go f.loop(loopCtx, id, dev, pollEvery(info.Kind), poke, done)
 	return nil
+}
+
+// phoneLoop streams video while a path works and polls screencap otherwise.
+// A stream that ends is reopened; after three quick failures in a row the
+// feed settles for polling.
+func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info device.Info, poke <-chan struct{}, done chan struct{}) {
+	jar, err := stream.FindJar(f.scrcpyJar)
+	reason := ""
+	if err != nil {
+		reason = err.Error() + "; "
+	}
+	o := stream.Options{Server: f.devices.ADB(), Serial: id, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar}
+	sw, sh := info.Screen.W, info.Screen.H
+	publish := func(p stream.Packet) {
+		w, h := sw, sh
+		if p.Width > 0 && (p.Width > p.Height) != (w > h) {
+			w, h = h, w // the phone turned
+		}
+		f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
+	}
+	for fails := 0; fails < 3 && ctx.Err() == nil; {
+		started := time.Now()
+		src, why, err := stream.Open(ctx, o, publish)
+		if err != nil {
+			if ctx.Err() != nil {
+				close(done)
+				return
+			}
+			reason += why
+			break
+		}
+		f.setSource(src)
+		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why})
+		select {
+		case <-ctx.Done():
+		case <-src.Done():
+		}
+		src.Close()
+		f.setSource(nil)
+		f.hub.EndVideo(id)
+		if ctx.Err() != nil {
+			close(done)
+			return
+		}
+		reason = fmt.Sprintf("the %s stream ended (%v); ", src.Path(), src.Err())
+		if time.Since(started) < 10*time.Second {
+			fails++
+		} else {
+			fails = 0
+		}
+	}
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason})
+	f.loop(ctx, id, dev, pollEvery(device.Phone), poke, done)
+}
+
+func (f *feed) setSource(src stream.Source) {
+	f.mu.Lock()
+	f.src = src
+	f.mu.Unlock()
+}
+
+// touchActions maps the UI's pointer phases to scrcpy's.
+var touchActions = map[string]byte{"down": scrcpy.ActionDown, "move": scrcpy.ActionMove, "up": scrcpy.ActionUp, "cancel": scrcpy.ActionCancel}
+
+// ErrNoLiveInput means the mirror's path takes no live touches (not scrcpy).
+var ErrNoLiveInput = errors.New("this mirror takes no live touches; send the gesture instead")
+
+// Touch sends one pointer phase ("down", "move", "up", "cancel") at device
+// pixels live to the watched phone, when its mirror runs over scrcpy.
+func (f *feed) Touch(ctx context.Context, id, phase string, x, y int) error {
+	act, ok := touchActions[phase]
+	if !ok {
+		return fmt.Errorf("unknown touch phase %q (down, move, up, cancel)", phase)
+	}
+	f.mu.Lock()
+	src := f.src
+	if f.id != id {
+		src = nil
+	}
+	f.mu.Unlock()
+	t, ok := src.(stream.Toucher)
+	if !ok {
+		return ErrNoLiveInput
+	}
+	err := t.Touch(ctx, act, x, y)
+	return err
 }
 
 // Poke asks for a capture now (after the person acted).

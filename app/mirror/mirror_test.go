@@ -195,7 +195,7 @@ func TestVideoJoinersStartAtTheKeyFrameAndFollowInOrder(t *testing.T) {
 	hub.PublishVideo("p", pk(false, true, 0x65))
 	hub.PublishVideo("p", pk(false, false, 0x41))
 	hub.PublishEncoded("p", Frame{Width: 5, Height: 5, Data: []byte{9}}) // a still while video flows: dropped
-	hub.PublishVideo("p", pk(false, true, 0x65))                        // a new group
+	hub.PublishVideo("p", pk(false, true, 0x65))                         // a new group
 	hub.PublishVideo("p", pk(false, false, 0x42))
 	c := dial(t, s.StreamURL("p"))
 	typ, msg := readMsg(t, c)
