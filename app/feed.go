@@ -1,9 +1,11 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"sync"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"tandem/engine/device"
 	"tandem/engine/device/adb/scrcpy"
 	"tandem/engine/device/adb/stream"
+	"tandem/internal/h264enc"
 )
 
 // feed keeps the mirror of one device (the one the person is looking at)
@@ -29,6 +32,8 @@ type feed struct {
 	agentBusy func(id string) bool
 	// scrcpyJar overrides the search for scrcpy-server's jar.
 	scrcpyJar string
+	// noScreenrecord skips the screenrecord path (benchmarks of polling).
+	noScreenrecord bool
 
 	mu     sync.Mutex
 	id     string
@@ -83,9 +88,107 @@ func (f *feed) Watch(ctx context.Context, id string) error {
 		go f.phoneLoop(loopCtx, id, dev, info, poke, done)
 		return nil
 	}
-	f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "screen capture of this computer"})
-	go f.loop(loopCtx, id, dev, pollEvery(info.Kind), poke, done)
+	go f.desktopLoop(loopCtx, id, dev, poke, done)
 	return nil
+}
+
+// shooterInto is a driver that captures into a caller's buffer.
+type shooterInto interface {
+	ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error)
+}
+
+// desktopLoop mirrors a display as H.264: it captures at the display's pace
+// (60 Hz), compares each picture with the last one and encodes only
+// changes; ffmpeg scales them down to the mirror's size (the hub's MaxSide)
+// before encoding. Capturing the next picture overlaps with ffmpeg encoding
+// the last. Without ffmpeg it falls back to JPEG stills.
+func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, poke <-chan struct{}, done chan struct{}) {
+	into, ok := dev.(shooterInto)
+	if !ok {
+		f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "screen capture of this computer, as pictures"})
+		f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, done)
+		return
+	}
+	defer close(done)
+	defer f.hub.EndVideo(id)
+	var enc *h264enc.Encoder
+	defer func() {
+		if enc != nil {
+			enc.Close()
+		}
+	}()
+	var buf *image.RGBA
+	var prev []byte
+	tick := time.NewTicker(time.Second / 60)
+	defer tick.Stop()
+	failures := 0
+	for ctx.Err() == nil {
+		at := time.Now()
+		img, err := into.ScreenshotInto(ctx, buf)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			failures++
+		default:
+			failures = 0
+			buf = img
+			w, h := img.Bounds().Dx(), img.Bounds().Dy()
+			if enc == nil || len(prev) != len(img.Pix) {
+				if enc != nil {
+					enc.Close()
+				}
+				vw, vh := fitSide(w, h, f.hub.MaxSide)
+				enc, err = h264enc.Start(ctx, h264enc.Options{SrcW: w, SrcH: h, Width: vw, Height: vh}, func(p h264enc.Packet) error {
+					f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
+					return nil
+				})
+				if err != nil {
+					// No ffmpeg: JPEG stills (loop closes its own channel;
+					// ours is closed by the defer when it returns).
+					f.hub.EndVideo(id)
+					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video"})
+					enc = nil
+					f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, make(chan struct{}))
+					return
+				}
+				f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh)})
+				prev = nil
+			}
+			if !bytes.Equal(prev, img.Pix) {
+				if err := enc.Encode(img.Pix, at); err != nil {
+					enc.Close()
+					enc = nil
+					continue
+				}
+				prev = append(prev[:0], img.Pix...)
+			}
+		}
+		wait := tick.C
+		var backoff <-chan time.Time
+		if failures > 0 {
+			backoff = time.After(min(50*time.Millisecond*time.Duration(1<<min(failures, 6)), 5*time.Second))
+			wait = nil
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-poke:
+		case <-wait:
+		case <-backoff:
+		}
+	}
+}
+
+// fitSide fits w x h within maxSide on the longer side (0 = no limit).
+func fitSide(w, h, maxSide int) (int, int) {
+	if maxSide <= 0 || max(w, h) <= maxSide {
+		return w, h
+	}
+	if w >= h {
+		return maxSide, max(h*maxSide/w, 2)
+	}
+	return max(w*maxSide/h, 2), maxSide
 }
 
 // phoneLoop streams video while a path works and polls screencap otherwise.
@@ -97,7 +200,7 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 	if err != nil {
 		reason = err.Error() + "; "
 	}
-	o := stream.Options{Server: f.devices.ADB(), Serial: id, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar}
+	o := stream.Options{Server: f.devices.ADB(), Serial: id, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar, NoScreenrecord: f.noScreenrecord}
 	sw, sh := info.Screen.W, info.Screen.H
 	publish := func(p stream.Packet) {
 		w, h := sw, sh
@@ -191,13 +294,14 @@ func (f *feed) loop(ctx context.Context, id string, dev device.Device, every tim
 	failures := 0
 	for {
 		if !f.agentBusy(id) {
+			at := time.Now() // the frame's time is when its capture began
 			img, err := dev.Screenshot(ctx)
 			switch {
 			case ctx.Err() != nil:
 				return
 			case err == nil:
 				failures = 0
-				_ = f.hub.Publish(id, img, time.Now())
+				_ = f.hub.Publish(id, img, at)
 			default:
 				failures++ // a secure screen or a hiccup: keep the last frame, back off
 			}
