@@ -41,7 +41,10 @@ type feed struct {
 	cancel context.CancelFunc
 	poke   chan struct{}
 	done   chan struct{}
-	src    stream.Source // the live video, when there is one
+	// srcMu guards src apart from mu: Stop holds mu while it waits for the
+	// loop, which sets src.
+	srcMu sync.Mutex
+	src   stream.Source // the live video, when there is one
 }
 
 func newFeed(devices *Devices, hub *mirror.Hub, agentBusy func(string) bool) *feed {
@@ -245,9 +248,9 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 }
 
 func (f *feed) setSource(src stream.Source) {
-	f.mu.Lock()
+	f.srcMu.Lock()
 	f.src = src
-	f.mu.Unlock()
+	f.srcMu.Unlock()
 }
 
 // touchActions maps the UI's pointer phases to scrcpy's.
@@ -264,12 +267,15 @@ func (f *feed) Touch(ctx context.Context, id, phase string, x, y int) error {
 		return fmt.Errorf("unknown touch phase %q (down, move, up, cancel)", phase)
 	}
 	f.mu.Lock()
-	src := f.src
-	if f.id != id {
-		src = nil
-	}
+	watched := f.id == id
 	f.mu.Unlock()
+	f.srcMu.Lock()
+	src := f.src
+	f.srcMu.Unlock()
 	t, ok := src.(stream.Toucher)
+	if !watched {
+		ok = false
+	}
 	if !ok {
 		return ErrNoLiveInput
 	}
