@@ -112,14 +112,16 @@ func Start(ctx context.Context, o Options, emit func(Packet) error) (*Encoder, e
 			}
 			return emit(p)
 		})
-		if rerr != nil && !errors.Is(rerr, io.EOF) {
+		// ReadFLV always ends with an error; io.EOF is ffmpeg's clean end.
+		failed := !errors.Is(rerr, io.EOF)
+		if failed {
 			e.stdin.Close()
 			cmd.Process.Kill()
 		}
 		werr := cmd.Wait()
 		e.mu.Lock()
 		switch {
-		case rerr != nil && !errors.Is(rerr, io.EOF):
+		case failed:
 			e.err = rerr
 		case werr != nil && ctx.Err() == nil:
 			e.err = fmt.Errorf("h264enc: ffmpeg: %v: %s", werr, bytes.TrimSpace(e.stderr.Bytes()))
@@ -171,7 +173,8 @@ func (e *Encoder) Close() error {
 
 // ReadFLV reads ffmpeg's FLV output and hands on each video packet as
 // Annex-B: the AVC sequence header becomes a config packet (SPS and PPS),
-// each frame's length-prefixed NAL units get start codes.
+// each frame's length-prefixed NAL units get start codes. It returns io.EOF
+// at the stream's clean end, or the first error.
 func ReadFLV(r io.Reader, emit func(Packet) error) error {
 	var hdr [9]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
