@@ -137,6 +137,23 @@ func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, po
 			failures = 0
 			buf = img
 			w, h := img.Bounds().Dx(), img.Bounds().Dy()
+			if f.hub.StillsOnly(id) {
+				// A window without an H.264 decoder watches: pictures.
+				if enc != nil || prev == nil {
+					if enc != nil {
+						enc.Close()
+						enc = nil
+					}
+					f.hub.EndVideo(id)
+					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video"})
+					prev = []byte{} // differs from any picture: the next one is sent
+				}
+				if !bytes.Equal(prev, img.Pix) {
+					_ = f.hub.Publish(id, img, at)
+					prev = append(prev[:0], img.Pix...)
+				}
+				break
+			}
 			if enc == nil || len(prev) != len(img.Pix) {
 				if enc != nil {
 					enc.Close()
@@ -213,6 +230,10 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 		f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
 	}
 	for fails := 0; fails < 3 && ctx.Err() == nil; {
+		if f.hub.StillsOnly(id) {
+			f.pollWhileStillsOnly(ctx, id, dev, poke)
+			continue
+		}
 		started := time.Now()
 		src, why, err := stream.Open(ctx, o, publish)
 		if err != nil {
@@ -225,9 +246,15 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 		}
 		f.setSource(src)
 		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why})
-		select {
-		case <-ctx.Done():
-		case <-src.Done():
+		for stop := false; !stop; {
+			select {
+			case <-ctx.Done():
+				stop = true
+			case <-src.Done():
+				stop = true
+			case <-f.hub.Changed(id):
+				stop = f.hub.StillsOnly(id)
+			}
 		}
 		src.Close()
 		f.setSource(nil)
@@ -235,6 +262,9 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 		if ctx.Err() != nil {
 			close(done)
 			return
+		}
+		if f.hub.StillsOnly(id) {
+			continue
 		}
 		reason = fmt.Sprintf("the %s stream ended (%v); ", src.Path(), src.Err())
 		if time.Since(started) < 10*time.Second {
@@ -245,6 +275,23 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 	}
 	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason})
 	f.loop(ctx, id, dev, pollEvery(device.Phone), poke, done)
+}
+
+// pollWhileStillsOnly polls screencap while a client that cannot decode
+// video watches the phone.
+func (f *feed) pollWhileStillsOnly(ctx context.Context, id string, dev device.Device, poke <-chan struct{}) {
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video"})
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go f.loop(lctx, id, dev, pollEvery(device.Phone), poke, done)
+	for f.hub.StillsOnly(id) && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-f.hub.Changed(id):
+		}
+	}
+	cancel()
+	<-done
 }
 
 func (f *feed) setSource(src stream.Source) {

@@ -150,6 +150,12 @@ func painter(ctx context.Context, tb testing.TB, display string, period time.Dur
 
 // desktopMirror watches display 0 of a fresh Xvfb through the feed.
 func desktopMirror(tb testing.TB, w, h int) (*mirrorClient, string) {
+	m, display, _ := desktopMirrorURL(tb, w, h)
+	return m, display
+}
+
+// desktopMirrorURL is desktopMirror that also returns the stream's URL.
+func desktopMirrorURL(tb testing.TB, w, h int) (*mirrorClient, string, string) {
 	tb.Helper()
 	d := xvfb.Start(tb, w, h)
 	tb.Setenv("DISPLAY", d.Name)
@@ -172,7 +178,7 @@ func desktopMirror(tb testing.TB, w, h int) (*mirrorClient, string) {
 	if err := f.Watch(ctx, id); err != nil {
 		tb.Fatal(err)
 	}
-	return dialMirror(tb, srv.StreamURL(id)), d.Name
+	return dialMirror(tb, srv.StreamURL(id)), d.Name, srv.StreamURL(id)
 }
 
 func TestDesktopMirrorSendsVideoOnlyWhenTheScreenChanges(t *testing.T) {
@@ -191,6 +197,27 @@ func TestDesktopMirrorSendsVideoOnlyWhenTheScreenChanges(t *testing.T) {
 	painter(ctx, t, display, time.Hour) // draws once now
 	if f, _ := m.next(t, 5*time.Second); f.Kind != mirror.KindH264 || f.Key {
 		t.Fatalf("the change came as %+v", f)
+	}
+}
+
+func TestAWindowWithoutADecoderGetsPictures(t *testing.T) {
+	needFFmpeg(t)
+	m, display, url := desktopMirrorURL(t, 640, 480)
+	if f, _ := m.next(t, 10*time.Second); f.Kind != mirror.KindH264 {
+		t.Fatalf("first frame %+v", f)
+	}
+	stills := dialMirror(t, url+"&video=0")
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	painter(ctx, t, display, 20*time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		f, _ := stills.next(t, 10*time.Second)
+		if f.Kind == mirror.KindJPEG && f.Width == 640 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no picture for the client without a decoder")
+		}
 	}
 }
 

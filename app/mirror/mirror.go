@@ -23,7 +23,8 @@
 // the person's clicks, not the video's size), capture time (Unix ms) u64,
 // 4 reserved bytes, all big-endian — then the JPEG or Annex-B bytes. A text
 // message carries the mirror path as JSON ({"path":"scrcpy","reason":"…"})
-// whenever it changes.
+// whenever it changes. A client without an H.264 decoder connects with
+// video=0; while it watches, the feeds send JPEG pictures instead.
 package mirror
 
 import (
@@ -92,6 +93,7 @@ type slot struct {
 	config  *Frame   // H.264: the newest codec config
 	seq     uint64
 	video   bool // an H.264 stream feeds the slot: stills are ignored
+	stills  int  // clients that cannot decode video (no H.264 decoder)
 	path    Path
 	changed chan struct{}
 }
@@ -226,6 +228,30 @@ func (h *Hub) SetPath(device string, p Path) {
 	}
 }
 
+// StillsOnly reports whether a client of the device cannot decode video
+// (it connected with video=0): feeds then send pictures, not H.264.
+func (h *Hub) StillsOnly(device string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slot(device).stills > 0
+}
+
+// Changed returns a channel closed at the device's next change (a frame,
+// the path, a client that needs stills).
+func (h *Hub) Changed(device string) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slot(device).changed
+}
+
+func (h *Hub) addStillsClient(device string, n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.slot(device)
+	s.stills += n
+	s.wake()
+}
+
 // PathOf returns how the device's mirror is fed now (zero before any).
 func (h *Hub) PathOf(device string) Path {
 	h.mu.Lock()
@@ -354,6 +380,12 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.CloseNow()
 	ctx := c.CloseRead(r.Context()) // we only write; this notices the client leaving
+	if r.URL.Query().Get("video") == "0" {
+		// The client has no H.264 decoder (a web view without
+		// gstreamer1.0-libav): ask the feeds for pictures while it watches.
+		s.hub.addStillsClient(device, 1)
+		defer s.hub.addStillsClient(device, -1)
+	}
 	var sent uint64
 	var path Path
 	for {

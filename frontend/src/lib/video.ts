@@ -110,6 +110,22 @@ export function h264Supported(): boolean {
   return typeof VideoDecoder !== 'undefined' && typeof EncodedVideoChunk !== 'undefined'
 }
 
+let support: Promise<boolean> | null = null
+
+/**
+ * canDecodeH264 asks the web view once whether it can decode the stream's
+ * H.264 (WebKitGTK needs gstreamer1.0-libav). A window that cannot connects
+ * with video=0 and the server sends pictures instead.
+ */
+export function canDecodeH264(): Promise<boolean> {
+  if (!h264Supported()) return Promise.resolve(false)
+  support ??= VideoDecoder.isConfigSupported({ codec: 'avc1.42001f' }).then(
+    (r) => r.supported === true,
+    () => false,
+  )
+  return support
+}
+
 /**
  * H264Player feeds H.264 messages to a decoder and hands decoded frames on.
  * It skips packets until it has a config and a key frame (a decoder cannot
