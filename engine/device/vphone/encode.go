@@ -62,9 +62,11 @@ func (p *Phone) encodeScreen(ctx context.Context, o encodeOptions, emit func(h26
 	if err != nil {
 		return err
 	}
+	// max_fps spaces frames at least this far apart; half a vsync of slack
+	// keeps ticker jitter from dropping every other frame at 60.
 	minGap := time.Duration(0)
 	if o.MaxFPS > 0 {
-		minGap = time.Second / time.Duration(o.MaxFPS)
+		minGap = time.Second/time.Duration(o.MaxFPS) - vsync/2
 	}
 	tick := time.NewTicker(vsync)
 	defer tick.Stop()
