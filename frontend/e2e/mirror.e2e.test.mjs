@@ -145,3 +145,26 @@ test('without a scrcpy-server the mirror streams screenrecord and a drag arrives
     await app.stop()
   }
 })
+
+test('a window without an H.264 decoder gets pictures and is told why', async () => {
+  const configDir = mkdtempSync(join(dir, 'cfg-'))
+  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
+  const app = await startApp({ adb, configDir, env: { TANDEM_SCRCPY_SERVER: '' } })
+  try {
+    const { page } = app
+    // WebKitGTK without gstreamer1.0-libav cannot decode H.264; play that window.
+    await page.addInitScript(() => {
+      delete window.VideoDecoder
+    })
+    await page.reload()
+    await page.waitForFunction(() => !!window.go?.app?.App)
+    await page.getByTestId(`device-${serial}`).click()
+    const label = page.locator('[data-testid="mirror-path"][data-path="screencap"]')
+    await label.waitFor({ timeout: 20_000 })
+    assert.match(await label.getAttribute('title'), /gstreamer1\.0-libav/)
+    await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 15_000 })
+    assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})
