@@ -12,6 +12,7 @@ import (
 	"tandem/app/mirror"
 	"tandem/engine/action"
 	"tandem/engine/device"
+	"tandem/engine/device/adb"
 	"tandem/engine/device/adb/scrcpy"
 	"tandem/engine/device/adb/stream"
 	"tandem/internal/h264enc"
@@ -389,6 +390,22 @@ func (f *feed) Do(ctx context.Context, id string, a action.Action) error {
 	}
 	if err := a.Validate(info.Screen); err != nil {
 		return err
+	}
+	// Over scrcpy, text of any script goes through the clipboard and keys
+	// through the control socket: no ADB Keyboard, no `input` process.
+	f.srcMu.Lock()
+	t, live := f.src.(stream.Toucher)
+	f.srcMu.Unlock()
+	switch {
+	case live && a.Type == action.TypeText:
+		if err := t.Paste(ctx, a.Text); err != nil || !a.Submit {
+			return err
+		}
+		return t.Key(ctx, 66) // KEYCODE_ENTER
+	case live && a.Type == action.Key:
+		if code, err := adb.KeyCode(a.Key); err == nil {
+			return t.Key(ctx, code)
+		}
 	}
 	err = dev.Do(ctx, a)
 	f.Poke()

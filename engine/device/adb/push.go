@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 )
 
@@ -65,4 +66,15 @@ func (s Server) Push(ctx context.Context, serial string, data []byte, remote str
 		return fmt.Errorf("adb push %s: %s", remote, text)
 	}
 	return fmt.Errorf("adb push %s: unexpected reply %q", remote, reply[:4])
+}
+
+// KeyCode resolves a key name as Do does ("back", "KEYCODE_BACK", "a", a
+// number) to its Android key code, for other channels to the phone (the
+// mirror's scrcpy control socket).
+func KeyCode(name string) (int, error) {
+	s, err := keyCode(name)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(s)
 }
