@@ -126,8 +126,15 @@ func (s *slot) wake() {
 	s.changed = make(chan struct{})
 }
 
-// Publish encodes img and makes it the device's newest frame.
+// Publish encodes img and makes it the device's newest frame (unless a
+// video stream feeds the device).
 func (h *Hub) Publish(device string, img image.Image, at time.Time) error {
+	h.mu.Lock()
+	video := h.slot(device).video
+	h.mu.Unlock()
+	if video {
+		return nil // the video is newer: do not spend an encode on a still
+	}
 	b := img.Bounds()
 	src := img
 	if m := h.MaxSide; m > 0 && (b.Dx() > m || b.Dy() > m) {
