@@ -247,14 +247,20 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 		}
 		f.setSource(src)
 		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why})
+		// Run until the stream ends, or a window that cannot decode video
+		// starts watching (the channel is taken before the check, so no
+		// change is missed).
 		for stop := false; !stop; {
+			changed := f.hub.Changed(id)
+			if f.hub.StillsOnly(id) {
+				break
+			}
 			select {
 			case <-ctx.Done():
 				stop = true
 			case <-src.Done():
 				stop = true
-			case <-f.hub.Changed(id):
-				stop = f.hub.StillsOnly(id)
+			case <-changed:
 			}
 		}
 		src.Close()
@@ -285,10 +291,14 @@ func (f *feed) pollWhileStillsOnly(ctx context.Context, id string, dev device.De
 	lctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go f.loop(lctx, id, dev, pollEvery(device.Phone), poke, done)
-	for f.hub.StillsOnly(id) && ctx.Err() == nil {
+	for ctx.Err() == nil {
+		changed := f.hub.Changed(id)
+		if !f.hub.StillsOnly(id) {
+			break
+		}
 		select {
 		case <-ctx.Done():
-		case <-f.hub.Changed(id):
+		case <-changed:
 		}
 	}
 	cancel()

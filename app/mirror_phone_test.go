@@ -38,11 +38,15 @@ func TestPhoneMirrorOverScrcpyTakesThePersonsInputLive(t *testing.T) {
 	if err := f.Watch(ctx, env.Serial); err != nil {
 		t.Fatal(err)
 	}
-	for hub.PathOf(env.Serial).Path != "scrcpy" {
+	for {
+		changed := hub.Changed(env.Serial) // before the check: no change is missed
+		if hub.PathOf(env.Serial).Path == "scrcpy" {
+			break
+		}
 		select {
 		case <-ctx.Done():
 			t.Fatalf("path %+v", hub.PathOf(env.Serial))
-		case <-hub.Changed(env.Serial):
+		case <-changed:
 		}
 	}
 	r, _ := p.Bounds("note_editor")
