@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -34,6 +35,11 @@ func (c *collector) emit(p stream.Packet) {
 	close(c.changed)
 	c.changed = make(chan struct{})
 	c.mu.Unlock()
+}
+
+func (c *collector) packets0() []stream.Packet {
+	ps, _ := c.snapshot()
+	return ps
 }
 
 func (c *collector) snapshot() ([]stream.Packet, <-chan struct{}) {
@@ -117,6 +123,15 @@ func TestScrcpyPathStreamsAndDragsLive(t *testing.T) {
 	if !ps[0].Config || !ps[1].Key || ps[1].Width != 360 || ps[1].Height != 800 {
 		t.Fatalf("first packets %+v %+v", ps[0].Config, ps[1])
 	}
+	// The agent's lossless screenshots go on beside the stream.
+	before0 := frames(c.packets0())
+	shot, err := o.Server.Exec(ctx, o.Serial, "screencap -p", 64<<20)
+	if err != nil || !bytes.HasPrefix(shot, []byte("\x89PNG")) {
+		t.Fatalf("screencap beside the stream: %v (%d bytes)", err, len(shot))
+	}
+	r0, _ := p.Bounds("item")
+	p.Tap(r0.Min.X+10, r0.Min.Y+10) // select a row: the picture changes
+	c.waitFor(t, 5*time.Second, "a frame after the screenshot", func(ps []stream.Packet) bool { return frames(ps) > before0 })
 	// A drag: down, moves, up through the control socket; the list follows
 	// the finger before the finger lifts.
 	tc := src.(stream.Toucher)
@@ -136,18 +151,24 @@ func TestScrcpyPathStreamsAndDragsLive(t *testing.T) {
 	if mid == 0 {
 		t.Fatal("the list did not move while the finger was down")
 	}
-	before := frames(ps)
+	before := frames(c.packets0())
 	if err := tc.Touch(ctx, scrcpy.ActionUp, 360, 700); err != nil {
 		t.Fatal(err)
 	}
 	c.waitFor(t, 5*time.Second, "frames of the moving list", func(ps []stream.Packet) bool { return frames(ps) > before })
-	var kinds []string
-	for _, e := range p.Events() {
-		if strings.HasPrefix(e.Kind, "touch_") {
-			kinds = append(kinds, strings.TrimPrefix(e.Kind, "touch_"))
+	gesture := func() string {
+		var kinds []string
+		for _, e := range p.Events() {
+			if strings.HasPrefix(e.Kind, "touch_") {
+				kinds = append(kinds, strings.TrimPrefix(e.Kind, "touch_"))
+			}
 		}
+		return strings.Join(kinds, ",")
 	}
-	got := strings.Join(kinds, ",")
+	for deadline := time.Now().Add(5 * time.Second); !strings.HasSuffix(gesture(), "up") && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := gesture()
 	if !strings.HasPrefix(got, "down,move,") || !strings.HasSuffix(got, ",move,up") || strings.Count(got, "down") != 1 {
 		t.Fatalf("gesture %s, want one down, moves, one up", got)
 	}
