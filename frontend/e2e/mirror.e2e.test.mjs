@@ -102,7 +102,7 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true })
 })
 
-test('over scrcpy the mirror decodes H.264 in chromium and a drag reaches the phone live as one gesture', async () => {
+test('over scrcpy the mirror decodes H.264 in chromium, a drag reaches the phone live as one gesture, and turning the phone turns the mirror', async () => {
   const jar = join(dir, 'scrcpy-server')
   writeFileSync(jar, 'PK\x03\x04 a stand-in jar: the virtual phone plays scrcpy-server 3.3.4')
   shell('monkey -p com.tandem.list -c android.intent.category.LAUNCHER 1')
@@ -122,6 +122,12 @@ test('over scrcpy the mirror decodes H.264 in chromium and a drag reaches the ph
     assert.ok(after > before + 3, `decoded ${before} -> ${after}`)
     mkdirSync(artifactsDir, { recursive: true })
     await page.screenshot({ path: join(artifactsDir, 'e2e-mirror-scrcpy.png') })
+    // Turning the phone changes the mirror's shape (a new config from the server).
+    shell('settings put system accelerometer_rotation 0; settings put system user_rotation 1')
+    await page.locator('[data-testid="mirror-screen"][data-frame="2400x1080"]').waitFor({ timeout: 15_000 })
+    await page.screenshot({ path: join(artifactsDir, 'e2e-mirror-scrcpy-landscape.png') })
+    shell('settings put system user_rotation 0')
+    await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 15_000 })
     assert.deepEqual(app.pageErrors, [])
   } finally {
     await app.stop()

@@ -29,7 +29,14 @@ type encodeOptions struct {
 	MaxFPS        int           // 0 = the display's rate
 	GOP           int           // frames between key frames
 	Limit         time.Duration // 0 = until ctx ends
+	// Letterbox keeps the video size when the display turns, fitting the
+	// turned picture in black bars (screenrecord); otherwise a turn ends
+	// the session with errRotated (scrcpy restarts its encoder).
+	Letterbox bool
 }
+
+// errRotated ends an encoding session whose display turned.
+var errRotated = errors.New("vphone: the display rotated")
 
 // h264Packet is one encoder output unit, Annex-B.
 type h264Packet = h264enc.Packet
@@ -38,7 +45,7 @@ type h264Packet = h264enc.Packet
 func (p *Phone) screenKey() shotKey {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return shotKey{version: p.m.version, frame: p.m.frame(p.now()), secure: p.faults.secure}
+	return shotKey{version: p.m.version, frame: p.m.frame(p.now()), secure: p.faults.secure, rotation: p.rotation}
 }
 
 // encodeScreen streams the screen as H.264 packets to emit until ctx ends,
@@ -51,7 +58,10 @@ func (p *Phone) encodeScreen(ctx context.Context, o encodeOptions, emit func(h26
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	enc, err := h264enc.Start(ctx, h264enc.Options{SrcW: p.opts.Width, SrcH: p.opts.Height, Width: o.Width, Height: o.Height,
+	p.mu.Lock()
+	srcW, srcH := p.displaySize()
+	p.mu.Unlock()
+	enc, err := h264enc.Start(ctx, h264enc.Options{SrcW: srcW, SrcH: srcH, Width: o.Width, Height: o.Height,
 		BitRate: o.BitRate, GOP: o.GOP}, func(pk h264Packet) error {
 		if err := emit(pk); err != nil {
 			cancel() // the client is gone
@@ -73,11 +83,20 @@ func (p *Phone) encodeScreen(ctx context.Context, o encodeOptions, emit func(h26
 	var last shotKey
 	var lastAt time.Time
 	first := true
+	rotated := false
 	for ctx.Err() == nil {
 		key := p.screenKey()
 		if (first || key != last) && time.Since(lastAt) >= minGap {
 			at := time.Now()
-			if err := enc.Encode(p.Screenshot().Pix, at); err != nil {
+			img := p.Screenshot()
+			if b := img.Bounds(); b.Dx() != srcW || b.Dy() != srcH {
+				if !o.Letterbox {
+					rotated = true
+					break
+				}
+				img = letterbox(img, srcW, srcH)
+			}
+			if err := enc.Encode(img.Pix, at); err != nil {
 				break
 			}
 			last, lastAt, first = key, at, false
@@ -90,6 +109,9 @@ func (p *Phone) encodeScreen(ctx context.Context, o encodeOptions, emit func(h26
 		}
 	}
 	err = enc.Close()
+	if rotated {
+		return errRotated
+	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return nil // the session ended (time limit, client gone): not an error
 	}

@@ -152,7 +152,11 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 	if err != nil {
 		return nil // the client gave up before connecting
 	}
-	w, h := scrcpySize(p.opts.Width, p.opts.Height, a.MaxSize)
+	p.mu.Lock()
+	dw, dh := p.displaySize()
+	p.mu.Unlock()
+	w, h := scrcpySize(dw, dh, a.MaxSize)
+	size := &videoSize{w: w, h: h}
 	if a.SendMeta {
 		err = scrcpy.WriteVideoHeader(video.rw, scrcpy.VideoHeader{DeviceName: p.opts.Model, Codec: scrcpy.CodecH264, Width: w, Height: h}, a.SendDummyByte)
 	} else if a.SendDummyByte {
@@ -172,7 +176,7 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 		go func() {
 			defer wg.Done()
 			defer cancel()
-			p.scrcpyControl(ctx, control.rw, w, h)
+			p.scrcpyControl(ctx, control.rw, size)
 		}()
 	}
 	unlisten()
@@ -180,22 +184,53 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 	p.scrcpySessions++
 	p.mu.Unlock()
 	start := time.Now()
-	err = p.encodeScreen(ctx, encodeOptions{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk h264Packet) error {
-		sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
-		if !pk.Config {
-			sp.PTS = uint64(pk.At.Sub(start).Microseconds())
+	for {
+		// When the display turns, the encoder restarts at the new size: a
+		// new config packet and key frame follow, as from the real server.
+		err = p.encodeScreen(ctx, encodeOptions{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk h264Packet) error {
+			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
+			if !pk.Config {
+				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
+			}
+			if a.SendMeta {
+				return scrcpy.WritePacket(video.rw, sp)
+			}
+			_, err := video.rw.Write(pk.Data)
+			return err
+		})
+		if !errors.Is(err, errRotated) || ctx.Err() != nil {
+			break
 		}
-		if a.SendMeta {
-			return scrcpy.WritePacket(video.rw, sp)
-		}
-		_, err := video.rw.Write(pk.Data)
-		return err
-	})
+		p.mu.Lock()
+		dw, dh = p.displaySize()
+		p.mu.Unlock()
+		w, h = scrcpySize(dw, dh, a.MaxSize)
+		size.set(w, h)
+	}
 	cancel()
 	if errors.Is(err, ErrNoEncoder) {
 		return err
 	}
 	return nil
+}
+
+// videoSize is the session's current video size, shared with the control
+// reader (touches refer to it).
+type videoSize struct {
+	mu   sync.Mutex
+	w, h int
+}
+
+func (v *videoSize) set(w, h int) {
+	v.mu.Lock()
+	v.w, v.h = w, h
+	v.mu.Unlock()
+}
+
+func (v *videoSize) get() (int, int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.w, v.h
 }
 
 // scrcpySize is the video size for max_size: the longer side at most
@@ -214,7 +249,7 @@ func scrcpySize(w, h, maxSize int) (int, int) {
 // scrcpyControl applies the client's control messages until the socket
 // ends. Touch coordinates are in video pixels (vw x vh); an event for
 // another size is ignored, as the real server does after a rotation.
-func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, vw, vh int) {
+func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, size *videoSize) {
 	for ctx.Err() == nil {
 		m, err := scrcpy.ReadMsg(rw)
 		if err != nil {
@@ -223,6 +258,7 @@ func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, vw, vh int)
 			}
 			return
 		}
+		vw, vh := size.get()
 		switch m.Type {
 		case scrcpy.TypeInjectTouch:
 			t := m.Touch
@@ -230,8 +266,6 @@ func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, vw, vh int)
 				p.log.Debug("vphone: scrcpy touch for another video size ignored", "w", t.Width, "h", t.Height)
 				continue
 			}
-			x := int(int64(t.X) * int64(p.opts.Width) / int64(vw))
-			y := int(int64(t.Y) * int64(p.opts.Height) / int64(vh))
 			kind, action := "", ""
 			switch t.Action {
 			case scrcpy.ActionDown:
@@ -246,8 +280,12 @@ func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, vw, vh int)
 				continue
 			}
 			p.mu.Lock()
+			dw, dh := p.displaySize()
+			x := int(int64(t.X) * int64(dw) / int64(vw))
+			y := int(int64(t.Y) * int64(dh) / int64(vh))
 			p.record(kind, []string{strconv.Itoa(x), strconv.Itoa(y)}, x, y)
-			p.motion(action, x, y)
+			mx, my := p.toModel(x, y)
+			p.motion(action, mx, my)
 			p.mu.Unlock()
 		case scrcpy.TypeInjectKeycode:
 			if m.Key.Action != scrcpy.ActionDown {
@@ -298,12 +336,14 @@ func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, vw, vh int)
 			if int(s.Width) != vw || int(s.Height) != vh {
 				continue
 			}
-			x := int(int64(s.X) * int64(p.opts.Width) / int64(vw))
-			y := int(int64(s.Y) * int64(p.opts.Height) / int64(vh))
-			dy := int(float64(s.V) / 0x7fff * float64(p.opts.Height) / 10)
 			p.mu.Lock()
+			dw, dh := p.displaySize()
+			x := int(int64(s.X) * int64(dw) / int64(vw))
+			y := int(int64(s.Y) * int64(dh) / int64(vh))
+			dy := int(float64(s.V) / 0x7fff * float64(p.opts.Height) / 10)
 			p.record("scroll", []string{strconv.Itoa(x), strconv.Itoa(y), strconv.Itoa(int(s.V))}, x, y)
-			p.m.swipe(x, y, x, y+dy)
+			mx, my := p.toModel(x, y)
+			p.m.swipe(mx, my, mx, my+dy)
 			p.mu.Unlock()
 		}
 	}

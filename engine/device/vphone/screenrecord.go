@@ -156,7 +156,7 @@ func cmdScreenrecord(p *Phone, c *cmdIO, args []string) int {
 	if !toStdout {
 		out = &buf
 	}
-	err := p.encodeScreen(c.ctx, encodeOptions{Width: w, Height: h, BitRate: bitRate, GOP: 600, Limit: time.Duration(limit) * time.Second},
+	err := p.encodeScreen(c.ctx, encodeOptions{Width: w, Height: h, BitRate: bitRate, GOP: 600, Limit: time.Duration(limit) * time.Second, Letterbox: true},
 		func(pk h264Packet) error {
 			_, err := out.Write(pk.Data)
 			return err

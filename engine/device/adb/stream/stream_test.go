@@ -291,3 +291,52 @@ func TestFindJar(t *testing.T) {
 		t.Fatal("a missing override must be an error")
 	}
 }
+
+func TestScrcpyRestartsTheVideoWhenThePhoneTurns(t *testing.T) {
+	t.Parallel()
+	p, o := setup(t)
+	o.ScrcpyJar = fakeJar(t)
+	if err := p.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := newCollector()
+	src, _, err := stream.Open(ctx, o, c.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	c.waitFor(t, 10*time.Second, "the portrait video", func(ps []stream.Packet) bool { return len(ps) >= 2 })
+	p.SetRotation(1)
+	ps := c.waitFor(t, 10*time.Second, "a landscape config and key frame", func(ps []stream.Packet) bool {
+		for i, pk := range ps {
+			if pk.Config && pk.Width > pk.Height && i+1 < len(ps) && ps[i+1].Key {
+				return true
+			}
+		}
+		return false
+	})
+	last := ps[len(ps)-1]
+	if last.Width != 800 || last.Height != 360 {
+		t.Fatalf("landscape video %dx%d, want 800x360", last.Width, last.Height)
+	}
+	// A tap at the +1 button where the turned display shows it.
+	r, _ := p.Bounds("plus")
+	m := r.Min.Add(r.Max).Div(2)
+	w, _ := p.Size()
+	x, y := m.Y, w-m.X // ROTATION_90: display (x, y) = (model y, width - model x)
+	tc := src.(stream.Toucher)
+	for _, a := range []byte{scrcpy.ActionDown, scrcpy.ActionUp} {
+		if err := tc.Touch(ctx, a, x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for p.State().Counter != 1 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if p.State().Counter != 1 {
+		t.Fatalf("counter %d after a tap on the turned screen", p.State().Counter)
+	}
+}
