@@ -33,12 +33,15 @@ import (
 type Config struct {
 	ConfigDir string // settings; default os.UserConfigDir()/tandem
 	DataDir   string // run records; default os.UserCacheDir()/../share style, see dataDir()
+	// ScrcpyServer is a scrcpy-server jar for the phone mirror; "" searches
+	// the usual install paths (stream.JarPaths).
+	ScrcpyServer string
 }
 
 // ConfigFromEnv reads TANDEM_CONFIG_DIR and TANDEM_DATA_DIR (tests and
 // portable installs use them) and fills the rest with OS defaults.
 func ConfigFromEnv() Config {
-	c := Config{ConfigDir: os.Getenv("TANDEM_CONFIG_DIR"), DataDir: os.Getenv("TANDEM_DATA_DIR")}
+	c := Config{ConfigDir: os.Getenv("TANDEM_CONFIG_DIR"), DataDir: os.Getenv("TANDEM_DATA_DIR"), ScrcpyServer: os.Getenv("TANDEM_SCRCPY_SERVER")}
 	if c.ConfigDir == "" {
 		if d, err := os.UserConfigDir(); err == nil {
 			c.ConfigDir = filepath.Join(d, "tandem")
@@ -110,6 +113,7 @@ func New(cfg Config) *App {
 		a.notify.Notify("run", e)
 	})
 	a.feed = newFeed(a.devices, a.hub, a.runs.AgentBusy)
+	a.feed.scrcpyJar = cfg.ScrcpyServer
 	return a
 }
 

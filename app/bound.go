@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"tandem/app/mirror"
 	"tandem/engine"
 	"tandem/engine/action"
 	"tandem/engine/model"
@@ -81,6 +82,23 @@ func (a *App) FramesBase() (Frames, error) {
 	}
 	return Frames{URL: srv.FramesURL(), Token: srv.Token()}, nil
 }
+
+// MirrorTouch sends one phase of the person's finger ("down", "move", "up",
+// "cancel") at device pixels straight to the phone, live, when its mirror
+// runs over scrcpy (a drag follows the mouse). Other paths refuse with
+// ErrNoLiveInput; the UI then sends the whole gesture with DeviceInput/Input.
+func (a *App) MirrorTouch(id, phase string, x, y int) error {
+	if a.runs.AgentBusy(id) {
+		return ErrDeviceBusy
+	}
+	ctx, cancel := a.callCtx(5 * time.Second)
+	defer cancel()
+	return a.feed.Touch(ctx, id, phase, x, y)
+}
+
+// MirrorPath says how the device's mirror is fed ("scrcpy", "screenrecord",
+// "screencap", "desktop") and why; the stream also sends it on change.
+func (a *App) MirrorPath(id string) mirror.Path { return a.hub.PathOf(id) }
 
 // ActiveRuns returns a snapshot of each device's newest run.
 func (a *App) ActiveRuns() []engine.Snapshot { return a.runs.Active() }

@@ -1,26 +1,40 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"image"
 	"sync"
 	"time"
 
 	"tandem/app/mirror"
 	"tandem/engine/action"
 	"tandem/engine/device"
+	"tandem/engine/device/adb"
+	"tandem/engine/device/adb/scrcpy"
+	"tandem/engine/device/adb/stream"
+	"tandem/internal/h264enc"
 )
 
 // feed keeps the mirror of one device (the one the person is looking at)
-// fresh. While the agent drives, the engine's own screenshots reach the
-// mirror (publishing); the feed only polls when they do not flow: no run, or
-// the run waits for the person or is driven by them. It also carries the
-// person's input to a device that has no run.
+// fresh. A phone gets a live H.264 stream when it can (stream.Open: scrcpy,
+// then screenrecord), which runs whether or not the agent drives, beside the
+// agent's own lossless screenshots. Otherwise, and for the desktop, stills:
+// while the agent drives, the engine's own screenshots reach the mirror
+// (publishing); the feed only polls when they do not flow: no run, or the run
+// waits for the person or is driven by them. It also carries the person's
+// input to a device that has no run, and live touches over scrcpy.
 type feed struct {
 	devices *Devices
 	hub     *mirror.Hub
 	// agentBusy reports whether a run on the device is producing frames.
 	agentBusy func(id string) bool
+	// scrcpyJar overrides the search for scrcpy-server's jar.
+	scrcpyJar string
+	// noScreenrecord skips the screenrecord path (benchmarks of polling).
+	noScreenrecord bool
 
 	mu     sync.Mutex
 	id     string
@@ -28,6 +42,10 @@ type feed struct {
 	cancel context.CancelFunc
 	poke   chan struct{}
 	done   chan struct{}
+	// srcMu guards src apart from mu: Stop holds mu while it waits for the
+	// loop, which sets src.
+	srcMu sync.Mutex
+	src   stream.Source // the live video, when there is one
 }
 
 func newFeed(devices *Devices, hub *mirror.Hub, agentBusy func(string) bool) *feed {
@@ -70,8 +88,257 @@ func (f *feed) Watch(ctx context.Context, id string) error {
 	f.poke, f.done = make(chan struct{}, 1), make(chan struct{})
 	poke, done := f.poke, f.done
 	f.mu.Unlock()
-	go f.loop(loopCtx, id, dev, pollEvery(info.Kind), poke, done)
+	if info.Kind == device.Phone {
+		go f.phoneLoop(loopCtx, id, dev, info, poke, done)
+		return nil
+	}
+	go f.desktopLoop(loopCtx, id, dev, poke, done)
 	return nil
+}
+
+// shooterInto is a driver that captures into a caller's buffer.
+type shooterInto interface {
+	ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error)
+}
+
+// desktopLoop mirrors a display as H.264: it captures at the display's pace
+// (60 Hz), compares each picture with the last one and encodes only
+// changes; ffmpeg scales them down to the mirror's size (the hub's MaxSide)
+// before encoding. Capturing the next picture overlaps with ffmpeg encoding
+// the last. Without ffmpeg it falls back to JPEG stills.
+func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, poke <-chan struct{}, done chan struct{}) {
+	into, ok := dev.(shooterInto)
+	if !ok {
+		f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "screen capture of this computer, as pictures"})
+		f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, done)
+		return
+	}
+	defer close(done)
+	defer f.hub.EndVideo(id)
+	var enc *h264enc.Encoder
+	defer func() {
+		if enc != nil {
+			enc.Close()
+		}
+	}()
+	var buf *image.RGBA
+	var prev []byte
+	tick := time.NewTicker(time.Second / 60)
+	defer tick.Stop()
+	failures := 0
+	for ctx.Err() == nil {
+		at := time.Now()
+		img, err := into.ScreenshotInto(ctx, buf)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			failures++
+		default:
+			failures = 0
+			buf = img
+			w, h := img.Bounds().Dx(), img.Bounds().Dy()
+			if f.hub.StillsOnly(id) {
+				// A window without an H.264 decoder watches: pictures.
+				if enc != nil || prev == nil {
+					if enc != nil {
+						enc.Close()
+						enc = nil
+					}
+					f.hub.EndVideo(id)
+					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video"})
+					prev = []byte{} // differs from any picture: the next one is sent
+				}
+				if !bytes.Equal(prev, img.Pix) {
+					_ = f.hub.Publish(id, img, at)
+					prev = append(prev[:0], img.Pix...)
+				}
+				break
+			}
+			if enc == nil || len(prev) != len(img.Pix) {
+				if enc != nil {
+					enc.Close()
+				}
+				vw, vh := fitSide(w, h, f.hub.MaxSide)
+				enc, err = h264enc.Start(ctx, h264enc.Options{SrcW: w, SrcH: h, Width: vw, Height: vh}, func(p h264enc.Packet) error {
+					f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
+					return nil
+				})
+				if err != nil {
+					// No ffmpeg: JPEG stills (loop closes its own channel;
+					// ours is closed by the defer when it returns).
+					f.hub.EndVideo(id)
+					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video"})
+					enc = nil
+					f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, make(chan struct{}))
+					return
+				}
+				f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh)})
+				prev = nil
+			}
+			if !bytes.Equal(prev, img.Pix) {
+				if err := enc.Encode(img.Pix, at); err != nil {
+					enc.Close()
+					enc = nil
+					continue
+				}
+				prev = append(prev[:0], img.Pix...)
+			}
+		}
+		wait := tick.C
+		var backoff <-chan time.Time
+		if failures > 0 {
+			backoff = time.After(min(50*time.Millisecond*time.Duration(1<<min(failures, 6)), 5*time.Second))
+			wait = nil
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-poke:
+		case <-wait:
+		case <-backoff:
+		}
+	}
+}
+
+// fitSide fits w x h within maxSide on the longer side (0 = no limit).
+func fitSide(w, h, maxSide int) (int, int) {
+	if maxSide <= 0 || max(w, h) <= maxSide {
+		return w, h
+	}
+	if w >= h {
+		return maxSide, max(h*maxSide/w, 2)
+	}
+	return max(w*maxSide/h, 2), maxSide
+}
+
+// phoneLoop streams video while a path works and polls screencap otherwise.
+// A stream that ends is reopened; after three quick failures in a row the
+// feed settles for polling.
+func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info device.Info, poke <-chan struct{}, done chan struct{}) {
+	jar, err := stream.FindJar(f.scrcpyJar)
+	reason := ""
+	if err != nil {
+		reason = err.Error() + "; "
+	}
+	o := stream.Options{Server: f.devices.ADB(), Serial: id, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar, NoScreenrecord: f.noScreenrecord}
+	sw, sh := info.Screen.W, info.Screen.H
+	publish := func(p stream.Packet) {
+		w, h := sw, sh
+		if p.Width > 0 && (p.Width > p.Height) != (w > h) {
+			w, h = h, w // the phone turned
+		}
+		f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
+	}
+	for fails := 0; fails < 3 && ctx.Err() == nil; {
+		if f.hub.StillsOnly(id) {
+			f.pollWhileStillsOnly(ctx, id, dev, poke)
+			continue
+		}
+		started := time.Now()
+		src, why, err := stream.Open(ctx, o, publish)
+		if err != nil {
+			if ctx.Err() != nil {
+				close(done)
+				return
+			}
+			reason += why
+			break
+		}
+		f.setSource(src)
+		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why})
+		// Run until the stream ends, or a window that cannot decode video
+		// starts watching (the channel is taken before the check, so no
+		// change is missed).
+		for stop := false; !stop; {
+			changed := f.hub.Changed(id)
+			if f.hub.StillsOnly(id) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				stop = true
+			case <-src.Done():
+				stop = true
+			case <-changed:
+			}
+		}
+		src.Close()
+		f.setSource(nil)
+		f.hub.EndVideo(id)
+		if ctx.Err() != nil {
+			close(done)
+			return
+		}
+		if f.hub.StillsOnly(id) {
+			continue
+		}
+		reason = fmt.Sprintf("the %s stream ended (%v); ", src.Path(), src.Err())
+		if time.Since(started) < 10*time.Second {
+			fails++
+		} else {
+			fails = 0
+		}
+	}
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason})
+	f.loop(ctx, id, dev, pollEvery(device.Phone), poke, done)
+}
+
+// pollWhileStillsOnly polls screencap while a client that cannot decode
+// video watches the phone.
+func (f *feed) pollWhileStillsOnly(ctx context.Context, id string, dev device.Device, poke <-chan struct{}) {
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video"})
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go f.loop(lctx, id, dev, pollEvery(device.Phone), poke, done)
+	for ctx.Err() == nil {
+		changed := f.hub.Changed(id)
+		if !f.hub.StillsOnly(id) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-changed:
+		}
+	}
+	cancel()
+	<-done
+}
+
+func (f *feed) setSource(src stream.Source) {
+	f.srcMu.Lock()
+	f.src = src
+	f.srcMu.Unlock()
+}
+
+// touchActions maps the UI's pointer phases to scrcpy's.
+var touchActions = map[string]byte{"down": scrcpy.ActionDown, "move": scrcpy.ActionMove, "up": scrcpy.ActionUp, "cancel": scrcpy.ActionCancel}
+
+// ErrNoLiveInput means the mirror's path takes no live touches (not scrcpy).
+var ErrNoLiveInput = errors.New("this mirror takes no live touches; send the gesture instead")
+
+// Touch sends one pointer phase ("down", "move", "up", "cancel") at device
+// pixels live to the watched phone, when its mirror runs over scrcpy.
+func (f *feed) Touch(ctx context.Context, id, phase string, x, y int) error {
+	act, ok := touchActions[phase]
+	if !ok {
+		return fmt.Errorf("unknown touch phase %q (down, move, up, cancel)", phase)
+	}
+	f.mu.Lock()
+	watched := f.id == id
+	f.mu.Unlock()
+	f.srcMu.Lock()
+	src := f.src
+	f.srcMu.Unlock()
+	t, ok := src.(stream.Toucher)
+	if !watched {
+		ok = false
+	}
+	if !ok {
+		return ErrNoLiveInput
+	}
+	err := t.Touch(ctx, act, x, y)
+	return err
 }
 
 // Poke asks for a capture now (after the person acted).
@@ -91,13 +358,14 @@ func (f *feed) loop(ctx context.Context, id string, dev device.Device, every tim
 	failures := 0
 	for {
 		if !f.agentBusy(id) {
+			at := time.Now() // the frame's time is when its capture began
 			img, err := dev.Screenshot(ctx)
 			switch {
 			case ctx.Err() != nil:
 				return
 			case err == nil:
 				failures = 0
-				_ = f.hub.Publish(id, img, time.Now())
+				_ = f.hub.Publish(id, img, at)
 			default:
 				failures++ // a secure screen or a hiccup: keep the last frame, back off
 			}
@@ -132,6 +400,22 @@ func (f *feed) Do(ctx context.Context, id string, a action.Action) error {
 	}
 	if err := a.Validate(info.Screen); err != nil {
 		return err
+	}
+	// Over scrcpy, text of any script goes through the clipboard and keys
+	// through the control socket: no ADB Keyboard, no `input` process.
+	f.srcMu.Lock()
+	t, live := f.src.(stream.Toucher)
+	f.srcMu.Unlock()
+	switch {
+	case live && a.Type == action.TypeText:
+		if err := t.Paste(ctx, a.Text); err != nil || !a.Submit {
+			return err
+		}
+		return t.Key(ctx, 66) // KEYCODE_ENTER
+	case live && a.Type == action.Key:
+		if code, err := adb.KeyCode(a.Key); err == nil {
+			return t.Key(ctx, code)
+		}
 	}
 	err = dev.Do(ctx, a)
 	f.Poke()

@@ -8,8 +8,23 @@
 // newest frame; a client is sent the newest frame whenever it is ready for
 // one, so a slow UI skips frames instead of building up a queue.
 //
-// Wire format of one binary message: a 16-byte header — width u32, height u32,
-// capture time (Unix ms) u64, all big-endian — followed by the JPEG bytes.
+// Two kinds of frames share a slot's stream. Stills (JPEG) come from
+// screenshot polling and the desktop: only the newest matters. H.264
+// packets come from a phone's video stream (scrcpy-server or screenrecord):
+// a P-frame is useless without what came before it, so the slot keeps the
+// current group of pictures — the codec config, the last key frame and the
+// packets after it — and a client that joins or falls behind starts from
+// that key frame. A slow client still never builds a queue beyond one group
+// of pictures, and catches up at the next key frame.
+//
+// Wire format of one binary message: a 24-byte header — kind u8 (1 JPEG,
+// 2 H.264), flags u8 (bit 0 codec config, bit 1 key frame), 2 reserved
+// bytes, width u32, height u32 (the device's screen in pixels: the space of
+// the person's clicks, not the video's size), capture time (Unix ms) u64,
+// 4 reserved bytes, all big-endian — then the JPEG or Annex-B bytes. A text
+// message carries the mirror path as JSON ({"path":"scrcpy","reason":"…"})
+// whenever it changes. A client without an H.264 decoder connects with
+// video=0; while it watches, the feeds send JPEG pictures instead.
 package mirror
 
 import (
@@ -19,6 +34,7 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -33,19 +49,52 @@ import (
 	"golang.org/x/image/draw"
 )
 
-// Frame is one encoded screen.
+// Kind is what a frame's bytes are.
+type Kind byte
+
+// Frame kinds.
+const (
+	KindJPEG Kind = 1
+	KindH264 Kind = 2
+)
+
+// HeaderLen is the size of a binary message's header.
+const HeaderLen = 24
+
+// maxGOP bounds the packets kept for late joiners; a longer group of
+// pictures is dropped and late joiners wait for the next key frame.
+const maxGOP = 2000
+
+// Frame is one encoded screen (JPEG) or one H.264 packet.
 type Frame struct {
 	Seq    uint64
-	Width  int // device pixels of the captured screen
+	Kind   Kind
+	Config bool // H.264 SPS/PPS
+	Key    bool // H.264 key frame
+	Width  int  // device pixels of the captured screen
 	Height int
 	At     time.Time
-	JPEG   []byte
+	Data   []byte
 }
 
-// slot holds a device's newest frame; changed is closed and replaced on
-// every publish, so waiters wake without polling.
+// Path is how a device's mirror is fed, with the reason it was chosen (the
+// better paths that were not available and why), for the UI.
+type Path struct {
+	Path   string `json:"path"`   // "scrcpy", "screenrecord", "screencap", "desktop"
+	Reason string `json:"reason"` // one sentence for the person
+}
+
+// slot holds a device's newest still or current group of pictures;
+// changed is closed and replaced on every publish, so waiters wake without
+// polling.
 type slot struct {
-	frame   *Frame
+	frame   *Frame   // newest still
+	gop     []*Frame // H.264: config, key frame, packets since (in order)
+	config  *Frame   // H.264: the newest codec config
+	seq     uint64
+	video   bool // an H.264 stream feeds the slot: stills are ignored
+	stills  int  // clients that cannot decode video (no H.264 decoder)
+	path    Path
 	changed chan struct{}
 }
 
@@ -72,8 +121,20 @@ func (h *Hub) slot(id string) *slot {
 	return s
 }
 
-// Publish encodes img and makes it the device's newest frame.
+func (s *slot) wake() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Publish encodes img and makes it the device's newest frame (unless a
+// video stream feeds the device).
 func (h *Hub) Publish(device string, img image.Image, at time.Time) error {
+	h.mu.Lock()
+	video := h.slot(device).video
+	h.mu.Unlock()
+	if video {
+		return nil // the video is newer: do not spend an encode on a still
+	}
 	b := img.Bounds()
 	src := img
 	if m := h.MaxSide; m > 0 && (b.Dx() > m || b.Dy() > m) {
@@ -91,32 +152,153 @@ func (h *Hub) Publish(device string, img image.Image, at time.Time) error {
 	if err := jpeg.Encode(&buf, src, &jpeg.Options{Quality: h.Quality}); err != nil {
 		return fmt.Errorf("encode mirror frame: %w", err)
 	}
-	h.PublishEncoded(device, Frame{Width: b.Dx(), Height: b.Dy(), At: at, JPEG: buf.Bytes()})
+	h.PublishEncoded(device, Frame{Kind: KindJPEG, Width: b.Dx(), Height: b.Dy(), At: at, Data: buf.Bytes()})
 	return nil
 }
 
-// PublishEncoded stores an already encoded frame (Seq is assigned here).
+// PublishEncoded stores an already encoded still (Seq is assigned here).
+// While a video stream feeds the device, stills are dropped: the video is
+// newer and smoother than any screenshot.
 func (h *Hub) PublishEncoded(device string, f Frame) {
 	h.mu.Lock()
+	defer h.mu.Unlock()
 	s := h.slot(device)
-	if s.frame != nil {
-		f.Seq = s.frame.Seq + 1
-	} else {
-		f.Seq = 1
+	if s.video {
+		return
 	}
+	if f.Kind == 0 {
+		f.Kind = KindJPEG
+	}
+	s.seq++
+	f.Seq = s.seq
 	s.frame = &f
-	close(s.changed)
-	s.changed = make(chan struct{})
-	h.mu.Unlock()
+	s.wake()
 }
 
-// Latest returns the device's newest frame (nil if none) and a channel that
+// PublishVideo appends an H.264 packet of the device's stream (Kind, Seq
+// assigned here). A key frame starts a new group of pictures, headed by the
+// newest codec config.
+func (h *Hub) PublishVideo(device string, f Frame) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.slot(device)
+	s.video = true
+	f.Kind = KindH264
+	switch {
+	case f.Config:
+		s.seq++
+		f.Seq = s.seq
+		s.config = &f
+		s.gop = []*Frame{&f}
+	case f.Key:
+		s.gop = s.gop[:0:0]
+		if s.config != nil {
+			c := *s.config
+			s.seq++
+			c.Seq = s.seq
+			s.gop = append(s.gop, &c)
+		}
+		s.seq++
+		f.Seq = s.seq
+		s.gop = append(s.gop, &f)
+	default:
+		s.seq++
+		f.Seq = s.seq
+		if len(s.gop) >= maxGOP {
+			s.gop = nil // late joiners wait for the next key frame
+		}
+		if len(s.gop) > 0 {
+			s.gop = append(s.gop, &f)
+		}
+	}
+	s.wake()
+}
+
+// EndVideo marks the device's video stream over: stills are accepted
+// again (the mirror fell back to polling).
+func (h *Hub) EndVideo(device string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.slot(device)
+	s.video, s.gop, s.config, s.frame = false, nil, nil, nil
+	s.wake()
+}
+
+// SetPath records how the device's mirror is fed; clients are told.
+func (h *Hub) SetPath(device string, p Path) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.slot(device)
+	if s.path != p {
+		s.path = p
+		s.wake()
+	}
+}
+
+// StillsOnly reports whether a client of the device cannot decode video
+// (it connected with video=0): feeds then send pictures, not H.264.
+func (h *Hub) StillsOnly(device string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slot(device).stills > 0
+}
+
+// Changed returns a channel closed at the device's next change (a frame,
+// the path, a client that needs stills).
+func (h *Hub) Changed(device string) <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slot(device).changed
+}
+
+func (h *Hub) addStillsClient(device string, n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.slot(device)
+	s.stills += n
+	s.wake()
+}
+
+// PathOf returns how the device's mirror is fed now (zero before any).
+func (h *Hub) PathOf(device string) Path {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.slot(device).path
+}
+
+// Latest returns the device's newest still (nil if none) and a channel that
 // is closed when a newer one arrives.
 func (h *Hub) Latest(device string) (*Frame, <-chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.slot(device)
 	return s.frame, s.changed
+}
+
+// next returns what a client that has seen everything up to seq should be
+// sent next: H.264 packets in order (from the current key frame if it fell
+// behind), or the newest still. It also returns the path and the channel
+// closed on the next change.
+func (h *Hub) next(device string, seq uint64) ([]*Frame, Path, <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.slot(device)
+	var out []*Frame
+	if s.video {
+		// The group's sequence numbers are contiguous.
+		if n := len(s.gop); n > 0 {
+			head, last := s.gop[0].Seq, s.gop[n-1].Seq
+			switch {
+			case seq < head:
+				out = s.gop // new, or fell behind: start at the group's head
+			case seq < last:
+				out = s.gop[seq-head+1:]
+			}
+		}
+	} else if s.frame != nil && s.frame.Seq != seq {
+		out = []*Frame{s.frame}
+	}
+	return append([]*Frame(nil), out...), s.path, s.changed
 }
 
 // Forget drops a device's slot (it was disconnected).
@@ -205,15 +387,31 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.CloseNow()
 	ctx := c.CloseRead(r.Context()) // we only write; this notices the client leaving
+	if r.URL.Query().Get("video") == "0" {
+		// The client has no H.264 decoder (a web view without
+		// gstreamer1.0-libav): ask the feeds for pictures while it watches.
+		s.hub.addStillsClient(device, 1)
+		defer s.hub.addStillsClient(device, -1)
+	}
 	var sent uint64
+	var path Path
 	for {
-		f, changed := s.hub.Latest(device)
-		if f != nil && f.Seq != sent {
-			if err := writeFrame(ctx, c, f); err != nil {
+		frames, p, changed := s.hub.next(device, sent)
+		if p != path {
+			b, _ := json.Marshal(p)
+			if err := writeText(ctx, c, b); err != nil {
 				return
 			}
-			sent = f.Seq
-			continue // a newer frame may have arrived while writing
+			path = p
+		}
+		if len(frames) > 0 {
+			for _, f := range frames {
+				if err := writeFrame(ctx, c, f); err != nil {
+					return
+				}
+				sent = f.Seq
+			}
+			continue // newer frames may have arrived while writing
 		}
 		select {
 		case <-ctx.Done():
@@ -223,25 +421,50 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+func writeText(ctx context.Context, c *websocket.Conn, b []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return c.Write(ctx, websocket.MessageText, b)
+}
+
 func writeFrame(ctx context.Context, c *websocket.Conn, f *Frame) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	msg := make([]byte, 16+len(f.JPEG))
-	binary.BigEndian.PutUint32(msg[0:], uint32(f.Width))
-	binary.BigEndian.PutUint32(msg[4:], uint32(f.Height))
-	binary.BigEndian.PutUint64(msg[8:], uint64(f.At.UnixMilli()))
-	copy(msg[16:], f.JPEG)
-	return c.Write(ctx, websocket.MessageBinary, msg)
+	return c.Write(ctx, websocket.MessageBinary, AppendMessage(make([]byte, 0, HeaderLen+len(f.Data)), f))
 }
 
-// ParseMessage splits a binary message into its header and JPEG (used by
-// tests and any Go client).
-func ParseMessage(msg []byte) (w, h int, at time.Time, jpegBytes []byte, err error) {
-	if len(msg) < 16 {
-		return 0, 0, time.Time{}, nil, fmt.Errorf("mirror message of %d bytes is shorter than its header", len(msg))
+// AppendMessage appends f's binary message (header and bytes) to b.
+func AppendMessage(b []byte, f *Frame) []byte {
+	var flags byte
+	if f.Config {
+		flags |= 1
 	}
-	w = int(binary.BigEndian.Uint32(msg[0:]))
-	h = int(binary.BigEndian.Uint32(msg[4:]))
-	at = time.UnixMilli(int64(binary.BigEndian.Uint64(msg[8:])))
-	return w, h, at, msg[16:], nil
+	if f.Key {
+		flags |= 2
+	}
+	b = append(b, byte(f.Kind), flags, 0, 0)
+	b = binary.BigEndian.AppendUint32(b, uint32(f.Width))
+	b = binary.BigEndian.AppendUint32(b, uint32(f.Height))
+	b = binary.BigEndian.AppendUint64(b, uint64(f.At.UnixMilli()))
+	b = append(b, 0, 0, 0, 0)
+	return append(b, f.Data...)
+}
+
+// ParseMessage reads a binary message back into a frame (used by tests and
+// any Go client); Seq is not on the wire.
+func ParseMessage(msg []byte) (Frame, error) {
+	if len(msg) < HeaderLen {
+		return Frame{}, fmt.Errorf("mirror message of %d bytes is shorter than its header", len(msg))
+	}
+	k := Kind(msg[0])
+	if k != KindJPEG && k != KindH264 {
+		return Frame{}, fmt.Errorf("mirror message of unknown kind %d", k)
+	}
+	return Frame{
+		Kind: k, Config: msg[1]&1 != 0, Key: msg[1]&2 != 0,
+		Width:  int(binary.BigEndian.Uint32(msg[4:])),
+		Height: int(binary.BigEndian.Uint32(msg[8:])),
+		At:     time.UnixMilli(int64(binary.BigEndian.Uint64(msg[12:]))),
+		Data:   msg[HeaderLen:],
+	}, nil
 }

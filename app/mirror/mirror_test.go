@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -59,11 +60,15 @@ func read(t *testing.T, c *websocket.Conn) (int, int, image.Image) {
 	if typ != websocket.MessageBinary {
 		t.Fatalf("type %v", typ)
 	}
-	w, h, _, jb, err := ParseMessage(msg)
+	f, err := ParseMessage(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	img, err := jpeg.Decode(bytes.NewReader(jb))
+	if f.Kind != KindJPEG {
+		t.Fatalf("kind %d", f.Kind)
+	}
+	w, h := f.Width, f.Height
+	img, err := jpeg.Decode(bytes.NewReader(f.Data))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +126,9 @@ func TestSlowClientGetsTheNewestFrameNotAQueue(t *testing.T) {
 	hub, s := startServer(t)
 	c := dial(t, s.StreamURL("d"))
 	for i := 0; i < 50; i++ {
-		hub.PublishEncoded("d", Frame{Width: i + 1, Height: 1, JPEG: []byte{byte(i)}})
+		hub.PublishEncoded("d", Frame{Width: i + 1, Height: 1, Data: []byte{byte(i)}})
 	}
-	hub.PublishEncoded("d", Frame{Width: 999, Height: 1, JPEG: []byte{1}})
+	hub.PublishEncoded("d", Frame{Width: 999, Height: 1, Data: []byte{1}})
 	// Whatever was in flight first, the newest frame arrives within a few
 	// messages, never after 50 stale ones.
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -133,8 +138,8 @@ func TestSlowClientGetsTheNewestFrameNotAQueue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, _, _, _, _ := ParseMessage(msg)
-		if w == 999 {
+		f, _ := ParseMessage(msg)
+		if f.Width == 999 {
 			if n > 3 {
 				t.Fatalf("newest frame came as message %d", n)
 			}
@@ -146,21 +151,86 @@ func TestSlowClientGetsTheNewestFrameNotAQueue(t *testing.T) {
 func TestFramesOfOtherDevicesAreNotSent(t *testing.T) {
 	hub, s := startServer(t)
 	c := dial(t, s.StreamURL("a"))
-	hub.PublishEncoded("b", Frame{Width: 7, Height: 7, JPEG: []byte{1}})
-	hub.PublishEncoded("a", Frame{Width: 3, Height: 3, JPEG: []byte{1}})
+	hub.PublishEncoded("b", Frame{Width: 7, Height: 7, Data: []byte{1}})
+	hub.PublishEncoded("a", Frame{Width: 3, Height: 3, Data: []byte{1}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, msg, err := c.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, _, _, _, _ := ParseMessage(msg); w != 3 {
-		t.Fatalf("got frame of width %d", w)
+	if f, _ := ParseMessage(msg); f.Width != 3 {
+		t.Fatalf("got frame of width %d", f.Width)
 	}
 }
 
 func TestParseMessageRejectsShortInput(t *testing.T) {
-	if _, _, _, _, err := ParseMessage([]byte{1, 2, 3}); err == nil {
+	if _, err := ParseMessage([]byte{1, 2, 3}); err == nil {
 		t.Fatal("no error")
+	}
+	if _, err := ParseMessage(make([]byte, HeaderLen)); err == nil {
+		t.Fatal("kind 0 accepted")
+	}
+}
+
+// readMsg reads one message of any type.
+func readMsg(t *testing.T, c *websocket.Conn) (websocket.MessageType, []byte) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	typ, msg, err := c.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typ, msg
+}
+
+func TestVideoJoinersStartAtTheKeyFrameAndFollowInOrder(t *testing.T) {
+	hub, s := startServer(t)
+	pk := func(config, key bool, b byte) Frame {
+		return Frame{Config: config, Key: key, Width: 1080, Height: 2400, At: time.Now(), Data: []byte{0, 0, 0, 1, b}}
+	}
+	hub.SetPath("p", Path{Path: "scrcpy", Reason: "scrcpy-server 3.3.4 found"})
+	hub.PublishVideo("p", pk(true, false, 0x67))
+	hub.PublishVideo("p", pk(false, true, 0x65))
+	hub.PublishVideo("p", pk(false, false, 0x41))
+	hub.PublishEncoded("p", Frame{Width: 5, Height: 5, Data: []byte{9}}) // a still while video flows: dropped
+	hub.PublishVideo("p", pk(false, true, 0x65))                         // a new group
+	hub.PublishVideo("p", pk(false, false, 0x42))
+	c := dial(t, s.StreamURL("p"))
+	typ, msg := readMsg(t, c)
+	if typ != websocket.MessageText || !strings.Contains(string(msg), `"path":"scrcpy"`) {
+		t.Fatalf("first message %v %s", typ, msg)
+	}
+	var got []string
+	for i := 0; i < 3; i++ {
+		_, msg := readMsg(t, c)
+		f, err := ParseMessage(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Kind != KindH264 || f.Width != 1080 {
+			t.Fatalf("frame %+v", f)
+		}
+		got = append(got, fmt.Sprintf("%v/%v/%x", f.Config, f.Key, f.Data[4]))
+	}
+	if want := []string{"true/false/67", "false/true/65", "false/false/42"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("joined with %v, want %v", got, want)
+	}
+	// Following live: each new packet arrives in order.
+	hub.PublishVideo("p", pk(false, false, 0x43))
+	_, msg = readMsg(t, c)
+	if f, _ := ParseMessage(msg); f.Data[4] != 0x43 || f.Config || f.Key {
+		t.Fatalf("live packet %+v", f)
+	}
+	hub.SetPath("p", Path{Path: "screenrecord", Reason: "no scrcpy-server"})
+	if typ, msg := readMsg(t, c); typ != websocket.MessageText || !strings.Contains(string(msg), "screenrecord") {
+		t.Fatalf("path change %v %s", typ, msg)
+	}
+	hub.EndVideo("p")
+	hub.PublishEncoded("p", Frame{Width: 6, Height: 6, Data: []byte{9}})
+	_, msg = readMsg(t, c)
+	if f, _ := ParseMessage(msg); f.Kind != KindJPEG || f.Width != 6 {
+		t.Fatalf("still after the video ended: %+v", f)
 	}
 }

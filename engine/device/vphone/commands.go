@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"am": cmdAm, "monkey": cmdMonkey, "pm": cmdPm, "cmd": cmdCmd, "dumpsys": cmdDumpsys,
 		"input": cmdInput, "screencap": cmdScreencap, "uiautomator": cmdUiautomator,
 		"id": cmdID, "whoami": cmdWhoami,
+		"screenrecord": cmdScreenrecord, "app_process": cmdAppProcess,
 	}
 }
 
@@ -42,7 +43,7 @@ func (p *Phone) runCommand(c *cmdIO, args []string) int {
 		fmt.Fprintf(c.err, "/system/bin/sh: %s: inaccessible or not found\n", args[0])
 		return 127
 	}
-	if name == "screencap" || name == "cat" || name == "sleep" {
+	if name == "screencap" || name == "cat" || name == "sleep" || name == "screenrecord" || name == "app_process" {
 		return fn(p, c, args[1:]) // big or slow output goes straight out
 	}
 	// Commands write while holding the phone's lock; buffering keeps a slow
@@ -515,6 +516,8 @@ func cmdSettings(p *Phone, c *cmdIO, args []string) int {
 		key := settingKey(ns, args[2])
 		p.settings[key] = args[3]
 		switch key {
+		case "system/user_rotation", "system/accelerometer_rotation":
+			p.syncRotation()
 		case "secure/default_input_method":
 			p.ime = args[3]
 			p.m.changed()
@@ -984,27 +987,33 @@ func cmdDumpsys(p *Phone, c *cmdIO, args []string) int {
 	}
 	p.mu.Lock()
 	a := p.m.activity()
+	rot := p.rotation
+	dw, dh := p.displaySize()
 	p.mu.Unlock()
+	orient := "port"
+	if rot%2 == 1 {
+		orient = "land"
+	}
 	full := a.Package + "/" + a.Activity
 	short := shortComponent(a.Package, a.Activity)
 	switch args[0] {
 	case "window":
 		fmt.Fprintln(c.out, "WINDOW MANAGER WINDOWS (dumpsys window windows)")
 		fmt.Fprintf(c.out, "  Window #0 Window{7d0c9a1 u0 %s}:\n    mDisplayId=0 rootTaskId=12 mSession=Session{3a4b5c6 2310:u0a10123} mClient=android.os.BinderProxy@1e2f3a4\n", full)
-		fmt.Fprintf(c.out, "    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=BASE_APPLICATION fmt=TRANSLUCENT}\n    Requested w=%d h=%d mLayoutSeq=212\n", p.opts.Width, p.opts.Height)
+		fmt.Fprintf(c.out, "    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=BASE_APPLICATION fmt=TRANSLUCENT}\n    Requested w=%d h=%d mLayoutSeq=212\n", dw, dh)
 		fmt.Fprintln(c.out, "  Window #1 Window{1b2c3d4 u0 StatusBar}:")
 		fmt.Fprintln(c.out, "    mDisplayId=0 mSession=Session{9a8b7c6 1512:u0a10042}")
 		fmt.Fprintln(c.out)
-		fmt.Fprintf(c.out, "  mGlobalConfiguration={1.0 ?mcc?mnc [zh_CN] ldltr sw%ddp w%ddp h%ddp %ddpi nrml port finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d) mAppBounds=Rect(0, 0 - %d, %d) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined mAlwaysOnTop=undefined mRotation=ROTATION_0}}\n",
-			p.opts.Width*160/p.opts.Density, p.opts.Width*160/p.opts.Density, p.opts.Height*160/p.opts.Density, p.opts.Density, p.opts.Width, p.opts.Height, p.opts.Width, p.opts.Height)
+		fmt.Fprintf(c.out, "  mGlobalConfiguration={1.0 ?mcc?mnc [zh_CN] ldltr sw%ddp w%ddp h%ddp %ddpi nrml %s finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d) mAppBounds=Rect(0, 0 - %d, %d) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined mAlwaysOnTop=undefined mRotation=ROTATION_%d}}\n",
+			min(dw, dh)*160/p.opts.Density, dw*160/p.opts.Density, dh*160/p.opts.Density, p.opts.Density, orient, dw, dh, dw, dh, rot*90)
 		// A dialog's window carries its activity's name too.
 		fmt.Fprintf(c.out, "  mCurrentFocus=Window{7d0c9a1 u0 %s}\n", full)
 		fmt.Fprintf(c.out, "  mFocusedApp=ActivityRecord{5e6f7a8 u0 %s t12}\n", short)
-		fmt.Fprintln(c.out, "  mInputMethodTarget=null\n  mDisplayFrozen=false windows=0 client=false apps=0  mRotation=0  mLastOrientation=-1")
+		fmt.Fprintf(c.out, "  mInputMethodTarget=null\n  mDisplayFrozen=false windows=0 client=false apps=0  mRotation=%d  mLastOrientation=-1\n", rot)
 		return 0
 	case "input":
-		fmt.Fprintf(c.out, "INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: true\n\nInput Reader State (Nums of device: 1):\n  Device 2: virtual-touchscreen\n    Sources: 0x00001002\n    Touch Input Mapper (mode - DIRECT):\n      Viewport INTERNAL: displayId=0, uniqueId=local:0, port=0, orientation=0, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: 0\n",
-			p.opts.Width, p.opts.Height, p.opts.Width, p.opts.Height, p.opts.Width, p.opts.Height, p.opts.Width, p.opts.Height)
+		fmt.Fprintf(c.out, "INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: true\n\nInput Reader State (Nums of device: 1):\n  Device 2: virtual-touchscreen\n    Sources: 0x00001002\n    Touch Input Mapper (mode - DIRECT):\n      Viewport INTERNAL: displayId=0, uniqueId=local:0, port=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: %d\n",
+			rot, dw, dh, dw, dh, p.opts.Width, p.opts.Height, dw, dh, rot)
 		return 0
 	case "activity":
 		fmt.Fprintln(c.out, "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)")
@@ -1012,7 +1021,7 @@ func cmdDumpsys(p *Phone, c *cmdIO, args []string) int {
 		fmt.Fprintf(c.out, "    mResumedActivity: ActivityRecord{5e6f7a8 u0 %s t12}\n  ResumedActivity: ActivityRecord{5e6f7a8 u0 %s t12}\n", short, short)
 		return 0
 	case "display":
-		fmt.Fprintf(c.out, "DISPLAY MANAGER (dumpsys display)\n  mBaseDisplayInfo=DisplayInfo{\"Built-in Screen\", displayId 0, real %d x %d, rotation 0, density %d}\n", p.opts.Width, p.opts.Height, p.opts.Density)
+		fmt.Fprintf(c.out, "DISPLAY MANAGER (dumpsys display)\n  mBaseDisplayInfo=DisplayInfo{\"Built-in Screen\", displayId 0, real %d x %d, rotation %d, density %d}\n", dw, dh, rot, p.opts.Density)
 		return 0
 	}
 	fmt.Fprintf(c.err, "Can't find service: %s\n", args[0])
@@ -1158,7 +1167,8 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 		}
 		p.mu.Lock()
 		p.record("tap", rest, v[0], v[1])
-		p.m.tap(v[0], v[1])
+		x, y := p.toModel(v[0], v[1])
+		p.m.tap(x, y)
 		p.mu.Unlock()
 	case "swipe", "draganddrop":
 		v, code, ok := nums(4, 1)
@@ -1180,13 +1190,15 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 		p.mu.Lock()
 		p.record(verb, rest, v[0], v[1])
 		dist := math.Hypot(float64(v[2]-v[0]), float64(v[3]-v[1]))
+		x1, y1 := p.toModel(v[0], v[1])
+		x2, y2 := p.toModel(v[2], v[3])
 		switch {
 		case dist < 16*p.m.scale && dur >= 500:
-			p.m.longPress(v[0], v[1])
+			p.m.longPress(x1, y1)
 		case dist < 16*p.m.scale:
-			p.m.tap(v[0], v[1])
+			p.m.tap(x1, y1)
 		default:
-			p.m.swipe(v[0], v[1], v[2], v[3])
+			p.m.swipe(x1, y1, x2, y2)
 		}
 		p.mu.Unlock()
 	case "text":
@@ -1238,7 +1250,8 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 		}
 		p.mu.Lock()
 		p.record("motion_"+strings.ToLower(action), rest, v[0], v[1])
-		p.motion(action, v[0], v[1])
+		x, y := p.toModel(v[0], v[1])
+		p.motion(action, x, y)
 		p.mu.Unlock()
 	case "press", "roll":
 		p.mu.Lock()
@@ -1248,11 +1261,26 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 	return 0
 }
 
-// motion turns DOWN/MOVE/UP into a tap or a swipe (p.mu held).
+// motion turns DOWN/MOVE/UP into a tap or a swipe (p.mu held). Once the
+// pointer has moved beyond the tap slop, each MOVE scrolls by its own step,
+// so content follows the finger live (scrcpy drags) and the whole gesture
+// adds up to the same swipe as `input swipe` from DOWN to UP.
 func (p *Phone) motion(action string, x, y int) {
+	slop := 16 * p.m.scale
 	switch action {
 	case "DOWN":
-		p.down, p.downAt, p.isDown = [2]int{x, y}, p.now(), true
+		p.down, p.last, p.downAt, p.isDown, p.dragging = [2]int{x, y}, [2]int{x, y}, p.now(), true, false
+	case "MOVE":
+		if !p.isDown {
+			return
+		}
+		if !p.dragging && math.Hypot(float64(x-p.down[0]), float64(y-p.down[1])) >= slop {
+			p.dragging = true
+		}
+		if p.dragging {
+			p.m.swipe(p.last[0], p.last[1], x, y)
+			p.last = [2]int{x, y}
+		}
 	case "UP":
 		if !p.isDown {
 			return
@@ -1260,15 +1288,18 @@ func (p *Phone) motion(action string, x, y int) {
 		p.isDown = false
 		d := math.Hypot(float64(x-p.down[0]), float64(y-p.down[1]))
 		switch {
-		case d < 16*p.m.scale && p.now().Sub(p.downAt) >= 500*time.Millisecond:
+		case p.dragging:
+			p.m.swipe(p.last[0], p.last[1], x, y)
+		case d < slop && p.now().Sub(p.downAt) >= 500*time.Millisecond:
 			p.m.longPress(x, y)
-		case d < 16*p.m.scale:
+		case d < slop:
 			p.m.tap(x, y)
 		default:
 			p.m.swipe(p.down[0], p.down[1], x, y)
 		}
+		p.dragging = false
 	case "CANCEL":
-		p.isDown = false
+		p.isDown, p.dragging = false, false
 	}
 }
 

@@ -8,16 +8,18 @@ import (
 
 // dumpXML writes the window as `uiautomator dump` does: one line, no
 // trailing newline, attributes in AOSP's order, bounds as [l,t][r,b].
-func dumpXML(win *node, pkg string) []byte {
+// Bounds are in the display's space: turned with its rotation (w x h is
+// the portrait size).
+func dumpXML(win *node, pkg string, rot, w, h int) []byte {
 	var b bytes.Buffer
-	b.WriteString(`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0">`)
-	dumpNode(&b, win, 0, pkg)
+	fmt.Fprintf(&b, `<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="%d">`, rot)
+	dumpNode(&b, win, 0, pkg, rot, w, h)
 	b.WriteString(`</hierarchy>`)
 	return b.Bytes()
 }
 
-func dumpNode(b *bytes.Buffer, n *node, index int, pkg string) {
-	r := n.bounds
+func dumpNode(b *bytes.Buffer, n *node, index int, pkg string, rot, w, h int) {
+	r := rectToDisplay(n.bounds, rot, w, h)
 	fmt.Fprintf(b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" checkable="%t" checked="%t" clickable="%t" enabled="%t" focusable="%t" focused="%t" scrollable="%t" long-clickable="%t" password="%t" selected="%t" bounds="[%d,%d][%d,%d]"`,
 		index, xmlEscape(dumpText(n)), xmlEscape(n.id), xmlEscape(n.class), xmlEscape(pkg), xmlEscape(n.desc),
 		n.checkable, n.checked, n.clickable, !n.disabled, n.focusable, n.focused, n.scrollable, n.longClickable,
@@ -29,7 +31,7 @@ func dumpNode(b *bytes.Buffer, n *node, index int, pkg string) {
 	}
 	b.WriteString(">")
 	for i, c := range kids {
-		dumpNode(b, c, i, pkg)
+		dumpNode(b, c, i, pkg, rot, w, h)
 	}
 	b.WriteString("</node>")
 }

@@ -198,6 +198,13 @@ type Phone struct {
 	down     [2]int // where a motionevent DOWN was
 	downAt   time.Time
 	isDown   bool
+	dragging bool   // the pointer moved beyond the tap slop since DOWN
+	last     [2]int // the pointer's last position while down
+	// scrcpy endpoint
+	scrcpyVersion  string // "" = scrcpy.Version
+	scrcpySessions int
+	clipboard      string
+	rotation       int // display rotation 0..3 (rotation.go)
 
 	rmu   sync.Mutex // guards the screenshot cache
 	cache shotCache
@@ -214,9 +221,10 @@ type Phone struct {
 }
 
 type shotKey struct {
-	version uint64
-	frame   int64
-	secure  bool
+	version  uint64
+	frame    int64
+	secure   bool
+	rotation int
 }
 
 type shotCache struct {
@@ -632,7 +640,7 @@ func (p *Phone) dumpLocked() []byte {
 	if p.m.screen == scrRecents {
 		pkg = PkgLauncher
 	}
-	return dumpXML(p.m.window(), pkg)
+	return dumpXML(p.m.window(), pkg, p.rotation, p.opts.Width, p.opts.Height)
 }
 
 func (p *Phone) record(kind string, args []string, x, y int) {
@@ -661,16 +669,17 @@ func (p *Phone) shot(wantPNG bool) (*image.RGBA, []byte) {
 	defer p.rmu.Unlock()
 	p.mu.Lock()
 	now := p.now()
-	key := shotKey{version: p.m.version, frame: p.m.frame(now), secure: p.faults.secure}
+	key := shotKey{version: p.m.version, frame: p.m.frame(now), secure: p.faults.secure, rotation: p.rotation}
 	c := &p.cache
 	if !c.hasImg || c.imgKey != key {
 		if key.secure {
-			c.img = image.NewRGBA(image.Rect(0, 0, p.m.w, p.m.h))
+			dw, dh := p.displaySize()
+			c.img = image.NewRGBA(image.Rect(0, 0, dw, dh))
 			for i := 3; i < len(c.img.Pix); i += 4 {
 				c.img.Pix[i] = 0xff
 			}
 		} else {
-			c.img = render(p.m, p.fonts)
+			c.img = rotateImage(render(p.m, p.fonts), key.rotation)
 		}
 		c.imgKey, c.hasImg = key, true
 	}

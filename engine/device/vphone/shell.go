@@ -280,7 +280,8 @@ type cmdIO struct {
 	err    io.Writer
 	drop   func()
 	p      *Phone
-	isLast bool // writes to the stream itself (screencap's mid-stream drop)
+	isLast bool              // writes to the stream itself (screencap's mid-stream drop)
+	env    map[string]string // NAME=value words before the command
 }
 
 func (sh *shell) vars(name string) string {
@@ -381,12 +382,21 @@ func (sh *shell) runSimple(c simple, in io.Reader, out io.Writer, last bool) int
 	if c.outToErr {
 		out = errW
 	}
-	args := make([]string, len(c.args))
-	for i, a := range c.args {
-		args[i] = strings.ReplaceAll(a, statusMark, strconv.Itoa(sh.status))
+	args := make([]string, 0, len(c.args))
+	env := map[string]string{}
+	for _, a := range c.args {
+		a = strings.ReplaceAll(a, statusMark, strconv.Itoa(sh.status))
+		if k, v, ok := strings.Cut(a, "="); ok && len(args) == 0 && isName(k) {
+			env[k] = v // an assignment before the command applies to it
+			continue
+		}
+		args = append(args, a)
+	}
+	if len(args) == 0 {
+		return 0
 	}
 	c.args = args
-	cio := &cmdIO{ctx: sh.ctx, in: in, out: out, err: errW, drop: sh.drop, p: sh.p, isLast: last}
+	cio := &cmdIO{ctx: sh.ctx, in: in, out: out, err: errW, drop: sh.drop, p: sh.p, isLast: last, env: env}
 	status := sh.p.runCommand(cio, c.args)
 	if outBuf != nil {
 		if err := sh.p.fs.write(c.out, outBuf.Bytes(), 0o644, c.outAppend); err != nil {
@@ -401,4 +411,14 @@ func (sh *shell) runSimple(c simple, in io.Reader, out io.Writer, last bool) int
 		}
 	}
 	return status
+}
+
+// isName reports whether s is a shell variable name.
+func isName(s string) bool {
+	for i, r := range s {
+		if r != '_' && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -141,6 +141,8 @@ type Bound = {
   MirrorURL(device: string): Promise<string>
   FramesBase(): Promise<{ url: string; token: string }>
   DeviceInput(device: string, a: Action): Promise<void>
+  MirrorTouch(device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number): Promise<void>
+  MirrorPath(device: string): Promise<{ path: string; reason: string }>
   Presets(): Promise<Preset[]>
   Profiles(): Promise<Profile[]>
   SaveProfile(p: Profile, apiKey: string): Promise<Profile>

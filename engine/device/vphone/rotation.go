@@ -1,0 +1,130 @@
+package vphone
+
+import (
+	"image"
+	"strconv"
+
+	"golang.org/x/image/draw"
+)
+
+// Display rotation. The apps are laid out in portrait only; a rotated
+// display shows that picture turned, as Android does for an app that keeps
+// its orientation while the display turns (auto-rotate off, user_rotation
+// set): screenshots, `uiautomator dump` bounds and input coordinates are in
+// the rotated display's space, `wm size` still reports the physical
+// (portrait) size, and dumpsys reports the orientation. Rotation 1 is
+// ROTATION_90: the display is landscape and the portrait top is on its left.
+
+// SetRotation turns the display (0, 1, 2, 3 = 0°, 90°, 180°, 270°), as
+// `settings put system user_rotation N` does with auto-rotate off.
+func (p *Phone) SetRotation(r int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.setRotationLocked(r)
+}
+
+func (p *Phone) setRotationLocked(r int) {
+	r = (r%4 + 4) % 4
+	if r != p.rotation {
+		p.rotation = r
+		p.m.changed()
+	}
+}
+
+// Rotation returns the display's rotation (0..3).
+func (p *Phone) Rotation() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rotation
+}
+
+// syncRotation applies the rotation settings (p.mu held): with
+// accelerometer_rotation 0, user_rotation turns the display.
+func (p *Phone) syncRotation() {
+	if p.settings["system/accelerometer_rotation"] != "0" {
+		return
+	}
+	if r, err := strconv.Atoi(p.settings["system/user_rotation"]); err == nil && r >= 0 && r <= 3 {
+		p.setRotationLocked(r)
+	}
+}
+
+// displaySize is the rotated display's size (p.mu held).
+func (p *Phone) displaySize() (int, int) {
+	if p.rotation%2 == 1 {
+		return p.opts.Height, p.opts.Width
+	}
+	return p.opts.Width, p.opts.Height
+}
+
+// toModel maps a display point to the portrait model's (p.mu held).
+func (p *Phone) toModel(x, y int) (int, int) {
+	w, h := p.opts.Width, p.opts.Height
+	switch p.rotation {
+	case 1:
+		x, y = w-1-y, x
+	case 2:
+		x, y = w-1-x, h-1-y
+	case 3:
+		x, y = y, h-1-x
+	}
+	return x, y
+}
+
+// rectToDisplay maps a model rectangle to the display's.
+func rectToDisplay(r image.Rectangle, rot, w, h int) image.Rectangle {
+	switch rot {
+	case 1:
+		return image.Rect(r.Min.Y, w-r.Max.X, r.Max.Y, w-r.Min.X)
+	case 2:
+		return image.Rect(w-r.Max.X, h-r.Max.Y, w-r.Min.X, h-r.Min.Y)
+	case 3:
+		return image.Rect(h-r.Max.Y, r.Min.X, h-r.Min.Y, r.Max.X)
+	}
+	return r
+}
+
+// rotateImage turns a portrait picture for the display's rotation.
+func rotateImage(src *image.RGBA, rot int) *image.RGBA {
+	if rot == 0 {
+		return src
+	}
+	w, h := src.Bounds().Dx(), src.Bounds().Dy()
+	dw, dh := w, h
+	if rot%2 == 1 {
+		dw, dh = h, w
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, dw, dh))
+	for dy := 0; dy < dh; dy++ {
+		row := dst.Pix[dy*dst.Stride : dy*dst.Stride+dw*4]
+		for dx := 0; dx < dw; dx++ {
+			var px, py int
+			switch rot {
+			case 1:
+				px, py = w-1-dy, dx
+			case 2:
+				px, py = w-1-dx, h-1-dy
+			default:
+				px, py = dy, h-1-dx
+			}
+			o := py*src.Stride + px*4
+			copy(row[dx*4:dx*4+4], src.Pix[o:o+4])
+		}
+	}
+	return dst
+}
+
+// letterbox fits img into a black w x h frame (screenrecord keeps its
+// video size when the display turns).
+func letterbox(img *image.RGBA, w, h int) *image.RGBA {
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 3; i < len(dst.Pix); i += 4 {
+		dst.Pix[i] = 0xff
+	}
+	b := img.Bounds()
+	s := min(float64(w)/float64(b.Dx()), float64(h)/float64(b.Dy()))
+	fw, fh := int(float64(b.Dx())*s), int(float64(b.Dy())*s)
+	r := image.Rect((w-fw)/2, (h-fh)/2, (w-fw)/2+fw, (h-fh)/2+fh)
+	draw.ApproxBiLinear.Scale(dst, r, img, b, draw.Src, nil)
+	return dst
+}

@@ -1,0 +1,175 @@
+package vphone
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// screenrecordMaxLimit is AOSP's cap on --time-limit (seconds); it is also
+// the default.
+const screenrecordMaxLimit = 180
+
+const screenrecordUsage = `Usage: screenrecord [options] <filename>
+
+Android screenrecord v1.4.  Records the device's display to a .mp4 file.
+
+Options:
+--size WIDTHxHEIGHT
+    Set the video size, e.g. "1280x720".  Default is the device's main
+    display resolution (if supported), 1280x720 if not.  For best results,
+    use a size supported by the AVC encoder.
+--bit-rate RATE
+    Set the video bit rate, in bits per second.  Value may be specified as
+    bits or megabits, e.g. '4000000' is equivalent to '4M'.  Default 20Mbps.
+--time-limit TIME
+    Set the maximum recording time, in seconds.  Default / maximum is 180.
+--output-format FORMAT
+    Format to output: 'mp4', 'h264', 'webm', '3gpp', 'frames' or 'raw-frames'.
+    The virtual phone encodes 'h264' only.
+--help
+    Show this message.
+
+Recording continues until Ctrl-C is hit or the time limit is reached.
+`
+
+// parseBitRate reads "4000000" or "4M" as AOSP's screenrecord does.
+func parseBitRate(s string) (int, bool) {
+	mul := 1
+	switch {
+	case strings.HasSuffix(s, "M"), strings.HasSuffix(s, "m"):
+		mul, s = 1_000_000, s[:len(s)-1]
+	case strings.HasSuffix(s, "K"), strings.HasSuffix(s, "k"):
+		mul, s = 1_000, s[:len(s)-1]
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 || n > 200_000_000/mul {
+		return 0, false
+	}
+	return n * mul, true
+}
+
+// cmdScreenrecord records the screen as raw H.264 (Annex-B) to a file or to
+// stdout ("-"), frames only when the picture changes, until the time limit,
+// the host closing the stream, or the phone closing.
+func cmdScreenrecord(p *Phone, c *cmdIO, args []string) int {
+	w, h := p.opts.Width, p.opts.Height
+	bitRate := 20_000_000
+	limit := screenrecordMaxLimit
+	format := "mp4"
+	file := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		val := func() (string, bool) {
+			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--") {
+				return v, true
+			}
+			if i+1 >= len(args) {
+				fmt.Fprintf(c.err, "screenrecord: option '%s' requires an argument\n", a)
+				return "", false
+			}
+			i++
+			return args[i], true
+		}
+		name, _, _ := strings.Cut(a, "=")
+		switch name {
+		case "--help", "-h":
+			fmt.Fprint(c.err, screenrecordUsage)
+			return 0
+		case "--verbose", "--rotate", "--bugreport", "--persistent-surface":
+		case "--size":
+			v, ok := val()
+			if !ok {
+				return 2
+			}
+			ws, hs, ok2 := strings.Cut(v, "x")
+			nw, e1 := strconv.Atoi(ws)
+			nh, e2 := strconv.Atoi(hs)
+			if !ok2 || e1 != nil || e2 != nil || nw <= 0 || nh <= 0 {
+				fmt.Fprintf(c.err, "Invalid size '%s', must be width x height\n", v)
+				return 2
+			}
+			w, h = nw, nh
+		case "--bit-rate":
+			v, ok := val()
+			if !ok {
+				return 2
+			}
+			n, ok := parseBitRate(v)
+			if !ok {
+				fmt.Fprintf(c.err, "Invalid bit rate '%s'\n", v)
+				return 2
+			}
+			bitRate = n
+		case "--time-limit":
+			v, ok := val()
+			if !ok {
+				return 2
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 || n > screenrecordMaxLimit {
+				fmt.Fprintf(c.err, "Time limit %ss outside acceptable range [1,%d]\n", v, screenrecordMaxLimit)
+				return 2
+			}
+			limit = n
+		case "--output-format":
+			v, ok := val()
+			if !ok {
+				return 2
+			}
+			switch v {
+			case "mp4", "h264", "webm", "3gpp", "frames", "raw-frames":
+				format = v
+			default:
+				fmt.Fprintf(c.err, "Unknown format '%s'\n", v)
+				return 2
+			}
+		case "--display-id", "--codec-name", "--bframes":
+			if _, ok := val(); !ok {
+				return 2
+			}
+		default:
+			if strings.HasPrefix(a, "-") && a != "-" {
+				fmt.Fprintf(c.err, "screenrecord: unrecognized option '%s'\n", a)
+				return 2
+			}
+			file = a
+		}
+	}
+	if file == "" {
+		fmt.Fprintln(c.err, "Must specify output file (see --help).")
+		return 2
+	}
+	if format != "h264" {
+		fmt.Fprintf(c.err, "ERROR: the virtual phone's encoder writes --output-format=h264 only, not %s\n", format)
+		return 1
+	}
+	if w%2 != 0 || h%2 != 0 || w > 4096 || h > 4096 {
+		fmt.Fprintf(c.err, "ERROR: unable to configure video/avc codec at %dx%d (err=-38)\n", w, h)
+		return 1
+	}
+	toStdout := file == "-" || file == "/dev/stdout" || file == "/proc/self/fd/1"
+	var buf bytes.Buffer
+	out := c.out
+	if !toStdout {
+		out = &buf
+	}
+	err := p.encodeScreen(c.ctx, encodeOptions{Width: w, Height: h, BitRate: bitRate, GOP: 600, Limit: time.Duration(limit) * time.Second, Letterbox: true},
+		func(pk h264Packet) error {
+			_, err := out.Write(pk.Data)
+			return err
+		})
+	if err != nil {
+		fmt.Fprintf(c.err, "ERROR: %v\n", err)
+		return 1
+	}
+	if !toStdout {
+		if err := p.fs.write(file, buf.Bytes(), 0o660, false); err != nil {
+			fmt.Fprintf(c.err, "Unable to open '%s': %s\n", file, errText(err))
+			return 1
+		}
+	}
+	return 0
+}

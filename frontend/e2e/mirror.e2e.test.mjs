@@ -1,0 +1,176 @@
+// The live phone mirror through the real UI and the real Go backend: a virtual
+// phone (`tandem-dev vphone`) behind a private adb server streams H.264 over
+// scrcpy (its scrcpy endpoint; TANDEM_SCRCPY_SERVER points the app at a jar
+// file to push) and over screenrecord (no jar). Chromium decodes the video
+// with WebCodecs; the test counts decoded frames and drags on the mirror.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { startApp, startADB, artifactsDir, repoRoot } from './harness.mjs'
+
+const bin = process.env.TANDEM_DEV_BIN || join(repoRoot, 'build/bin/tandem-dev')
+
+let adb
+let phone
+let serial
+let dir
+
+/** startPhone runs `tandem-dev vphone` attached to the private adb server and returns its serial. */
+function startPhone(port) {
+  return new Promise((res, rej) => {
+    const p = spawn(bin, ['vphone', '--adb-port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    const timer = setTimeout(() => rej(new Error('the virtual phone did not start in 20 s')), 20_000)
+    p.stdout.on('data', (d) => {
+      out += d
+      if (out.includes('\n')) {
+        clearTimeout(timer)
+        res({ proc: p, serial: out.trim() })
+      }
+    })
+    p.on('exit', (code) => rej(new Error(`tandem vphone exited ${code}`)))
+  })
+}
+
+function shell(...args) {
+  return execFileSync('adb', ['-P', String(adb.port), '-s', serial, 'shell', ...args], {
+    env: { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: '0' },
+  }).toString()
+}
+
+/** firstItem is the number of the list's first visible row, from the phone's UI dump. */
+function firstItem() {
+  const m = shell('uiautomator dump /dev/tty').match(/text="Item (\d+)"/)
+  return m ? Number(m[1]) : 0
+}
+
+async function until(what, fn, ms = 10_000) {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v) return v
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+/** openMirror starts the app, selects the phone and waits for decoded frames on the wanted path. */
+async function openMirror(env, path) {
+  const configDir = mkdtempSync(join(dir, 'cfg-'))
+  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
+  const app = await startApp({ adb, configDir, env })
+  const { page } = app
+  await page.getByTestId(`device-${serial}`).click()
+  await page.locator(`[data-testid="mirror-path"][data-path="${path}"]`).waitFor({ timeout: 20_000 })
+  const screen = page.getByTestId('mirror-screen')
+  await until('decoded frames', async () => Number((await screen.getAttribute('data-decoded')) || 0) >= 1, 15_000)
+  return app
+}
+
+async function decoded(page) {
+  return Number((await page.getByTestId('mirror-screen').getAttribute('data-decoded')) || 0)
+}
+
+/** drag presses on the mirror's lower middle and moves up by steps; it returns the release function. */
+async function drag(page) {
+  const box = await page.getByTestId('mirror-screen').boundingBox()
+  const x = box.x + box.width / 2
+  const y0 = box.y + box.height * 0.75
+  const y1 = box.y + box.height * 0.35
+  await page.mouse.move(x, y0)
+  await page.mouse.down()
+  for (let i = 1; i <= 12; i++) {
+    await page.mouse.move(x, y0 + ((y1 - y0) * i) / 12)
+    await new Promise((r) => setTimeout(r, 30))
+  }
+  return () => page.mouse.up()
+}
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tandem-mirror-e2e-'))
+  adb = await startADB()
+  const p = await startPhone(adb.port)
+  phone = p.proc
+  serial = p.serial
+})
+after(async () => {
+  phone?.kill('SIGINT')
+  await adb?.stop()
+  if (dir) rmSync(dir, { recursive: true, force: true })
+})
+
+test('over scrcpy the mirror decodes H.264 in chromium, a drag reaches the phone live as one gesture, and turning the phone turns the mirror', async () => {
+  const jar = join(dir, 'scrcpy-server')
+  writeFileSync(jar, 'PK\x03\x04 a stand-in jar: the virtual phone plays scrcpy-server 3.3.4')
+  shell('monkey -p com.tandem.list -c android.intent.category.LAUNCHER 1')
+  const app = await openMirror({ TANDEM_SCRCPY_SERVER: jar }, 'scrcpy')
+  try {
+    const { page } = app
+    assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /scrcpy-server 3\.3\.4/)
+    await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor()
+    assert.equal(firstItem(), 1)
+    const before = await decoded(page)
+    const release = await drag(page)
+    // The list follows the finger before it lifts: moves arrive live.
+    const moved = await until('the list moving while the button is down', () => firstItem() > 1)
+    await release()
+    await until('the release', () => firstItem() >= moved)
+    const after = await until('frames of the moving list', async () => ((await decoded(page)) > before + 3 ? decoded(page) : 0))
+    assert.ok(after > before + 3, `decoded ${before} -> ${after}`)
+    mkdirSync(artifactsDir, { recursive: true })
+    await page.screenshot({ path: join(artifactsDir, 'e2e-mirror-scrcpy.png') })
+    // Turning the phone changes the mirror's shape (a new config from the server).
+    shell('settings put system accelerometer_rotation 0; settings put system user_rotation 1')
+    await page.locator('[data-testid="mirror-screen"][data-frame="2400x1080"]').waitFor({ timeout: 15_000 })
+    await page.screenshot({ path: join(artifactsDir, 'e2e-mirror-scrcpy-landscape.png') })
+    shell('settings put system user_rotation 0')
+    await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 15_000 })
+    assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})
+
+test('without a scrcpy-server the mirror streams screenrecord and a drag arrives as a swipe', async () => {
+  shell('monkey -p com.tandem.list -c android.intent.category.LAUNCHER 1')
+  const start = firstItem()
+  const app = await openMirror({ TANDEM_SCRCPY_SERVER: '' }, 'screenrecord')
+  try {
+    const { page } = app
+    assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /no scrcpy-server found/)
+    const release = await drag(page)
+    await new Promise((r) => setTimeout(r, 300))
+    assert.equal(firstItem(), start, 'screenrecord takes no live input: nothing moves before the release')
+    await release()
+    await until('the swipe', () => firstItem() > start)
+    assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})
+
+test('a window without an H.264 decoder gets pictures and is told why', async () => {
+  const configDir = mkdtempSync(join(dir, 'cfg-'))
+  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
+  const app = await startApp({ adb, configDir, env: { TANDEM_SCRCPY_SERVER: '' } })
+  try {
+    const { page } = app
+    // WebKitGTK without gstreamer1.0-libav cannot decode H.264; play that window.
+    await page.addInitScript(() => {
+      delete window.VideoDecoder
+    })
+    await page.reload()
+    await page.waitForFunction(() => !!window.go?.app?.App)
+    await page.getByTestId(`device-${serial}`).click()
+    const label = page.locator('[data-testid="mirror-path"][data-path="screencap"]')
+    await label.waitFor({ timeout: 20_000 })
+    assert.match(await label.getAttribute('title'), /gstreamer1\.0-libav/)
+    await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 15_000 })
+    assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})

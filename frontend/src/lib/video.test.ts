@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest'
+import { H264Player, codecString, nalUnits, parseMessage, parsePath, HEADER_LEN, type Decoder, type Message } from './video'
+
+function message(kind: number, flags: number, w: number, h: number, at: number, data: number[]): ArrayBuffer {
+  const buf = new ArrayBuffer(HEADER_LEN + data.length)
+  const dv = new DataView(buf)
+  dv.setUint8(0, kind)
+  dv.setUint8(1, flags)
+  dv.setUint32(4, w)
+  dv.setUint32(8, h)
+  dv.setBigUint64(12, BigInt(at))
+  new Uint8Array(buf, HEADER_LEN).set(data)
+  return buf
+}
+
+// SPS of x264 baseline level 3.0 (profile 0x42, constraints 0xc0, level 0x1e), then a PPS.
+const config = [0, 0, 0, 1, 0x67, 0x42, 0xc0, 0x1e, 0xda, 0, 0, 0, 1, 0x68, 0xce, 0x0f, 0xc8]
+const key = [0, 0, 0, 1, 0x65, 0x88, 0x84]
+const delta = [0, 0, 1, 0x41, 0x9a, 0x02]
+
+describe('parseMessage', () => {
+  it('reads the 24-byte header and the bytes after it', () => {
+    const m = parseMessage(message(2, 3, 1080, 2400, 1_700_000_000_123, [1, 2, 3]))!
+    expect(m).toMatchObject({ kind: 2, config: true, key: true, w: 1080, h: 2400, at: 1_700_000_000_123 })
+    expect([...m.data]).toEqual([1, 2, 3])
+  })
+  it('refuses short messages and unknown kinds', () => {
+    expect(parseMessage(new ArrayBuffer(10))).toBeNull()
+    expect(parseMessage(message(7, 0, 1, 1, 0, []))).toBeNull()
+  })
+})
+
+describe('parsePath', () => {
+  it('reads the path message and ignores anything else', () => {
+    expect(parsePath('{"path":"scrcpy","reason":"scrcpy-server 3.3.4"}')).toEqual({ path: 'scrcpy', reason: 'scrcpy-server 3.3.4' })
+    expect(parsePath('nonsense')).toBeNull()
+    expect(parsePath('{"path":3}')).toBeNull()
+  })
+})
+
+describe('H.264 helpers', () => {
+  it('split Annex-B with 3- and 4-byte start codes', () => {
+    const units = nalUnits(new Uint8Array([...config, ...delta]))
+    expect(units.map((u) => u[0] & 0x1f)).toEqual([7, 8, 1])
+    expect([...units[1]]).toEqual([0x68, 0xce, 0x0f, 0xc8])
+  })
+  it('make the codec string from the SPS', () => {
+    expect(codecString(new Uint8Array(config))).toBe('avc1.42c01e')
+    expect(codecString(new Uint8Array(key))).toBeNull()
+  })
+})
+
+class FakeDecoder implements Decoder {
+  state = 'unconfigured'
+  configured: string[] = []
+  chunks: { type: string; data: number[] }[] = []
+  constructor(public output: (f: VideoFrame) => void, public error: (e: Error) => void) {}
+  configure(c: { codec: string }) {
+    this.state = 'configured'
+    this.configured.push(c.codec)
+  }
+  decode(chunk: EncodedVideoChunk) {
+    const c = chunk as unknown as { type: string; data: Uint8Array }
+    this.chunks.push({ type: c.type, data: [...c.data] })
+    this.output({ close() {} } as VideoFrame)
+  }
+  close() {
+    this.state = 'closed'
+  }
+}
+
+function player() {
+  const decoders: FakeDecoder[] = []
+  const frames: VideoFrame[] = []
+  const errors: Error[] = []
+  const p = new H264Player(
+    (f) => frames.push(f),
+    (e) => errors.push(e),
+    (out, err) => {
+      const d = new FakeDecoder(out, err)
+      decoders.push(d)
+      return d
+    },
+    (init) => ({ type: init.type, data: init.data }) as unknown as EncodedVideoChunk,
+  )
+  return { p, decoders, frames, errors }
+}
+
+const msg = (cfg: boolean, k: boolean, data: number[]): Message => ({ kind: 2, config: cfg, key: k, w: 1080, h: 2400, at: 0, data: new Uint8Array(data) })
+
+describe('H264Player', () => {
+  it('waits for config and a key frame, then decodes in order with the config in front of key frames', () => {
+    const { p, decoders, frames } = player()
+    p.push(msg(false, false, delta)) // before any config: dropped
+    p.push(msg(true, false, config))
+    p.push(msg(false, false, delta)) // before a key frame: dropped
+    p.push(msg(false, true, key))
+    p.push(msg(false, false, delta))
+    expect(decoders).toHaveLength(1)
+    expect(decoders[0].configured).toEqual(['avc1.42c01e'])
+    expect(decoders[0].chunks.map((c) => c.type)).toEqual(['key', 'delta'])
+    expect(decoders[0].chunks[0].data).toEqual([...config, ...key])
+    expect(p.decoded).toBe(2)
+    expect(frames).toHaveLength(2)
+  })
+  it('does not reconfigure for the same config, and does for a new one (rotation)', () => {
+    const { p, decoders } = player()
+    p.push(msg(true, false, config))
+    p.push(msg(false, true, key))
+    p.push(msg(true, false, config))
+    p.push(msg(false, false, delta)) // same config repeated: the stream goes on
+    const rotated = [...config]
+    rotated[7] = 0x1f
+    p.push(msg(true, false, rotated))
+    p.push(msg(false, false, delta)) // new config: wait for its key frame
+    p.push(msg(false, true, key))
+    expect(decoders[0].configured).toEqual(['avc1.42c01e', 'avc1.42c01f'])
+    expect(decoders[0].chunks.map((c) => c.type)).toEqual(['key', 'delta', 'key'])
+  })
+  it('starts over at the next config after a decoder error', () => {
+    const { p, decoders, errors } = player()
+    p.push(msg(true, false, config))
+    p.push(msg(false, true, key))
+    decoders[0].state = 'closed'
+    decoders[0].error(new Error('decode failed'))
+    p.push(msg(false, false, delta))
+    p.push(msg(true, false, config))
+    p.push(msg(false, true, key))
+    expect(errors).toHaveLength(1)
+    expect(decoders).toHaveLength(2)
+    expect(decoders[1].chunks.map((c) => c.type)).toEqual(['key'])
+  })
+})
