@@ -85,6 +85,7 @@ type App struct {
 	stop        context.CancelFunc
 	loadWarning string
 	mirrorSrv   *mirror.Server
+	gestures    liveGestures // live touches, put back together for the run
 }
 
 // Notifier sends events to the UI (Wails' event bus in the window).

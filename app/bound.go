@@ -87,13 +87,25 @@ func (a *App) FramesBase() (Frames, error) {
 // "cancel") at device pixels straight to the phone, live, when its mirror
 // runs over scrcpy (a drag follows the mouse). Other paths refuse with
 // ErrNoLiveInput; the UI then sends the whole gesture with DeviceInput/Input.
+//
+// While a run is on the device only the person driving it (Manual) may
+// touch: the finished gesture is recorded in the run like any input of
+// theirs, so the model is told on hand back.
 func (a *App) MirrorTouch(id, phase string, x, y int) error {
-	if a.runs.AgentBusy(id) {
+	manual, live := a.runs.PersonDrives(id)
+	if live && !manual {
 		return ErrDeviceBusy
 	}
 	ctx, cancel := a.callCtx(5 * time.Second)
 	defer cancel()
-	return a.feed.Touch(ctx, id, phase, x, y)
+	if err := a.feed.Touch(ctx, id, phase, x, y); err != nil {
+		a.gestures.track(id, "cancel", x, y, time.Now())
+		return err
+	}
+	if g, ok := a.gestures.track(id, phase, x, y, time.Now()); ok && manual {
+		return a.runs.InputDone(ctx, id, g)
+	}
+	return nil
 }
 
 // MirrorPath says how the device's mirror is fed ("scrcpy", "screenrecord",

@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,6 +15,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"tandem/engine"
+	"tandem/engine/action"
 	"tandem/engine/device/vphone"
 	"tandem/engine/device/vphone/vphonetest"
 	"tandem/engine/model/modeltest"
@@ -163,4 +167,73 @@ func (n *recordingNotifier) sawElement(id, label string) bool {
 		}
 	}
 	return false
+}
+
+// A person driving a run over scrcpy touches the phone live; the gesture
+// still lands in the run (and so reaches the model on hand back).
+func TestLiveTouchInManualIsRecorded(t *testing.T) {
+	needFFmpeg(t)
+	privateADBServer(t)
+	a := testApp(t)
+	a.feed.scrcpyJar = filepath.Join(t.TempDir(), "scrcpy-server")
+	if err := os.WriteFile(a.feed.scrcpyJar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Start(context.Background(), nopNotifier{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Shutdown)
+	dev, err := a.StartVirtualPhone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.MirrorURL(dev.ID); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for a.MirrorPath(dev.ID).Path != "scrcpy" {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("mirror path %+v", a.MirrorPath(dev.ID))
+		case <-a.hub.Changed(dev.ID):
+		}
+	}
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
+	if _, err := a.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.StartRun(dev.ID, "wait for me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := a.runs.Get(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.MirrorTouch(dev.ID, "down", 100, 100); !errors.Is(err, ErrDeviceBusy) {
+		t.Fatalf("a live touch while the agent drives: %v", err)
+	}
+	if err := a.TakeOver(snap.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, ph := range []string{"down", "up"} {
+		if err := a.MirrorTouch(dev.ID, ph, 405, 340); err != nil { // the Notes icon
+			t.Fatal(err)
+		}
+	}
+	for {
+		s := run.Snapshot()
+		if n := len(s.Steps); n > 0 && s.Steps[n-1].ByPerson && s.Steps[n-1].Action.Type == action.Tap {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the live tap was not recorded: %+v", s.Steps)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := a.Stop(snap.ID); err != nil {
+		t.Fatal(err)
+	}
 }

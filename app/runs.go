@@ -133,6 +133,31 @@ func (r *Runs) AgentBusy(deviceID string) bool {
 	return false
 }
 
+// PersonDrives reports whether the device has a live run (live) and
+// whether the person drives it (manual).
+func (r *Runs) PersonDrives(deviceID string) (manual, live bool) {
+	r.mu.Lock()
+	run, ok := r.byDevice[deviceID]
+	r.mu.Unlock()
+	if !ok {
+		return false, false
+	}
+	st := run.Snapshot().State
+	return st == engine.Manual, !st.Terminal()
+}
+
+// InputDone records in the device's run a gesture the person already made
+// on the device (a live touch).
+func (r *Runs) InputDone(ctx context.Context, deviceID string, a action.Action) error {
+	r.mu.Lock()
+	run, ok := r.byDevice[deviceID]
+	r.mu.Unlock()
+	if !ok {
+		return ErrNoRun
+	}
+	return run.InputDone(ctx, a)
+}
+
 // StopAll stops every live run (the window is closing) and waits a little
 // for them to restore their devices.
 func (r *Runs) StopAll(ctx context.Context) {

@@ -25,6 +25,7 @@ type message struct {
 	region  *Region
 	actions []action.Action
 	act     action.Action
+	done    bool // the input already happened on the device (InputDone)
 
 	// work results
 	gen     uint64
@@ -869,6 +870,20 @@ func (l *loopState) manualInput(m message) error {
 	r := l.r
 	ctx := l.r.runCtx
 	cfg := l.r.settings.Stability
+	if m.done {
+		// Already on the device (a live touch): only its result is recorded.
+		l.spawn(func() {
+			res := &manualResult{a: a, at: time.Now()}
+			var err error
+			res.s, err = WaitStable(ctx, r.shoot, cfg)
+			if err == nil {
+				res.after = r.rec.frame(ctx, res.s.Frame)
+			}
+			res.err = err
+			r.post(message{on: OnManualDone, manual: res})
+		})
+		return nil
+	}
 	l.spawn(func() {
 		res := &manualResult{a: a, at: time.Now()}
 		before, err := r.shoot(ctx)
@@ -990,8 +1005,10 @@ func describeAction(a action.Action) string {
 		return fmt.Sprintf("long-pressed at (%d,%d)", a.X, a.Y)
 	case action.RightClick:
 		return fmt.Sprintf("right-clicked at (%d,%d)", a.X, a.Y)
-	case action.Swipe, action.Drag:
-		return fmt.Sprintf("%sd from (%d,%d) to (%d,%d)", strings.TrimSuffix(string(a.Type), "e"), a.X, a.Y, a.X2, a.Y2)
+	case action.Swipe:
+		return fmt.Sprintf("swiped from (%d,%d) to (%d,%d)", a.X, a.Y, a.X2, a.Y2)
+	case action.Drag:
+		return fmt.Sprintf("dragged from (%d,%d) to (%d,%d)", a.X, a.Y, a.X2, a.Y2)
 	case action.Scroll:
 		return fmt.Sprintf("scrolled %s at (%d,%d)", a.Direction, a.X, a.Y)
 	case action.TypeText:

@@ -3,6 +3,8 @@ package engine
 import (
 	"os"
 	"testing"
+
+	"tandem/engine/action"
 )
 
 func TestElementAtOnARealDump(t *testing.T) {
@@ -35,5 +37,25 @@ func TestElementAtOnARealDump(t *testing.T) {
 	}
 	if _, ok := elementAt(nil, 1, 1); ok {
 		t.Fatal("an element in no tree")
+	}
+}
+
+func TestDescribeActionWords(t *testing.T) {
+	cases := []struct {
+		a    action.Action
+		want string
+	}{
+		{action.Action{Type: action.Tap, X: 1, Y: 2}, "tapped at (1,2)"},
+		{action.Action{Type: action.Swipe, X: 1, Y: 2, X2: 3, Y2: 4}, "swiped from (1,2) to (3,4)"},
+		{action.Action{Type: action.Drag, X: 1, Y: 2, X2: 3, Y2: 4}, "dragged from (1,2) to (3,4)"},
+		{action.Action{Type: action.LongPress, X: 5, Y: 6}, "long-pressed at (5,6)"},
+		{action.Action{Type: action.TypeText, Text: "你好", Submit: true}, `typed "你好" and submitted`},
+		{action.Action{Type: action.Key, Key: "back"}, "pressed the back key"},
+		{action.Action{Type: action.Scroll, Direction: "down", X: 7, Y: 8}, "scrolled down at (7,8)"},
+	}
+	for _, c := range cases {
+		if got := describeAction(c.a); got != c.want {
+			t.Errorf("describeAction(%s) = %q, want %q", c.a.Type, got, c.want)
+		}
 	}
 }

@@ -270,6 +270,14 @@ func (r *Run) Input(ctx context.Context, a action.Action) error {
 	return r.command(ctx, message{on: OnManualInput, act: a})
 }
 
+// InputDone records an input the person already made on the device through
+// Tandem while in Manual (a live touch on the mirror that went straight to
+// the phone): it is not done again, but it is recorded with the screen after
+// it and told to the model on hand back, like Input's.
+func (r *Run) InputDone(ctx context.Context, a action.Action) error {
+	return r.command(ctx, message{on: OnManualInput, act: a, done: true})
+}
+
 // HandBack returns control to the agent, telling the model what the person
 // did, their note, and the region they marked (nil for none).
 func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {

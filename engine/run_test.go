@@ -328,6 +328,32 @@ func TestTakeOverHandBackTellsModel(t *testing.T) {
 	}
 }
 
+// A live touch already went to the phone: InputDone records it (and tells
+// the model) without doing it again.
+func TestInputDoneIsRecordedNotRepeated(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(action.Action{Type: action.TakeOver, Reason: "drag the slider"}), reply(finish("ok")))
+	f.start()
+	f.ev.waitState(t, Manual)
+	ctx := context.Background()
+	swipe := action.Action{Type: action.Swipe, X: 50, Y: 400, X2: 300, Y2: 400, Ms: 300}
+	if err := f.run.InputDone(ctx, swipe); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.run.HandBack(ctx, "", nil); err != nil {
+		t.Fatal(err)
+	}
+	f.wait()
+	if _, _, _, did := f.phone.get(); len(did) != 0 {
+		t.Fatalf("the device was made to do %v again", did)
+	}
+	if notes := strings.Join(f.plan.calls()[1].Notes, " "); !strings.Contains(notes, "swiped") {
+		t.Errorf("the model was not told of the swipe: %s", notes)
+	}
+	if st := f.ev.kinds(KindStep); len(st) != 1 || !st[0].Step.ByPerson || st[0].Step.Action.Type != action.Swipe {
+		t.Fatalf("steps %+v", st)
+	}
+}
+
 func TestTakeOverFromPlanning(t *testing.T) {
 	f := newFixture(t, Settings{}, blockUntilCancel, reply(finish("ok")))
 	f.plan.started = make(chan int, 4)

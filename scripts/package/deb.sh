@@ -36,7 +36,7 @@ Priority: optional
 Installed-Size: $size
 Maintainer: The Tandem authors <tandem@users.noreply.github.com>
 Depends: libgtk-3-0, libwebkit2gtk-4.1-0, gstreamer1.0-libav, gstreamer1.0-plugins-good, adb, libx11-6, libxtst6
-Recommends: fonts-noto-cjk
+Recommends: fonts-noto-cjk, ffmpeg
 Description: AI agent that operates your phone or desktop while you watch
  Tandem lets an AI agent operate an Android phone over ADB, or this
  computer's desktop, while you watch a live mirror of the screen. You can
