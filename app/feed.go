@@ -109,7 +109,7 @@ type shooterInto interface {
 func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, poke <-chan struct{}, done chan struct{}) {
 	into, ok := dev.(shooterInto)
 	if !ok {
-		f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "screen capture of this computer, as pictures"})
+		f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "screen capture of this computer, as pictures", Code: "desktop_pictures"})
 		f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, done)
 		return
 	}
@@ -146,7 +146,7 @@ func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, po
 						enc = nil
 					}
 					f.hub.EndVideo(id)
-					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video"})
+					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video", Code: "no_decoder"})
 					prev = []byte{} // differs from any picture: the next one is sent
 				}
 				if !bytes.Equal(prev, img.Pix) {
@@ -168,12 +168,12 @@ func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, po
 					// No ffmpeg: JPEG stills (loop closes its own channel;
 					// ours is closed by the defer when it returns).
 					f.hub.EndVideo(id)
-					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video"})
+					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video", Code: "desktop_encoder_failed"})
 					enc = nil
 					f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, make(chan struct{}))
 					return
 				}
-				f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh)})
+				f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh), Code: "desktop_video"})
 				prev = nil
 			}
 			if !bytes.Equal(prev, img.Pix) {
@@ -246,7 +246,7 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 			break
 		}
 		f.setSource(src)
-		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why})
+		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why, Code: pathCode(src.Path(), jar)})
 		// Run until the stream ends, or a window that cannot decode video
 		// starts watching (the channel is taken before the check, so no
 		// change is missed).
@@ -280,14 +280,25 @@ func (f *feed) phoneLoop(ctx context.Context, id string, dev device.Device, info
 			fails = 0
 		}
 	}
-	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason})
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason, Code: "screencap"})
 	f.loop(ctx, id, dev, pollEvery(device.Phone), poke, done)
+}
+
+// pathCode names why a phone's video took the path it did.
+func pathCode(p stream.Path, jar string) string {
+	switch {
+	case p == stream.PathScrcpy:
+		return "scrcpy"
+	case jar == "":
+		return "screenrecord_no_jar"
+	}
+	return "screenrecord_scrcpy_failed"
 }
 
 // pollWhileStillsOnly polls screencap while a client that cannot decode
 // video watches the phone.
 func (f *feed) pollWhileStillsOnly(ctx context.Context, id string, dev device.Device, poke <-chan struct{}) {
-	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video"})
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video", Code: "no_decoder"})
 	lctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go f.loop(lctx, id, dev, pollEvery(device.Phone), poke, done)

@@ -81,7 +81,11 @@ type Frame struct {
 // better paths that were not available and why), for the UI.
 type Path struct {
 	Path   string `json:"path"`   // "scrcpy", "screenrecord", "screencap", "desktop"
-	Reason string `json:"reason"` // one sentence for the person
+	Reason string `json:"reason"` // one sentence, in English, with any error's words
+	// Code names why this path, for the UI to say in its own language:
+	// scrcpy, screenrecord_no_jar, screenrecord_scrcpy_failed, screencap,
+	// no_decoder, desktop_video, desktop_pictures, desktop_encoder_failed.
+	Code string `json:"code"`
 }
 
 // slot holds a device's newest still or current group of pictures;

@@ -270,7 +270,10 @@ const dataSelectors = [
   '[data-testid="model-badge"]', '[data-testid="past-run"] .goal', 'option', '.kbd', 'textarea', 'input',
   '.status .txt', '.dev', '.mono', '.pn', '.pm', '.sum',
 ]
-const allowed = new Set(['Tandem', 'Space', 'Shift', 'Esc', 'token', 'tokens', 'Token', 'Ollama', 'Studio', 'vLLM', 'OpenAI', 'Wi-Fi', 'HTML', 'JSON', 'Keyboard', 'WebView', 'Qwen', 'AutoGLM', 'Doubao', 'TARS'])
+const allowed = new Set([
+  // names of programs and settings, the same in every language
+  'scrcpy', 'scrcpy-server', 'screenrecord', 'screencap', 'TANDEM', 'SCRCPY', 'SERVER', 'gstreamer', 'libav', 'ffmpeg',
+  'Tandem', 'Space', 'Shift', 'Esc', 'token', 'tokens', 'Token', 'Ollama', 'Studio', 'vLLM', 'OpenAI', 'Wi-Fi', 'HTML', 'JSON', 'Keyboard', 'WebView', 'Qwen', 'AutoGLM', 'Doubao', 'TARS'])
 
 /** untranslated lists English left in the visible UI. */
 async function untranslated(page, english) {

@@ -32,7 +32,8 @@ describe('parseMessage', () => {
 
 describe('parsePath', () => {
   it('reads the path message and ignores anything else', () => {
-    expect(parsePath('{"path":"scrcpy","reason":"scrcpy-server 3.3.4"}')).toEqual({ path: 'scrcpy', reason: 'scrcpy-server 3.3.4' })
+    expect(parsePath('{"path":"scrcpy","reason":"scrcpy-server 3.3.4","code":"scrcpy"}')).toEqual({ path: 'scrcpy', reason: 'scrcpy-server 3.3.4', code: 'scrcpy' })
+    expect(parsePath('{"path":"screencap","reason":"r"}')).toEqual({ path: 'screencap', reason: 'r', code: '' })
     expect(parsePath('nonsense')).toBeNull()
     expect(parsePath('{"path":3}')).toBeNull()
   })

@@ -49,12 +49,14 @@ export function parseMessage(buf: ArrayBuffer): Message | null {
 export interface PathInfo {
   path: string
   reason: string
+  /** why this path, for the UI to word (app/mirror.Path.Code) */
+  code: string
 }
 
 export function parsePath(text: string): PathInfo | null {
   try {
     const v = JSON.parse(text)
-    if (typeof v?.path === 'string' && typeof v?.reason === 'string') return { path: v.path, reason: v.reason }
+    if (typeof v?.path === 'string' && typeof v?.reason === 'string') return { path: v.path, reason: v.reason, code: typeof v.code === 'string' ? v.code : '' }
   } catch {
     // not a path message
   }
