@@ -870,38 +870,28 @@ func (l *loopState) manualInput(m message) error {
 	r := l.r
 	ctx := l.r.runCtx
 	cfg := l.r.settings.Stability
-	if m.done {
-		// Already on the device (a live touch): only its result is recorded.
-		l.spawn(func() {
-			res := &manualResult{a: a, at: time.Now()}
-			var err error
+	done := m.done // already on the device (a live touch): only its result is recorded
+	l.spawn(func() {
+		res := &manualResult{a: a, at: time.Now()}
+		var err error
+		if !done {
+			var before image.Image
+			if before, err = r.shoot(ctx); err == nil {
+				res.beforePrint = FingerprintOf(before)
+				res.before = r.rec.frame(ctx, before)
+				t0 := time.Now()
+				var ran bool
+				ran, err = r.gate.do(func() error { return r.dev.Do(ctx, a) })
+				res.ms = time.Since(t0).Milliseconds()
+				if !ran {
+					err = ErrFinished
+				}
+			}
+		}
+		if err == nil {
 			res.s, err = WaitStable(ctx, r.shoot, cfg)
 			if err == nil {
 				res.after = r.rec.frame(ctx, res.s.Frame)
-			}
-			res.err = err
-			r.post(message{on: OnManualDone, manual: res})
-		})
-		return nil
-	}
-	l.spawn(func() {
-		res := &manualResult{a: a, at: time.Now()}
-		before, err := r.shoot(ctx)
-		if err == nil {
-			res.beforePrint = FingerprintOf(before)
-			res.before = r.rec.frame(ctx, before)
-			t0 := time.Now()
-			var ran bool
-			ran, err = r.gate.do(func() error { return r.dev.Do(ctx, a) })
-			res.ms = time.Since(t0).Milliseconds()
-			if !ran {
-				err = ErrFinished
-			}
-			if err == nil {
-				res.s, err = WaitStable(ctx, r.shoot, cfg)
-				if err == nil {
-					res.after = r.rec.frame(ctx, res.s.Frame)
-				}
 			}
 		}
 		res.err = err
