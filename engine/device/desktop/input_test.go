@@ -33,7 +33,11 @@ func TestPointerActionsLandOnTheirPoint(t *testing.T) {
 	t.Run("tap", func(t *testing.T) {
 		p.reset()
 		do(t, d, action.Action{Type: action.Tap, X: 333, Y: 211})
-		evs := p.waitFor(t, "click", count("click", 1))
+		// The page reports each event on its own, so they may arrive in any
+		// order: wait for all three kinds.
+		evs := p.waitFor(t, "mousedown, mouseup and click", func(evs []pageEvent) bool {
+			return len(ofType(evs, "mousedown")) >= 1 && len(ofType(evs, "mouseup")) >= 1 && len(ofType(evs, "click")) >= 1
+		})
 		for _, typ := range []string{"mousedown", "mouseup", "click"} {
 			es := ofType(evs, typ)
 			if len(es) != 1 || !at(es[0], 333, 211) || es[0].Button != 0 {
@@ -47,7 +51,9 @@ func TestPointerActionsLandOnTheirPoint(t *testing.T) {
 	t.Run("double_tap", func(t *testing.T) {
 		p.reset()
 		do(t, d, action.Action{Type: action.DoubleTap, X: 1517, Y: 902})
-		evs := p.waitFor(t, "dblclick", count("dblclick", 1))
+		evs := p.waitFor(t, "dblclick and two mousedowns", func(evs []pageEvent) bool {
+			return len(ofType(evs, "dblclick")) >= 1 && len(ofType(evs, "mousedown")) >= 2
+		})
 		if es := ofType(evs, "dblclick"); !at(es[0], 1517, 902) {
 			t.Errorf("dblclick at %v", es[0])
 		}
@@ -59,7 +65,7 @@ func TestPointerActionsLandOnTheirPoint(t *testing.T) {
 		p.reset()
 		do(t, d, action.Action{Type: action.RightClick, X: 7, Y: 1070})
 		evs := p.waitFor(t, "contextmenu and mouseup", func(evs []pageEvent) bool {
-			return len(ofType(evs, "contextmenu")) == 1 && len(ofType(evs, "mouseup")) == 1
+			return len(ofType(evs, "contextmenu")) == 1 && len(ofType(evs, "mouseup")) == 1 && len(ofType(evs, "mousedown")) == 1
 		})
 		if es := ofType(evs, "contextmenu"); !at(es[0], 7, 1070) || es[0].Button != 2 {
 			t.Errorf("contextmenu %v", es[0])
@@ -75,7 +81,9 @@ func TestPointerActionsLandOnTheirPoint(t *testing.T) {
 		if took := time.Since(start); took < 300*time.Millisecond {
 			t.Errorf("long press took %v", took)
 		}
-		evs := p.waitFor(t, "mouseup", count("mouseup", 1))
+		evs := p.waitFor(t, "mousedown and mouseup", func(evs []pageEvent) bool {
+			return len(ofType(evs, "mousedown")) >= 1 && len(ofType(evs, "mouseup")) >= 1
+		})
 		down, up := ofType(evs, "mousedown")[0], ofType(evs, "mouseup")[0]
 		if !at(down, 640, 360) || !at(up, 640, 360) {
 			t.Errorf("down %v up %v", down, up)
@@ -87,7 +95,10 @@ func TestPointerActionsLandOnTheirPoint(t *testing.T) {
 	t.Run("drag", func(t *testing.T) {
 		p.reset()
 		do(t, d, action.Action{Type: action.Drag, X: 200, Y: 150, X2: 700, Y2: 450, Ms: 300})
-		evs := p.waitFor(t, "mouseup", count("mouseup", 1))
+		evs := p.waitFor(t, "mousedown, mouseup and every move between", func(evs []pageEvent) bool {
+			down, up := ofType(evs, "mousedown"), ofType(evs, "mouseup")
+			return len(down) >= 1 && len(up) >= 1 && gapFree(evs, down[0].N, up[0].N)
+		})
 		down, up := ofType(evs, "mousedown"), ofType(evs, "mouseup")
 		if len(down) != 1 || !at(down[0], 200, 150) || len(up) != 1 || !at(up[0], 700, 450) {
 			t.Fatalf("down %v up %v", down, up)
@@ -353,4 +364,19 @@ func TestTypeIntoXterm(t *testing.T) {
 			t.Fatalf("xterm's cat wrote %q, want %q", got, want)
 		}
 	}
+}
+
+// gapFree reports whether every event the page numbered from..to has
+// arrived (each is posted on its own, so they may come out of order).
+func gapFree(evs []pageEvent, from, to int) bool {
+	seen := map[int]bool{}
+	for _, e := range evs {
+		seen[e.N] = true
+	}
+	for n := from; n <= to; n++ {
+		if !seen[n] {
+			return false
+		}
+	}
+	return true
 }
