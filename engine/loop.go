@@ -82,6 +82,9 @@ type loopState struct {
 	// what that call cost until a step has shown it.
 	callFrame string
 	callUsage *model.Usage
+	// currentEl is the element the current action aims at (nil: none known),
+	// read once for the policy and the plan the UI draws.
+	currentEl *Element
 	on        Trigger // the trigger being handled, for the table check
 	goal      string
 
@@ -546,6 +549,7 @@ func (l *loopState) next() {
 	a := l.queue[0]
 	l.queue = l.queue[1:]
 	l.current = &a
+	l.currentEl = l.elementAt(a)
 	l.confirmed = false
 	switch a.Type {
 	case action.Finish:
@@ -583,19 +587,27 @@ func (l *loopState) next() {
 		l.ask(Request{Kind: AskBudget, Message: why + "; resume to allow as much again, or stop"})
 		return
 	}
-	if why := l.r.settings.Policy.Why(Target{Action: a, Label: l.labelAt(a), App: l.info.Name}); why.By != "" {
+	label := ""
+	if l.currentEl != nil {
+		label = l.currentEl.Label
+	}
+	if why := l.r.settings.Policy.Why(Target{Action: a, Label: label, App: l.info.Name}); why.By != "" {
 		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why})
 		return
 	}
 	l.execute()
 }
 
-// labelAt is the UI-tree label under a pointed action, when a tree is known.
-func (l *loopState) labelAt(a action.Action) string {
+// elementAt is the UI-tree element under a pointed action, when the tree
+// describes the screen the action was chosen on.
+func (l *loopState) elementAt(a action.Action) *Element {
 	if !a.Type.Pointed() || !l.fresh {
-		return ""
+		return nil
 	}
-	return labelAt(l.tree, a.X, a.Y)
+	if e, ok := elementAt(l.tree, a.X, a.Y); ok {
+		return &e
+	}
+	return nil
 }
 
 // execute starts the current action.
@@ -1261,13 +1273,7 @@ func (l *loopState) emitPlan() {
 		todo = append(todo, TodoItem{Action: a, Status: TodoDone})
 	}
 	if l.current != nil {
-		it := TodoItem{Action: *l.current, Status: TodoCurrent}
-		if a := *l.current; a.Type.Pointed() && l.fresh {
-			if e, ok := elementAt(l.tree, a.X, a.Y); ok {
-				it.Element = &e
-			}
-		}
-		todo = append(todo, it)
+		todo = append(todo, TodoItem{Action: *l.current, Status: TodoCurrent, Element: l.currentEl})
 	}
 	for _, a := range l.queue {
 		todo = append(todo, TodoItem{Action: a, Status: TodoPending})

@@ -59,9 +59,6 @@ func (w Why) String() string {
 	return ""
 }
 
-// Check returns why the action needs confirmation, or "" when it does not.
-func (p Policy) Check(t Target) string { return p.Why(t).String() }
-
 // Why returns the rule that asks for confirmation; By is "" when none does.
 func (p Policy) Why(t Target) Why {
 	if t.Action.Sensitive != "" {
@@ -114,13 +111,6 @@ func isLatin(w string) bool {
 
 func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
-}
-
-// labelAt finds the text of the smallest UI-tree node whose bounds contain
-// (x, y), from a uiautomator dump.
-func labelAt(tree []byte, x, y int) string {
-	e, _ := elementAt(tree, x, y)
-	return e.Label
 }
 
 // elementAt finds the smallest labelled UI-tree node whose bounds contain

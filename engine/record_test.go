@@ -123,17 +123,17 @@ func TestPolicy(t *testing.T) {
 		label string
 		want  bool
 	}{{"Pay now", true}, {"display", false}, {"确认支付", true}, {"转账给张三", true}, {"+1", false}, {"Delete all", true}, {"sender", false}} {
-		if got := p.Check(Target{Action: tapPlus, Label: c.label}) != ""; got != c.want {
+		if got := p.Why(Target{Action: tapPlus, Label: c.label}).By != ""; got != c.want {
 			t.Errorf("%q: %v", c.label, got)
 		}
 	}
-	if (Policy{Off: true, Words: []string{"pay"}}).Check(Target{Action: tapPlus, Label: "pay"}) != "" {
+	if (Policy{Off: true, Words: []string{"pay"}}).Why(Target{Action: tapPlus, Label: "pay"}).By != "" {
 		t.Error("off policy matched")
 	}
-	if (Policy{Apps: []string{"Bank"}}).Check(Target{Action: tapPlus, App: "bank"}) == "" {
+	if (Policy{Apps: []string{"Bank"}}).Why(Target{Action: tapPlus, App: "bank"}).By == "" {
 		t.Error("app rule missed")
 	}
-	if labelAt([]byte(`<node text="Pay now" bounds="[0,0][10,10]"/>`), 5, 5) != "Pay now" {
-		t.Error("labelAt")
+	if e, _ := elementAt([]byte(`<node text="Pay now" bounds="[0,0][10,10]"/>`), 5, 5); e.Label != "Pay now" {
+		t.Error("elementAt")
 	}
 }
