@@ -54,49 +54,42 @@ func inFlight(b *testing.B, g *rig, srv *modeltest.Server) *Run {
 	return r
 }
 
-// BenchmarkStopLatency: Stop while the model call is in flight (the server
-// holds its reply 10 s), from Stop() to Stopped; the HTTP request must be
-// closed. (Stop between a reply and its action: TestStopAfterReplyBeforeAction.)
-func BenchmarkStopLatency(b *testing.B) {
+// commandLatency times cmd on runs whose model call is in flight (the
+// server holds its reply), checks the run reached want and the HTTP request
+// was closed, and returns each command's time.
+func commandLatency(b *testing.B, cmd func(*Run) error, want State) []time.Duration {
 	g := newRig(b, fullSize)
 	srv := heldServer(b)
 	var ds []time.Duration
 	for i := 0; i < b.N; i++ {
 		r := inFlight(b, g, srv)
 		t0 := time.Now()
-		if err := r.Stop(context.Background()); err != nil {
+		if err := cmd(r); err != nil {
 			b.Fatal(err)
 		}
 		ds = append(ds, time.Since(t0))
-		if s := r.Snapshot().State; s != Stopped {
-			b.Fatalf("state %s after Stop", s)
+		if s := r.Snapshot().State; s != want {
+			b.Fatalf("state %s, want %s", s, want)
 		}
 		waitFor(b, "the HTTP request to be closed", func() bool { return srv.Active() == 0 })
+		_ = r.Stop(context.Background())
 		<-r.Done()
 	}
+	return ds
+}
+
+// BenchmarkStopLatency: Stop while the model call is in flight (the server
+// holds its reply 10 s), from Stop() to Stopped; the HTTP request must be
+// closed. (Stop between a reply and its action: TestStopAfterReplyBeforeAction.)
+func BenchmarkStopLatency(b *testing.B) {
+	ds := commandLatency(b, func(r *Run) error { return r.Stop(context.Background()) }, Stopped)
 	b.ReportMetric(pct(ds, 0.5), "p50-ms")
 	b.ReportMetric(pct(ds, 0.99), "p99-ms")
 }
 
 // BenchmarkPauseLatency: Pause during Planning, from Pause() to Paused.
 func BenchmarkPauseLatency(b *testing.B) {
-	g := newRig(b, fullSize)
-	srv := heldServer(b)
-	var ds []time.Duration
-	for i := 0; i < b.N; i++ {
-		r := inFlight(b, g, srv)
-		t0 := time.Now()
-		if err := r.Pause(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		ds = append(ds, time.Since(t0))
-		if s := r.Snapshot().State; s != Paused {
-			b.Fatalf("state %s after Pause", s)
-		}
-		waitFor(b, "the HTTP request to be closed", func() bool { return srv.Active() == 0 })
-		_ = r.Stop(context.Background())
-		<-r.Done()
-	}
+	ds := commandLatency(b, func(r *Run) error { return r.Pause(context.Background()) }, Paused)
 	b.ReportMetric(pct(ds, 0.99), "p99-ms")
 }
 
@@ -108,13 +101,7 @@ func BenchmarkFormScenario(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		g := base.addPhone(fullSize)
 		g.launch(vphone.PkgForm)
-		srv := modeltest.New(b,
-			tools("Fill in the three fields, then submit.",
-				call("tap", g.at("name")), call("type", `{"text":"Ann"}`),
-				call("tap", g.at("phone")), call("type", `{"text":"5550100"}`),
-				call("tap", g.at("city")), call("type", `{"text":"Paris"}`),
-				call("tap", g.at("submit"))),
-			tools("", finishCall("The form is sent.")))
+		srv := modeltest.New(b, formReplies(g)...)
 		s := g.start(srv, "Fill the form: Ann, 5550100, Paris", Settings{Stability: DefaultStability}, plannerOpts{})
 		res := s.wait()
 		if !g.phone.State().Form.Submitted || res.State != Done {

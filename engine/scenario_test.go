@@ -20,19 +20,26 @@ import (
 // chat-completions server replying from a script. Each asserts what the
 // phone ends up showing and what the run reported.
 
+// formReplies is the form task's script: one reply queues every field and
+// the submit; the second finishes.
+func formReplies(g *rig) []modeltest.Reply {
+	return []modeltest.Reply{
+		tools("Fill in the three fields, then submit.",
+			call("tap", g.at("name")), call("type", `{"text":"Ann"}`),
+			call("tap", g.at("phone")), call("type", `{"text":"5550100"}`),
+			call("tap", g.at("city")), call("type", `{"text":"Paris"}`),
+			call("tap", g.at("submit"))),
+		tools("", finishCall("The form is sent.")),
+	}
+}
+
 // TestScenarioFormOnePlan: one reply queues every field of the form; the
 // queue runs without further calls, then a second call finishes.
 func TestScenarioFormOnePlan(t *testing.T) {
 	t.Parallel()
 	g := newRig(t)
 	g.launch(vphone.PkgForm)
-	srv := modeltest.New(t,
-		tools("Fill in the three fields, then submit.",
-			call("tap", g.at("name")), call("type", `{"text":"Ann"}`),
-			call("tap", g.at("phone")), call("type", `{"text":"5550100"}`),
-			call("tap", g.at("city")), call("type", `{"text":"Paris"}`),
-			call("tap", g.at("submit"))),
-		tools("", finishCall("The form is sent.")))
+	srv := modeltest.New(t, formReplies(g)...)
 	s := g.start(srv, "Fill the form: Ann, 5550100, Paris", Settings{}, plannerOpts{})
 	res := s.wait()
 	if want := (vphone.FormState{Name: "Ann", Phone: "5550100", City: "Paris", Submitted: true}); g.phone.State().Form != want {
