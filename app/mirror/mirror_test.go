@@ -51,12 +51,7 @@ func dial(t *testing.T, url string) *websocket.Conn {
 
 func read(t *testing.T, c *websocket.Conn) (int, int, image.Image) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	typ, msg, err := c.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	typ, msg := readMsg(t, c)
 	if typ != websocket.MessageBinary {
 		t.Fatalf("type %v", typ)
 	}

@@ -88,6 +88,21 @@ func setup(t *testing.T) (*vphone.Phone, stream.Options) {
 	return p, stream.Options{Server: adb.Server{Addr: "127.0.0.1:" + itoa(env.Port)}, Serial: env.Serial, Screen: [2]int{w, h}, MaxSide: 800}
 }
 
+// openStream opens the best path for o, collecting its packets; the
+// stream and its context end with the test.
+func openStream(t *testing.T, o stream.Options) (context.Context, stream.Source, string, *collector) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c := newCollector()
+	src, why, err := stream.Open(ctx, o, c.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return ctx, src, why, c
+}
+
 func itoa(i int) string { return strconv.Itoa(i) }
 
 // fakeJar is a file standing for scrcpy-server's jar (the virtual phone
@@ -108,14 +123,7 @@ func TestScrcpyPathStreamsAndDragsLive(t *testing.T) {
 	if err := p.Launch(vphone.PkgList); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := newCollector()
-	src, why, err := stream.Open(ctx, o, c.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	ctx, src, why, c := openStream(t, o)
 	if src.Path() != stream.PathScrcpy || !strings.Contains(why, "scrcpy-server 3.3.4") {
 		t.Fatalf("path %s (%s)", src.Path(), why)
 	}
@@ -210,14 +218,7 @@ func TestScrcpyOfAnotherVersionFallsBackToScreenrecord(t *testing.T) {
 	p, o := setup(t)
 	o.ScrcpyJar = fakeJar(t)
 	p.SetScrcpyVersion("3.1")
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := newCollector()
-	src, why, err := stream.Open(ctx, o, c.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	_, src, why, _ := openStream(t, o)
 	if src.Path() != stream.PathScreenrecord || !strings.Contains(why, "The server version (3.1) does not match the client (3.3.4)") {
 		t.Fatalf("path %s (%s)", src.Path(), why)
 	}
@@ -233,14 +234,7 @@ func TestScreenrecordTakesOverBeforeTheLimitWithoutAGap(t *testing.T) {
 	if err := p.Launch(vphone.PkgAnim); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := newCollector()
-	src, why, err := stream.Open(ctx, o, c.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	_, src, why, c := openStream(t, o)
 	if src.Path() != stream.PathScreenrecord || !strings.Contains(why, "no scrcpy-server found") {
 		t.Fatalf("path %s (%s)", src.Path(), why)
 	}
@@ -299,14 +293,7 @@ func TestScrcpyRestartsTheVideoWhenThePhoneTurns(t *testing.T) {
 	if err := p.Launch(vphone.PkgCounter); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := newCollector()
-	src, _, err := stream.Open(ctx, o, c.emit)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	ctx, src, _, c := openStream(t, o)
 	c.waitFor(t, 10*time.Second, "the portrait video", func(ps []stream.Packet) bool { return len(ps) >= 2 })
 	p.SetRotation(1)
 	ps := c.waitFor(t, 10*time.Second, "a landscape config and key frame", func(ps []stream.Packet) bool {
