@@ -16,13 +16,7 @@ before(async () => {
   app = await startApp()
   const { page } = app
   // Set up a model in Settings, as a person would.
-  await page.getByTestId('settings').click()
-  await page.getByTestId('add-model').selectOption('custom')
-  await page.getByTestId('pf-name').fill('Scripted model')
-  await page.getByTestId('pf-url').fill(model.url)
-  await page.getByTestId('pf-model').fill('scripted-model')
-  await page.getByTestId('pf-key').fill(KEY)
-  await page.getByTestId('pf-save').click()
+  await addModel('Scripted model', 'scripted-model', KEY)
   await page.waitForFunction(() => document.querySelector('[data-testid="pf-key"]')?.getAttribute('placeholder')?.includes('sk-…6789'))
   await page.keyboard.press('Escape')
   await page.getByTestId('model-badge').getByText('Scripted model').waitFor()
@@ -35,6 +29,18 @@ after(async () => {
   await app?.stop()
   await model?.stop()
 })
+
+/** addModel adds a custom model in Settings (which stays open) and saves it. */
+async function addModel(name, modelName, key = '') {
+  const { page } = app
+  await page.getByTestId('settings').click()
+  await page.getByTestId('add-model').selectOption('custom')
+  await page.getByTestId('pf-name').fill(name)
+  await page.getByTestId('pf-url').fill(model.url)
+  await page.getByTestId('pf-model').fill(modelName)
+  if (key) await page.getByTestId('pf-key').fill(key)
+  await page.getByTestId('pf-save').click()
+}
 
 /** until polls cond (sync or async) until it holds or fails the test after ms. */
 async function until(cond, what, ms = 10_000) {
@@ -326,12 +332,7 @@ test('the Chinese UI has no untranslated strings', async () => {
 
 test('with two models, the goal bar picks the one new tasks use', async () => {
   const { page } = app
-  await page.getByTestId('settings').click()
-  await page.getByTestId('add-model').selectOption('custom')
-  await page.getByTestId('pf-name').fill('Second model')
-  await page.getByTestId('pf-url').fill(model.url)
-  await page.getByTestId('pf-model').fill('second-model')
-  await page.getByTestId('pf-save').click()
+  await addModel('Second model', 'second-model')
   await page.getByTestId('profile-Second model').waitFor()
   await page.keyboard.press('Escape')
   const pick = page.getByTestId('model-pick')
