@@ -189,6 +189,10 @@ type Snapshot struct {
 	Request *Request    `json:"request,omitempty"`
 	Steps   []StepEvent `json:"steps,omitempty"` // the most recent steps
 	Result  *Result     `json:"result,omitempty"`
+	// Seq is that of the last event the snapshot includes: a UI that gets
+	// a snapshot from a call (Run.Snapshot) rather than as an event knows
+	// which events it already holds.
+	Seq int64 `json:"seq"`
 }
 
 const snapshotSteps = 50 // how many recent steps a snapshot carries
@@ -269,7 +273,8 @@ func (h *hub) snapshot() Snapshot {
 
 func (h *hub) copySnap() Snapshot {
 	s := h.snap
-	s.Plan.Todo = append([]TodoItem(nil), s.Plan.Todo...)
+	s.Seq = h.seq
+	s.Plan.Todo = append([]TodoItem{}, s.Plan.Todo...) // [] in JSON, never null
 	s.Steps = append([]StepEvent(nil), s.Steps...)
 	return s
 }
@@ -277,8 +282,9 @@ func (h *hub) copySnap() Snapshot {
 func (h *hub) subscribe(e Emitter) func() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	// The snapshot takes no number of its own: it carries the last event's,
+	// so every subscriber sees the same unbroken numbering after it.
 	snap := h.copySnap()
-	h.seq++
 	e.Emit(Event{Run: h.run, Seq: h.seq, Time: time.Now(), Kind: KindSnapshot, Snapshot: &snap})
 	id := h.next
 	h.next++

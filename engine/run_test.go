@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -591,6 +592,28 @@ func TestSubscribeSnapshotFirst(t *testing.T) {
 	// The configured emitter also got a snapshot first.
 	if f.ev.all[0].Kind != KindSnapshot {
 		t.Errorf("first event %s", f.ev.all[0].Kind)
+	}
+	// The snapshot carries the number of the last event it includes and
+	// takes none of its own: the first subscriber's numbering has no gap.
+	last := f.ev.all[len(f.ev.all)-1].Seq
+	if ev.all[0].Seq != last || s.Seq != last || f.run.Snapshot().Seq != last {
+		t.Errorf("snapshot seq %d/%d, last event %d", ev.all[0].Seq, s.Seq, last)
+	}
+	for i, e := range f.ev.all[1:] {
+		if e.Seq != int64(i+1) {
+			t.Fatalf("event %d has seq %d", i+1, e.Seq)
+		}
+	}
+}
+
+func TestSnapshotTodoIsAList(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(finish("ok")))
+	b, err := json.Marshal(f.run.Snapshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"todo":[]`) {
+		t.Errorf("a fresh run's snapshot: %s", b)
 	}
 }
 

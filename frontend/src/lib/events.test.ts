@@ -6,6 +6,7 @@ const snap = (seq = 1): EngineEvent => ({
   snapshot: {
     id: 'r1', device: 'emulator-5554', goal: 'add 3', state: 'Idle',
     plan: { todo: [] }, usage: { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 },
+    seq,
   },
 })
 const ev = (seq: number, e: Partial<EngineEvent>): EngineEvent => ({ run: 'r1', seq, time: '', kind: 'state', ...e }) as EngineEvent
@@ -92,6 +93,15 @@ group('Sequencer', () => {
     expect(seqs(s.push(ev(5, {})))).toEqual([5])
     expect(s.waiting).toBe(false)
   })
+  it('a new run\'s events wait for its snapshot, which says where they start', () => {
+    const s = new Sequencer()
+    expect(s.push(ev(3, {}))).toEqual([])
+    expect(s.push(ev(2, {}))).toEqual([])
+    expect(s.waiting).toBe(true)
+    // StartRun's reply: a snapshot that already includes event 1.
+    expect(seqs(s.push(snap(1)))).toEqual([1, 2, 3])
+    expect(s.push(snap(0))).toEqual([]) // the bus's own copy, older
+  })
   it('runs are sequenced apart', () => {
     const s = new Sequencer()
     s.push(snap(1))
@@ -102,6 +112,12 @@ group('Sequencer', () => {
 })
 
 group('apply with snapshots', () => {
+  it('a snapshot or plan without todos (null from Go) gives an empty list', () => {
+    const s = snap(1)
+    const v = apply(null, { ...s, snapshot: { ...s.snapshot!, plan: { todo: null as never } } }) as RunView
+    expect(v.plan.todo).toEqual([])
+    expect(apply(v, ev(2, { kind: 'plan', plan: { todo: null as never } }))!.plan.todo).toEqual([])
+  })
   it('ignores a snapshot older than the view', () => {
     const v = apply(null, snap(5)) as RunView
     expect(apply(v, snap(3))).toBe(v)

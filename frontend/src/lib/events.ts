@@ -108,6 +108,7 @@ export interface Snapshot {
   request?: Request
   steps?: StepEvent[]
   result?: Result
+  seq: number // of the last event the snapshot includes
 }
 
 export interface EngineEvent {
@@ -157,7 +158,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     state: s.state,
     reason: s.reason ?? '',
     by: s.by ?? '',
-    plan: s.plan ?? { todo: [] },
+    plan: { ...s.plan, todo: s.plan?.todo ?? [] },
     thought: s.thought ?? '',
     thoughtCall: 0,
     usage: s.usage ?? emptyUsage(),
@@ -174,6 +175,8 @@ const maxSteps = 500 // the timeline keeps this many; the record keeps all
  * Sequencer releases a run's events in seq order. An event ahead of the next
  * expected seq waits until the gap fills; if it never does (an event was
  * lost), flush() releases what waits, in order, so the view never stalls.
+ * A run's events are released only after its snapshot (or a flush): the
+ * snapshot's seq is that of the last event it includes.
  */
 export class Sequencer {
   #next = new Map<string, number>() // run id -> next expected seq
@@ -190,11 +193,13 @@ export class Sequencer {
       return [e, ...this.#drain(e.run)]
     }
     const next = this.#next.get(e.run)
-    if (next === undefined || e.seq === next) {
+    // A run's events wait for its snapshot, which says where they start
+    // (the bus may deliver a new run's later events before its first).
+    if (next !== undefined && e.seq === next) {
       this.#next.set(e.run, e.seq + 1)
       return [e, ...this.#drain(e.run)]
     }
-    if (e.seq < next) return [] // stale or repeated
+    if (next !== undefined && e.seq < next) return [] // stale or repeated
     let held = this.#held.get(e.run)
     if (!held) this.#held.set(e.run, (held = new Map()))
     held.set(e.seq, e)
@@ -255,7 +260,7 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
       n.steps = [...v.steps, { ...e.step, key: e.seq, thought: e.step.thought ?? (e.step.by_person ? '' : v.plan.thought) }].slice(-maxSteps)
       break
     case 'plan':
-      if (e.plan) n.plan = e.plan
+      if (e.plan) n.plan = { ...e.plan, todo: e.plan.todo ?? [] }
       break
     case 'thought':
       if (!e.thought) return v

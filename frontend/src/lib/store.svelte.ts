@@ -97,7 +97,7 @@ class Store {
     try {
       const snap = await backend.StartRun(dev, goal)
       this.#runDevice.set(snap.id, dev)
-      this.handle({ run: snap.id, seq: 0, time: '', kind: 'snapshot', snapshot: snap })
+      this.handle({ run: snap.id, seq: snap.seq, time: '', kind: 'snapshot', snapshot: snap })
       delete this.errors[dev]
       return true
     } catch (e) {
@@ -123,7 +123,7 @@ class Store {
     await this.refreshDevices()
     backend.FramesBase().then((f) => (this.frames = f)).catch(() => {}) // no thumbnails then
     try {
-      for (const snap of await backend.ActiveRuns()) this.handle({ run: snap.id, seq: 0, time: '', kind: 'snapshot', snapshot: snap })
+      for (const snap of await backend.ActiveRuns()) this.handle({ run: snap.id, seq: snap.seq, time: '', kind: 'snapshot', snapshot: snap })
     } catch {
       // no runs yet is fine; errors here reappear on the first command
     }
