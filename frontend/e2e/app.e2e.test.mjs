@@ -103,3 +103,45 @@ test('a damaged settings file is reported, kept aside, and the app still starts'
     rmSync(cfg, { recursive: true, force: true })
   }
 })
+
+test('changes made before the settings have loaded keep the confirmation words', async () => {
+  // The window can be clicked before Go has answered GetSettings (a slow
+  // start); hold that answer back to make the gap wide.
+  const cfg = mkdtempSync(join(tmpdir(), 'tandem-e2e-slow-'))
+  writeFileSync(join(cfg, 'settings.json'), JSON.stringify({ language: 'en', policy_words: ['refund', 'pay'] }))
+  let held = 0
+  const slow = await startApp({
+    configDir: cfg,
+    prepare: (page) =>
+      page.routeWebSocket(/\/wails\/ipc/, (ws) => {
+        const server = ws.connectToServer()
+        ws.onMessage((m) => server.send(m))
+        server.onMessage((m) => {
+          if (String(m).includes('GetSettings-')) {
+            held++
+            setTimeout(() => ws.send(m), 1500)
+          } else ws.send(m)
+        })
+      }),
+  })
+  try {
+    const { page } = slow
+    await page.getByTestId('theme').selectOption('dark')
+    await page.getByTestId('settings').click()
+    await page.getByTestId('add-model').selectOption('custom')
+    assert.ok(held >= 1, 'the settings answer was held back')
+    await page.getByTestId('pf-name').fill('Late model')
+    await page.getByTestId('pf-url').fill('http://127.0.0.1:9/v1')
+    await page.getByTestId('pf-model').fill('late-model')
+    await page.getByTestId('pf-save').click()
+    await page.getByTestId('profile-Late model').waitFor()
+    assert.equal(await page.getByTestId('policy-words').inputValue(), 'refund\npay', 'the dialog shows the stored words')
+    await settingsSaved(cfg, 'theme', 'dark')
+    const saved = JSON.parse(readFileSync(join(cfg, 'settings.json'), 'utf8'))
+    assert.deepEqual(saved.policy_words, ['refund', 'pay'], 'the words survive')
+    assert.ok(saved.active_profile, 'the new model is the active one')
+  } finally {
+    await slow.stop()
+    rmSync(cfg, { recursive: true, force: true })
+  }
+})

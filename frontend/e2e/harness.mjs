@@ -109,7 +109,8 @@ export async function startADB() {
  * startApp starts Xvfb, a private adb server, the dev binary and chromium,
  * and opens the app.
  * opts.env adds environment variables for the binary; opts.configDir reuses a
- * config directory (to test persistence across restarts).
+ * config directory (to test persistence across restarts); opts.prepare(page)
+ * runs before the app is opened (to route its traffic, say).
  */
 export async function startApp(opts = {}) {
   const bin = process.env.TANDEM_DEV_BIN || join(repoRoot, 'build/bin/tandem-dev')
@@ -149,6 +150,7 @@ export async function startApp(opts = {}) {
     const page = await context.newPage()
     const pageErrors = []
     page.on('pageerror', (e) => pageErrors.push(e))
+    await opts.prepare?.(page)
     await page.goto(url)
     await page.waitForFunction(() => !!window.go?.app?.App, null, { timeout: 15_000 })
     return {

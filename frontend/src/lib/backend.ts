@@ -219,3 +219,16 @@ export function errorText(e: unknown): string {
   if (e instanceof Error) return e.message
   return String(e)
 }
+
+/**
+ * settingsChanges is what next changes against base, field by field: a
+ * dialog that edits a copy saves only what the person changed in it, so a
+ * change made meanwhile elsewhere (a recent goal, the language) is kept.
+ */
+export function settingsChanges(base: Settings, next: Settings): Partial<Settings> {
+  const out: Partial<Settings> = {}
+  for (const k of Object.keys(next) as (keyof Settings)[]) {
+    if (JSON.stringify(base[k]) !== JSON.stringify(next[k])) (out as Record<string, unknown>)[k] = next[k]
+  }
+  return out
+}
