@@ -29,6 +29,21 @@ export function status(code, message = 'scripted error') {
   return { status: code, message }
 }
 
+/** describe names a scripted reply in a line, for the request log. */
+function describe(r) {
+  if (r.hold) return 'hold'
+  if (r.status) return `HTTP ${r.status}`
+  const calls = (r.tool_calls ?? []).map((c) => `${c.name}${c.arguments}`).join(' ')
+  return calls || `text ${JSON.stringify(r.content ?? '').slice(0, 60)}`
+}
+
+/** lastUser is the start of the newest user message's text, to tell requests apart. */
+function lastUser(body) {
+  const m = [...(body?.messages ?? [])].reverse().find((m) => m.role === 'user')
+  const c = typeof m?.content === 'string' ? m.content : (m?.content ?? []).filter((p) => p.type === 'text').map((p) => p.text).join(' ')
+  return (c ?? '').replace(/\s+/g, ' ').slice(0, 80)
+}
+
 export function startModelServer(script = []) {
   const state = { requests: [], closed: 0, script: [...script] }
   const server = createServer(async (req, res) => {
@@ -50,8 +65,10 @@ export function startModelServer(script = []) {
       res.writeHead(400).end('{"error":{"message":"bad json"}}')
       return
     }
-    state.requests.push({ body: parsed, headers: req.headers })
     const next = state.script.shift() ?? hold
+    const entry = { body: parsed, headers: req.headers, served: describe(next), delivered: false }
+    state.requests.push(entry)
+    res.on('finish', () => (entry.delivered = true))
     if (next.hold) {
       req.socket.on('close', () => state.closed++)
       return // never answer
@@ -111,6 +128,14 @@ export function startModelServer(script = []) {
           return state.closed
         },
         push: (...replies) => state.script.push(...replies),
+        /** clear drops the replies not served yet (what a failed test left). */
+        clear: () => state.script.splice(0),
+        /** log describes the requests from index from on: what each was served and whether it arrived. */
+        log: (from = 0) =>
+          state.requests
+            .slice(from)
+            .map((r, i) => `#${from + i} ${r.body?.stream ? 'stream' : 'once'} → ${r.served}${r.delivered ? '' : ' (not delivered)'} | ${lastUser(r.body)}`)
+            .join('\n'),
         stop: () =>
           new Promise((r) => {
             server.closeAllConnections?.()

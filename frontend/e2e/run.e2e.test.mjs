@@ -1,6 +1,6 @@
 // The whole loop through the real UI, the real Go backend, the virtual phone
 // behind a private adb server, and a scripted chat-completions server.
-import { test, before, after } from 'node:test'
+import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
@@ -29,6 +29,47 @@ after(async () => {
   await app?.stop()
   await model?.stop()
 })
+
+// A test that fails leaves its run waiting (a dialog open, a held call):
+// stop every live run so the next test starts from a quiet app, and fail
+// only the test that broke.
+afterEach(async () => {
+  model?.clear()
+  await app?.page
+    .evaluate(async () => {
+      const live = async () => (await window.go.app.App.ActiveRuns()).filter((r) => !['Done', 'Failed', 'Stopped'].includes(r.state))
+      const deadline = Date.now() + 5000
+      for (let runs = await live(); runs.length && Date.now() < deadline; runs = await live()) {
+        await Promise.all(runs.map((r) => window.go.app.App.Stop(r.id).catch(() => {})))
+        await new Promise((r) => setTimeout(r, 50))
+      }
+    })
+    .catch(() => {})
+})
+
+/**
+ * test is node:test's, with what a failure needs to be understood from a CI
+ * log alone appended to its message: the timeline, what the scripted model
+ * served each request of this test, and the app's log.
+ */
+function test(name, fn) {
+  nodeTest(name, async (t) => {
+    const from = model.requests.length
+    app.pageErrors.length = 0
+    try {
+      await fn(t)
+      // A script error stops the UI updating while the test may still pass.
+      assert.deepEqual(app.pageErrors.map(String), [], 'the page threw')
+    } catch (e) {
+      const timeline = await app.page.getByTestId('timeline').innerText({ timeout: 1000 }).catch(() => '(no timeline)')
+      const tail = app.logs().split('\n').slice(-30).join('\n')
+      await shot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}.png`).catch(() => {})
+      const errors = app.pageErrors.map((x) => x.stack ?? String(x)).join('\n') || '(none)'
+      e.message += `\n--- page errors:\n${errors}\n--- timeline:\n${timeline}\n--- model requests:\n${model.log(from) || '(none)'}\n--- app log (tail):\n${tail}`
+      throw e
+    }
+  })
+}
 
 /** addModel adds a custom model in Settings (which stays open) and saves it. */
 async function addModel(name, modelName, key = '') {
