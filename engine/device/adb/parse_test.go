@@ -1,12 +1,15 @@
 package adb
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"image"
 	"image/color"
 	"reflect"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -269,5 +272,45 @@ func TestAllBlack(t *testing.T) {
 	gray.Pix[10] = 0x80
 	if allBlack(gray) {
 		t.Error("gray lit is black")
+	}
+}
+
+// TestReadRaw: the raw reader gets every byte of each shape screencap's
+// output takes, however the stream is cut into reads, and reads past a
+// frame's end only to hand the extra bytes to decodeRaw.
+func TestReadRaw(t *testing.T) {
+	frame := func(head int, w, h uint32) []byte {
+		b := make([]byte, head+int(w*h*4))
+		binary.LittleEndian.PutUint32(b, w)
+		binary.LittleEndian.PutUint32(b[4:], h)
+		binary.LittleEndian.PutUint32(b[8:], 1)
+		for i := head; i < len(b); i++ {
+			b[i] = byte(i)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		in   []byte
+	}{
+		{"Android 9+ (16-byte header)", frame(16, 7, 5)},
+		{"Android 8 (12-byte header)", frame(12, 7, 5)},
+		{"cut mid-frame", frame(16, 7, 5)[:60]},
+		{"words", []byte("/system/bin/sh: screencap: inaccessible or not found\n")},
+		{"nothing", nil},
+		{"a few bytes", []byte{1, 2, 3}},
+		{"more than a frame", append(frame(16, 7, 5), 9, 9, 9)},
+		{"an absurd size", append([]byte{0x20, 0x4e, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0}, make([]byte, 100)...)}, // 20000 wide
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := readRaw(iotest.OneByteReader(bytes.NewReader(c.in)), 1<<20)
+			if err != nil || !bytes.Equal(got, c.in) {
+				t.Fatalf("got %d bytes (%v), want %d", len(got), err, len(c.in))
+			}
+		})
+	}
+	// The limit holds for output that is not a frame.
+	if got, _ := readRaw(bytes.NewReader(make([]byte, 5000)), 1000); len(got) != 1000 {
+		t.Errorf("read %d bytes past a 1000-byte limit", len(got))
 	}
 }

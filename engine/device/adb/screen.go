@@ -9,6 +9,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -50,9 +51,14 @@ func (d *Device) Screenshot(ctx context.Context) (image.Image, error) {
 var errRawFormat = errors.New("unknown raw screencap format")
 
 func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
-	raw, err := d.srv.Exec(ctx, d.serial, "screencap", maxScreenshot)
+	st, err := d.srv.Open(ctx, d.serial, "exec:screencap")
 	if err != nil {
 		return nil, err
+	}
+	raw, err := readRaw(st, maxScreenshot)
+	st.Close()
+	if err != nil {
+		return nil, d.srv.classify(ctx, d.serial, fmt.Errorf("exec \"screencap\": %w", err))
 	}
 	img, err := decodeRaw(raw)
 	switch {
@@ -67,6 +73,43 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 		return nil, fmt.Errorf("%w: the screenshot is black (the app blocks screen capture)", device.ErrSecureScreen)
 	}
 	return img, nil
+}
+
+// readRaw reads screencap's raw output up to limit bytes. The header says
+// how large the frame is, so the buffer is allocated once at its final
+// size rather than regrown (and recopied) from 512 bytes to 10 MB and more
+// on every capture; output that is not a frame is read as it comes.
+func readRaw(r io.Reader, limit int64) ([]byte, error) {
+	head := make([]byte, 12)
+	n, err := io.ReadFull(r, head)
+	if err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return head[:n], nil // too short for a frame: decodeRaw says what it is
+		}
+		return head[:n], err
+	}
+	w, h := binary.LittleEndian.Uint32(head), binary.LittleEndian.Uint32(head[4:])
+	size := int64(16) + int64(w)*int64(h)*4
+	if w == 0 || h == 0 || w > 16384 || h > 16384 || size > limit {
+		rest, err := io.ReadAll(io.LimitReader(r, limit-12))
+		return append(head, rest...), err
+	}
+	buf := make([]byte, size)
+	copy(buf, head)
+	n, err = io.ReadFull(r, buf[12:])
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return buf[:12+n], nil // a 12-byte header, or a cut stream: decodeRaw tells
+	case err != nil:
+		return buf[:12+n], err
+	}
+	// Anything after a full frame is not a frame this driver knows.
+	var one [1]byte
+	if m, _ := r.Read(one[:]); m > 0 {
+		rest, err := io.ReadAll(io.LimitReader(r, limit-size-1))
+		return append(append(buf, one[0]), rest...), err
+	}
+	return buf, nil
 }
 
 // errNoImage: the output holds no frame at all (words, or nothing).

@@ -43,13 +43,13 @@ func (t *transport) kill() {
 }
 
 func (t *transport) send(pk packet) error {
-	b := pk.encode()
+	bufs := net.Buffers{pk.header(), pk.data} // one writev, no copy of the payload
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	if t.ctx.Err() != nil {
 		return errStreamClosed
 	}
-	_, err := t.conn.Write(b)
+	_, err := bufs.WriteTo(t.conn)
 	if err != nil {
 		t.kill()
 	}
