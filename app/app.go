@@ -107,6 +107,9 @@ func New(cfg Config) *App {
 	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir), secrets: NewSecrets(cfg.ConfigDir),
 		hub: mirror.NewHub(), notify: nopNotifier{}}
 	_, a.loadWarning, _ = a.settings.Load()
+	if _, warn := loadPrices(cfg.ConfigDir); warn != "" {
+		a.loadWarning = strings.TrimSpace(a.loadWarning + "\n" + warn)
+	}
 	a.devices = NewDevices("", filepath.Join(cfg.ConfigDir, "devices"), newDesktopSource())
 	a.virtual = newVirtualPhones(a.devices.adbPort)
 	a.devices.AddSource(a.virtual)

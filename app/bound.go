@@ -257,7 +257,8 @@ func (a *App) StartRun(deviceID, goal string) (engine.Snapshot, error) {
 	if err != nil {
 		return engine.Snapshot{}, err
 	}
-	c, err := clientFor(p, key, 120*time.Second, 3)
+	prices, _ := loadPrices(a.cfg.ConfigDir) // read per run: an edit counts from the next task
+	c, err := clientFor(p, key, 120*time.Second, 3, prices)
 	if err != nil {
 		return engine.Snapshot{}, err
 	}

@@ -31,13 +31,14 @@ func (a *App) Presets() []PresetInfo {
 	return out
 }
 
-// clientFor builds the model client for a stored profile.
-func clientFor(p Profile, key string, timeout time.Duration, retries int) (*model.Client, error) {
+// clientFor builds the model client for a stored profile; prices (nil for
+// a call whose cost nobody sees) prices its usage.
+func clientFor(p Profile, key string, timeout time.Duration, retries int, prices *model.PriceTable) (*model.Client, error) {
 	if key == "" {
 		key = "none" // local servers accept any key; go-openai needs one
 	}
 	return model.NewClient(model.ClientConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model,
-		Timeout: timeout, Retries: retries})
+		Timeout: timeout, Retries: retries, Prices: prices})
 }
 
 // TestResult is what "Test connection" reports.
@@ -54,7 +55,7 @@ func (a *App) TestProfile(id string) (TestResult, error) {
 	if err != nil {
 		return TestResult{}, err
 	}
-	c, err := clientFor(p, key, 30*time.Second, 0)
+	c, err := clientFor(p, key, 30*time.Second, 0, nil)
 	if err != nil {
 		return TestResult{Message: err.Error()}, nil
 	}

@@ -42,7 +42,8 @@ type ClientConfig struct {
 	// NoStreamUsage leaves stream_options out of streamed requests, for
 	// servers that reject it.
 	NoStreamUsage bool
-	// Prices prices the usage; nil leaves Cost zero.
+	// Prices prices the usage; a model it lacks (or a nil table) leaves
+	// Cost zero and marks the usage Unpriced.
 	Prices *PriceTable
 	// HTTP sends the requests (default: an http.Client without its own
 	// timeout; the context bounds each call).
@@ -264,8 +265,11 @@ func (c *Client) account(res *Result, req openai.ChatCompletionRequest) {
 			res.Usage.CompletionTokens += c.tokens.Count(tc.Function.Name) + c.tokens.Count(tc.Function.Arguments)
 		}
 	}
-	if c.cfg.Prices != nil {
+	if p, ok := c.cfg.Prices.Lookup(c.cfg.Model); ok {
 		res.Usage.Cost = c.cfg.Prices.Cost(c.cfg.Model, res.Usage)
+		res.Usage.Currency = p.Currency
+	} else {
+		res.Usage.Unpriced = true
 	}
 }
 

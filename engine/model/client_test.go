@@ -52,12 +52,33 @@ func TestCallStreamsDeltasAndUsage(t *testing.T) {
 	if res.Usage.PromptTokens != 120 || res.Usage.CompletionTokens != 30 || res.Usage.Estimated {
 		t.Fatalf("usage %+v", res.Usage)
 	}
-	if want := (120*2.5 + 30*10) / 1e6; res.Usage.Cost != want {
-		t.Fatalf("cost %v want %v", res.Usage.Cost, want)
+	if want := (120*2.5 + 30*10) / 1e6; res.Usage.Cost != want || res.Usage.Currency != "USD" || res.Usage.Unpriced {
+		t.Fatalf("cost %v %s (unpriced %v) want %v USD", res.Usage.Cost, res.Usage.Currency, res.Usage.Unpriced, want)
 	}
 	r := s.Requests()[0]
 	if !r.Chat.Stream || r.Chat.StreamOptions == nil || !r.Chat.StreamOptions.IncludeUsage || res.RequestBytes != len(r.Body) {
 		t.Fatalf("request %+v, bytes %d vs %d", r.Chat, res.RequestBytes, len(r.Body))
+	}
+}
+
+// TestUnpricedModel: a model missing from the price table costs "unknown",
+// which the UI must not show as free.
+func TestUnpricedModel(t *testing.T) {
+	s := modeltest.New(t, modeltest.Reply{Content: "ok", Usage: &openai.Usage{PromptTokens: 10, CompletionTokens: 2}},
+		modeltest.Reply{Content: "ok", Usage: &openai.Usage{PromptTokens: 10, CompletionTokens: 2}})
+	for _, name := range []string{"my-local-vlm", "gpt-4o"} {
+		c := newTestClient(t, s.URL, func(c *ClientConfig) { c.Model = name })
+		res, err := c.Call(context.Background(), userPrompt("x"), false, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unknown := name == "my-local-vlm"; res.Usage.Unpriced != unknown || (res.Usage.Cost == 0) != unknown {
+			t.Errorf("%s: usage %+v", name, res.Usage)
+		}
+	}
+	total := Usage{}.Add(Usage{Cost: 1, Currency: "CNY"}).Add(Usage{Unpriced: true})
+	if total.Currency != "CNY" || !total.Unpriced || total.Cost != 1 {
+		t.Errorf("sum %+v", total)
 	}
 }
 

@@ -59,14 +59,22 @@ type Input struct {
 type Usage struct {
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
-	Cost             float64 `json:"cost"` // in the price table's currency
-	Estimated        bool    `json:"estimated,omitempty"`
+	Cost             float64 `json:"cost"`               // in Currency
+	Currency         string  `json:"currency,omitempty"` // the price table's, e.g. "USD", "CNY"
+	// Unpriced means the model has no price in the table: Cost is 0
+	// because it is unknown, not because the call was free.
+	Unpriced  bool `json:"unpriced,omitempty"`
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Add returns the sum of two usages.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{u.PromptTokens + o.PromptTokens, u.CompletionTokens + o.CompletionTokens,
-		u.Cost + o.Cost, u.Estimated || o.Estimated}
+	cur := u.Currency
+	if cur == "" {
+		cur = o.Currency
+	}
+	return Usage{PromptTokens: u.PromptTokens + o.PromptTokens, CompletionTokens: u.CompletionTokens + o.CompletionTokens,
+		Cost: u.Cost + o.Cost, Currency: cur, Unpriced: u.Unpriced || o.Unpriced, Estimated: u.Estimated || o.Estimated}
 }
 
 // Plan is a Planner's answer.

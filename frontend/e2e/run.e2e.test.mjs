@@ -145,6 +145,9 @@ test('a task runs to the green summary, steps filling the timeline', async () =>
   assert.match(await page.getByTestId('timeline').innerText(), /Tap \+1 once/)
   assert.equal(await page.getByTestId('run-state').innerText(), 'Done')
   assert.ok(Number(await page.getByTestId('usage-calls').innerText()) === 3)
+  // The scripted model has no price: its cost is unknown, not free.
+  assert.equal(await page.getByTestId('usage-cost').innerText(), '—')
+  assert.match(await page.getByTestId('usage-cost').getAttribute('title'), /prices\.json/)
   // Each step shows the screen it was chosen on, with its cost.
   await page.waitForFunction(() => {
     const imgs = [...document.querySelectorAll('[data-testid="step-thumb"] img')]
@@ -180,8 +183,10 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
   await shot('run-confirm.png')
   await page.getByRole('textbox', { name: /Why not/ }).fill('too expensive')
   await page.getByTestId('deny').click()
-  await dialog.waitFor({ state: 'detached' })
-  await page.getByTestId('request-confirm').waitFor({ timeout: 60_000 })
+  // The model is asked again and flags the step itself; the dialog may be
+  // redrawn in place rather than closed and opened, so wait for its words.
+  await until(() => model.requests.length >= before + 3, 'the model was asked again after the denial')
+  await page.getByTestId('confirm-why').filter({ hasText: 'pays ¥99' }).waitFor({ timeout: 30_000 })
   const afterDeny = promptText(before + 2)
   assert.match(afterDeny, /too expensive/, 'the denial reaches the model')
   await page.getByTestId('allow').click()

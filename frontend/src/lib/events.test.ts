@@ -1,5 +1,5 @@
 import { describe as group, expect, it } from 'vitest'
-import { apply, describe, Sequencer, type EngineEvent, type RunView } from './events'
+import { apply, costText, describe, Sequencer, type EngineEvent, type RunView } from './events'
 
 const snap = (seq = 1): EngineEvent => ({
   run: 'r1', seq, time: '', kind: 'snapshot',
@@ -135,5 +135,18 @@ group('describe in Chinese', () => {
     } finally {
       i18n.lang = 'en'
     }
+  })
+})
+
+group('costText', () => {
+  const u = (x: Partial<Parameters<typeof costText>[0]>) => ({ prompt_tokens: 1, completion_tokens: 1, cost: 0, ...x })
+  it('shows the currency and never calls an unknown price free', () => {
+    expect(costText(u({ cost: 0.0123, currency: 'USD' }))).toBe('$0.0123')
+    expect(costText(u({ cost: 2.5, currency: 'CNY' }))).toBe('¥2.50')
+    expect(costText(u({ cost: 0, currency: 'CNY' }))).toBe('¥0.0000')
+    expect(costText(u({ cost: 1.2, currency: 'CHF' }))).toBe('1.20 CHF')
+    expect(costText(u({ unpriced: true }))).toBe('—')
+    expect(costText(u({ cost: 0.5, currency: 'USD', unpriced: true }))).toBe('≥$0.5000')
+    expect(costText(u({ cost: 0.5 }))).toBe('0.5000') // a record from before currencies
   })
 })

@@ -35,7 +35,23 @@ export interface Usage {
   prompt_tokens: number
   completion_tokens: number
   cost: number
+  currency?: string // 'USD', 'CNY'…
+  unpriced?: boolean // the model has no price: the cost is unknown, not zero
   estimated?: boolean
+}
+
+const currencySigns: Record<string, string> = { USD: '$', CNY: '¥', EUR: '€', GBP: '£', JPY: '¥' }
+
+/**
+ * costText words a usage's cost: with its currency's sign, '—' when no
+ * price is known (never a misleading 0), and '≥' when only part of it is.
+ */
+export function costText(u: Usage): string {
+  if (u.unpriced && !u.cost) return '—'
+  const amount = u.cost.toFixed(u.cost < 1 ? 4 : 2)
+  const cur = u.currency ?? ''
+  const money = cur in currencySigns ? currencySigns[cur] + amount : cur ? `${amount} ${cur}` : amount
+  return (u.unpriced ? '≥' : '') + money
 }
 
 export interface StepEvent {

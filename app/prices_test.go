@@ -1,0 +1,36 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadPrices(t *testing.T) {
+	dir := t.TempDir()
+	// First start: the built-in table, written out for the person to edit.
+	p, warn := loadPrices(dir)
+	if warn != "" || p.Models["gpt-4o"].Input == 0 {
+		t.Fatalf("first start: %v %q", p, warn)
+	}
+	path := filepath.Join(dir, pricesFile)
+	if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), `"gpt-4o"`) {
+		t.Fatalf("the table was not written: %v %s", err, b)
+	}
+	// The person's edit is used.
+	os.WriteFile(path, []byte(`{"models":{"my-vlm":{"input":1,"output":2,"currency":"CNY"}}}`), 0o600)
+	if p, warn = loadPrices(dir); warn != "" || p.Models["my-vlm"].Currency != "CNY" {
+		t.Fatalf("edited: %v %q", p, warn)
+	}
+	// A damaged file is kept as it is; the built-in prices stand in, with a warning.
+	damaged := []byte(`{"models":{"my-vlm":{"input":1,`)
+	os.WriteFile(path, damaged, 0o600)
+	p, warn = loadPrices(dir)
+	if !strings.Contains(warn, pricesFile) || p.Models["gpt-4o"].Input == 0 {
+		t.Fatalf("damaged: %v %q", p, warn)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(damaged) {
+		t.Errorf("the damaged file was changed: %s", b)
+	}
+}
