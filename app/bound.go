@@ -2,6 +2,8 @@ package app
 
 import (
 	"errors"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -258,6 +260,11 @@ func (a *App) StartRun(deviceID, goal string) (engine.Snapshot, error) {
 		return engine.Snapshot{}, err
 	}
 	prices, _ := loadPrices(a.cfg.ConfigDir) // read per run: an edit counts from the next task
+	if _, ok := prices.Lookup(p.Model); !ok && set.Budget.MaxCost > 0 {
+		// The limit could never trigger: say so rather than run unguarded.
+		return engine.Snapshot{}, fmt.Errorf("a cost limit is set but no price is known for %s: add it to %s, or set the cost limit to 0",
+			p.Model, filepath.Join(a.cfg.ConfigDir, pricesFile))
+	}
 	c, err := clientFor(p, key, 120*time.Second, 3, prices)
 	if err != nil {
 		return engine.Snapshot{}, err

@@ -34,3 +34,21 @@ func TestLoadPrices(t *testing.T) {
 		t.Errorf("the damaged file was changed: %s", b)
 	}
 }
+
+// TestCostLimitNeedsAPrice: a cost limit on a model without a price could
+// never stop the task, so the task does not start.
+func TestCostLimitNeedsAPrice(t *testing.T) {
+	a := testApp(t)
+	if _, err := a.SaveProfile(Profile{Name: "local", BaseURL: "http://127.0.0.1:9/v1", Model: "my-local-vlm", Dialect: "tools"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	set, _, _ := a.settings.Load()
+	set.Budget.MaxCost = 1
+	if _, err := a.SaveSettings(set); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.StartRun("no-such-device", "do something")
+	if err == nil || !strings.Contains(err.Error(), "no price is known for my-local-vlm") {
+		t.Fatalf("StartRun: %v", err)
+	}
+}
