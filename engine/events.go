@@ -32,6 +32,7 @@ const (
 	KindStep     EventKind = "step"    // a device action (the agent's or the person's) finished
 	KindPlan     EventKind = "plan"    // the todo list changed
 	KindThought  EventKind = "thought" // a piece of the model's reply as it streams in
+	KindRetry    EventKind = "retry"   // a model call failed and is tried again after a wait
 	KindManual   EventKind = "manual"  // one input the person made while driving
 	KindUsage    EventKind = "usage"
 	KindRequest  EventKind = "request" // the run waits for the person
@@ -51,10 +52,19 @@ type Event struct {
 	Step     *StepEvent    `json:"step,omitempty"`
 	Plan     *PlanEvent    `json:"plan,omitempty"`
 	Thought  *ThoughtEvent `json:"thought,omitempty"`
+	Retry    *RetryEvent   `json:"retry,omitempty"`
 	Manual   *ManualEvent  `json:"manual,omitempty"`
 	Usage    *UsageEvent   `json:"usage,omitempty"`
 	Request  *Request      `json:"request,omitempty"`
 	Done     *Result       `json:"done,omitempty"`
+}
+
+// RetryEvent is a model call's failed attempt that is tried again after
+// WaitMs: a "Thinking…" that lasts is explained (a rate limit, a server
+// error, a timeout) instead of silent.
+type RetryEvent struct {
+	Call int `json:"call"`
+	model.Retry
 }
 
 // StateEvent is a state change.
@@ -185,6 +195,7 @@ type Snapshot struct {
 	By      string      `json:"by,omitempty"` // as StateEvent.By
 	Plan    PlanEvent   `json:"plan"`
 	Thought string      `json:"thought,omitempty"` // the current call's reply so far
+	Retry   *RetryEvent `json:"retry,omitempty"`   // the current call's last failed attempt
 	Usage   UsageEvent  `json:"usage"`
 	Request *Request    `json:"request,omitempty"`
 	Steps   []StepEvent `json:"steps,omitempty"` // the most recent steps
@@ -228,7 +239,13 @@ func (h *hub) emit(e Event) {
 // apply folds an event into the snapshot.
 func (h *hub) apply(e Event) {
 	s := &h.snap
+	if e.Kind != KindRetry && e.Kind != KindUsage {
+		s.Retry = nil // the retried call answered, or the run moved on
+	}
 	switch e.Kind {
+	case KindRetry:
+		r := *e.Retry
+		s.Retry = &r
 	case KindState:
 		s.State, s.Reason, s.By = e.State.State, e.State.Reason, e.State.By
 		if e.State.State != WaitingForUser && e.State.State != Manual {

@@ -406,7 +406,15 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 	res.file = r.rec.frame(ctx, frame)
 	res.observeMs = time.Since(t0).Milliseconds()
 	in.Observation = res.obs
-	res.plan, res.err = r.planner.Plan(ctx, in, func(delta string) {
+	// A failed attempt that the client retries is told to the person (and
+	// kept in the record) rather than left as a long silent "Thinking…".
+	pctx := model.WithRetryNotice(ctx, func(rt model.Retry) {
+		if ctx.Err() == nil {
+			r.rec.add(Entry{Kind: recRetry, Call: call, Error: rt.Error, Ms: rt.WaitMs})
+			r.hub.emit(Event{Kind: KindRetry, Retry: &RetryEvent{Call: call, Retry: rt}})
+		}
+	})
+	res.plan, res.err = r.planner.Plan(pctx, in, func(delta string) {
 		if ctx.Err() == nil {
 			r.hub.emit(Event{Kind: KindThought, Thought: &ThoughtEvent{Call: call, Delta: delta}})
 		}

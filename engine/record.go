@@ -38,6 +38,7 @@ const (
 	recState   = "state"
 	recObserve = "observe"
 	recPlan    = "plan"
+	recRetry   = "retry" // a model call attempt failed and is tried again
 	recAction  = "action"
 	recStable  = "stable"
 	recManual  = "manual"

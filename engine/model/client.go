@@ -150,6 +150,9 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 			return Result{}, last
 		}
 		wait := c.backoff(attempt, info.retryAfter)
+		if notice, ok := ctx.Value(retryKey{}).(func(Retry)); ok {
+			notice(Retry{Attempt: attempt + 1, Of: c.cfg.Retries + 1, WaitMs: wait.Milliseconds(), Status: statusOf(err), Error: err.Error()})
+		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -313,6 +316,37 @@ func imageURLTokens(url string) int {
 		return unknown
 	}
 	return observe.ImageTokens(cfg.Width, cfg.Height)
+}
+
+// Retry is a failed attempt that the client is about to try again: what
+// someone waiting on the call needs to know why it takes so long.
+type Retry struct {
+	Attempt int    `json:"attempt"`          // the attempt that failed, from 1
+	Of      int    `json:"of"`               // attempts in all
+	WaitMs  int64  `json:"wait_ms"`          // before the next one
+	Status  int    `json:"status,omitempty"` // the HTTP status; 0 for a network error or a timeout
+	Error   string `json:"error"`            // with the key redacted
+}
+
+type retryKey struct{}
+
+// WithRetryNotice returns ctx with fn, which Call invokes (on its own
+// goroutine) before waiting to retry a failed attempt.
+func WithRetryNotice(ctx context.Context, fn func(Retry)) context.Context {
+	return context.WithValue(ctx, retryKey{}, fn)
+}
+
+// statusOf is the HTTP status a classified error carries, or 0.
+func statusOf(err error) int {
+	var auth *AuthError
+	var api *APIError
+	switch {
+	case errors.As(err, &auth):
+		return auth.Status
+	case errors.As(err, &api):
+		return api.Status
+	}
+	return 0
 }
 
 // classify turns a failed attempt into the error to return and whether to

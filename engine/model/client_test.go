@@ -134,14 +134,21 @@ func TestCallRetries(t *testing.T) {
 		modeltest.Reply{Status: http.StatusTooManyRequests, Message: "rate limited", RetryAfter: "0.02"},
 		modeltest.Reply{Status: http.StatusBadGateway, Message: "upstream"},
 		modeltest.Reply{Content: "ok", Usage: &openai.Usage{PromptTokens: 1, CompletionTokens: 1}})
-	c := newTestClient(t, s.URL, nil)
+	c := newTestClient(t, s.URL, func(c *ClientConfig) { c.APIKey = "sk-rate-limited-9999" })
 	start := time.Now()
-	res, err := c.Call(context.Background(), userPrompt("x"), false, nil, nil)
+	var notices []Retry
+	ctx := WithRetryNotice(context.Background(), func(r Retry) { notices = append(notices, r) })
+	res, err := c.Call(ctx, userPrompt("x"), false, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Attempts != 3 || res.Reply.Content != "ok" || len(s.Requests()) != 3 {
 		t.Fatalf("attempts %d, requests %d", res.Attempts, len(s.Requests()))
+	}
+	// Whoever waits on the call is told of each retry, and why.
+	if len(notices) != 2 || notices[0].Status != 429 || notices[0].Attempt != 1 || notices[0].Of != 4 ||
+		notices[0].WaitMs < 20 || notices[1].Status != 502 || !strings.Contains(notices[1].Error, "upstream") {
+		t.Fatalf("retry notices %+v", notices)
 	}
 	if time.Since(start) < 20*time.Millisecond {
 		t.Fatal("Retry-After was not honoured")

@@ -24,9 +24,9 @@ export function text(content) {
 /** hold is a reply that never comes: the request stays open until the client closes it. */
 export const hold = { hold: true }
 
-/** status is an HTTP error reply. */
-export function status(code, message = 'scripted error') {
-  return { status: code, message }
+/** status is an HTTP error reply, with a Retry-After header (seconds) when given. */
+export function status(code, message = 'scripted error', retryAfter) {
+  return { status: code, message, retryAfter }
 }
 
 /** describe names a scripted reply in a line, for the request log. */
@@ -74,7 +74,7 @@ export function startModelServer(script = []) {
       return // never answer
     }
     if (next.status) {
-      res.writeHead(next.status, { 'content-type': 'application/json' })
+      res.writeHead(next.status, { 'content-type': 'application/json', ...(next.retryAfter ? { 'retry-after': String(next.retryAfter) } : {}) })
       res.end(JSON.stringify({ error: { message: next.message, type: 'scripted' } }))
       return
     }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startApp, artifactsDir } from './harness.mjs'
-import { startModelServer, toolCall, hold } from './modelserver.mjs'
+import { startModelServer, toolCall, hold, status } from './modelserver.mjs'
 
 let app
 let model
@@ -191,6 +191,19 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
   assert.match(afterDeny, /too expensive/, 'the denial reaches the model')
   await page.getByTestId('allow').click()
   await page.getByTestId('result-card').getByText('Paid ¥99.').waitFor({ timeout: 60_000 })
+})
+
+test('a rate-limited model call says why it is slow, then the task goes on', async () => {
+  const { page } = app
+  model.push(status(429, 'slow down', 2), toolCall('finish', { summary: 'Nothing to do.', success: true }))
+  await start('Check the phone')
+  const retry = page.getByTestId('retry')
+  await retry.waitFor({ timeout: 10_000 })
+  assert.match(await retry.innerText(), /limiting requests \(429\) · trying again in 2 s \(attempt 2 of 4\)/)
+  assert.match(await retry.getAttribute('title'), /slow down/)
+  await shot('run-retry.png')
+  await page.getByTestId('result-card').getByText('Nothing to do.').waitFor({ timeout: 30_000 })
+  assert.equal(await retry.count(), 0, 'the notice goes once the call answered')
 })
 
 test('clicking the mirror mid-call takes over; hand back tells the model; Stop ends a held call at once', async () => {

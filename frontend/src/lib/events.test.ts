@@ -148,5 +148,18 @@ group('costText', () => {
     expect(costText(u({ unpriced: true }))).toBe('—')
     expect(costText(u({ cost: 0.5, currency: 'USD', unpriced: true }))).toBe('≥$0.5000')
     expect(costText(u({ cost: 0.5 }))).toBe('0.5000') // a record from before currencies
+    expect(costText(u({}))).toBe('0') // no call yet
+  })
+})
+
+group('retry', () => {
+  it('shows while the call is retried and clears when it answers', () => {
+    let v = apply(null, snap(1))!
+    v = apply(v, ev(2, { kind: 'retry', retry: { call: 1, attempt: 1, of: 4, wait_ms: 2000, status: 429, error: 'slow down' } }))!
+    expect(v.retry?.status).toBe(429)
+    v = apply(v, ev(3, { kind: 'usage', usage: v.usage }))!
+    expect(v.retry).not.toBeNull()
+    v = apply(v, ev(4, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
+    expect(v.retry).toBeNull()
   })
 })

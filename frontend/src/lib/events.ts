@@ -48,6 +48,7 @@ const currencySigns: Record<string, string> = { USD: '$', CNY: '¥', EUR: '€',
  */
 export function costText(u: Usage): string {
   if (u.unpriced && !u.cost) return '—'
+  if (!u.cost && !u.currency) return '0' // nothing spent yet
   const amount = u.cost.toFixed(u.cost < 1 ? 4 : 2)
   const cur = u.currency ?? ''
   const money = cur in currencySigns ? currencySigns[cur] + amount : cur ? `${amount} ${cur}` : amount
@@ -124,6 +125,7 @@ export interface Snapshot {
   request?: Request
   steps?: StepEvent[]
   result?: Result
+  retry?: RetryEvent
   seq: number // of the last event the snapshot includes
 }
 
@@ -131,8 +133,9 @@ export interface EngineEvent {
   run: string
   seq: number
   time: string
-  kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'manual' | 'usage' | 'request' | 'done'
+  kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'retry' | 'manual' | 'usage' | 'request' | 'done'
   snapshot?: Snapshot
+  retry?: RetryEvent
   state?: { state: RunState; from: RunState; reason?: string; by?: string }
   step?: StepEvent
   plan?: PlanEvent
@@ -141,6 +144,16 @@ export interface EngineEvent {
   usage?: UsageEvent
   request?: Request
   done?: Result
+}
+
+/** RetryEvent: the model call's attempt failed and is tried again after wait_ms. */
+export interface RetryEvent {
+  call: number
+  attempt: number
+  of: number
+  wait_ms: number
+  status?: number
+  error: string
 }
 
 /** RunView is what the UI draws for one run. */
@@ -157,6 +170,8 @@ export interface RunView {
   thoughtCall: number
   usage: UsageEvent
   request: Request | null
+  /** the current model call's last failed attempt, while it is retried */
+  retry: RetryEvent | null
   steps: StepEvent[]
   result: Result | null
   seq: number
@@ -179,6 +194,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     thoughtCall: 0,
     usage: s.usage ?? emptyUsage(),
     request: s.request ?? null,
+    retry: s.retry ?? null,
     steps: (s.steps ?? []).map((st, i) => ({ ...st, key: i - (s.steps?.length ?? 0) })),
     result: s.result ?? null,
     seq,
@@ -262,7 +278,12 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
   }
   if (!v || e.run !== v.id || e.seq <= v.seq) return v
   const n: RunView = { ...v, seq: e.seq }
+  if (e.kind !== 'retry' && e.kind !== 'usage') n.retry = null // the call answered, or the run moved on
   switch (e.kind) {
+    case 'retry':
+      if (!e.retry) return v
+      n.retry = e.retry
+      break
     case 'state':
       if (!e.state) return v
       n.state = e.state.state

@@ -84,6 +84,10 @@ const en = {
   'mirror.path.desktop': 'Screen capture',
   'mirror.noDecoder': 'This window cannot play the phone’s video ({msg}). On Linux install gstreamer1.0-libav, then reopen Tandem.',
   'timeline.thinking': 'Thinking…',
+  'retry.rateLimited': 'The model server is limiting requests (429)',
+  'retry.status': 'The model server answered with an error ({status})',
+  'retry.network': 'The model server did not answer',
+  'retry.again': 'trying again in {s} s (attempt {n} of {of})',
   'timeline.you': 'You',
   'timeline.agent': 'Agent',
   'timeline.failedStep': 'failed',
@@ -320,6 +324,10 @@ const zh: Record<Key, string> = {
   'mirror.path.desktop': '屏幕捕获',
   'mirror.noDecoder': '此窗口无法播放手机视频（{msg}）。Linux 上请安装 gstreamer1.0-libav 后重新打开 Tandem。',
   'timeline.thinking': '思考中…',
+  'retry.rateLimited': '模型服务正在限流（429）',
+  'retry.status': '模型服务返回了错误（{status}）',
+  'retry.network': '模型服务没有响应',
+  'retry.again': '{s} 秒后重试（第 {n} 次，共 {of} 次）',
   'timeline.you': '你',
   'timeline.agent': '智能体',
   'timeline.failedStep': '失败',
@@ -504,6 +512,13 @@ const requestTitles: Record<string, Key> = {
 /** requestTitle is the key of the title of what a run asks of the person. */
 export function requestTitle(kind: string): Key {
   return requestTitles[kind] ?? 'request.loopTitle'
+}
+
+/** retryText says why the model call is taking long and when it is tried again. */
+export function retryText(r: { attempt: number; of: number; wait_ms: number; status?: number }): string {
+  const why = r.status === 429 ? i18n.t('retry.rateLimited') : r.status ? i18n.t('retry.status', { status: String(r.status) }) : i18n.t('retry.network')
+  const s = Math.max(1, Math.round(r.wait_ms / 1000))
+  return `${why} · ${i18n.t('retry.again', { s: String(s), n: String(r.attempt + 1), of: String(r.of) })}`
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dictionaries, resolveLang, i18n, reasonText } from './i18n.svelte'
+import { dictionaries, resolveLang, i18n, reasonText, retryText } from './i18n.svelte'
 
 describe('dictionaries', () => {
   it('have the same keys and no empty strings', () => {
@@ -53,6 +53,18 @@ describe('reasonText', () => {
     expect(reasonText({ reason: 'tap(1,2) needs your confirmation: …', by: '', state: 'WaitingForUser', request: { kind: 'confirm' } })).toBe(
       i18n.t('request.confirmTitle'),
     )
+    i18n.lang = 'en'
+  })
+})
+
+describe('retryText', () => {
+  it('says why the call is slow and when it is tried again, in both languages', () => {
+    i18n.lang = 'en'
+    expect(retryText({ attempt: 1, of: 4, wait_ms: 2400, status: 429 })).toBe('The model server is limiting requests (429) · trying again in 2 s (attempt 2 of 4)')
+    expect(retryText({ attempt: 2, of: 4, wait_ms: 300, status: 502 })).toMatch(/error \(502\).*in 1 s \(attempt 3 of 4\)/)
+    expect(retryText({ attempt: 1, of: 4, wait_ms: 1000 })).toMatch(/did not answer/)
+    i18n.lang = 'zh-CN'
+    expect(retryText({ attempt: 1, of: 4, wait_ms: 5000, status: 429 })).toBe('模型服务正在限流（429） · 5 秒后重试（第 2 次，共 4 次）')
     i18n.lang = 'en'
   })
 })
