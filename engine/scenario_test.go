@@ -245,24 +245,6 @@ func TestScenarioMalformedReply(t *testing.T) {
 	if slices.Contains(s.ev.states(), WaitingForUser) {
 		t.Fatalf("escalated: %v", s.ev.states())
 	}
-	// The person saw why the first call took long: each retry, with its status.
-	retries := s.ev.kinds(KindRetry)
-	if len(retries) != 2 || retries[0].Retry.Status != 429 || retries[0].Retry.Call != 1 || retries[1].Retry.Status != 500 {
-		t.Fatalf("retry events %+v", retries)
-	}
-	ents, _, err := ReadRecord(s.run.Dir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recorded []string
-	for _, e := range ents {
-		if e.Kind == recRetry {
-			recorded = append(recorded, e.Error)
-		}
-	}
-	if len(recorded) != 2 || !strings.Contains(recorded[0], "slow down") || !strings.Contains(recorded[1], "overloaded") {
-		t.Fatalf("recorded retries %q", recorded)
-	}
 }
 
 // TestScenarioRateLimitAndServerError: a 429 with Retry-After and a 500 are
@@ -291,6 +273,24 @@ func TestScenarioRateLimitAndServerError(t *testing.T) {
 	}
 	if slices.Contains(s.ev.states(), WaitingForUser) {
 		t.Fatalf("escalated: %v", s.ev.states())
+	}
+	// The person saw why the first call took long: each retry, with its status.
+	retries := s.ev.kinds(KindRetry)
+	if len(retries) != 2 || retries[0].Retry.Status != 429 || retries[0].Retry.Call != 1 || retries[1].Retry.Status != 500 {
+		t.Fatalf("retry events %+v", retries)
+	}
+	ents, _, err := ReadRecord(s.run.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []string
+	for _, e := range ents {
+		if e.Kind == recRetry {
+			recorded = append(recorded, e.Error)
+		}
+	}
+	if len(recorded) != 2 || !strings.Contains(recorded[0], "slow down") || !strings.Contains(recorded[1], "overloaded") {
+		t.Fatalf("recorded retries %q", recorded)
 	}
 }
 
