@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -165,12 +166,55 @@ const (
 // Request is what the run asks of the person.
 type Request struct {
 	Kind    RequestKind    `json:"kind"`
-	Message string         `json:"message"`
-	Action  *action.Action `json:"action,omitempty"` // the action to confirm
+	Message string         `json:"message"`          // in English, for the record and the terminal
+	Action  *action.Action `json:"action,omitempty"` // the action to confirm, that failed or repeats
 	Why     *Why           `json:"why,omitempty"`    // the rule behind a confirmation
+	Cause   *Cause         `json:"cause,omitempty"`  // the case behind any other request
 	// Frame is the recorded screen the request is about (the newest the
 	// model saw), so the person decides on what the agent saw.
 	Frame string `json:"frame,omitempty"`
+}
+
+// Cause says why a run stopped to ask, in parts a UI can word in its own
+// language: Code names the case (the Cause* constants), N is a limit or a
+// count, Detail what only the source can say (an error's own words).
+type Cause struct {
+	Code   string `json:"code"`
+	N      string `json:"n,omitempty"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Cause codes.
+const (
+	CauseBudgetSteps   = "budget_steps"
+	CauseBudgetTokens  = "budget_tokens"
+	CauseBudgetCost    = "budget_cost"
+	CauseBudgetTime    = "budget_time" // N in minutes
+	CauseLoopRepeat    = "loop_repeat" // Detail is the repeated action, in English
+	CauseLoopUnchanged = "loop_unchanged"
+	CauseModelFailed   = "model_failed"
+	CauseModelUnusable = "model_unusable"
+	CauseActionFailed  = "action_failed"
+	CauseDevice        = "device"
+)
+
+// String is the cause in English, for the record, the terminal and the model.
+func (c Cause) String() string {
+	switch c.Code {
+	case CauseBudgetSteps:
+		return fmt.Sprintf("the step limit (%s) is reached", c.N)
+	case CauseBudgetTokens:
+		return fmt.Sprintf("the token budget (%s) is used up", c.N)
+	case CauseBudgetCost:
+		return fmt.Sprintf("the cost budget (%s) is used up", c.N)
+	case CauseBudgetTime:
+		return fmt.Sprintf("the time budget (%s min) is used up", c.N)
+	case CauseLoopRepeat:
+		return c.Detail + " was done again on a screen it did not change"
+	case CauseLoopUnchanged:
+		return fmt.Sprintf("the screen has not changed for %s actions", c.N)
+	}
+	return c.Detail
 }
 
 // Result is how a run ended.

@@ -322,8 +322,8 @@ func (l *loopState) spawn(f func()) {
 // plan starts a Planning step: one observation and one model call. Budgets
 // are checked first; one used up asks the person instead.
 func (l *loopState) plan(reason string) {
-	if why := l.budget.exceeded(l.spent()); why != "" {
-		l.ask(Request{Kind: AskBudget, Message: why + "; resume to allow as much again, or stop"})
+	if c := l.budget.exceeded(l.spent()); c.Code != "" {
+		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
 		return
 	}
 	l.to(Planning, reason)
@@ -439,6 +439,16 @@ func (r *Run) postErr(ctx context.Context, gen uint64, err error) {
 	r.post(message{on: OnDeviceLost, gen: gen, err: &observeError{err}})
 }
 
+// deviceDetail is a device error's own words, without the "cannot
+// observe" wrapping a UI words itself.
+func deviceDetail(err error) string {
+	var oe *observeError
+	if errors.As(err, &oe) {
+		return oe.err.Error()
+	}
+	return err.Error()
+}
+
 // observeError is a failure to look at the screen that is not a lost
 // device (a driver error, a permission); the run pauses with it too, since
 // it cannot plan blind.
@@ -527,7 +537,8 @@ func (l *loopState) modelError(p *planResult) {
 			return
 		}
 		l.parseRetried = false
-		l.ask(Request{Kind: AskModelError, Message: "the model's reply could not be used twice in a row: " + pe.Reason})
+		l.ask(Request{Kind: AskModelError, Message: "the model's reply could not be used twice in a row: " + pe.Reason,
+			Cause: &Cause{Code: CauseModelUnusable, Detail: pe.Reason}})
 		return
 	}
 	l.calls++
@@ -536,7 +547,7 @@ func (l *loopState) modelError(p *planResult) {
 	if errors.Is(p.err, model.ErrAuth) {
 		msg += " (check the model settings)"
 	}
-	l.ask(Request{Kind: AskModelError, Message: msg + "; resume to try again"})
+	l.ask(Request{Kind: AskModelError, Message: msg + "; resume to try again", Cause: &Cause{Code: CauseModelFailed, Detail: p.err.Error()}})
 }
 
 // next decides what follows once a step's work is done: the next queued
@@ -589,10 +600,10 @@ func (l *loopState) next() {
 		l.enterManual(reason, &Request{Kind: AskTakeOver, Message: reason})
 		return
 	}
-	if why := l.budget.exceeded(l.spent()); why != "" {
+	if c := l.budget.exceeded(l.spent()); c.Code != "" {
 		l.queue = append([]action.Action{a}, l.queue...)
 		l.current = nil
-		l.ask(Request{Kind: AskBudget, Message: why + "; resume to allow as much again, or stop"})
+		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
 		return
 	}
 	label := ""
@@ -676,7 +687,8 @@ func (l *loopState) actionDone(res *actResult) {
 		// Only the person can fix these (a setting, an app to install): the
 		// model would try again and again.
 		if errors.Is(res.err, device.ErrPermission) || errors.Is(res.err, device.ErrNeedsKeyboard) {
-			l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("%s failed: %v; fix it on the device and resume, or take over and do it yourself", a, res.err)})
+			l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("%s failed: %v; fix it on the device and resume, or take over and do it yourself", a, res.err),
+				Action: &a, Cause: &Cause{Code: CauseActionFailed, Detail: res.err.Error()}})
 			return
 		}
 		l.current = nil
@@ -724,14 +736,15 @@ func (l *loopState) stable(res *stableResult) {
 	switch v, why := l.loops.observe(a, l.actBefore, s.Print, th); v {
 	case loopNudge:
 		l.flushQueue("")
-		l.note("It looks like you are going round in circles: " + why + ". Look at the screen carefully and try something different; if the goal cannot be reached, finish and say why.")
+		l.note("It looks like you are going round in circles: " + why.String() + ". Look at the screen carefully and try something different; if the goal cannot be reached, finish and say why.")
 		l.current = nil
 		l.plan("loop detected: nudging the model")
 		return
 	case loopEscalate:
 		l.flushQueue("")
 		l.current = nil
-		l.ask(Request{Kind: AskLoop, Message: "the agent seems stuck: " + why + ". Answer with a hint, take over, resume, or stop."})
+		l.ask(Request{Kind: AskLoop, Message: "the agent seems stuck: " + why.String() + ". Answer with a hint, take over, resume, or stop.",
+			Action: &a, Cause: &why})
 		return
 	}
 	if len(l.queue) > 0 && diff > l.r.settings.Unexpected {
@@ -745,7 +758,7 @@ func (l *loopState) stable(res *stableResult) {
 func (l *loopState) lost(err error) {
 	l.cancelWork()
 	if !errors.Is(err, device.ErrGone) {
-		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume"})
+		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume", Cause: &Cause{Code: CauseDevice, Detail: deviceDetail(err)}})
 		return
 	}
 	l.pauseAfter, l.takeOverAfter = false, false

@@ -36,24 +36,24 @@ type loopDetector struct {
 // action can be small (three typed letters, a ticked box move a handful of
 // cells, under the stability threshold) and calling that a loop would throw
 // away a good plan. The price is that a blinking cursor can hide a loop.
-func (d *loopDetector) observe(a action.Action, before, after Fingerprint, threshold float64) (loopVerdict, string) {
+func (d *loopDetector) observe(a action.Action, before, after Fingerprint, threshold float64) (loopVerdict, Cause) {
 	changed := before.IsZero() || after.IsZero() || after.Diff(before) > 0
 	repeated := d.last != nil && sameAction(*d.last, a) && !d.lastPrint.IsZero() &&
 		before.Diff(d.lastPrint) <= threshold && !changed
 	d.last, d.lastPrint = &a, before
 	if changed {
 		d.unchanged, d.nudged = 0, false
-		return loopNone, ""
+		return loopNone, Cause{}
 	}
 	d.unchanged++
-	var why string
+	var why Cause
 	switch {
 	case repeated:
-		why = fmt.Sprintf("%s was done again on a screen it did not change", a)
+		why = Cause{Code: CauseLoopRepeat, Detail: a.String()}
 	case d.k > 0 && d.unchanged >= d.k:
-		why = fmt.Sprintf("the screen has not changed for %d actions", d.unchanged)
+		why = Cause{Code: CauseLoopUnchanged, N: fmt.Sprint(d.unchanged)}
 	default:
-		return loopNone, ""
+		return loopNone, Cause{}
 	}
 	if !d.nudged {
 		d.nudged = true

@@ -181,19 +181,19 @@ type spent struct {
 	elapsed time.Duration
 }
 
-// exceeded names the first budget that is used up, or "" when none is.
-func (b Budget) exceeded(s spent) string {
+// exceeded names the first budget that is used up; its Code is "" when none is.
+func (b Budget) exceeded(s spent) Cause {
 	switch {
 	case b.Steps > 0 && s.steps >= b.Steps:
-		return fmt.Sprintf("the step limit (%d) is reached", b.Steps)
+		return Cause{Code: CauseBudgetSteps, N: fmt.Sprint(b.Steps)}
 	case b.Tokens > 0 && s.usage.PromptTokens+s.usage.CompletionTokens >= b.Tokens:
-		return fmt.Sprintf("the token budget (%d) is used up", b.Tokens)
+		return Cause{Code: CauseBudgetTokens, N: fmt.Sprint(b.Tokens)}
 	case b.Cost > 0 && s.usage.Cost >= b.Cost:
-		return fmt.Sprintf("the cost budget (%.4g) is used up", b.Cost)
+		return Cause{Code: CauseBudgetCost, N: fmt.Sprintf("%.4g", b.Cost)}
 	case b.WallTime > 0 && s.elapsed >= b.WallTime:
-		return fmt.Sprintf("the time budget (%s) is used up", b.WallTime)
+		return Cause{Code: CauseBudgetTime, N: fmt.Sprintf("%.4g", b.WallTime.Minutes())}
 	}
-	return ""
+	return Cause{}
 }
 
 // extend grants as much again of whichever budgets s has used up, so a

@@ -94,7 +94,7 @@ func TestParseErrorRetryThenEscalate(t *testing.T) {
 		t.Errorf("corrective retry not told the reason: %q", in[1].Notes)
 	}
 	req := f.run.Snapshot().Request
-	if req == nil || req.Kind != AskModelError {
+	if req == nil || req.Kind != AskModelError || req.Cause == nil || req.Cause.Code != CauseModelUnusable || req.Cause.Detail == "" {
 		t.Fatalf("request %+v", req)
 	}
 	if err := f.run.Resume(context.Background()); err != nil {
@@ -120,7 +120,7 @@ func TestReminderNearStepLimitAndBudget(t *testing.T) {
 	f.start()
 	f.ev.waitState(t, WaitingForUser)
 	req := f.run.Snapshot().Request
-	if req == nil || req.Kind != AskBudget {
+	if req == nil || req.Kind != AskBudget || *req.Cause != (Cause{Code: CauseBudgetSteps, N: "4"}) || !strings.Contains(req.Message, "step limit (4)") {
 		t.Fatalf("request %+v", req)
 	}
 	in := f.plan.calls()
@@ -446,7 +446,8 @@ func TestTypingWithoutKeyboardAsksThePerson(t *testing.T) {
 	f.start()
 	f.ev.waitState(t, WaitingForUser)
 	req := f.run.Snapshot().Request
-	if req == nil || req.Kind != AskDevice || !strings.Contains(req.Message, "ADB Keyboard") {
+	if req == nil || req.Kind != AskDevice || !strings.Contains(req.Message, "ADB Keyboard") ||
+		req.Cause.Code != CauseActionFailed || !strings.Contains(req.Cause.Detail, "ADB Keyboard") || req.Action == nil || req.Action.Text != "你好" {
 		t.Fatalf("request %+v", req)
 	}
 	if _, text, _, _ := f.phone.get(); text != "" {
@@ -502,7 +503,7 @@ func TestLoopNudgeThenEscalate(t *testing.T) {
 		t.Fatalf("no nudge: %q", in[2].Notes)
 	}
 	req := f.run.Snapshot().Request
-	if req == nil || req.Kind != AskLoop || !strings.Contains(req.Message, "did not change") {
+	if req == nil || req.Kind != AskLoop || !strings.Contains(req.Message, "did not change") || req.Cause.Code != CauseLoopRepeat || req.Action == nil {
 		t.Fatalf("request %+v", req)
 	}
 	if err := f.run.Answer(context.Background(), "tap the counter instead"); err != nil {

@@ -386,6 +386,17 @@ test('the Chinese UI has no untranslated strings', async () => {
     })
   }
   await shot('run-zh.png')
+  // What the run asks is worded in Chinese too; the server's own words stay.
+  model.push(status(401, 'bad key'))
+  await start('检查手机')
+  const ask = page.getByTestId('request-message')
+  await ask.waitFor({ timeout: 30_000 })
+  const said = await ask.innerText()
+  assert.match(said, /^模型调用失败：.*bad key.*继续即可重试。$/s)
+  // The rest of the dialog has no English (the message, checked above, holds the server's words).
+  await ask.evaluate((el) => (el.textContent = ''))
+  problems.push(...(await untranslated(page, english)).map((p) => `request: ${p}`))
+  await page.getByTestId('request-stop').click()
   await page.getByTestId('language').selectOption('en')
   assert.deepEqual([...new Set(problems)], [])
 })

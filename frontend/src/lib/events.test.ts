@@ -1,5 +1,6 @@
 import { describe as group, expect, it } from 'vitest'
-import { apply, costText, describe, Sequencer, type EngineEvent, type RunView } from './events'
+import { apply, costText, describe, requestText, Sequencer, type EngineEvent, type RunView } from './events'
+import { i18n } from './i18n.svelte'
 
 const snap = (seq = 1): EngineEvent => ({
   run: 'r1', seq, time: '', kind: 'snapshot',
@@ -161,5 +162,27 @@ group('retry', () => {
     expect(v.retry).not.toBeNull()
     v = apply(v, ev(4, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
     expect(v.retry).toBeNull()
+  })
+})
+
+group('requestText', () => {
+  it('words the case in the UI language, keeps an error\'s own words, falls back to the message', () => {
+    i18n.lang = 'zh-CN'
+    expect(requestText({ kind: 'budget', message: 'the step limit (50) is reached; …', cause: { code: 'budget_steps', n: '50' } })).toBe(
+      '已达到步数上限（50）。继续将再允许同样多的步数，或者停止任务。',
+    )
+    const failed = requestText({
+      kind: 'device_error', message: '…',
+      action: { type: 'type', text: '你好' },
+      cause: { code: 'action_failed', detail: 'typing non-ASCII text needs ADB Keyboard' },
+    })
+    expect(failed).toContain('typing non-ASCII text needs ADB Keyboard')
+    expect(failed).toContain(describe({ type: 'type', text: '你好' }))
+    expect(failed).not.toContain('{')
+    expect(requestText({ kind: 'loop', message: 'the agent seems stuck', cause: { code: 'no_such_case' } })).toBe('the agent seems stuck')
+    i18n.lang = 'en'
+    expect(requestText({ kind: 'model_error', message: 'x', cause: { code: 'model_failed', detail: 'HTTP 500' } })).toBe(
+      'The model call failed: HTTP 500. Keep going to try again.',
+    )
   })
 })

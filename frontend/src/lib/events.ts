@@ -99,6 +99,19 @@ export interface Request {
   frame?: string
   /** the rule behind a confirmation */
   why?: { by: 'model' | 'app' | 'word'; detail: string }
+  /** the case behind any other request, for wording it in the UI's language */
+  cause?: { code: string; n?: string; detail?: string }
+}
+
+/**
+ * requestText words what a request is about in the UI's language when the
+ * engine says which case it is; the engine's English message otherwise.
+ * An error's own words (detail) are shown as they come.
+ */
+export function requestText(r: Request): string {
+  const key = r.cause ? `cause.${r.cause.code}` : ''
+  if (!r.cause || !i18n.has(key)) return r.message
+  return i18n.t(key as Key, { n: r.cause.n ?? '', detail: r.cause.detail ?? '', action: r.action ? describe(r.action) : '' })
 }
 
 export interface Result {
