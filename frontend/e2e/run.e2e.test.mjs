@@ -155,6 +155,13 @@ test('a task runs to the green summary, steps filling the timeline', async () =>
   }, null, { timeout: 10_000 })
   assert.match(await page.getByTestId('step-usage').first().innerText(), /Call 1 · [\d,]+ tokens/)
   await shot('run-done.png')
+  // The welcome is put away after the first task, and stays away once the
+  // goal is stored among the recent ones (two saves at once).
+  await page.getByTestId('welcome').waitFor({ state: 'detached' })
+  await until(() => {
+    const saved = JSON.parse(readFileSync(join(app.configDir, 'settings.json'), 'utf8'))
+    return saved.welcome_done === true && saved.recent_goals?.includes('Add one to the counter')
+  }, 'the settings hold both the recent goal and the welcome put away')
 })
 
 test('Pay waits for the person: denied is told to the model, allowed goes ahead', async () => {
@@ -385,6 +392,7 @@ test('the Chinese UI has no untranslated strings', async () => {
       throw new Error(`the ${name} dialog did not close on Escape: ${e.message}`)
     })
   }
+  assert.equal(await page.getByTestId('welcome').count(), 0, 'the welcome stayed away')
   await shot('run-zh.png')
   // What the run asks is worded in Chinese too; the server's own words stay.
   model.push(status(401, 'bad key'))
