@@ -202,11 +202,11 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
 
 test('a rate-limited model call says why it is slow, then the task goes on', async () => {
   const { page } = app
-  model.push(status(429, 'slow down', 2), toolCall('finish', { summary: 'Nothing to do.', success: true }))
+  model.push(status(429, 'slow down', 4), toolCall('finish', { summary: 'Nothing to do.', success: true }))
   await start('Check the phone')
   const retry = page.getByTestId('retry')
   await retry.waitFor({ timeout: 10_000 })
-  assert.match(await retry.innerText(), /limiting requests \(429\) · trying again in 2 s \(attempt 2 of 4\)/)
+  assert.match(await retry.innerText(), /limiting requests \(429\) · trying again in 4 s \(attempt 2 of 4\)/)
   assert.match(await retry.getAttribute('title'), /slow down/)
   await shot('run-retry.png')
   await page.getByTestId('result-card').getByText('Nothing to do.').waitFor({ timeout: 30_000 })
