@@ -186,16 +186,20 @@ type Cause struct {
 
 // Cause codes.
 const (
-	CauseBudgetSteps   = "budget_steps"
-	CauseBudgetTokens  = "budget_tokens"
-	CauseBudgetCost    = "budget_cost"
-	CauseBudgetTime    = "budget_time" // N in minutes
-	CauseLoopRepeat    = "loop_repeat" // Detail is the repeated action, in English
-	CauseLoopUnchanged = "loop_unchanged"
-	CauseModelFailed   = "model_failed"
-	CauseModelUnusable = "model_unusable"
-	CauseActionFailed  = "action_failed"
-	CauseDevice        = "device"
+	CauseBudgetSteps      = "budget_steps"
+	CauseBudgetTokens     = "budget_tokens"
+	CauseBudgetCost       = "budget_cost"
+	CauseBudgetTime       = "budget_time" // N in minutes
+	CauseLoopRepeat       = "loop_repeat" // Detail is the repeated action, in English
+	CauseLoopUnchanged    = "loop_unchanged"
+	CauseModelFailed      = "model_failed"
+	CauseModelKey         = "model_key"          // 401: the key was refused
+	CauseModelForbidden   = "model_forbidden"    // 403
+	CauseModelNotFound    = "model_not_found"    // 404: N the model, Detail the base URL
+	CauseModelRateLimited = "model_rate_limited" // 429 after the retries
+	CauseModelUnusable    = "model_unusable"
+	CauseActionFailed     = "action_failed"
+	CauseDevice           = "device"
 )
 
 // String is the cause in English, for the record, the terminal and the model.

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -654,4 +655,27 @@ func asIllegal(err error, target **IllegalError) bool {
 		*target = e
 	}
 	return ok
+}
+
+// TestModelCause: a failed model call is named by what the person can do
+// about it.
+func TestModelCause(t *testing.T) {
+	auth := func(status int) error {
+		return &model.AuthError{APIError: model.APIError{Status: status, Message: "nope"}, BaseURL: "https://api.example/v1", Model: "vlm-x"}
+	}
+	for _, c := range []struct {
+		err  error
+		want Cause
+	}{
+		{auth(401), Cause{Code: CauseModelKey, Detail: "nope"}},
+		{auth(403), Cause{Code: CauseModelForbidden, Detail: "nope"}},
+		{auth(404), Cause{Code: CauseModelNotFound, N: "vlm-x", Detail: "https://api.example/v1"}},
+		{fmt.Errorf("after 4 tries: %w", &model.APIError{Status: 429, Message: "quota"}), Cause{Code: CauseModelRateLimited, Detail: "quota"}},
+		{&model.APIError{Status: 500, Message: "boom"}, Cause{Code: CauseModelFailed, Detail: "model API error 500: boom"}},
+		{&model.NetError{Msg: "connection refused"}, Cause{Code: CauseModelFailed, Detail: (&model.NetError{Msg: "connection refused"}).Error()}},
+	} {
+		if got := modelCause(c.err); got != c.want {
+			t.Errorf("%v: got %+v, want %+v", c.err, got, c.want)
+		}
+	}
 }

@@ -400,7 +400,7 @@ test('the Chinese UI has no untranslated strings', async () => {
   const ask = page.getByTestId('request-message')
   await ask.waitFor({ timeout: 30_000 })
   const said = await ask.innerText()
-  assert.match(said, /^模型调用失败：.*bad key.*继续即可重试。$/s)
+  assert.equal(said, '模型服务拒绝了 API 密钥（401：“bad key”）。请在“设置 → 模型”中重新粘贴密钥，然后继续。')
   // The rest of the dialog has no English (the message, checked above, holds the server's words).
   await ask.evaluate((el) => (el.textContent = ''))
   problems.push(...(await untranslated(page, english)).map((p) => `request: ${p}`))
