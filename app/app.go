@@ -176,6 +176,7 @@ type Info struct {
 	Locale   string `json:"locale"` // "en" or "zh-CN", from the OS environment
 	DataDir  string `json:"dataDir"`
 	Settings string `json:"settingsPath"`
+	Prices   string `json:"pricesPath"` // the price table the cost figures come from
 }
 
 // Info returns the version, the OS locale and where files are kept.
@@ -188,6 +189,7 @@ func (a *App) Info() Info {
 		Locale:   LocaleFromEnv(os.Getenv),
 		DataDir:  a.cfg.DataDir,
 		Settings: a.settings.path,
+		Prices:   filepath.Join(a.cfg.ConfigDir, pricesFile),
 	}
 }
 

@@ -11,6 +11,7 @@ export interface Info {
   locale: string
   dataDir: string
   settingsPath: string
+  pricesPath: string
 }
 
 export interface Budget {
