@@ -336,14 +336,11 @@ func WithRetryNotice(ctx context.Context, fn func(Retry)) context.Context {
 	return context.WithValue(ctx, retryKey{}, fn)
 }
 
-// statusOf is the HTTP status a classified error carries, or 0.
+// statusOf is the HTTP status a retried error carries, or 0 (auth errors
+// are never retried, so only APIError has one).
 func statusOf(err error) int {
-	var auth *AuthError
 	var api *APIError
-	switch {
-	case errors.As(err, &auth):
-		return auth.Status
-	case errors.As(err, &api):
+	if errors.As(err, &api) {
 		return api.Status
 	}
 	return 0
