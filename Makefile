@@ -2,6 +2,9 @@
 # Each installs what it needs first (scripts/setup.sh), quickly when present.
 
 GO        ?= go
+# go.mod's go line pins the toolchain; an older Go (1.21+) fetches it
+# through the module proxy, also where a distribution sets it to local.
+export GOTOOLCHAIN ?= auto
 TAGS      := webkit2_41
 COMMIT    := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 LDFLAGS   := -X tandem/internal/version.commit=$(COMMIT)
@@ -11,7 +14,7 @@ GOBIN     := $(shell $(GO) env GOPATH)/bin
 GOFILES   := $(shell find . -name '*.go' -not -path './frontend/*' 2>/dev/null)
 WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run test e2e build build-dev frontend setup setup-test vet staticcheck gotest webtest dev clean
+.PHONY: run test test-fast stress e2e build build-dev frontend setup setup-test vet staticcheck gotest webtest dev clean
 
 ## run: install what is missing, build, and start the app
 run: setup build
@@ -20,6 +23,16 @@ run: setup build
 ## test: install test needs, then vet, staticcheck, go tests with -race, frontend unit tests, browser e2e
 test: setup-test vet staticcheck gotest webtest e2e
 	@echo "make test: all passed"
+
+## test-fast: the inner loop: go tests without -race, browser or window tests, and vitest
+test-fast: setup-test
+	CI= TANDEM_BIN= $(GO) test -short -tags $(TAGS) ./...
+	cd frontend && npm test --silent
+
+## stress: the timing-sensitive packages under -race -count 5 -cpu 1,2 beside a CPU burner
+## (STRESS_PKGS, STRESS_COUNT to narrow it)
+stress: setup-test build
+	scripts/stress.sh
 
 setup:
 	@scripts/setup.sh build

@@ -37,8 +37,17 @@ else
   fi
 fi
 
+# go.mod pins the toolchain (its go line). Any Go from 1.21 on fetches that
+# toolchain by itself through the module proxy (the Makefile exports
+# GOTOOLCHAIN=auto, since some distributions default it to local); older
+# ones cannot.
 if ! command -v go >/dev/null 2>&1; then
-  say "Go is not installed. Install Go 1.24 or newer from https://go.dev/dl/ and re-run."
+  say "Go is not installed. Install Go 1.21 or newer from https://go.dev/dl/ and re-run."
+  exit 1
+fi
+go_minor=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+if [ -z "$go_minor" ] || [ "$go_minor" -lt 21 ]; then
+  say "Go $(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || echo '(unknown)') cannot fetch the toolchain go.mod pins. Install Go 1.21 or newer and re-run."
   exit 1
 fi
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
