@@ -3,6 +3,7 @@ package vphone
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"tandem/internal/h264enc"
@@ -28,7 +29,7 @@ type encodeOptions struct {
 	BitRate       int           // bits per second
 	MaxFPS        int           // 0 = the display's rate
 	GOP           int           // frames between key frames
-	Limit         time.Duration // 0 = until ctx ends
+	Limit         time.Duration // from the first packet out; 0 = until ctx ends
 	// Letterbox keeps the video size when the display turns, fitting the
 	// turned picture in black bars (screenrecord); otherwise a turn ends
 	// the session with errRotated (scrcpy restarts its encoder).
@@ -51,18 +52,23 @@ func (p *Phone) screenKey() shotKey {
 // encodeScreen streams the screen as H.264 packets to emit until ctx ends,
 // the time limit passes, or emit fails.
 func (p *Phone) encodeScreen(ctx context.Context, o encodeOptions, emit func(h264Packet) error) error {
-	if o.Limit > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Limit)
-		defer cancel()
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	p.mu.Lock()
 	srcW, srcH := p.displaySize()
 	p.mu.Unlock()
+	// The time limit counts from the encoder's first output, as AOSP's
+	// screenrecord counts from when its encoder runs: a slow start (an
+	// encoder warming up on a busy machine) never eats the recording.
+	limit := time.AfterFunc(time.Hour, cancel)
+	limit.Stop()
+	defer limit.Stop()
+	var armed sync.Once
 	enc, err := h264enc.Start(ctx, h264enc.Options{SrcW: srcW, SrcH: srcH, Width: o.Width, Height: o.Height,
 		BitRate: o.BitRate, GOP: o.GOP}, func(pk h264Packet) error {
+		if o.Limit > 0 {
+			armed.Do(func() { limit.Reset(o.Limit) })
+		}
 		if err := emit(pk); err != nil {
 			cancel() // the client is gone
 			return err

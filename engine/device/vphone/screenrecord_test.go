@@ -3,6 +3,7 @@ package vphone_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,36 +55,47 @@ func probe(t *testing.T, path string) (w, h, frames int) {
 func TestScreenrecordStreamsH264OfTheLiveScreen(t *testing.T) {
 	t.Parallel()
 	needFFmpeg(t)
-	p, env := vphonetest.Start(t, vphone.WithSize(720, 1600))
+	// The animation runs on the phone's clock, which the test moves one
+	// step at a time: each step changes the screen, and each change must
+	// reach the stream as a frame, however slow the machine.
+	clock := &fakeClock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	p, env := vphonetest.Start(t, vphone.WithSize(720, 1600), vphone.WithClock(clock.now))
 	if err := p.Launch(vphone.PkgAnim); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	cmd := env.Command(ctx, "exec-out", "screenrecord", "--output-format=h264", "--size", "360x800", "--bit-rate", "4M", "--time-limit", "2", "-")
+	cmd := env.Command(ctx, "exec-out", "screenrecord", "--output-format=h264", "--size", "360x800", "--bit-rate", "4M", "--time-limit", "180", "-")
 	var out syncBuffer
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Start the animation once the stream has begun: it changes the screen
-	// every vsync for 1.5 s, so frames keep coming.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(out.Bytes()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	grows := func(what string, from int) {
+		t.Helper()
+		for n := len(out.Bytes()); n <= from; n = len(out.Bytes()) {
+			if ctx.Err() != nil {
+				t.Fatalf("%s: the stream stayed at %d bytes: %s", what, n, stderr.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
+	grows("the first frame", 0)
 	r, ok := p.Bounds("start")
 	if !ok {
 		t.Fatal("no start button")
 	}
 	c := r.Min.Add(r.Max).Div(2)
 	p.Tap(c.X, c.Y)
-	// The 2 s time limit ends the stream by itself: the context (20 s) is
-	// still alive when it ends.
-	if err := cmd.Wait(); err != nil || ctx.Err() != nil {
-		t.Fatalf("screenrecord: %v (context %v): %s", err, ctx.Err(), stderr.String())
+	const steps = 6
+	for i := 0; i < steps; i++ {
+		n := len(out.Bytes())
+		clock.add(20 * time.Millisecond) // past the next vsync's frame of the animation
+		grows(fmt.Sprintf("animation step %d", i+1), n)
 	}
+	cancel()
+	_ = cmd.Wait()
 	file := filepath.Join(t.TempDir(), "rec.h264")
 	os.WriteFile(file, out.Bytes(), 0o644)
 	if b := out.Bytes(); !bytes.HasPrefix(b, []byte{0, 0, 0, 1, 0x67}) {
@@ -93,13 +105,32 @@ func TestScreenrecordStreamsH264OfTheLiveScreen(t *testing.T) {
 	if w != 360 || h != 800 {
 		t.Fatalf("size %dx%d, want 360x800", w, h)
 	}
-	t.Logf("%d frames of %dx%d", frames, w, h)
-	// Frames keep coming while the screen moves: an idle screen sends one
-	// frame, so more than two show the stream followed the animation. How
-	// many depends on the machine (19 under -race on 2 busy cores, 7 with
-	// another suite beside it); the rate lives in the benchmarks.
-	if frames < 3 {
-		t.Fatalf("%d frames in 2 s of animation", frames)
+	// The first frame and one per step; the stream was cut mid-write, so
+	// its last frame may be partial.
+	if frames < steps {
+		t.Fatalf("%d frames for %d screen changes", frames, steps+1)
+	}
+}
+
+// The time limit ends the stream by itself, counted from the encoder's
+// first output (as AOSP's): even a slow start yields a whole recording.
+func TestScreenrecordTimeLimitEndsTheStream(t *testing.T) {
+	t.Parallel()
+	needFFmpeg(t)
+	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	cmd := env.Command(ctx, "exec-out", "screenrecord", "--output-format=h264", "--time-limit", "1", "-")
+	var out syncBuffer
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil || ctx.Err() != nil {
+		t.Fatalf("screenrecord: %v (context %v): %s", err, ctx.Err(), stderr.String())
+	}
+	file := filepath.Join(t.TempDir(), "rec.h264")
+	os.WriteFile(file, out.Bytes(), 0o644)
+	if _, _, frames := probe(t, file); frames < 1 {
+		t.Fatalf("%d frames before the time limit", frames)
 	}
 }
 
