@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"tandem/engine"
 	"tandem/engine/device/adb"
@@ -35,6 +36,7 @@ func runRun(ctx context.Context, env Env) int {
 	dataDir := fs.String("data-dir", "", "where to write the run record (default: user cache dir)")
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
 	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
+	timeout := fs.Duration("timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
 	if err := fs.Parse(env.Args); err != nil {
 		return ExitUsage
 	}
@@ -42,8 +44,8 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run: --device, --goal and --base-url (or TANDEM_BASE_URL) are required")
 		return ExitUsage
 	}
-	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 {
-		fmt.Fprintln(env.Stderr, "run: unexpected arguments, or a bad --adb-port or --max-steps")
+	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 || *timeout < 0 {
+		fmt.Fprintln(env.Stderr, "run: unexpected arguments, or a bad --adb-port, --max-steps or --timeout")
 		return ExitUsage
 	}
 	d, err := dialect.New(*dia, *variant)
@@ -98,9 +100,20 @@ func runRun(ctx context.Context, env Env) int {
 		return ExitFail
 	}
 	lines := readLines(env.Stdin, r.Done())
+	var limit <-chan time.Time
+	if *timeout > 0 {
+		t := time.NewTimer(*timeout)
+		defer t.Stop()
+		limit = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			_ = r.Stop(context.Background())
+			<-r.Done()
+			return ExitFail
+		case <-limit:
+			fmt.Fprintf(env.Stderr, "run: --timeout %s reached: stopping the run\n", *timeout)
 			_ = r.Stop(context.Background())
 			<-r.Done()
 			return ExitFail
@@ -226,6 +239,12 @@ func (p *progress) print(e engine.Event) {
 			who = " (by you)"
 		}
 		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, e.Step.Action, e.Step.Result, e.Step.Ms)
+	case engine.KindWaiting:
+		// Every second would flood a log: the first notice at 2 s, then
+		// every 5 s.
+		if s := e.Waiting.ElapsedMs / 1000; s == 2 || (s > 0 && s%5 == 0) {
+			fmt.Fprintf(out, "  waiting for the model (%d s)…\n", s)
+		}
 	case engine.KindRequest:
 		fmt.Fprintf(out, "? %s: %s\n", e.Request.Kind, e.Request.Message)
 	case engine.KindUsage:
