@@ -152,7 +152,7 @@ func TestReadRecordSkipsDamage(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(`{"t":"2026-01-01T00:00:%02dZ","kind":"note","text":"line %d"}`, i%60, i+2))
 	}
 	lines[8] = strings.Replace(lines[8], `"kind"`, "\"ki\x00nd\"", 1) // one bad byte, line 9
-	lines[20] = "garbage that is not JSON"                             // line 21
+	lines[20] = "garbage that is not JSON"                            // line 21
 	lines[30] = `{"t":"2026-01-01T00:00:00Z","kind":"note","text":"` + strings.Repeat("x", maxRecordLine) + `"}`
 	body := strings.Join(lines, "\n") + "\n" + `{"t":"2026-01-01T00:00:00Z","ki` // torn
 	if err := os.WriteFile(filepath.Join(dir, recordFile), []byte(body), 0o644); err != nil {
