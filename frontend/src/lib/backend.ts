@@ -129,6 +129,10 @@ export interface RunSummary {
   summary: string
   started: string
   steps: number
+  /** lines of the record that could not be read and were skipped */
+  damaged?: number
+  /** the record's first line (goal, settings) is among the damaged ones */
+  no_start?: boolean
 }
 
 type Bound = {

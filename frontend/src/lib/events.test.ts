@@ -1,6 +1,6 @@
 import { describe as group, expect, it } from 'vitest'
 import { apply, costText, describe, requestText, Sequencer, type EngineEvent, type RunView } from './events'
-import { i18n } from './i18n.svelte'
+import { i18n, waitingText } from './i18n.svelte'
 
 const snap = (seq = 1): EngineEvent => ({
   run: 'r1', seq, time: '', kind: 'snapshot',
@@ -162,6 +162,25 @@ group('retry', () => {
     expect(v.retry).not.toBeNull()
     v = apply(v, ev(4, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
     expect(v.retry).toBeNull()
+  })
+})
+
+group('waiting', () => {
+  it('shows the seconds waited while the call has no answer, and clears at its first words', () => {
+    let v = apply(null, snap(1))!
+    v = apply(v, ev(2, { kind: 'waiting', waiting: { call: 1, since: '2026-01-01T00:00:00Z', elapsed_ms: 12_400 } }))!
+    expect(v.waiting?.elapsed_ms).toBe(12_400)
+    i18n.lang = 'en'
+    expect(waitingText(v.waiting!)).toBe('waiting for the model (12 s)…')
+    i18n.lang = 'zh-CN'
+    expect(waitingText(v.waiting!)).toBe('正在等待模型回复（12 秒）…')
+    v = apply(v, ev(3, { kind: 'retry', retry: { call: 1, attempt: 1, of: 4, wait_ms: 2000, status: 500, error: 'x' } }))!
+    expect(v.waiting).not.toBeNull()
+    expect(v.retry).not.toBeNull()
+    v = apply(v, ev(4, { kind: 'waiting', waiting: { call: 1, since: '2026-01-01T00:00:00Z', elapsed_ms: 13_400 } }))!
+    expect(v.retry).not.toBeNull() // a waiting tick keeps the retry's words
+    v = apply(v, ev(5, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
+    expect(v.waiting).toBeNull()
   })
 })
 

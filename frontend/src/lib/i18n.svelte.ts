@@ -102,6 +102,7 @@ const en = {
   'retry.status': 'The model server answered with an error ({status})',
   'retry.network': 'The model server did not answer',
   'retry.again': 'trying again in {s} s (attempt {n} of {of})',
+  'timeline.waiting': 'waiting for the model ({s} s)…',
   'timeline.you': 'You',
   'timeline.agent': 'Agent',
   'timeline.failedStep': 'failed',
@@ -236,6 +237,8 @@ const en = {
   'history.viewHint': 'See this task step by step',
   'history.back': 'All tasks',
   'history.noSteps': 'This task took no steps.',
+  'history.damaged': 'Its record is damaged: {n} unreadable lines were skipped; shown from what could be read.',
+  'history.goalUnknown': '(the goal could not be read: the record’s start is damaged)',
   'model.use': 'Model: {name}',
   'model.pick': 'The model new tasks use',
   'welcome.title': 'Welcome to Tandem',
@@ -357,6 +360,7 @@ const zh: Record<Key, string> = {
   'retry.status': '模型服务返回了错误（{status}）',
   'retry.network': '模型服务没有响应',
   'retry.again': '{s} 秒后重试（第 {n} 次，共 {of} 次）',
+  'timeline.waiting': '正在等待模型回复（{s} 秒）…',
   'timeline.you': '你',
   'timeline.agent': '智能体',
   'timeline.failedStep': '失败',
@@ -491,6 +495,8 @@ const zh: Record<Key, string> = {
   'history.viewHint': '逐步查看这个任务',
   'history.back': '全部任务',
   'history.noSteps': '这个任务没有执行任何步骤。',
+  'history.damaged': '记录已损坏：跳过了 {n} 行无法读取的内容，以下是能读出的部分。',
+  'history.goalUnknown': '（无法读取任务目标：记录开头已损坏）',
   'model.use': '模型：{name}',
   'model.pick': '新任务使用的模型',
   'welcome.title': '欢迎使用 Tandem',
@@ -573,4 +579,9 @@ export function resolveLang(setting: string, osLocale: string, browserLangs: rea
     if (c) return 'en'
   }
   return 'en'
+}
+
+/** waitingText says how long the model call has gone without an answer. */
+export function waitingText(w: { elapsed_ms: number }): string {
+  return i18n.t('timeline.waiting', { s: String(Math.floor(w.elapsed_ms / 1000)) })
 }
