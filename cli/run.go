@@ -17,6 +17,7 @@ import (
 	"tandem/engine/device/adb"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
+	"tandem/internal/datadir"
 )
 
 // runRun is `tandem run`: a headless run on one phone with live progress.
@@ -33,7 +34,7 @@ func runRun(ctx context.Context, env Env) int {
 	mdl := fs.String("model", os.Getenv("TANDEM_MODEL"), "model name")
 	base := fs.String("base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL")
 	maxSteps := fs.Int("max-steps", 50, "step budget")
-	dataDir := fs.String("data-dir", "", "where to write the run record (default: user cache dir)")
+	dataDir := fs.String("data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app; env TANDEM_DATA_DIR moves the data dir)")
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
 	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
 	timeout := fs.Duration("timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
@@ -58,18 +59,22 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
+	shared := datadir.Dir(os.Getenv)
 	if *dataDir == "" {
-		if c, err := os.UserCacheDir(); err == nil {
-			*dataDir = filepath.Join(c, "tandem", "runs")
-		}
+		*dataDir = filepath.Join(shared, "runs") // where the app keeps its records too
 	}
-	stateDir := ""
-	if *dataDir != "" {
-		// Where the driver keeps the person's keyboard while it types, so a
-		// crashed run can still give it back.
-		stateDir = filepath.Join(filepath.Dir(*dataDir), "adb-state")
+	// Where the driver keeps the person's keyboard while it types: the same
+	// folder as the app's, so whichever starts next repairs the other's crash.
+	stateDir := datadir.KeyboardNotes(shared)
+	server := adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}
+	restored, err := adb.RestorePending(ctx, server, stateDir)
+	if msg := adb.RestoredText(restored); msg != "" {
+		fmt.Fprintln(env.Stderr, "run:", msg)
 	}
-	phone, err := adb.Open(ctx, adb.Options{Server: adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}, Serial: *dev, StateDir: stateDir})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "run: could not give a keyboard back:", err)
+	}
+	phone, err := adb.Open(ctx, adb.Options{Server: server, Serial: *dev, StateDir: stateDir})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail

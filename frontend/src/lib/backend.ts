@@ -56,6 +56,8 @@ export interface ModelServer {
 export interface LoadedSettings {
   settings: Settings
   warning: string
+  /** phones whose keyboard this start gave back after an earlier Tandem died while typing */
+  keyboards_restored?: { serial: string; ime: string }[]
 }
 
 export interface DeviceEntry {
