@@ -268,6 +268,9 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   assert.match(told, /key\(home\)|home/, 'what the person did reaches the model')
   assert.match(told, /tap/, 'the tap through the mirror reaches the model')
   assert.match(told, /region|marked/i, 'the marked region reaches the model')
+  // The held call is shown as a wait that counts its seconds.
+  await page.getByTestId('waiting').waitFor({ timeout: 5000 })
+  assert.match(await page.getByTestId('waiting').innerText(), /^waiting for the model \(\d+ s\)…$/)
   // Stop while the model call is held: one click, Stopped fast, connection closed.
   const t0 = Date.now()
   await page.getByTestId('ctl-stop').click()
