@@ -132,18 +132,19 @@ func TestRunUsage(t *testing.T) {
 }
 
 // A model that never answers: the terminal says the run waits for it, with
-// the seconds, and --timeout stops the run and exits non-zero.
+// the seconds, and --timeout stops the run and exits non-zero. (10 s: the
+// first waiting line comes 2 s into the call, which starts late under -race.)
 func TestRunTimeoutWhileModelWaits(t *testing.T) {
 	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Silent: true} })
 	var out, errOut syncBuffer
 	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
-		"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", t.TempDir(), "--timeout", "3s"},
+		"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", t.TempDir(), "--timeout", "10s"},
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
 	if code != ExitFail {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
-	if !strings.Contains(out.String(), "waiting for the model (2 s)…") || !strings.Contains(errOut.String(), "--timeout 3s reached") ||
+	if !strings.Contains(out.String(), "waiting for the model (2 s)…") || !strings.Contains(errOut.String(), "--timeout 10s reached") ||
 		!strings.Contains(out.String(), "Stopped") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
 	}
