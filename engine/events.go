@@ -208,6 +208,13 @@ const (
 	CauseModelNotFound    = "model_not_found"    // 404: N the model, Detail the base URL
 	CauseModelRateLimited = "model_rate_limited" // 429 after the retries
 	CauseModelUnusable    = "model_unusable"
+	// The model server misbehaved on the wire (engine/model's bounds); N is
+	// the bound in seconds, or the size cap ("4 MiB"); Detail the base URL.
+	CauseModelNoFirstByte = "model_no_first_byte"
+	CauseModelStalled     = "model_stalled"
+	CauseModelTimeout     = "model_timeout"
+	CauseModelTooLarge    = "model_too_large"
+	CauseModelWebPage     = "model_web_page"
 	CauseActionFailed     = "action_failed"
 	CauseDevice           = "device"
 )

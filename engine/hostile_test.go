@@ -27,15 +27,17 @@ func TestScenarioHostileModel(t *testing.T) {
 		c.Retries = 1
 	}
 	cases := []struct {
-		name string
-		rep  modeltest.Reply
-		want string
+		name  string
+		rep   modeltest.Reply
+		want  string
+		cause Cause // the case the UI words in the person's language
 	}{
-		{"stalls", modeltest.Reply{Silent: true}, "timed out: no first byte of the reply"},
-		{"drips", modeltest.Reply{Content: strings.Repeat("x", 400), Drip: 30 * time.Millisecond}, "timed out: no complete reply"},
-		{"streams forever", modeltest.Reply{Forever: true}, "larger than 256 KiB and was cut off"},
-		{"answers a web page", modeltest.Reply{Body: "<!doctype html><html><body>Router login</body></html>"}, "the server answered with a web page, not the API (check the base URL"},
-		{"echoes the key", modeltest.Reply{EchoKey: true}, "model API error 401"},
+		{"stalls", modeltest.Reply{Silent: true}, "timed out: no first byte of the reply", Cause{Code: CauseModelNoFirstByte, N: "0"}},
+		{"stops midway", modeltest.Reply{Content: "abc", Hold: true}, "timed out: the reply stopped coming", Cause{Code: CauseModelStalled, N: "0"}},
+		{"drips", modeltest.Reply{Content: strings.Repeat("x", 400), Drip: 30 * time.Millisecond}, "timed out: no complete reply", Cause{Code: CauseModelTimeout, N: "2"}},
+		{"streams forever", modeltest.Reply{Forever: true}, "larger than 256 KiB and was cut off", Cause{Code: CauseModelTooLarge, N: "256 KiB"}},
+		{"answers a web page", modeltest.Reply{Body: "<!doctype html><html><body>Router login</body></html>"}, "the server answered with a web page, not the API (check the base URL", Cause{Code: CauseModelWebPage}},
+		{"echoes the key", modeltest.Reply{EchoKey: true}, "model API error 401", Cause{Code: CauseModelKey}},
 	}
 	g := newRig(t)
 	g.launch(vphone.PkgCounter)
@@ -45,9 +47,14 @@ func TestScenarioHostileModel(t *testing.T) {
 			s := g.start(srv, "Make the counter show 1", Settings{}, plannerOpts{client: bounds})
 			s.ev.waitState(t, WaitingForUser)
 			reqs := s.ev.kinds(KindRequest)
-			msg := reqs[len(reqs)-1].Request.Message
+			req := reqs[len(reqs)-1].Request
+			msg := req.Message
 			if !strings.Contains(msg, tc.want) {
 				t.Fatalf("the person was told %q, want %q", msg, tc.want)
+			}
+			if c := req.Cause; c == nil || c.Code != tc.cause.Code || c.N != tc.cause.N ||
+				(tc.cause.Code == CauseModelWebPage && !strings.HasPrefix(c.Detail, "http://127.0.0.1:")) {
+				t.Fatalf("cause %+v, want %+v", c, tc.cause)
 			}
 			if err := s.run.Stop(context.Background()); err != nil {
 				t.Fatal(err)

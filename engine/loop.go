@@ -560,6 +560,9 @@ func (l *loopState) modelError(p *planResult) {
 // to do about it: a refused key, a model the server does not know, a rate
 // limit that outlasted the retries, or any other failure.
 func modelCause(err error) Cause {
+	if c, ok := wireCause(err); ok {
+		return c
+	}
 	var auth *model.AuthError
 	var api *model.APIError
 	switch {

@@ -471,7 +471,7 @@ func (c *Client) classify(err error, info *attemptInfo) (error, bool) {
 	case status >= 400:
 		return &APIError{Status: status, Message: msg}, false
 	case errors.Is(err, context.DeadlineExceeded):
-		return &StallError{What: "no complete reply", After: c.cfg.Timeout}, true
+		return &StallError{Phase: StallTotal, What: "no complete reply", After: c.cfg.Timeout}, true
 	}
 	var ne net.Error
 	var oe *net.OpError
@@ -539,9 +539,17 @@ func (e *StreamError) Error() string {
 // a silence between two pieces, or no complete reply within the attempt's
 // Timeout. It wraps context.DeadlineExceeded.
 type StallError struct {
+	Phase string // StallFirstByte, StallIdle or StallTotal
 	What  string
 	After time.Duration
 }
+
+// Stall phases: which bound a StallError hit.
+const (
+	StallFirstByte = "first_byte" // FirstByte: nothing came
+	StallIdle      = "idle"       // Idle: the reply stopped coming
+	StallTotal     = "total"      // Timeout: no complete reply
+)
 
 func (e *StallError) Error() string {
 	return fmt.Sprintf("model server timed out: %s after %s", e.What, e.After.Round(time.Millisecond))
@@ -556,11 +564,15 @@ func (e *StallError) Unwrap() error { return context.DeadlineExceeded }
 type TooLargeError struct{ Max int64 }
 
 func (e *TooLargeError) Error() string {
-	size := fmt.Sprintf("%d KiB", e.Max>>10)
+	return "model reply is larger than " + e.Size() + " and was cut off: the server is not answering like a chat-completions API"
+}
+
+// Size is the cap in words ("4 MiB", "256 KiB").
+func (e *TooLargeError) Size() string {
 	if e.Max >= 1<<20 {
-		size = fmt.Sprintf("%d MiB", e.Max>>20)
+		return fmt.Sprintf("%d MiB", e.Max>>20)
 	}
-	return "model reply is larger than " + size + " and was cut off: the server is not answering like a chat-completions API"
+	return fmt.Sprintf("%d KiB", e.Max>>10)
 }
 
 // WebPageError is a 2xx answer that is an HTML page: the base URL points at
@@ -646,7 +658,7 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	req = req.WithContext(ctx)
 	w := &watchdog{info: info, cancel: cancel, left: info.max}
 	if info.stream {
-		w.arm(info.firstByte, &StallError{What: "no first byte of the reply", After: info.firstByte})
+		w.arm(info.firstByte, &StallError{Phase: StallFirstByte, What: "no first byte of the reply", After: info.firstByte})
 	}
 	resp, err := d.next.Do(req)
 	if err != nil {
@@ -737,7 +749,7 @@ func (w *watchdog) Read(p []byte) (int, error) {
 	w.left -= int64(n)
 	if n > 0 {
 		w.info.sawBytes(p[:n])
-		w.arm(w.info.idle, &StallError{What: "the reply stopped coming", After: w.info.idle})
+		w.arm(w.info.idle, &StallError{Phase: StallIdle, What: "the reply stopped coming", After: w.info.idle})
 	}
 	if err != nil {
 		if f := w.info.failure(); f != nil {

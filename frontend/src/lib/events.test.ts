@@ -1,5 +1,5 @@
 import { describe as group, expect, it } from 'vitest'
-import { apply, costText, describe, requestText, Sequencer, type EngineEvent, type RunView } from './events'
+import { apply, costText, describe, requestText, Sequencer, type EngineEvent, type Request, type RunView } from './events'
 import { i18n, waitingText } from './i18n.svelte'
 
 const snap = (seq = 1): EngineEvent => ({
@@ -181,6 +181,18 @@ group('waiting', () => {
     expect(v.retry).not.toBeNull() // a waiting tick keeps the retry's words
     v = apply(v, ev(5, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
     expect(v.waiting).toBeNull()
+  })
+})
+
+group('model faults', () => {
+  it('words a stalled, endless or web-page server in both languages', () => {
+    const page: Request = { kind: 'model_error', message: 'the model call failed: the server answered with a web page…', cause: { code: 'model_web_page', detail: 'http://192.168.1.1/v1' } }
+    i18n.lang = 'en'
+    expect(requestText(page)).toBe('The server answered with a web page, not the API: check the base URL (http://192.168.1.1/v1) in Settings → Models.')
+    expect(requestText({ kind: 'model_error', message: '…', cause: { code: 'model_no_first_byte', n: '60' } })).toContain('sent nothing for 60 s')
+    i18n.lang = 'zh-CN'
+    expect(requestText(page)).toBe('服务器返回的是网页，而不是 API：请在“设置 → 模型”中检查接口地址（http://192.168.1.1/v1）。')
+    expect(requestText({ kind: 'model_error', message: '…', cause: { code: 'model_too_large', n: '4 MiB' } })).toContain('超过了 4 MiB')
   })
 })
 
