@@ -24,6 +24,12 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
+	stopDev, err := devSetup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tandem:", err)
+		os.Exit(1)
+	}
+	defer stopDev()
 	if err := app.Run(assets, app.ConfigFromEnv()); err != nil {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)

@@ -26,6 +26,8 @@ import (
 
 	"tandem/app/mirror"
 	"tandem/engine"
+	"tandem/engine/device/adb"
+	"tandem/internal/datadir"
 	"tandem/internal/version"
 )
 
@@ -55,17 +57,14 @@ func ConfigFromEnv() Config {
 	return c
 }
 
+// defaultDataDir is the data dir the command line uses too (internal/datadir).
 func defaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && runtime.GOOS == "linux" {
-		return filepath.Join(d, "tandem")
-	}
-	if home, err := os.UserHomeDir(); err == nil && runtime.GOOS == "linux" {
-		return filepath.Join(home, ".local", "share", "tandem")
-	}
-	if d, err := os.UserConfigDir(); err == nil {
-		return filepath.Join(d, "tandem", "data")
-	}
-	return filepath.Join(os.TempDir(), "tandem-data")
+	return datadir.Dir(func(k string) string {
+		if k == datadir.Env {
+			return "" // ConfigFromEnv read it already
+		}
+		return os.Getenv(k)
+	})
 }
 
 // App holds what the bound methods share. One App per window.
@@ -84,6 +83,7 @@ type App struct {
 	ctx         context.Context // Wails' context, set on startup
 	stop        context.CancelFunc
 	loadWarning string
+	restored    []adb.Restored // phones whose keyboard the start-up gave back
 	mirrorSrv   *mirror.Server
 	gestures    liveGestures // live touches, put back together for the run
 }
@@ -110,7 +110,7 @@ func New(cfg Config) *App {
 	if _, warn := loadPrices(cfg.ConfigDir); warn != "" {
 		a.loadWarning = strings.TrimSpace(a.loadWarning + "\n" + warn)
 	}
-	a.devices = NewDevices("", filepath.Join(cfg.ConfigDir, "devices"), newDesktopSource())
+	a.devices = NewDevices("", datadir.KeyboardNotes(cfg.DataDir), newDesktopSource())
 	a.virtual = newVirtualPhones(a.devices.adbPort)
 	a.devices.AddSource(a.virtual)
 	a.runs = newRuns(a.devices, a.hub, filepath.Join(cfg.DataDir, "runs"), func(e engine.Event) {
@@ -129,6 +129,7 @@ func (a *App) Start(ctx context.Context, n Notifier) error {
 		return err
 	}
 	srv.ServeRecords(a.runs.dataDir)
+	a.restoreKeyboards()
 	bg, cancel := context.WithCancel(context.Background())
 	a.mu.Lock()
 	a.ctx, a.stop, a.mirrorSrv, a.notify = ctx, cancel, srv, n
@@ -197,6 +198,10 @@ func (a *App) Info() Info {
 type LoadedSettings struct {
 	Settings Settings `json:"settings"`
 	Warning  string   `json:"warning"`
+	// KeyboardsRestored are the phones whose keyboard this start gave
+	// back after an earlier Tandem (app or command line) died while typing;
+	// the UI tells the person once.
+	KeyboardsRestored []adb.Restored `json:"keyboards_restored,omitempty"`
 }
 
 // GetSettings loads the settings, with the start-up warning (a damaged
@@ -211,14 +216,16 @@ func (a *App) GetSettings() (LoadedSettings, error) {
 		a.loadWarning = warn
 	}
 	warn = a.loadWarning
+	restored := a.restored
 	a.mu.Unlock()
-	return LoadedSettings{Settings: s, Warning: warn}, nil
+	return LoadedSettings{Settings: s, Warning: warn, KeyboardsRestored: restored}, nil
 }
 
 // DismissSettingsWarning forgets the start-up warning once the person has seen it.
 func (a *App) DismissSettingsWarning() {
 	a.mu.Lock()
 	a.loadWarning = ""
+	a.restored = nil
 	a.mu.Unlock()
 }
 

@@ -26,6 +26,12 @@ type RunSummary struct {
 	Summary string    `json:"summary"`
 	Started time.Time `json:"started"`
 	Steps   int       `json:"steps"`
+	// Damaged counts the record's lines that could not be read and were
+	// skipped; the UI warns that the run is shown from what could be read.
+	Damaged int `json:"damaged,omitempty"`
+	// NoStart: the record's first line (the goal, the settings) is among
+	// the damaged ones, so the goal is unknown and the run cannot resume.
+	NoStart bool `json:"no_start,omitempty"`
 }
 
 // The record's entry kinds this file reads (engine/record.go writes them).
@@ -38,8 +44,10 @@ const (
 	kindEnd     = "end"
 )
 
-// PastRuns lists the runs recorded under dataDir, newest first. Unreadable
-// directories are skipped: one damaged record must not hide the others.
+// PastRuns lists the runs recorded under dataDir, newest first. A damaged
+// record is listed from what could be read, with its damage counted (see
+// RunSummary.Damaged); a directory that holds no record, or one that
+// cannot be read at all, is skipped: it must not hide the others.
 func PastRuns(dataDir string) ([]RunSummary, error) {
 	dirs, err := os.ReadDir(dataDir)
 	if errors.Is(err, os.ErrNotExist) {
@@ -53,14 +61,32 @@ func PastRuns(dataDir string) ([]RunSummary, error) {
 		if !d.IsDir() {
 			continue
 		}
-		entries, _, err := engine.ReadRecord(filepath.Join(dataDir, d.Name()))
-		if err != nil {
+		rr, err := engine.ReadRecordAll(filepath.Join(dataDir, d.Name()))
+		if err != nil || (len(rr.Entries) == 0 && len(rr.Damaged) == 0) {
 			continue
 		}
-		out = append(out, summarize(d.Name(), entries))
+		s := summarizeRead(d.Name(), rr)
+		if s.Started.IsZero() {
+			if info, err := d.Info(); err == nil {
+				s.Started = info.ModTime()
+			}
+		}
+		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
 	return out, nil
+}
+
+// summarizeRead summarizes what could be read of a record, noting the
+// damage; without its start line the run's time is that of its first
+// readable line.
+func summarizeRead(id string, rr engine.RecordRead) RunSummary {
+	s := summarize(id, rr.Entries)
+	s.Damaged, s.NoStart = len(rr.Damaged), !rr.Started()
+	if s.NoStart && len(rr.Entries) > 0 {
+		s.Started = rr.Entries[0].T
+	}
+	return s
 }
 
 func summarize(id string, entries []engine.Entry) RunSummary {
@@ -139,11 +165,12 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
 		return RunDetail{}, fmt.Errorf("bad run id %q", id)
 	}
-	entries, _, err := engine.ReadRecord(filepath.Join(dataDir, id))
+	rr, err := engine.ReadRecordAll(filepath.Join(dataDir, id))
 	if err != nil {
 		return RunDetail{}, fmt.Errorf("read the run's record: %w", err)
 	}
-	d := RunDetail{Run: summarize(id, entries), Steps: []PastStep{}}
+	entries := rr.Entries
+	d := RunDetail{Run: summarizeRead(id, rr), Steps: []PastStep{}}
 	var frame, thought string
 	var screen action.Size
 	for _, e := range entries {

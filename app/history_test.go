@@ -171,3 +171,51 @@ func TestPastRunsOfNoDirectoryIsEmpty(t *testing.T) {
 		t.Fatalf("%v %v", runs, err)
 	}
 }
+
+// TestPastRunsListDamagedRecords: a record with a bad line in the middle is
+// listed whole, with the damage counted; one whose first line is damaged is
+// listed too (goal unknown) rather than hidden.
+func TestPastRunsListDamagedRecords(t *testing.T) {
+	data := t.TempDir()
+	id := recordRun(t, data)
+	path := filepath.Join(data, id, "record.jsonl")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	lines[2] = "\x00damaged\n"
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A second run whose start line is damaged.
+	id2 := recordRun(t, data)
+	path2 := filepath.Join(data, id2, "record.jsonl")
+	b2, err := os.ReadFile(path2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines2 := strings.SplitAfter(string(b2), "\n")
+	lines2[0] = "{\"t\":\"2026\x01\n"
+	if err := os.WriteFile(path2, []byte(strings.Join(lines2, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := PastRuns(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]RunSummary{}
+	for _, r := range runs {
+		byID[r.ID] = r
+	}
+	if r := byID[id]; len(runs) != 2 || r.Damaged != 1 || r.NoStart || r.State != "Done" || r.Steps != 1 || !strings.Contains(r.Goal, "计数器") {
+		t.Fatalf("damaged middle: %+v", runs)
+	}
+	if r := byID[id2]; r.Damaged != 1 || !r.NoStart || r.State != "Done" || r.Summary != "Counter is now 1." || r.Started.IsZero() {
+		t.Fatalf("damaged start: %+v", r)
+	}
+	d, err := ReadRun(data, id2)
+	if err != nil || len(d.Steps) != 1 || d.Run.Damaged != 1 {
+		t.Fatalf("detail of the damaged run: %+v %v", d, err)
+	}
+}

@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"tandem/engine"
 	"tandem/engine/device/adb"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
+	"tandem/internal/datadir"
 )
 
 // runRun is `tandem run`: a headless run on one phone with live progress.
@@ -32,9 +34,10 @@ func runRun(ctx context.Context, env Env) int {
 	mdl := fs.String("model", os.Getenv("TANDEM_MODEL"), "model name")
 	base := fs.String("base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL")
 	maxSteps := fs.Int("max-steps", 50, "step budget")
-	dataDir := fs.String("data-dir", "", "where to write the run record (default: user cache dir)")
+	dataDir := fs.String("data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app; env TANDEM_DATA_DIR moves the data dir)")
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
 	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
+	timeout := fs.Duration("timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
 	if err := fs.Parse(env.Args); err != nil {
 		return ExitUsage
 	}
@@ -42,8 +45,8 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run: --device, --goal and --base-url (or TANDEM_BASE_URL) are required")
 		return ExitUsage
 	}
-	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 {
-		fmt.Fprintln(env.Stderr, "run: unexpected arguments, or a bad --adb-port or --max-steps")
+	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 || *timeout < 0 {
+		fmt.Fprintln(env.Stderr, "run: unexpected arguments, or a bad --adb-port, --max-steps or --timeout")
 		return ExitUsage
 	}
 	d, err := dialect.New(*dia, *variant)
@@ -56,18 +59,22 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
+	shared := datadir.Dir(os.Getenv)
 	if *dataDir == "" {
-		if c, err := os.UserCacheDir(); err == nil {
-			*dataDir = filepath.Join(c, "tandem", "runs")
-		}
+		*dataDir = filepath.Join(shared, "runs") // where the app keeps its records too
 	}
-	stateDir := ""
-	if *dataDir != "" {
-		// Where the driver keeps the person's keyboard while it types, so a
-		// crashed run can still give it back.
-		stateDir = filepath.Join(filepath.Dir(*dataDir), "adb-state")
+	// Where the driver keeps the person's keyboard while it types: the same
+	// folder as the app's, so whichever starts next repairs the other's crash.
+	stateDir := datadir.KeyboardNotes(shared)
+	server := adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}
+	restored, err := adb.RestorePending(ctx, server, stateDir)
+	if msg := adb.RestoredText(restored); msg != "" {
+		fmt.Fprintln(env.Stderr, "run:", msg)
 	}
-	phone, err := adb.Open(ctx, adb.Options{Server: adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}, Serial: *dev, StateDir: stateDir})
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "run: could not give a keyboard back:", err)
+	}
+	phone, err := adb.Open(ctx, adb.Options{Server: server, Serial: *dev, StateDir: stateDir})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
@@ -98,9 +105,20 @@ func runRun(ctx context.Context, env Env) int {
 		return ExitFail
 	}
 	lines := readLines(env.Stdin, r.Done())
+	var limit <-chan time.Time
+	if *timeout > 0 {
+		t := time.NewTimer(*timeout)
+		defer t.Stop()
+		limit = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
+			_ = r.Stop(context.Background())
+			<-r.Done()
+			return ExitFail
+		case <-limit:
+			fmt.Fprintf(env.Stderr, "run: --timeout %s reached: stopping the run\n", *timeout)
 			_ = r.Stop(context.Background())
 			<-r.Done()
 			return ExitFail
@@ -226,6 +244,12 @@ func (p *progress) print(e engine.Event) {
 			who = " (by you)"
 		}
 		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, e.Step.Action, e.Step.Result, e.Step.Ms)
+	case engine.KindWaiting:
+		// Every second would flood a log: the first notice at 2 s, then
+		// every 5 s.
+		if s := e.Waiting.ElapsedMs / 1000; s == 2 || (s > 0 && s%5 == 0) {
+			fmt.Fprintf(out, "  waiting for the model (%d s)…\n", s)
+		}
 	case engine.KindRequest:
 		fmt.Fprintf(out, "? %s: %s\n", e.Request.Kind, e.Request.Message)
 	case engine.KindUsage:

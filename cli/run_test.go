@@ -130,3 +130,52 @@ func TestRunUsage(t *testing.T) {
 		}
 	}
 }
+
+// A model that never answers: the terminal says the run waits for it, with
+// the seconds, and --timeout stops the run and exits non-zero. (10 s: the
+// first waiting line comes 2 s into the call, which starts late under -race.)
+func TestRunTimeoutWhileModelWaits(t *testing.T) {
+	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Silent: true} })
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", t.TempDir(), "--timeout", "10s"},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitFail {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "waiting for the model (2 s)…") || !strings.Contains(errOut.String(), "--timeout 10s reached") ||
+		!strings.Contains(out.String(), "Stopped") {
+		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+}
+
+// A server that echoes the refused key in the forms servers use: no piece
+// of it reaches the terminal, in text or JSON.
+func TestRunRedactsEchoedKey(t *testing.T) {
+	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	t.Setenv("TANDEM_API_KEY", key)
+	for _, asJSON := range []bool{false, true} {
+		srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{EchoKey: true} })
+		args := []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+			"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", t.TempDir()}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		var out, errOut syncBuffer
+		if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}); code != ExitFail {
+			t.Fatalf("exit %d", code)
+		}
+		all := out.String() + errOut.String()
+		if !strings.Contains(all, "401") {
+			t.Fatalf("the refusal is not told:\n%s", all)
+		}
+		la := strings.ToLower(all)
+		for i := 0; i+6 <= len(key); i++ {
+			if strings.Contains(la, strings.ToLower(key[i:i+6])) {
+				t.Fatalf("%q of the key reached the terminal:\n%s", key[i:i+6], all)
+			}
+		}
+	}
+}

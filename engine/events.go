@@ -34,6 +34,7 @@ const (
 	KindPlan     EventKind = "plan"    // the todo list changed
 	KindThought  EventKind = "thought" // a piece of the model's reply as it streams in
 	KindRetry    EventKind = "retry"   // a model call failed and is tried again after a wait
+	KindWaiting  EventKind = "waiting" // a model call has no answer yet (each second, with the time waited)
 	KindManual   EventKind = "manual"  // one input the person made while driving
 	KindUsage    EventKind = "usage"
 	KindRequest  EventKind = "request" // the run waits for the person
@@ -54,6 +55,7 @@ type Event struct {
 	Plan     *PlanEvent    `json:"plan,omitempty"`
 	Thought  *ThoughtEvent `json:"thought,omitempty"`
 	Retry    *RetryEvent   `json:"retry,omitempty"`
+	Waiting  *WaitingEvent `json:"waiting,omitempty"`
 	Manual   *ManualEvent  `json:"manual,omitempty"`
 	Usage    *UsageEvent   `json:"usage,omitempty"`
 	Request  *Request      `json:"request,omitempty"`
@@ -66,6 +68,14 @@ type Event struct {
 type RetryEvent struct {
 	Call int `json:"call"`
 	model.Retry
+}
+
+// WaitingEvent is a model call that has not answered yet: the UI words it
+// as "waiting for the model (12 s)…" (Since lets it count on between
+// events). It ends with the first piece of the reply, or the call.
+type WaitingEvent struct {
+	Call int `json:"call"`
+	model.Waiting
 }
 
 // StateEvent is a state change.
@@ -198,6 +208,13 @@ const (
 	CauseModelNotFound    = "model_not_found"    // 404: N the model, Detail the base URL
 	CauseModelRateLimited = "model_rate_limited" // 429 after the retries
 	CauseModelUnusable    = "model_unusable"
+	// The model server misbehaved on the wire (engine/model's bounds); N is
+	// the bound in seconds, or the size cap ("4 MiB"); Detail the base URL.
+	CauseModelNoFirstByte = "model_no_first_byte"
+	CauseModelStalled     = "model_stalled"
+	CauseModelTimeout     = "model_timeout"
+	CauseModelTooLarge    = "model_too_large"
+	CauseModelWebPage     = "model_web_page"
 	CauseActionFailed     = "action_failed"
 	CauseDevice           = "device"
 )
@@ -244,10 +261,12 @@ type Snapshot struct {
 	Plan    PlanEvent   `json:"plan"`
 	Thought string      `json:"thought,omitempty"` // the current call's reply so far
 	Retry   *RetryEvent `json:"retry,omitempty"`   // the current call's last failed attempt
-	Usage   UsageEvent  `json:"usage"`
-	Request *Request    `json:"request,omitempty"`
-	Steps   []StepEvent `json:"steps,omitempty"` // the most recent steps
-	Result  *Result     `json:"result,omitempty"`
+	// Waiting is the current call's wait for its first answer, if it waits.
+	Waiting *WaitingEvent `json:"waiting,omitempty"`
+	Usage   UsageEvent    `json:"usage"`
+	Request *Request      `json:"request,omitempty"`
+	Steps   []StepEvent   `json:"steps,omitempty"` // the most recent steps
+	Result  *Result       `json:"result,omitempty"`
 	// Seq is that of the last event the snapshot includes: a UI that gets
 	// a snapshot from a call (Run.Snapshot) rather than as an event knows
 	// which events it already holds.
@@ -287,10 +306,16 @@ func (h *hub) emit(e Event) {
 // apply folds an event into the snapshot.
 func (h *hub) apply(e Event) {
 	s := &h.snap
-	if e.Kind != KindRetry && e.Kind != KindUsage {
+	if e.Kind != KindRetry && e.Kind != KindUsage && e.Kind != KindWaiting {
 		s.Retry = nil // the retried call answered, or the run moved on
 	}
+	if e.Kind != KindWaiting && e.Kind != KindRetry && e.Kind != KindUsage {
+		s.Waiting = nil
+	}
 	switch e.Kind {
+	case KindWaiting:
+		w := *e.Waiting
+		s.Waiting = &w
 	case KindRetry:
 		r := *e.Retry
 		s.Retry = &r

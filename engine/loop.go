@@ -414,6 +414,11 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 			r.hub.emit(Event{Kind: KindRetry, Retry: &RetryEvent{Call: call, Retry: rt}})
 		}
 	})
+	pctx = model.WithWaitNotice(pctx, func(w model.Waiting) {
+		if ctx.Err() == nil {
+			r.hub.emit(Event{Kind: KindWaiting, Waiting: &WaitingEvent{Call: call, Waiting: w}})
+		}
+	})
 	res.plan, res.err = r.planner.Plan(pctx, in, func(delta string) {
 		if ctx.Err() == nil {
 			r.hub.emit(Event{Kind: KindThought, Thought: &ThoughtEvent{Call: call, Delta: delta}})
@@ -555,6 +560,9 @@ func (l *loopState) modelError(p *planResult) {
 // to do about it: a refused key, a model the server does not know, a rate
 // limit that outlasted the retries, or any other failure.
 func modelCause(err error) Cause {
+	if c, ok := wireCause(err); ok {
+		return c
+	}
 	var auth *model.AuthError
 	var api *model.APIError
 	switch {

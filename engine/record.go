@@ -298,41 +298,104 @@ var ErrNoRecord = errors.New("engine: no run record")
 // ErrEnded means the recorded run already ended; there is nothing to resume.
 var ErrEnded = errors.New("engine: the recorded run has ended")
 
-// ReadRecord reads a run's record. A torn last line (a crash mid-write) is
-// skipped; the byte offset after the last good line is returned so a
-// resumed run can cut the torn tail before appending.
-func ReadRecord(dir string) ([]Entry, int64, error) {
+// RecordRead is what reading a record found: every line that could be
+// read, and where the damage was.
+type RecordRead struct {
+	Entries []Entry
+	// Good is the byte offset after the last complete line: a resumed run
+	// cuts a torn tail there before appending.
+	Good int64
+	// Damaged are the numbers (from 1) of complete lines that could not be
+	// read; they were skipped.
+	Damaged []int
+	// Torn: the last line was cut short (a crash while writing it).
+	Torn bool
+}
+
+// Started reports whether the record begins with its start line (the goal,
+// the settings), which resuming needs.
+func (r RecordRead) Started() bool { return len(r.Entries) > 0 && r.Entries[0].Kind == recStart }
+
+// maxRecordLine bounds one line of a record (a frame-less entry is a few
+// KiB; a model reply is cut to maxRawBytes): a longer one is damage, and
+// is skipped without holding it in memory.
+const maxRecordLine = 4 << 20
+
+// ReadRecordAll reads a run's record line by line. A damaged line (bad
+// bytes, a line that is not an entry, one past maxRecordLine) is skipped
+// and counted, and reading goes on: one bad byte must not hide the rest of
+// the run. It fails only when the file cannot be read at all.
+func ReadRecordAll(dir string) (RecordRead, error) {
 	f, err := os.Open(filepath.Join(dir, recordFile))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, 0, fmt.Errorf("%w in %s", ErrNoRecord, dir)
+			return RecordRead{}, fmt.Errorf("%w in %s", ErrNoRecord, dir)
 		}
-		return nil, 0, err
+		return RecordRead{}, err
 	}
 	defer f.Close()
-	var out []Entry
-	var good int64
+	var out RecordRead
+	var off int64
 	br := bufio.NewReaderSize(f, 64<<10)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' {
-			var e Entry
-			if jerr := json.Unmarshal(line, &e); jerr != nil {
-				// A bad line in the middle is damage we cannot repair; stop there.
-				break
-			}
-			out = append(out, e)
-			good += int64(len(line))
-		}
+	for n := 1; ; n++ {
+		line, long, err := readLine(br)
+		off += long
 		if err == io.EOF {
+			out.Torn = long > 0
 			break
 		}
 		if err != nil {
-			return nil, 0, err
+			return RecordRead{}, err
+		}
+		out.Good = off
+		var e Entry
+		if line == nil || json.Unmarshal(line, &e) != nil || e.Kind == "" {
+			out.Damaged = append(out.Damaged, n)
+			continue
+		}
+		out.Entries = append(out.Entries, e)
+	}
+	return out, nil
+}
+
+// readLine returns the next newline-ended line and its length in bytes. A
+// line longer than maxRecordLine is consumed but returned as nil. At the
+// end it returns io.EOF with the length of an unended last line.
+func readLine(br *bufio.Reader) ([]byte, int64, error) {
+	var buf []byte
+	var n int64
+	over := false
+	for {
+		part, err := br.ReadSlice('\n')
+		n += int64(len(part))
+		if !over && n > maxRecordLine {
+			over, buf = true, nil
+		}
+		if !over {
+			buf = append(buf, part...)
+		}
+		switch {
+		case err == nil && over:
+			return nil, n, nil
+		case err == nil:
+			return buf, n, nil
+		case !errors.Is(err, bufio.ErrBufferFull):
+			return nil, n, err
 		}
 	}
-	if len(out) == 0 || out[0].Kind != recStart {
+}
+
+// ReadRecord reads a run's record: the entries that could be read (a
+// damaged line is skipped, see ReadRecordAll) and the byte offset after
+// the last complete line, so a resumed run can cut a torn tail before
+// appending. A record without its start line is ErrNoRecord.
+func ReadRecord(dir string) ([]Entry, int64, error) {
+	rr, err := ReadRecordAll(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !rr.Started() {
 		return nil, 0, fmt.Errorf("%w in %s", ErrNoRecord, dir)
 	}
-	return out, good, nil
+	return rr.Entries, rr.Good, nil
 }

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +138,54 @@ func TestPolicy(t *testing.T) {
 	}
 	if e, _ := elementAt([]byte(`<node text="Pay now" bounds="[0,0][10,10]"/>`), 5, 5); e.Label != "Pay now" {
 		t.Error("elementAt")
+	}
+}
+
+// TestReadRecordSkipsDamage: a record damaged in the middle (a bad byte, a
+// line of junk, an over-long line) keeps every other line, says which were
+// skipped, and still resumes; a torn last line is not damage but a crash.
+func TestReadRecordSkipsDamage(t *testing.T) {
+	dir := t.TempDir()
+	var lines []string
+	lines = append(lines, `{"t":"2026-01-01T00:00:00Z","kind":"start","id":"r","goal":"count"}`)
+	for i := 0; i < 44; i++ {
+		lines = append(lines, fmt.Sprintf(`{"t":"2026-01-01T00:00:%02dZ","kind":"note","text":"line %d"}`, i%60, i+2))
+	}
+	lines[8] = strings.Replace(lines[8], `"kind"`, "\"ki\x00nd\"", 1) // one bad byte, line 9
+	lines[20] = "garbage that is not JSON"                            // line 21
+	lines[30] = `{"t":"2026-01-01T00:00:00Z","kind":"note","text":"` + strings.Repeat("x", maxRecordLine) + `"}`
+	body := strings.Join(lines, "\n") + "\n" + `{"t":"2026-01-01T00:00:00Z","ki` // torn
+	if err := os.WriteFile(filepath.Join(dir, recordFile), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := ReadRecordAll(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.Entries) != 42 || !slices.Equal(rr.Damaged, []int{9, 21, 31}) || !rr.Torn || !rr.Started() {
+		t.Fatalf("%d entries, damaged %v, torn %v", len(rr.Entries), rr.Damaged, rr.Torn)
+	}
+	if want := int64(len(body) - len(`{"t":"2026-01-01T00:00:00Z","ki`)); rr.Good != want {
+		t.Fatalf("good %d want %d", rr.Good, want)
+	}
+	if last := rr.Entries[len(rr.Entries)-1]; last.Text != "line 45" {
+		t.Fatalf("last entry %+v", last)
+	}
+	ents, good, err := ReadRecord(dir)
+	if err != nil || len(ents) != 42 || good != rr.Good {
+		t.Fatalf("ReadRecord: %d entries, good %d, %v", len(ents), good, err)
+	}
+
+	// A damaged first line: what could be read is there, but it cannot be
+	// resumed.
+	if err := os.WriteFile(filepath.Join(dir, recordFile), []byte("\x00\x01junk\n"+strings.Join(lines[1:5], "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rr, err = ReadRecordAll(dir)
+	if err != nil || rr.Started() || len(rr.Entries) != 4 || !slices.Equal(rr.Damaged, []int{1}) {
+		t.Fatalf("damaged start: %+v %v", rr.Damaged, err)
+	}
+	if _, _, err := ReadRecord(dir); !errors.Is(err, ErrNoRecord) {
+		t.Fatalf("ReadRecord of a record without its start: %v", err)
 	}
 }

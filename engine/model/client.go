@@ -16,6 +16,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -30,6 +32,18 @@ type ClientConfig struct {
 	Model   string
 	// Timeout bounds one attempt, streaming included (default 120 s).
 	Timeout time.Duration
+	// FirstByte bounds the wait for a streamed reply's first byte: a server
+	// that accepts the connection and stays silent (default 60 s). A
+	// non-streamed reply sends nothing until it is complete, so only Timeout
+	// bounds it.
+	FirstByte time.Duration
+	// Idle bounds the silence between two reads of a reply once it started
+	// (default 30 s).
+	Idle time.Duration
+	// MaxReplyBytes caps the bytes read of one reply, headers excluded
+	// (default 4 MiB; the largest real reply seen is a few tens of KiB):
+	// past it the call fails with *TooLargeError instead of growing.
+	MaxReplyBytes int64
 	// Retries is how many times a 429, 5xx or network failure is retried
 	// (default 3; negative means none).
 	Retries int
@@ -50,6 +64,9 @@ type ClientConfig struct {
 	HTTP openai.HTTPDoer
 }
 
+// DefaultMaxReplyBytes is the default cap on one reply's bytes.
+const DefaultMaxReplyBytes = 4 << 20
+
 // Client calls one OpenAI-compatible chat-completions endpoint.
 type Client struct {
 	cfg    ClientConfig
@@ -64,6 +81,15 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 120 * time.Second
+	}
+	if cfg.FirstByte <= 0 {
+		cfg.FirstByte = 60 * time.Second
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = 30 * time.Second
+	}
+	if cfg.MaxReplyBytes <= 0 {
+		cfg.MaxReplyBytes = DefaultMaxReplyBytes
 	}
 	if cfg.Retries == 0 {
 		cfg.Retries = 3
@@ -117,9 +143,15 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 	if stream && !c.cfg.NoStreamUsage {
 		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
+	if fn, ok := ctx.Value(waitKey{}).(func(Waiting)); ok {
+		var stop func()
+		onDelta, stop = c.waitNotices(fn, onDelta)
+		defer stop()
+	}
 	var last error
+	stalls := 0
 	for attempt := 0; ; attempt++ {
-		info := &attemptInfo{}
+		info := &attemptInfo{stream: stream, firstByte: c.cfg.FirstByte, idle: c.cfg.Idle, max: c.cfg.MaxReplyBytes}
 		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.Timeout)
 		start := time.Now()
 		var res Result
@@ -140,12 +172,21 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
+		if info.pageBody() {
+			return Result{}, c.redactErr(&WebPageError{Status: info.status})
+		}
 		var se *StreamError
 		if errors.As(err, &se) {
 			return Result{}, err
 		}
 		err, retry := c.classify(err, info)
 		last = err
+		if errors.Is(err, context.DeadlineExceeded) {
+			// A stall is tried once more at most: each costs up to a
+			// Timeout, and the person is waiting.
+			stalls++
+			retry = retry && stalls < 2
+		}
 		if !retry || attempt >= c.cfg.Retries {
 			return Result{}, last
 		}
@@ -330,6 +371,59 @@ type Retry struct {
 
 type retryKey struct{}
 
+// Waiting is a call that has no answer yet: what the person sees as
+// "waiting for the model (12 s)…". Since is when the call began, so a UI
+// can count on by itself between notices.
+type Waiting struct {
+	Since     time.Time `json:"since"`
+	ElapsedMs int64     `json:"elapsed_ms"`
+}
+
+type waitKey struct{}
+
+// waitTick is how often a waiting call says so.
+const waitTick = time.Second
+
+// WithWaitNotice returns ctx with fn, which Call invokes (on a goroutine of
+// its own) every second from the call's start until the first piece of the
+// reply's content arrives or the call returns; no notice comes after Call
+// returned.
+func WithWaitNotice(ctx context.Context, fn func(Waiting)) context.Context {
+	return context.WithValue(ctx, waitKey{}, fn)
+}
+
+// waitNotices starts the ticker behind WithWaitNotice. It returns onDelta
+// wrapped to end the notices at the first content, and stop, which ends
+// them and waits until no notice is being given.
+func (c *Client) waitNotices(fn func(Waiting), onDelta func(string)) (func(string), func()) {
+	since := time.Now()
+	var answered atomic.Bool
+	quit, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(waitTick)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case now := <-t.C:
+				if answered.Load() {
+					return
+				}
+				fn(Waiting{Since: since, ElapsedMs: now.Sub(since).Milliseconds()})
+			}
+		}
+	}()
+	wrapped := func(d string) {
+		answered.Store(true)
+		if onDelta != nil {
+			onDelta(d)
+		}
+	}
+	return wrapped, func() { close(quit); <-exited }
+}
+
 // WithRetryNotice returns ctx with fn, which Call invokes (on its own
 // goroutine) before waiting to retry a failed attempt.
 func WithRetryNotice(ctx context.Context, fn func(Retry)) context.Context {
@@ -358,8 +452,15 @@ func (c *Client) classify(err error, info *attemptInfo) (error, bool) {
 	case errors.As(err, &re):
 		status, msg = re.HTTPStatusCode, strings.TrimSpace(string(re.Body))
 	}
+	if f := info.failure(); f != nil {
+		var stall *StallError
+		return c.redactErr(f), errors.As(f, &stall)
+	}
 	if status == 0 && info.status >= 400 {
 		status = info.status
+	}
+	if info.webPage && status >= 400 {
+		msg = fmt.Sprintf("the server answered with a web page, not the API (check the base URL %s)", c.redact(c.cfg.BaseURL))
 	}
 	msg = c.redact(msg)
 	switch {
@@ -370,7 +471,7 @@ func (c *Client) classify(err error, info *attemptInfo) (error, bool) {
 	case status >= 400:
 		return &APIError{Status: status, Message: msg}, false
 	case errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("model call timed out after %s: %w", c.cfg.Timeout, context.DeadlineExceeded), true
+		return &StallError{Phase: StallTotal, What: "no complete reply", After: c.cfg.Timeout}, true
 	}
 	var ne net.Error
 	var oe *net.OpError
@@ -382,11 +483,16 @@ func (c *Client) classify(err error, info *attemptInfo) (error, bool) {
 	return &APIError{Status: info.status, Message: c.redact(err.Error())}, true
 }
 
-func (c *Client) redact(s string) string {
-	if k := c.cfg.APIKey; len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[redacted]")
+func (c *Client) redact(s string) string { return Redact(s, c.cfg.APIKey) }
+
+// redactErr redacts the words of the client's own typed failures.
+func (c *Client) redactErr(err error) error {
+	if we, ok := err.(*WebPageError); ok {
+		w := *we
+		w.BaseURL = c.redact(c.cfg.BaseURL)
+		return &w
 	}
-	return s
+	return err
 }
 
 func (c *Client) backoff(attempt int, retryAfter time.Duration) time.Duration {
@@ -412,7 +518,7 @@ func (e *AuthError) Error() string {
 	case http.StatusNotFound:
 		what = "the base URL and model name"
 	}
-	return fmt.Sprintf("model API error %d at %s (model %q): %s — check %s in Settings → Model",
+	return fmt.Sprintf("model API error %d at %s (model %q): %s — check %s in Settings → Models",
 		e.Status, e.BaseURL, e.Model, e.Message, what)
 }
 
@@ -421,11 +527,66 @@ func (e *AuthError) Unwrap() []error { return []error{ErrAuth, &e.APIError} }
 
 // StreamError is a streamed reply that carried no events at all: the
 // server ignored stream=true or is not a chat-completions server. Not
-// retried; streaming should be turned off for this server.
+// retried. (There is no setting to turn streaming off, so the message
+// names none.)
 type StreamError struct{}
 
 func (e *StreamError) Error() string {
-	return "model server sent no stream events: it may not support streaming (turn streaming off in Settings → Model)"
+	return "model server sent no stream events: it may not support streaming, or the base URL is not a chat-completions API"
+}
+
+// StallError is a reply that did not come within a bound: no first byte,
+// a silence between two pieces, or no complete reply within the attempt's
+// Timeout. It wraps context.DeadlineExceeded.
+type StallError struct {
+	Phase string // StallFirstByte, StallIdle or StallTotal
+	What  string
+	After time.Duration
+}
+
+// Stall phases: which bound a StallError hit.
+const (
+	StallFirstByte = "first_byte" // FirstByte: nothing came
+	StallIdle      = "idle"       // Idle: the reply stopped coming
+	StallTotal     = "total"      // Timeout: no complete reply
+)
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("model server timed out: %s after %s", e.What, e.After.Round(time.Millisecond))
+}
+
+// Unwrap lets errors.Is(err, context.DeadlineExceeded) work.
+func (e *StallError) Unwrap() error { return context.DeadlineExceeded }
+
+// TooLargeError is a reply past ClientConfig.MaxReplyBytes: a server that
+// streams without end or answers with something that is not a reply. Not
+// retried.
+type TooLargeError struct{ Max int64 }
+
+func (e *TooLargeError) Error() string {
+	return "model reply is larger than " + e.Size() + " and was cut off: the server is not answering like a chat-completions API"
+}
+
+// Size is the cap in words ("4 MiB", "256 KiB").
+func (e *TooLargeError) Size() string {
+	if e.Max >= 1<<20 {
+		return fmt.Sprintf("%d MiB", e.Max>>20)
+	}
+	return fmt.Sprintf("%d KiB", e.Max>>10)
+}
+
+// WebPageError is a 2xx answer that is an HTML page: the base URL points at
+// a web site, a web UI or a login portal, not at the API. Not retried.
+type WebPageError struct {
+	Status  int
+	BaseURL string
+}
+
+func (e *WebPageError) Error() string {
+	if e.BaseURL == "" {
+		return "the server answered with a web page, not the API (check the base URL)"
+	}
+	return fmt.Sprintf("the server answered with a web page, not the API (check the base URL %s)", e.BaseURL)
 }
 
 // NetError is a network failure talking to the model server, after retries.
@@ -435,11 +596,50 @@ func (e *NetError) Error() string { return "model server unreachable: " + e.Msg 
 
 type attemptKey struct{}
 
-// attemptInfo carries what the doer saw of one attempt's HTTP exchange.
+// attemptInfo carries what the doer saw of one attempt's HTTP exchange,
+// and the bounds it enforces.
 type attemptInfo struct {
 	status       int
 	retryAfter   time.Duration
 	requestBytes int
+	webPage      bool // an error body that is an HTML page
+
+	stream          bool
+	firstByte, idle time.Duration
+	max             int64
+
+	mu    sync.Mutex
+	fault error  // why the doer cut the reply short (a bound, a web page)
+	head  []byte // the first bytes of a 2xx body
+}
+
+// pageBody reports whether the 2xx body began like an HTML page.
+func (a *attemptInfo) pageBody() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return isWebPage(http.Header{}, a.head)
+}
+
+func (a *attemptInfo) sawBytes(p []byte) {
+	a.mu.Lock()
+	if n := 64 - len(a.head); n > 0 {
+		a.head = append(a.head, p[:min(n, len(p))]...)
+	}
+	a.mu.Unlock()
+}
+
+func (a *attemptInfo) fail(err error) {
+	a.mu.Lock()
+	if a.fault == nil {
+		a.fault = err
+	}
+	a.mu.Unlock()
+}
+
+func (a *attemptInfo) failure() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.fault
 }
 
 // doer wraps the HTTP client: it records the request size, the status and
@@ -451,18 +651,118 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	if info != nil && req.ContentLength > 0 {
 		info.requestBytes = int(req.ContentLength)
 	}
+	if info == nil {
+		return d.next.Do(req)
+	}
+	ctx, cancel := context.WithCancelCause(req.Context())
+	req = req.WithContext(ctx)
+	w := &watchdog{info: info, cancel: cancel, left: info.max}
+	if info.stream {
+		w.arm(info.firstByte, &StallError{Phase: StallFirstByte, What: "no first byte of the reply", After: info.firstByte})
+	}
 	resp, err := d.next.Do(req)
-	if err != nil || info == nil {
-		return resp, err
+	if err != nil {
+		w.stop()
+		if f := info.failure(); f != nil {
+			return nil, f
+		}
+		return nil, err
 	}
 	info.status = resp.StatusCode
 	if resp.StatusCode >= 400 {
+		w.stop()
 		info.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
+		info.webPage = isWebPage(resp.Header, body)
 		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
 	}
+	if isWebPage(resp.Header, nil) {
+		w.stop()
+		resp.Body.Close()
+		err := &WebPageError{Status: resp.StatusCode}
+		info.fail(err)
+		return nil, err
+	}
+	w.body = resp.Body
+	resp.Body = w
 	return resp, nil
+}
+
+// isWebPage tells an HTML page (a proxy's, a login portal's, a web UI's
+// at the wrong base URL) from an API reply, by its type or its first bytes.
+func isWebPage(h http.Header, body []byte) bool {
+	if ct := strings.ToLower(h.Get("Content-Type")); strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml") {
+		return true
+	}
+	head := strings.ToLower(strings.TrimSpace(string(body[:min(len(body), 64)])))
+	return strings.HasPrefix(head, "<!doctype html") || strings.HasPrefix(head, "<html")
+}
+
+// watchdog is a reply body that enforces the attempt's bounds: the first
+// byte and the idle gap (a timer re-armed by every read that returns data)
+// and the size cap. A bound that trips records why in the attempt and
+// cancels the request, so a blocked read returns at once.
+type watchdog struct {
+	body   io.ReadCloser
+	info   *attemptInfo
+	cancel context.CancelCauseFunc
+	left   int64
+
+	mu    sync.Mutex
+	timer *time.Timer
+}
+
+func (w *watchdog) arm(d time.Duration, why error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.timer = time.AfterFunc(d, func() { w.trip(why) })
+}
+
+func (w *watchdog) trip(why error) {
+	w.info.fail(why)
+	w.cancel(why)
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) Read(p []byte) (int, error) {
+	if w.left <= 0 {
+		err := &TooLargeError{Max: w.info.max}
+		w.trip(err)
+		return 0, err
+	}
+	if int64(len(p)) > w.left {
+		p = p[:w.left]
+	}
+	n, err := w.body.Read(p)
+	w.left -= int64(n)
+	if n > 0 {
+		w.info.sawBytes(p[:n])
+		w.arm(w.info.idle, &StallError{Phase: StallIdle, What: "the reply stopped coming", After: w.info.idle})
+	}
+	if err != nil {
+		if f := w.info.failure(); f != nil {
+			err = f
+		}
+	}
+	return n, err
+}
+
+func (w *watchdog) Close() error {
+	w.stop()
+	w.cancel(nil)
+	return w.body.Close()
 }
 
 // parseRetryAfter reads delta-seconds or an HTTP date.

@@ -336,7 +336,7 @@ func TestCallStreamIgnoredByServer(t *testing.T) {
 	c := newTestClient(t, ts.URL+"/v1", nil)
 	_, err := c.Call(context.Background(), userPrompt("x"), true, nil, nil)
 	var se *StreamError
-	if !errors.As(err, &se) || !strings.Contains(err.Error(), "streaming off") {
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "may not support streaming") {
 		t.Fatalf("err %v", err)
 	}
 	res, err := c.Call(context.Background(), userPrompt("x"), false, nil, nil)

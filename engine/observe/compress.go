@@ -73,8 +73,18 @@ type CompressOptions struct {
 }
 
 // ErrNotDump is wrapped by Compress errors for input that is not a
-// uiautomator dump.
+// uiautomator dump, or one past the compressor's bounds.
 var ErrNotDump = errors.New("not a uiautomator dump")
+
+// The compressor's bounds. Real dumps are under 100 KB, about 30 levels
+// deep and a few hundred nodes; past these the input is refused at once
+// with an error naming the bound, so a hostile or broken dump costs
+// neither seconds nor hundreds of MB (the walk recurses once per level).
+const (
+	MaxDumpBytes = 8 << 20
+	MaxDepth     = 256
+	maxNodes     = 100000
+)
 
 // The compressor keeps what a person could act on, following seed 003:
 //
@@ -418,6 +428,9 @@ func (n *node) kind() string {
 
 // parseDump reads the XML into a flat node list with child indices.
 func parseDump(dump []byte) (nodes []node, roots []int, rotation int, err error) {
+	if len(dump) > MaxDumpBytes {
+		return nil, nil, 0, fmt.Errorf("%w: larger than %d MiB (the compressor's bound)", ErrNotDump, MaxDumpBytes>>20)
+	}
 	d := xml.NewDecoder(bytes.NewReader(dump))
 	d.Entity = xml.HTMLEntity
 	d.CharsetReader = func(charset string, r io.Reader) (io.Reader, error) {
@@ -439,6 +452,9 @@ func parseDump(dump []byte) (nodes []node, roots []int, rotation int, err error)
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
+			if depth > MaxDepth+1 { // +1: the <hierarchy> element
+				return nil, nil, 0, fmt.Errorf("%w: nested deeper than %d levels (the compressor's bound)", ErrNotDump, MaxDepth)
+			}
 			switch {
 			case depth == 1:
 				if t.Name.Local != "hierarchy" {
@@ -451,8 +467,8 @@ func parseDump(dump []byte) (nodes []node, roots []int, rotation int, err error)
 					}
 				}
 			case t.Name.Local == "node" && (len(stack) == 0 || stack[len(stack)-1] >= 0):
-				if len(nodes) >= 100000 {
-					return nil, nil, 0, fmt.Errorf("%w: more than 100000 nodes", ErrNotDump)
+				if len(nodes) >= maxNodes {
+					return nil, nil, 0, fmt.Errorf("%w: more than %d nodes", ErrNotDump, maxNodes)
 				}
 				nodes = append(nodes, readNode(t.Attr))
 				idx := len(nodes) - 1

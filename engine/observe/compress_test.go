@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"fmt"
 	"image"
@@ -259,11 +260,19 @@ func TestCompressLargeDumpIsFast(t *testing.T) {
 	}
 }
 
+// FuzzCompress starts from small seeds, so it runs fast (well over 100k
+// executions a minute); the real dumps and the huge inputs are table tests
+// (TestCompressBounds and the golden tests).
 func FuzzCompress(f *testing.F) {
-	for _, d := range dumps(f) {
-		f.Add(d)
+	for _, seed := range []string{
+		`<hierarchy><node bounds="[-5,-5][99999999999,3]" clickable="true"/></hierarchy>`,
+		`<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="1"><node index="0" text="" class="android.widget.FrameLayout" package="com.android.settings" bounds="[0,0][1080,2400]"><node text="Wi‑Fi" clickable="true" bounds="[0,200][1080,320]"><node text="On" bounds="[900,220][1060,300]"/></node><node class="android.widget.EditText" text="搜索" bounds="[40,40][1040,160]"/></node></hierarchy>`,
+		`<hierarchy><node scrollable="true" bounds="[0,0][100,100]"><node long-clickable="true" content-desc="photo" bounds="[0,0][50,50]"/><node checkable="true" checked="true" text="x" bounds="[50,50][100,100]"/></node></hierarchy>`,
+		`<hierarchy><node bounds="[0,0][10,10]"><node><node><node text="deep" bounds="[1,1][2,2]"/></node></node></node></hierarchy>`,
+		`<hierarchy><foo><node text="a&amp;b" bounds="[0,0][5,5]"/></foo></hierarchy>`,
+	} {
+		f.Add([]byte(seed))
 	}
-	f.Add([]byte(`<hierarchy><node bounds="[-5,-5][99999999999,3]" clickable="true"/></hierarchy>`))
 	f.Fuzz(func(t *testing.T, dump []byte) {
 		c, err := Compress(dump, nil, CompressOptions{MaxLabel: 10})
 		if err != nil {
@@ -311,4 +320,39 @@ func newLenientDecoder(b []byte) *xml.Decoder {
 	d.Entity = xml.HTMLEntity
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	return d
+}
+
+// TestCompressBounds: inputs past the compressor's bounds end at once with
+// an error saying which bound, instead of taking seconds and hundreds of MB
+// (a 99k-deep dump took 3 s and 318 MB).
+func TestCompressBounds(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte("<hierarchy>" + strings.Repeat(`<node bounds="[0,0][10,10]">`, n) + strings.Repeat("</node>", n) + "</hierarchy>")
+	}
+	wide := func(n int) []byte {
+		return []byte("<hierarchy>" + strings.Repeat(`<node text="a" bounds="[0,0][10,10]"/>`, n) + "</hierarchy>")
+	}
+	big := []byte("<hierarchy><node text=\"" + strings.Repeat("x", MaxDumpBytes) + "\" bounds=\"[0,0][9,9]\"/></hierarchy>")
+	cases := []struct {
+		name string
+		dump []byte
+		want string // "" for success
+	}{
+		{"deep within the bound", deep(MaxDepth - 1), ""},
+		{"99k deep", deep(99_000), "nested deeper than"},
+		{"just past the depth", deep(MaxDepth + 1), "nested deeper than"},
+		{"100001 nodes", wide(100_001), "more than 100000 nodes"},
+		{"larger than the size bound", big, "larger than"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Compress(tc.dump, nil, CompressOptions{})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Fatal(err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrNotDump)):
+				t.Fatalf("err %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
 }

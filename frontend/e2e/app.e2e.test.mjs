@@ -145,3 +145,57 @@ test('changes made before the settings have loaded keep the confirmation words',
     rmSync(cfg, { recursive: true, force: true })
   }
 })
+
+test('the dev server refuses requests without the token and pages from another origin', async () => {
+  const origin = new URL(app.url).origin
+  assert.equal((await fetch(`${origin}/`)).status, 401, 'no token')
+  assert.equal((await fetch(`${origin}/?token=wrong`)).status, 401, 'wrong token')
+  assert.equal((await fetch(app.url, { headers: { Origin: 'http://evil.example' } })).status, 403, 'foreign Origin')
+  // A page served from another origin tries the bindings' WebSocket.
+  const { createServer } = await import('node:http')
+  const evil = createServer((_, res) => res.end('<!doctype html><title>evil</title>'))
+  await new Promise((r) => evil.listen(0, '127.0.0.1', r))
+  const other = await app.browser.newPage()
+  try {
+    await other.goto(`http://127.0.0.1:${evil.address().port}/`)
+    const opened = await other.evaluate(
+      (ws) =>
+        new Promise((res) => {
+          const s = new WebSocket(ws)
+          s.onopen = () => res(true)
+          s.onerror = () => res(false)
+          s.onclose = () => res(false)
+        }),
+      `${origin.replace('http', 'ws')}/wails/ipc`,
+    )
+    assert.equal(opened, false, 'a foreign page opened the bindings socket')
+  } finally {
+    await other.close()
+    evil.close()
+  }
+})
+
+test('History lists a damaged record with a warning and what could be read', async () => {
+  const { page } = app
+  const id = 'damaged-run'
+  const dir = join(app.dataDir, 'runs', id)
+  mkdirSync(dir, { recursive: true })
+  const t = '2026-11-23T10:00:00Z'
+  const lines = [
+    JSON.stringify({ t, kind: 'start', id, goal: 'Count to two', device: 'emulator-5554' }),
+    '{"t":"2026-11-23T10:00:01Z","ki\u0000nd":',
+    JSON.stringify({ t, kind: 'action', n: 1, action: { type: 'tap', x: 1, y: 2 }, result: 'ok' }),
+    JSON.stringify({ t, kind: 'end', end: { state: 'Done', success: true, summary: 'It shows two.', steps: 1, calls: 1, usage: {} } }),
+  ]
+  writeFileSync(join(dir, 'record.jsonl'), lines.join('\n') + '\n')
+  await page.getByTestId('history').click()
+  await page.getByTestId(`damaged-${id}`).waitFor()
+  assert.match(await page.getByTestId(`damaged-${id}`).innerText(), /1 unreadable lines were skipped/)
+  const row = page.getByTestId('past-run').filter({ hasText: 'Count to two' })
+  assert.match(await row.innerText(), /It shows two\./)
+  await page.getByTestId(`view-${id}`).click()
+  await page.getByTestId('history-damaged').waitFor()
+  assert.equal(await page.getByTestId('history-step').count(), 1)
+  await page.getByTestId('history-dialog').press('Escape') // the clicked button is gone: focus the dialog
+  await page.getByTestId('history-dialog').waitFor({ state: 'detached' })
+})

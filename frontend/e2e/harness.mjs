@@ -9,6 +9,7 @@
 // Later suites reuse it: startApp takes extra env (e.g. an adb server port)
 // and exposes the app's config dir so a test can seed or inspect settings.
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, existsSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -121,6 +122,10 @@ export async function startApp(opts = {}) {
   const configDir = opts.configDir || mkdtempSync(join(tmpdir(), 'tandem-e2e-cfg-'))
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-e2e-data-'))
   const port = await freePort()
+  // The dev binary's server demands a per-launch token (as the mirror does),
+  // and checks Origin and Host: the page is opened with the token, which
+  // the binary then keeps in a same-site cookie.
+  const token = randomBytes(16).toString('hex')
   let log = ''
   const proc = spawn(bin, ['-devserver', `127.0.0.1:${port}`, '-assetdir', join(repoRoot, 'frontend/dist')], {
     cwd: repoRoot,
@@ -130,6 +135,7 @@ export async function startApp(opts = {}) {
       LANG: 'en_US.UTF-8',
       TANDEM_CONFIG_DIR: configDir,
       TANDEM_DATA_DIR: dataDir,
+      TANDEM_DEV_TOKEN: token,
       ...adb.env,
       ...(opts.env || {}),
     },
@@ -137,7 +143,7 @@ export async function startApp(opts = {}) {
   })
   proc.stdout.on('data', (d) => (log += d))
   proc.stderr.on('data', (d) => (log += d))
-  const url = `http://127.0.0.1:${port}/`
+  const url = `http://127.0.0.1:${port}/?token=${token}`
   let browser
   try {
     await waitHTTP(url, proc, () => log)

@@ -268,6 +268,9 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   assert.match(told, /key\(home\)|home/, 'what the person did reaches the model')
   assert.match(told, /tap/, 'the tap through the mirror reaches the model')
   assert.match(told, /region|marked/i, 'the marked region reaches the model')
+  // The held call is shown as a wait that counts its seconds.
+  await page.getByTestId('waiting').waitFor({ timeout: 15_000 })
+  assert.match(await page.getByTestId('waiting').innerText(), /^waiting for the model \(\d+ s\)…$/)
   // Stop while the model call is held: one click, Stopped, connection closed.
   // The held call never answers, so Stopped at all shows it was cut; how
   // fast is BenchmarkStopLatency's figure, not a busy machine's.

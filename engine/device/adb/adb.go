@@ -70,6 +70,7 @@ type Device struct {
 	closeOnce sync.Once
 	closeErr  error
 	pngOnly   atomic.Bool // the raw screencap was not understood: PNG from now on
+	recovered string      // the keyboard Open gave back after an earlier crash
 }
 
 var (

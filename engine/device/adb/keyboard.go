@@ -239,7 +239,11 @@ func (d *Device) recoverKeyboard(ctx context.Context) error {
 	if strings.TrimSpace(string(res.Stdout)) != adbIME {
 		return d.forgetKeyboard() // the user already changed it
 	}
-	return d.restore(ctx, *saved)
+	if err := d.restore(ctx, *saved); err != nil {
+		return err
+	}
+	d.recovered = saved.IME
+	return nil
 }
 
 // keyboardFile is the state file for this phone; "" without a state dir.

@@ -65,6 +65,26 @@ type Reply struct {
 	// or the server closes. Use it to test cancellation.
 	Hold      bool
 	HoldAfter int
+
+	// Hostile servers, for the client's bounds (each ends when the client
+	// leaves or the server closes):
+
+	// Silent accepts the request and never answers, not even headers.
+	Silent bool
+	// Drip sends the reply one byte at a time with this gap between bytes
+	// (a streamed reply's events, or the JSON body).
+	Drip time.Duration
+	// Forever streams content chunks without end (ChunkDelay apart), and a
+	// non-streamed reply sends a JSON body that never closes.
+	Forever bool
+	// Body, when set, is sent as is with ContentType (default text/html)
+	// and Status (default 200): a web page where the API should be.
+	Body        string
+	ContentType string
+	// EchoKey answers with Status (default 401) and an error message that
+	// repeats the request's API key in the forms servers use (see
+	// EchoedForms).
+	EchoKey bool
 }
 
 // Request is one request the server received.
@@ -229,12 +249,15 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if rep.Delay > 0 && !s.wait(hr, rep.Delay) {
 		return
 	}
+	if s.hostile(w, hr, req, rep) {
+		return
+	}
 	if rep.Status != 0 && rep.Status != http.StatusOK {
 		writeError(w, rep.Status, rep.Message, rep.RetryAfter)
 		return
 	}
 	if req.Chat.Stream {
-		s.stream(w, hr, req, rep)
+		s.stream(writerFor(w, hr, s, rep.Drip), hr, req, rep)
 		return
 	}
 	if rep.Hold {
@@ -242,7 +265,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(response(req, rep))
+	_ = json.NewEncoder(writerFor(w, hr, s, rep.Drip)).Encode(response(req, rep))
 }
 
 // wait sleeps d or until the client leaves or the server closes; it reports
@@ -316,6 +339,13 @@ func (s *Server) stream(w http.ResponseWriter, hr *http.Request, req Request, re
 	}
 	if rep.Reasoning != "" && (!send(map[string]any{"reasoning_content": rep.Reasoning}, nil) || !pause()) {
 		return
+	}
+	if rep.Forever {
+		for {
+			if !send(map[string]any{"content": "Thought: still thinking about it. "}, nil) || !pause() {
+				return
+			}
+		}
 	}
 	pieces := split(rep.Content, rep.Chunks)
 	for i, p := range pieces {

@@ -56,6 +56,8 @@ export interface ModelServer {
 export interface LoadedSettings {
   settings: Settings
   warning: string
+  /** phones whose keyboard this start gave back after an earlier Tandem died while typing */
+  keyboards_restored?: { serial: string; ime: string }[]
 }
 
 export interface DeviceEntry {
@@ -129,6 +131,10 @@ export interface RunSummary {
   summary: string
   started: string
   steps: number
+  /** lines of the record that could not be read and were skipped */
+  damaged?: number
+  /** the record's first line (goal, settings) is among the damaged ones */
+  no_start?: boolean
 }
 
 type Bound = {

@@ -1,6 +1,6 @@
 import { describe as group, expect, it } from 'vitest'
-import { apply, costText, describe, requestText, Sequencer, type EngineEvent, type RunView } from './events'
-import { i18n } from './i18n.svelte'
+import { apply, costText, describe, requestText, Sequencer, type EngineEvent, type Request, type RunView } from './events'
+import { i18n, waitingText } from './i18n.svelte'
 
 const snap = (seq = 1): EngineEvent => ({
   run: 'r1', seq, time: '', kind: 'snapshot',
@@ -162,6 +162,37 @@ group('retry', () => {
     expect(v.retry).not.toBeNull()
     v = apply(v, ev(4, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
     expect(v.retry).toBeNull()
+  })
+})
+
+group('waiting', () => {
+  it('shows the seconds waited while the call has no answer, and clears at its first words', () => {
+    let v = apply(null, snap(1))!
+    v = apply(v, ev(2, { kind: 'waiting', waiting: { call: 1, since: '2026-01-01T00:00:00Z', elapsed_ms: 12_400 } }))!
+    expect(v.waiting?.elapsed_ms).toBe(12_400)
+    i18n.lang = 'en'
+    expect(waitingText(v.waiting!)).toBe('waiting for the model (12 s)…')
+    i18n.lang = 'zh-CN'
+    expect(waitingText(v.waiting!)).toBe('正在等待模型回复（12 秒）…')
+    v = apply(v, ev(3, { kind: 'retry', retry: { call: 1, attempt: 1, of: 4, wait_ms: 2000, status: 500, error: 'x' } }))!
+    expect(v.waiting).not.toBeNull()
+    expect(v.retry).not.toBeNull()
+    v = apply(v, ev(4, { kind: 'waiting', waiting: { call: 1, since: '2026-01-01T00:00:00Z', elapsed_ms: 13_400 } }))!
+    expect(v.retry).not.toBeNull() // a waiting tick keeps the retry's words
+    v = apply(v, ev(5, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
+    expect(v.waiting).toBeNull()
+  })
+})
+
+group('model faults', () => {
+  it('words a stalled, endless or web-page server in both languages', () => {
+    const page: Request = { kind: 'model_error', message: 'the model call failed: the server answered with a web page…', cause: { code: 'model_web_page', detail: 'http://192.168.1.1/v1' } }
+    i18n.lang = 'en'
+    expect(requestText(page)).toBe('The server answered with a web page, not the API: check the base URL (http://192.168.1.1/v1) in Settings → Models.')
+    expect(requestText({ kind: 'model_error', message: '…', cause: { code: 'model_no_first_byte', n: '60' } })).toContain('sent nothing for 60 s')
+    i18n.lang = 'zh-CN'
+    expect(requestText(page)).toBe('服务器返回的是网页，而不是 API：请在“设置 → 模型”中检查接口地址（http://192.168.1.1/v1）。')
+    expect(requestText({ kind: 'model_error', message: '…', cause: { code: 'model_too_large', n: '4 MiB' } })).toContain('超过了 4 MiB')
   })
 })
 

@@ -139,6 +139,7 @@ export interface Snapshot {
   steps?: StepEvent[]
   result?: Result
   retry?: RetryEvent
+  waiting?: WaitingEvent
   seq: number // of the last event the snapshot includes
 }
 
@@ -146,9 +147,10 @@ export interface EngineEvent {
   run: string
   seq: number
   time: string
-  kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'retry' | 'manual' | 'usage' | 'request' | 'done'
+  kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'retry' | 'waiting' | 'manual' | 'usage' | 'request' | 'done'
   snapshot?: Snapshot
   retry?: RetryEvent
+  waiting?: WaitingEvent
   state?: { state: RunState; from: RunState; reason?: string; by?: string }
   step?: StepEvent
   plan?: PlanEvent
@@ -169,6 +171,13 @@ export interface RetryEvent {
   error: string
 }
 
+/** WaitingEvent: the model call has no answer yet; sent each second with the time waited. */
+export interface WaitingEvent {
+  call: number
+  since: string
+  elapsed_ms: number
+}
+
 /** RunView is what the UI draws for one run. */
 export interface RunView {
   id: string
@@ -185,6 +194,8 @@ export interface RunView {
   request: Request | null
   /** the current model call's last failed attempt, while it is retried */
   retry: RetryEvent | null
+  /** the current model call's wait for its first answer, while it waits */
+  waiting: WaitingEvent | null
   steps: StepEvent[]
   result: Result | null
   seq: number
@@ -208,6 +219,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     usage: s.usage ?? emptyUsage(),
     request: s.request ?? null,
     retry: s.retry ?? null,
+    waiting: s.waiting ?? null,
     steps: (s.steps ?? []).map((st, i) => ({ ...st, key: i - (s.steps?.length ?? 0) })),
     result: s.result ?? null,
     seq,
@@ -291,8 +303,13 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
   }
   if (!v || e.run !== v.id || e.seq <= v.seq) return v
   const n: RunView = { ...v, seq: e.seq }
-  if (e.kind !== 'retry' && e.kind !== 'usage') n.retry = null // the call answered, or the run moved on
+  if (e.kind !== 'retry' && e.kind !== 'usage' && e.kind !== 'waiting') n.retry = null // the call answered, or the run moved on
+  if (e.kind !== 'waiting' && e.kind !== 'retry' && e.kind !== 'usage') n.waiting = null
   switch (e.kind) {
+    case 'waiting':
+      if (!e.waiting) return v
+      n.waiting = e.waiting
+      break
     case 'retry':
       if (!e.retry) return v
       n.retry = e.retry

@@ -46,6 +46,7 @@ const en = {
   'about.settings': 'Settings file',
   'about.close': 'Close',
   'warning.dismiss': 'Dismiss',
+  'notice.keyboardRestored': 'Your keyboard is back on {devices}: an earlier Tandem stopped unexpectedly while typing and left ADB Keyboard on.',
   'error.backend': 'Tandem’s backend did not answer: {msg}',
   'devices.tryVirtual': 'Try without a phone',
   'devices.tryVirtualHint': 'Starts a virtual phone inside Tandem, so you can watch the agent work safely.',
@@ -96,12 +97,18 @@ const en = {
   'cause.model_not_found': 'The model server does not know the model “{n}” (404). Check the base URL ({detail}) and the model name in Settings → Models.',
   'cause.model_rate_limited': 'The model server kept limiting requests (429: “{detail}”) after several tries. Wait a minute or check your plan’s quota, then keep going.',
   'cause.model_unusable': 'The model’s reply could not be used twice in a row: {detail}. Keep going to ask again, or give it a hint.',
+  'cause.model_no_first_byte': 'The model server took the request but sent nothing for {n} s. Check that it is running and not overloaded, then keep going.',
+  'cause.model_stalled': 'The model server stopped sending its reply for {n} s. Keep going to ask again.',
+  'cause.model_timeout': 'The model did not finish its reply within {n} s. Keep going to ask again.',
+  'cause.model_too_large': 'The model server’s reply passed {n} and was cut off: it is not answering like a chat-completions API. Check the base URL in Settings → Models.',
+  'cause.model_web_page': 'The server answered with a web page, not the API: check the base URL ({detail}) in Settings → Models.',
   'cause.action_failed': '“{action}” failed: {detail}. Fix it on the device and keep going, or take over and do it yourself.',
   'cause.device': 'The device cannot be observed: {detail}. Fix it and keep going.',
   'retry.rateLimited': 'The model server is limiting requests (429)',
   'retry.status': 'The model server answered with an error ({status})',
   'retry.network': 'The model server did not answer',
   'retry.again': 'trying again in {s} s (attempt {n} of {of})',
+  'timeline.waiting': 'waiting for the model ({s} s)…',
   'timeline.you': 'You',
   'timeline.agent': 'Agent',
   'timeline.failedStep': 'failed',
@@ -236,6 +243,8 @@ const en = {
   'history.viewHint': 'See this task step by step',
   'history.back': 'All tasks',
   'history.noSteps': 'This task took no steps.',
+  'history.damaged': 'Its record is damaged: {n} unreadable lines were skipped; shown from what could be read.',
+  'history.goalUnknown': '(the goal could not be read: the record’s start is damaged)',
   'model.use': 'Model: {name}',
   'model.pick': 'The model new tasks use',
   'welcome.title': 'Welcome to Tandem',
@@ -301,6 +310,7 @@ const zh: Record<Key, string> = {
   'about.settings': '设置文件',
   'about.close': '关闭',
   'warning.dismiss': '知道了',
+  'notice.keyboardRestored': '已恢复 {devices} 上你的输入法：之前的 Tandem 在输入时意外退出，留下了 ADB Keyboard。',
   'error.backend': 'Tandem 后端没有响应：{msg}',
   'devices.tryVirtual': '没有手机？试试虚拟手机',
   'devices.tryVirtualHint': '在 Tandem 内启动一台虚拟手机，安全地观看智能体工作。',
@@ -351,12 +361,18 @@ const zh: Record<Key, string> = {
   'cause.model_not_found': '模型服务找不到模型“{n}”（404）。请在“设置 → 模型”中检查接口地址（{detail}）和模型名称。',
   'cause.model_rate_limited': '多次重试后模型服务仍在限流（429：“{detail}”）。请稍等片刻或检查套餐额度，然后继续。',
   'cause.model_unusable': '模型的回复连续两次无法使用：{detail}。继续将再次询问，或者给它提示。',
+  'cause.model_no_first_byte': '模型服务接受了请求，但 {n} 秒内没有任何回复。请确认它在运行且没有过载，然后继续。',
+  'cause.model_stalled': '模型服务的回复中断了 {n} 秒。继续将再次询问。',
+  'cause.model_timeout': '模型没有在 {n} 秒内完成回复。继续将再次询问。',
+  'cause.model_too_large': '模型服务的回复超过了 {n}，已被截断：它的回答方式不像 chat-completions 接口。请在“设置 → 模型”中检查接口地址。',
+  'cause.model_web_page': '服务器返回的是网页，而不是 API：请在“设置 → 模型”中检查接口地址（{detail}）。',
   'cause.action_failed': '“{action}”失败：{detail}。请在设备上处理后继续，或者接管自己完成。',
   'cause.device': '无法查看设备：{detail}。处理好后继续。',
   'retry.rateLimited': '模型服务正在限流（429）',
   'retry.status': '模型服务返回了错误（{status}）',
   'retry.network': '模型服务没有响应',
   'retry.again': '{s} 秒后重试（第 {n} 次，共 {of} 次）',
+  'timeline.waiting': '正在等待模型回复（{s} 秒）…',
   'timeline.you': '你',
   'timeline.agent': '智能体',
   'timeline.failedStep': '失败',
@@ -491,6 +507,8 @@ const zh: Record<Key, string> = {
   'history.viewHint': '逐步查看这个任务',
   'history.back': '全部任务',
   'history.noSteps': '这个任务没有执行任何步骤。',
+  'history.damaged': '记录已损坏：跳过了 {n} 行无法读取的内容，以下是能读出的部分。',
+  'history.goalUnknown': '（无法读取任务目标：记录开头已损坏）',
   'model.use': '模型：{name}',
   'model.pick': '新任务使用的模型',
   'welcome.title': '欢迎使用 Tandem',
@@ -573,4 +591,9 @@ export function resolveLang(setting: string, osLocale: string, browserLangs: rea
     if (c) return 'en'
   }
   return 'en'
+}
+
+/** waitingText says how long the model call has gone without an answer. */
+export function waitingText(w: { elapsed_ms: number }): string {
+  return i18n.t('timeline.waiting', { s: String(Math.floor(w.elapsed_ms / 1000)) })
 }

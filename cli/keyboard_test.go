@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/engine/device/vphone"
+	"tandem/engine/device/vphone/vphonetest"
+	"tandem/engine/model/modeltest"
+)
+
+// childEnv makes the test binary act as `tandem` (see TestMain), so a test
+// can kill a real `tandem run` process.
+const childEnv = "TANDEM_CLI_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(Main(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// A `tandem run` killed with SIGKILL while ADB Keyboard stands in for the
+// person's keyboard; the next start (with the same data dir) gives the
+// keyboard back and says so.
+func TestKilledWhileTypingKeyboardComesBack(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgNotes); err != nil {
+		t.Fatal(err)
+	}
+	before := phone.State().IME
+	data := t.TempDir()
+	srv := modeltest.New(t,
+		modeltest.Reply{Content: "Write it.", ToolCalls: append(toolReply("", "tap", centre(t, phone, "note_editor")).ToolCalls,
+			toolReply("", "type", `{"text":"你好，世界"}`).ToolCalls...)},
+		modeltest.Reply{Silent: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "Write 你好，世界 in a note", "--base-url", srv.URL)
+	cmd.Env = append(os.Environ(), childEnv+"=1", "TANDEM_DATA_DIR="+data)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(45 * time.Second)
+	for phone.State().IME != vphone.IMEADB || len(srv.Requests()) < 2 {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the run never typed: IME %q, %d requests\n%s", phone.State().IME, len(srv.Requests()), out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL: nothing runs on the way out
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if got := phone.State().IME; got != vphone.IMEADB {
+		t.Fatalf("after the kill the keyboard is %q; the test needs ADB Keyboard left on", got)
+	}
+
+	// The next start, with a model that finishes at once.
+	srv2 := modeltest.New(t, toolReply("", "finish", `{"summary":"Nothing to do.","success":true}`))
+	t.Setenv("TANDEM_DATA_DIR", data)
+	var o, e syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "Check the note", "--base-url", srv2.URL}, Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e})
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, o.String(), e.String())
+	}
+	if got := phone.State().IME; got != before {
+		t.Fatalf("keyboard %q after the new start, want the person's %q", got, before)
+	}
+	if !strings.Contains(e.String(), "gave your keyboard back on "+env.Serial) {
+		t.Fatalf("the new start did not say so:\n%s", e.String())
+	}
+}
