@@ -8,8 +8,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+#   scripts/stress.sh --changed        only the Go packages the latest
+#                                      session's commits touched (CI)
 default_pkgs="./engine ./engine/device/adb/... ./engine/device/desktop ./engine/device/vphone/... ./app/... ./cli"
 pkgs=${STRESS_PKGS:-$default_pkgs}
+
+if [ "${1:-}" = --changed ]; then
+  # A session lasts at most a few hours: what its commits touched is what
+  # changed since the newest commit made 6 hours before HEAD.
+  since=$(date -u -d "$(git log -1 --format=%cI HEAD) - 6 hours" +%Y-%m-%dT%H:%M:%SZ)
+  base=$(git rev-list -1 --before="$since" HEAD 2>/dev/null || true)
+  [ -n "$base" ] || base=$(git rev-list --max-parents=0 HEAD | tail -n 1)
+  pkgs=$(git diff --name-only "$base" HEAD -- '*.go' | xargs -r -n1 dirname | sort -u |
+    while read -r d; do ls "$d"/*.go >/dev/null 2>&1 && echo "./$d"; done | tr '\n' ' ')
+  if [ -z "$pkgs" ]; then
+    echo "==> stress: no Go package changed since $(git log -1 --format='%h %cI' "$base")"
+    exit 0
+  fi
+  echo "==> stress: the packages changed since $(git log -1 --format='%h %cI' "$base")"
+fi
 count=${STRESS_COUNT:-5}
 tags=${TAGS:-webkit2_41}
 
