@@ -38,7 +38,14 @@ func clientFor(p Profile, key string, timeout time.Duration, retries int, prices
 		key = "none" // local servers accept any key; go-openai needs one
 	}
 	return model.NewClient(model.ClientConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model,
-		Timeout: timeout, Retries: retries, Prices: prices})
+		Timeout: timeout, Retries: retries, Prices: prices, Sampling: p.sampling()})
+}
+
+// sampling is what the profile's requests send: its model family's
+// reference values, with the profile's own on top.
+func (p Profile) sampling() model.Sampling {
+	return model.DefaultSampling(p.Dialect, p.Variant).Over(model.Sampling{
+		Temperature: p.Temperature, TopP: p.TopP, MaxTokens: p.MaxTokens})
 }
 
 // TestResult is what "Test connection" reports.

@@ -55,6 +55,11 @@ type Profile struct {
 	Dialect   string `json:"dialect"`
 	Variant   string `json:"variant"`
 	KeyMasked string `json:"key_masked"`
+	// Temperature, TopP and MaxTokens override the model family's
+	// reference sampling (model.DefaultSampling); nil / 0 keep it.
+	Temperature *float32 `json:"temperature,omitempty"`
+	TopP        *float32 `json:"top_p,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
 }
 
 // DefaultSettings follow the OS for language and theme.

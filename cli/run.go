@@ -35,6 +35,10 @@ func runRun(ctx context.Context, env Env) int {
 	dataDir := fs.String("data-dir", "", "where to write the run record (default: user cache dir)")
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
 	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
+	var own model.Sampling
+	fs.Func("temperature", "sampling temperature (default: the dialect's reference, 0 for most)", floatFlag(&own.Temperature, 0, 2))
+	fs.Func("top-p", "nucleus sampling top_p (default: the dialect's reference)", floatFlag(&own.TopP, 0.001, 1))
+	fs.IntVar(&own.MaxTokens, "max-tokens", 0, "reply token limit (default: the dialect's reference)")
 	if err := fs.Parse(env.Args); err != nil {
 		return ExitUsage
 	}
@@ -51,7 +55,8 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	client, err := model.NewClient(model.ClientConfig{BaseURL: *base, APIKey: os.Getenv("TANDEM_API_KEY"), Model: *mdl, Prices: model.DefaultPrices()})
+	client, err := model.NewClient(model.ClientConfig{BaseURL: *base, APIKey: os.Getenv("TANDEM_API_KEY"), Model: *mdl, Prices: model.DefaultPrices(),
+		Sampling: model.DefaultSampling(*dia, *variant).Over(own)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
@@ -113,6 +118,20 @@ func runRun(ctx context.Context, env Env) int {
 		case req := <-reqs:
 			answerRequest(ctx, env, r, req, lines)
 		}
+	}
+}
+
+// floatFlag parses a float flag within [lo, hi] into *dst, so an unset
+// flag stays nil (the dialect's reference value) and 0 can be asked for.
+func floatFlag(dst **float32, lo, hi float64) func(string) error {
+	return func(v string) error {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 32)
+		if err != nil || f < lo || f > hi {
+			return fmt.Errorf("want a number from %g to %g", lo, hi)
+		}
+		g := float32(f)
+		*dst = &g
+		return nil
 	}
 }
 

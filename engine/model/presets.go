@@ -17,13 +17,15 @@ type Preset struct {
 	Variant string `json:"variant,omitempty"`
 	// NeedsKey is false for local servers that accept any key.
 	NeedsKey bool `json:"needs_key"`
+	// Sampling is the model family's reference sampling (DefaultSampling).
+	Sampling Sampling `json:"sampling"`
 }
 
 // Presets lists the providers Tandem knows, in the order settings show them.
 // The model names are each provider's documented GUI-agent or VLM model at
 // the time of writing; "custom" leaves everything to the person.
 func Presets() []Preset {
-	return []Preset{
+	ps := []Preset{
 		{Name: "openai", Label: "OpenAI", BaseURL: "https://api.openai.com/v1", Model: "gpt-4o",
 			Dialect: "tools", Variant: "abs", NeedsKey: true},
 		{Name: "zhipu", Label: "Zhipu AutoGLM-Phone", BaseURL: "https://open.bigmodel.cn/api/paas/v4",
@@ -40,6 +42,10 @@ func Presets() []Preset {
 			Dialect: "uitars", Variant: "1.5"},
 		{Name: "custom", Label: "Custom", Dialect: "tools", Variant: "rel1000"},
 	}
+	for i := range ps {
+		ps[i].Sampling = DefaultSampling(ps[i].Dialect, ps[i].Variant)
+	}
+	return ps
 }
 
 // PresetByName finds a preset by its name, case-insensitively.
