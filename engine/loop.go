@@ -361,6 +361,12 @@ func (l *loopState) plan(reason string) {
 	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree) })
 }
 
+// currentApper is a device that can name its foreground app (adb phones);
+// the model is told it (AutoGLM's current_app) and the record keeps it.
+type currentApper interface {
+	CurrentApp(ctx context.Context) (string, error)
+}
+
 // observeAndPlan is the Planning worker: look at the screen (unless the
 // loop already has a fresh frame from the stability wait), then ask the
 // model once.
@@ -397,6 +403,12 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 			return
 		}
 		tree = b
+	}
+	if a, ok := r.dev.(currentApper); ok {
+		// Best effort: a step is planned without the name rather than not at all.
+		if name, err := a.CurrentApp(ctx); err == nil {
+			res.obs.App = name
+		}
 	}
 	res.frame, res.print, res.tree = frame, print, tree
 	if !res.obs.Secure {
@@ -487,7 +499,8 @@ func (l *loopState) planned(p *planResult) {
 	l.parseRetried = false
 	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
 	l.thought = p.plan.Thought
-	l.history = append(l.history, model.Step{N: l.calls, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...)})
+	l.history = append(l.history, model.Step{N: l.calls, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...),
+		Reply: p.plan.Raw, App: p.obs.App})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.doneActs, l.current, l.queue = nil, nil, acts

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/observe"
@@ -192,6 +193,12 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 	}
 
 	in.History, in.Notes = p.window(in.History, in.Notes)
+	if in.Model == "" {
+		in.Model = p.client.Model()
+	}
+	if in.Now.IsZero() {
+		in.Now = time.Now()
+	}
 	compactJSON := ""
 	if compact != nil {
 		compactJSON = compact.JSON()

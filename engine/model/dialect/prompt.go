@@ -99,51 +99,6 @@ func deviceWord(supported []action.Type) string {
 	return "phone"
 }
 
-// Build implements model.Dialect with Tandem's own wording of AutoGLM-Phone's
-// action set and output contract.
-func (AutoGLM) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
-	zh := hasCJK(in.Goal)
-	sys := glmPromptEN
-	if zh {
-		sys = glmPromptZH
-	}
-	return model.Prompt{Messages: messages(sys, userText(in, compact, zh), shots)}
-}
-
-const glmPromptEN = `You are a phone-operating agent. Each turn you see the task, the steps so far and the current screenshot, and you answer with one action:
-<think>your short reasoning</think>
-<answer>the action</answer>
-Coordinates are on a grid from (0,0) at the top-left to (999,999) at the bottom-right.
-Actions:
-do(action="Launch", app="name") — open an app.
-do(action="Tap", element=[x,y]) — tap; add message="why" if the tap pays, sends, deletes or confirms something important.
-do(action="Type", text="text") — type into the focused field (Type_Name for names).
-do(action="Swipe", start=[x1,y1], end=[x2,y2]) — swipe.
-do(action="Long Press", element=[x,y]) / do(action="Double Tap", element=[x,y])
-do(action="Back") / do(action="Home")
-do(action="Wait", duration="2 seconds") — wait for loading.
-do(action="Take_over", message="why") — the person must act (log-in, captcha).
-do(action="Interact") — several options match; ask the person.
-do(action="Note", message="text") — remember something on this page.
-finish(message="what was done") — the task is complete.`
-
-const glmPromptZH = `你是操作手机的智能体。每一轮你会看到任务、已执行的步骤和当前截图，请只输出一个操作：
-<think>简短的思考</think>
-<answer>操作</answer>
-坐标以左上角 (0,0) 到右下角 (999,999) 的网格表示。
-可用操作：
-do(action="Launch", app="应用名") —— 启动应用。
-do(action="Tap", element=[x,y]) —— 点击；涉及支付、发送、删除或重要确认时加 message="原因"。
-do(action="Type", text="文本") —— 在当前输入框输入（人名用 Type_Name）。
-do(action="Swipe", start=[x1,y1], end=[x2,y2]) —— 滑动。
-do(action="Long Press", element=[x,y]) / do(action="Double Tap", element=[x,y])
-do(action="Back") / do(action="Home")
-do(action="Wait", duration="2 seconds") —— 等待加载。
-do(action="Take_over", message="原因") —— 需要用户接管（登录、验证码）。
-do(action="Interact") —— 有多个符合条件的选项，询问用户。
-do(action="Note", message="内容") —— 记录当前页面的信息。
-finish(message="完成情况") —— 任务完成。`
-
 // Build implements model.Dialect with UI-TARS's mobile/computer action space.
 func (u UITARS) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
 	pt := "click(start_box='(x1,y1)')"

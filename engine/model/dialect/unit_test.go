@@ -61,7 +61,8 @@ func TestParseCases(t *testing.T) {
 		{"glm take over", "autoglm", "", model.Reply{Content: `do(action="Take_over", message="请登录")`}, `take_over("请登录")`},
 		{"glm interact", "autoglm", "", model.Reply{Content: `<think>有两个张三</think><answer>do(action="Interact")`}, `ask_user("有两个张三")`},
 		{"glm note", "autoglm", "", model.Reply{Content: `do(action="Note", message="价格 99 元")`}, "wait(0ms)"},
-		{"glm long press, double tap", "autoglm", "", model.Reply{Content: `do(action="Long Press", element=[10,10])`}, "long_press(10,24,800ms)"},
+		{"glm long press, double tap", "autoglm", "", model.Reply{Content: `do(action="Long Press", element=[10,10])`}, "long_press(10,24,3000ms)"},
+		{"glm wait without duration", "autoglm", "", model.Reply{Content: `do(action="Wait")`}, "wait(1000ms)"},
 		{"glm placeholder", "autoglm", "", model.Reply{Content: `do(action="Tap", element=[x,y])`}, "error: element must be [x,y]"},
 		{"glm only thinking", "autoglm", "", model.Reply{Content: `<think>我不能登录</think>`}, "error: no action"},
 		{"glm unknown", "autoglm", "", model.Reply{Content: `do(action="Fly")`}, "error: unknown action Fly"},
@@ -119,6 +120,9 @@ func TestBuild(t *testing.T) {
 		Supported: []action.Type{action.Tap, action.Swipe}}
 	shot := []model.EncodedImage{{Data: []byte{1, 2}, MIME: "image/jpeg", Size: action.Size{W: 1092, H: 2408}}}
 	for _, name := range Names {
+		if name == "autoglm" {
+			continue // replays turns as its reference client does: TestRequestGolden
+		}
 		d, _ := New(name, "")
 		p := d.Build(in, shot, `{"elements":[]}`)
 		if len(p.Messages) != 2 || p.Messages[0].Role != openai.ChatMessageRoleSystem || len(p.Messages[1].MultiContent) != 2 {
@@ -135,6 +139,30 @@ func TestBuild(t *testing.T) {
 			if got := strings.Join(names, ","); got != "tap,swipe,wait,finish,fail,ask_user,take_over" {
 				t.Fatalf("tools %s", got)
 			}
+		}
+	}
+}
+
+// TestGLMSwipeDuration: AutoGLM's swipes last as the reference client makes
+// them (Open-AutoGLM phone_agent/adb/device.py swipe): the squared distance
+// in device pixels over 1000, in milliseconds, held within 1000–2000 ms.
+func TestGLMSwipeDuration(t *testing.T) {
+	tests := []struct {
+		reply string
+		ms    int
+	}{
+		{`do(action="Swipe", start=[500,500], end=[500,520])`, 1000}, // 48 px: short swipes last 1 s
+		{`do(action="Swipe", start=[500,800], end=[500,200])`, 2000}, // 1440 px: 2073 ms, held at 2 s
+		{`do(action="Swipe", start=[200,500], end=[800,500])`, 1000}, // 648 px: 419 ms, raised to 1 s
+		{`do(action="Swipe", start=[500,700], end=[500,200])`, 1440}, // 1200 px: 1440 ms
+	}
+	for _, tc := range tests {
+		p, err := AutoGLM{}.Parse(model.Reply{Content: tc.reply}, model.Geometry{Screen: phone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Actions[0].Ms; got != tc.ms {
+			t.Errorf("%s: %d ms, want %d", tc.reply, got, tc.ms)
 		}
 	}
 }

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine/device/vphone"
+	"tandem/engine/device/vphone/vphonetest"
+	"tandem/engine/model/modeltest"
+)
+
+// glmGrid is the phone's node s on AutoGLM's 0–999 grid.
+func glmGrid(t *testing.T, p *vphone.Phone, s string) string {
+	t.Helper()
+	b, ok := p.Bounds(s)
+	if !ok {
+		b, ok = p.BoundsOfText(s)
+	}
+	if !ok {
+		t.Fatalf("no %q on the phone", s)
+	}
+	w, h := p.Size()
+	c := b.Min.Add(b.Max).Div(2)
+	return fmt.Sprintf("[%d,%d]", c.X*1000/w, c.Y*1000/h)
+}
+
+// `tandem run --dialect autoglm` sends what Open-AutoGLM's client sends
+// (phone_agent/agent.py, model/client.py): the dated Chinese system prompt,
+// the screenshot as PNG before the text, the task and current_app on the
+// first turn, "** Screen Info **" later, the model's own earlier replies as
+// assistant turns, only the newest screenshot, no UI tree, and the
+// reference sampling.
+func TestRunSpeaksAutoGLM(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	replies := []string{}
+	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		st := phone.State()
+		var rep string
+		switch {
+		case st.Foreground != vphone.PkgCounter:
+			rep = `<think>先打开计数器。</think><answer>do(action="Launch", app="` + vphone.PkgCounter + `")</answer>`
+		case st.Counter < 1:
+			rep = `<think>点 +1。</think><answer>do(action="Tap", element=` + glmGrid(t, phone, "+1") + `)</answer>`
+		default:
+			rep = `<think>完成。</think><answer>finish(message="计数器显示 1。")</answer>`
+		}
+		replies = append(replies, rep)
+		return modeltest.Reply{Content: rep}
+	})
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "让计数器显示 1", "--dialect", "autoglm", "--base-url", srv.URL, "--model", "autoglm-phone", "--data-dir", t.TempDir()},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	first, last := reqs[0], reqs[2]
+	msgs := first.Chat.Messages
+	if len(msgs) != 2 || msgs[0].Role != "system" || !strings.HasPrefix(msgs[0].Content, "今天的日期是: ") ||
+		!strings.Contains(msgs[0].Content, "必须遵循的规则：") {
+		t.Fatalf("first request's system turn: %+v", msgs)
+	}
+	parts := msgs[1].MultiContent
+	if len(parts) != 2 || parts[0].Type != openai.ChatMessagePartTypeImageURL || !strings.HasPrefix(parts[0].ImageURL.URL, "data:image/png;base64,") ||
+		!strings.HasPrefix(parts[1].Text, "让计数器显示 1\n\n{\"current_app\": ") {
+		t.Fatalf("first user turn: %+v", parts)
+	}
+	if strings.Contains(first.Text(), "\"b\":[") || strings.Contains(first.Text(), "UI state") {
+		t.Fatal("the UI tree was sent to AutoGLM")
+	}
+	// Step 3: system, user, assistant (reply 1), user, assistant (reply 2), user.
+	lm := last.Chat.Messages
+	if len(lm) != 6 || lm[2].Role != "assistant" || lm[4].Role != "assistant" {
+		t.Fatalf("step 3 turn layout: %d messages", len(lm))
+	}
+	if lm[2].Content != replies[0] || lm[4].Content != replies[1] {
+		t.Fatalf("earlier replies not replayed verbatim:\n%q\n%q", lm[2].Content, lm[4].Content)
+	}
+	if n := len(last.Images()); n != 1 {
+		t.Fatalf("step 3 carries %d screenshots, want the newest only", n)
+	}
+	if txt := lm[5].MultiContent[len(lm[5].MultiContent)-1].Text; !strings.HasPrefix(txt, "** Screen Info **\n\n{\"current_app\": \""+vphone.PkgCounter+"\"}") {
+		t.Fatalf("step 3 user text %q", txt)
+	}
+	if !strings.Contains(string(last.Body), `"temperature":0,`) || !strings.Contains(string(last.Body), `"top_p":0.85`) {
+		t.Fatalf("reference sampling not sent: %.200s", last.Body)
+	}
+}
