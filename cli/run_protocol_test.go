@@ -11,6 +11,7 @@ import (
 
 	"tandem/engine/device/vphone"
 	"tandem/engine/device/vphone/vphonetest"
+	"tandem/engine/model"
 	"tandem/engine/model/modeltest"
 )
 
@@ -93,5 +94,71 @@ func TestRunSpeaksAutoGLM(t *testing.T) {
 	}
 	if !strings.Contains(string(last.Body), `"temperature":0,`) || !strings.Contains(string(last.Body), `"top_p":0.85`) {
 		t.Fatalf("reference sampling not sent: %.200s", last.Body)
+	}
+}
+
+// `tandem run --dialect uitars --variant 1.5` sends what UI-TARS-desktop's
+// SDK sends (packages/ui-tars/sdk/src/utils.ts): no system message, the
+// phone template ending in "## User Instruction" plus the task as the first
+// user message, each screenshot (PNG) a user message of its own, the
+// model's earlier replies as assistant turns, at most 5 screenshots.
+func TestRunSpeaksUITARS(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	h, w, err := model.SmartResize(800, 360, 28, 100*28*28, 16384*28*28)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replies []string
+	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		rep := "Thought: 完成。\nAction: finished(content='计数器显示 3。')"
+		if phone.State().Counter < 3 {
+			b, ok := phone.Bounds("+1")
+			if !ok {
+				b, _ = phone.BoundsOfText("+1")
+			}
+			c := b.Min.Add(b.Max).Div(2)
+			rep = fmt.Sprintf("Thought: 点 +1。\nAction: click(start_box='<|box_start|>(%d,%d)<|box_end|>')", c.X*w/360, c.Y*h/800)
+		}
+		replies = append(replies, rep)
+		return modeltest.Reply{Content: rep}
+	})
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "让计数器显示 3", "--dialect", "uitars", "--variant", "1.5", "--base-url", srv.URL, "--model", "ui-tars-1.5-7b",
+		"--data-dir", t.TempDir()}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	last := reqs[3].Chat.Messages
+	if last[0].Role != "user" || !strings.HasSuffix(last[0].Content, "## User Instruction\n让计数器显示 3") {
+		t.Fatalf("first message %q", last[0].Content)
+	}
+	var assistant []string
+	for _, m := range last {
+		if m.Role == "system" {
+			t.Fatal("UI-TARS got a system message")
+		}
+		if m.Role == "assistant" {
+			assistant = append(assistant, m.Content)
+		}
+		if len(m.MultiContent) > 0 && (len(m.MultiContent) != 1 || !strings.HasPrefix(m.MultiContent[0].ImageURL.URL, "data:image/png;base64,")) {
+			t.Fatalf("a screenshot turn carries more than one PNG: %+v", m.MultiContent)
+		}
+	}
+	if strings.Join(assistant, "|") != strings.Join(replies[:3], "|") {
+		t.Fatalf("assistant turns %q, replies %q", assistant, replies[:3])
+	}
+	if n := len(reqs[3].Images()); n != 4 {
+		t.Fatalf("step 4 carries %d screenshots, want 4 (one per step, up to 5)", n)
+	}
+	if !strings.Contains(string(reqs[0].Body), `"max_tokens":65535`) || !strings.Contains(string(reqs[0].Body), `"top_p":0.7`) {
+		t.Fatalf("UI-TARS-1.5 sampling not sent: %.200s", reqs[0].Body)
 	}
 }

@@ -99,25 +99,6 @@ func deviceWord(supported []action.Type) string {
 	return "phone"
 }
 
-// Build implements model.Dialect with UI-TARS's mobile/computer action space.
-func (u UITARS) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
-	pt := "click(start_box='(x1,y1)')"
-	if u.Variant == "doubao" {
-		pt = "click(point='<point>x1 y1</point>')"
-	}
-	lang := "English"
-	if hasCJK(in.Goal) {
-		lang = "Chinese"
-	}
-	sys := "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.\n\n" +
-		"## Output Format\n```\nThought: ...\nAction: ...\n```\n\n## Action Space\n" + pt + "\n" +
-		"long_press(start_box='(x1,y1)')\ntype(content='') # end with \\n to submit\nscroll(start_box='(x1,y1)', direction='down or up or right or left')\n" +
-		"drag(start_box='(x1,y1)', end_box='(x2,y2)')\nhotkey(key='')\nopen_app(app_name='')\npress_home()\npress_back()\nwait()\n" +
-		"finished(content='xxx') # say what was done\ncall_user() # ask the person\n\n## Note\n- Use " + lang + " in `Thought` part.\n" +
-		"- Write a small plan and finally summarize your next action (with its target element) in one sentence in `Thought` part."
-	return model.Prompt{Messages: messages(sys, userText(in, compact, false), shots)}
-}
-
 // Build implements model.Dialect with seed 003's prompt.
 func (j JSON) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
 	zh := hasCJK(in.Goal)

@@ -27,6 +27,17 @@ func requestCases() []requestCase {
 	return []requestCase{
 		{"autoglm", "", "autoglm-phone", "phone", glm},
 		{"autoglm", "", "autoglm-phone-9b-multilingual", "phone", glm},
+		{"uitars", "1.0", "ui-tars-7b-sft", "phone", "bytedance/UI-TARS README_v1.md (mobile template); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
+		{"uitars", "1.0", "ui-tars-7b-sft", "desktop", "bytedance/UI-TARS README_v1.md (computer template); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
+		{"uitars", "1.5", "ui-tars-1.5-7b", "phone", "bytedance/UI-TARS README_v1.md (mobile template), README_coordinates.md; UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
+		{"uitars", "1.5", "ui-tars-1.5-7b", "desktop", "bytedance/UI-TARS-desktop apps/ui-tars/src/main/agent/prompts.ts (getSystemPromptV1_5), packages/ui-tars/sdk/src/utils.ts, Model.ts"},
+		{"uitars", "doubao", "doubao-1.5-ui-tars-250328", "phone", "bytedance/UI-TARS codes/ui_tars/prompt.py (MOBILE_USE_DOUBAO); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
+		{"uitars", "doubao", "doubao-1.5-ui-tars-250328", "desktop", "bytedance/UI-TARS codes/ui_tars/prompt.py (COMPUTER_USE_DOUBAO); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
+		{"tools", "abs", "qwen2.5-vl-72b-instruct", "phone", "QwenLM/Qwen2.5-VL cookbooks/utils/agent_function_call.py (MobileUse: pixels of the resized image, resolution stated)"},
+		{"tools", "abs", "qwen2.5-vl-72b-instruct", "desktop", "QwenLM/Qwen2.5-VL cookbooks/utils/agent_function_call.py (ComputerUse: pixels of the resized image, resolution stated)"},
+		{"tools", "rel1000", "gpt-4o", "phone", "Tandem's own OpenAI tool-calling format (no official agent client)"},
+		{"tools", "rel999", "qwen3-vl-plus", "phone", "QwenLM/Qwen3-VL cookbooks/mobile_agent.ipynb (0-999 grid)"},
+		{"json", "abs", "qwen2.5vl:7b", "phone", "Tandem's own one-step JSON for small local models (no official client)"},
 	}
 }
 
@@ -67,11 +78,11 @@ func requestInputs(c requestCase, d model.Dialect) (step1, step3 model.Input, sh
 		{N: 1, Actions: []action.Action{tap}, Result: "done by the person", ByPerson: true},
 	}
 	step3.Notes = []string{"The person took over control. They have handed control back to you: look at the current screen and continue."}
-	keep := max(1, d.ImageBudget().KeepLast)
+	// The planner pairs earlier screenshots with the model's own steps
+	// only back to the person's step: after a hand-back only the current
+	// screen goes (chatPlanner.previousShots).
 	shots1 = []model.EncodedImage{fakeShot(d, screen, 1)}
-	for i := 0; i < min(keep, 2); i++ {
-		shots3 = append(shots3, fakeShot(d, screen, i+1))
-	}
+	shots3 = []model.EncodedImage{fakeShot(d, screen, 3)}
 	return
 }
 
@@ -80,6 +91,17 @@ func replyFor(c requestCase) string {
 	switch c.dialect {
 	case "autoglm":
 		return "<think>先打开微信。</think><answer>do(action=\"Launch\", app=\"微信\")</answer>"
+	case "uitars":
+		if c.variant == "doubao" && c.kind == "desktop" {
+			return "Thought: 双击桌面上的微信图标打开它。\nAction: left_double(point='<point>27 81</point>')"
+		}
+		if c.variant == "doubao" {
+			return "Thought: 先打开微信。\nAction: click(point='<point>111 358</point>')"
+		}
+		if c.kind == "desktop" {
+			return "Thought: 双击桌面上的微信图标打开它。\nAction: left_double(start_box='<|box_start|>(52,88)<|box_end|>')"
+		}
+		return "Thought: 先打开微信。\nAction: click(start_box='<|box_start|>(120,860)<|box_end|>')"
 	}
 	return ""
 }

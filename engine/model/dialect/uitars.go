@@ -23,16 +23,18 @@ const (
 // Name implements model.Dialect.
 func (UITARS) Name() string { return "uitars" }
 
-// ImageBudget implements model.Dialect (UI-TARS-desktop's limits).
+// ImageBudget implements model.Dialect with UI-TARS-desktop's limits
+// (packages/ui-tars/shared/src/constants/vlm.ts: MAX_PIXELS per version,
+// MAX_IMAGE_LENGTH = 5; the SDK sends PNG).
 func (u UITARS) ImageBudget() model.ImageBudget {
 	switch u.Variant {
 	case "1.0":
-		return model.ImageBudget{MaxPixels: 2700 * 28 * 28, Format: "jpeg", KeepLast: 3, Always: true}
+		return model.ImageBudget{MaxPixels: 2700 * 28 * 28, Format: "png", KeepLast: 5, Always: true}
 	case "doubao":
-		return model.ImageBudget{MaxPixels: 5120 * 28 * 28, Format: "jpeg", KeepLast: 3, Always: true}
+		return model.ImageBudget{MaxPixels: 5120 * 28 * 28, Format: "png", KeepLast: 5, Always: true}
 	}
 	return model.ImageBudget{MaxPixels: tarsMaxPixels, MinPixels: tarsMinPixels, Factor: tarsFactor,
-		Format: "jpeg", KeepLast: 3, Always: true}
+		Format: "png", KeepLast: 5, Always: true}
 }
 
 // StreamDone implements model.Dialect: several actions may follow one
