@@ -98,3 +98,18 @@ func TestPresetSampling(t *testing.T) {
 		}
 	}
 }
+
+// TestQwenPresetsInPixels: Qwen2.5-VL's own agent tool answers in pixels of
+// the resized image whose resolution the prompt states (QwenLM/Qwen2.5-VL
+// cookbooks/utils/agent_function_call.py), so its presets use "abs".
+func TestQwenPresetsInPixels(t *testing.T) {
+	for _, name := range []string{"dashscope", "ollama"} {
+		p, err := PresetByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Variant != "abs" {
+			t.Errorf("%s (%s): variant %q, want abs", name, p.Model, p.Variant)
+		}
+	}
+}
