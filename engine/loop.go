@@ -82,6 +82,10 @@ type loopState struct {
 	// what that call cost until a step has shown it.
 	callFrame string
 	callUsage *model.Usage
+	// callSalvaged and callCached flag the newest call's decision the same
+	// way, for the step that shows it.
+	callSalvaged string
+	callCached   bool
 	// currentEl is the element the current action aims at (nil: none known),
 	// read once for the policy and the plan the UI draws.
 	currentEl *Element
@@ -488,8 +492,10 @@ func (l *loopState) planned(p *planResult) {
 	l.usage = l.usage.Add(p.plan.Usage)
 	u := p.plan.Usage
 	l.callFrame, l.callUsage = p.file, &u
+	l.callSalvaged, l.callCached = p.plan.Salvaged, p.plan.Cached
 	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
-		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds()})
+		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
+		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached})
 	l.emitUsage()
 	acts, err := l.accept(p.plan.Actions)
 	if err != nil {
@@ -697,8 +703,8 @@ func (l *loopState) actionDone(res *actResult) {
 	l.setResult(result)
 	l.r.rec.add(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
 	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms,
-		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage}})
-	l.callUsage = nil
+		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached}})
+	l.callUsage, l.callSalvaged, l.callCached = nil, "", false
 	l.emitUsage()
 	if res.err != nil && errors.Is(res.err, device.ErrGone) {
 		l.lost(res.err)

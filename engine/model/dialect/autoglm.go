@@ -34,8 +34,11 @@ var glmCallRe = regexp.MustCompile(`(?:^|[^A-Za-z_])(do\s*\(\s*action\s*=|finish
 // Parse implements model.Dialect.
 func (AutoGLM) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 	raw := r.Content
-	s := boxTokens.Replace(raw)
+	s, fenced := unfence(boxTokens.Replace(raw))
 	var salv []string
+	if fenced {
+		salv = append(salv, "removed the code fence around the reply")
+	}
 	// The action lives after </think> (or in <answer>) when tags are there,
 	// so a call quoted in the thinking is never executed.
 	thought := ""
@@ -92,8 +95,9 @@ type errf string
 func (e errf) Error() string { return string(e) }
 
 func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error) {
+	// The prompt's grid ends at 999; 1000, its far edge, is the last pixel
+	// as on every grid (newMapper), anything beyond is refused.
 	m := newMapper(Rel1000, g)
-	m.limitX, m.limitY, m.unitStr = 999, 999, "the 0–999 grid"
 	m.trunc = true
 	pt := func(key string) (int, int, error) {
 		v, ok := c.args[key]

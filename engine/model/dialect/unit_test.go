@@ -166,3 +166,74 @@ func TestGLMSwipeDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestParserAdditions: forms the official and popular parsers read
+// (UI-TARS-desktop packages/ui-tars/action-parser, Qwen's mobile_use, the
+// AutoGLM clients). A reply read by repairing its form says so (Salvaged).
+func TestParserAdditions(t *testing.T) {
+	desk := action.Size{W: 1920, H: 1080}
+	tests := []struct {
+		name, dialect, variant string
+		screen, image          action.Size
+		reply                  string
+		want                   string // actions, or "error: …"
+		thought                string // when non-empty, the thought read
+		salvaged               bool
+	}{
+		{"tars Action after text on the same line", "uitars", "1.0", desk, action.Size{},
+			"Thought: 点击搜索框。 Action: click(start_box='(500,500)')", "tap(960,540)", "点击搜索框。", true},
+		{"tars code fence", "uitars", "1.0", desk, action.Size{},
+			"```\nThought: open it\nAction: click(start_box='(100,100)')\n```", "tap(192,108)", "open it", true},
+		{"tars type(text=) alias", "uitars", "1.0", desk, action.Size{},
+			"Thought: type\nAction: type(text='hello')", `type("hello")`, "", true},
+		{"tars O1 Thought block", "uitars", "1.0", desk, action.Size{},
+			"<Thought>The button is at the top.</Thought>\nAction_Summary: click it\nAction: click(start_box='(100,100)')\n</Output>", "tap(192,108)", "The button is at the top.", false},
+		{"tars upper edge clamps", "uitars", "1.0", desk, action.Size{},
+			"Action: click(start_box='(1000,1000)')", "tap(1919,1079)", "", false},
+		{"tools bare JSON action", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			`{"action":"click","coordinate":[546,1204]}`, "tap(540,1200)", "", true},
+		{"tools fenced bare JSON", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			"I will go back.\n```json\n{\"action\": \"system_button\", \"button\": \"Back\"}\n```", "key(back)", "I will go back.", true},
+		{"tools bare mobile_use call", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			`{"name": "mobile_use", "arguments": {"action": "type", "text": "你好"}}`, `type("你好")`, "", true},
+		{"tools abs upper edge clamps", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			`<tool_call>{"name":"mobile_use","arguments":{"action":"click","coordinate":[1092,2408]}}</tool_call>`, "tap(1079,2399)", "", false},
+		{"glm code fence", "autoglm", "", phone, action.Size{},
+			"```\ndo(action=\"Back\")\n```", "key(back)", "", true},
+		{"glm upper edge clamps", "autoglm", "", phone, action.Size{},
+			`do(action="Tap", element=[1000,1000])`, "tap(1079,2399)", "", false},
+		{"glm past the edge is refused", "autoglm", "", phone, action.Size{},
+			`do(action="Tap", element=[1001,10])`, "is outside the 0–1000 grid", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(tc.dialect, tc.variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := d.Parse(model.Reply{Content: tc.reply}, model.Geometry{Screen: tc.screen, Image: tc.image})
+			got := ""
+			if err != nil {
+				got = "error: " + err.Error()
+			} else {
+				var s []string
+				for _, a := range p.Actions {
+					s = append(s, a.String())
+				}
+				got = strings.Join(s, " | ")
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+			if err != nil {
+				return
+			}
+			if tc.thought != "" && p.Thought != tc.thought {
+				t.Errorf("thought %q, want %q", p.Thought, tc.thought)
+			}
+			if (p.Salvaged != "") != tc.salvaged {
+				t.Errorf("salvaged %q, want salvaged=%v", p.Salvaged, tc.salvaged)
+			}
+		})
+	}
+}
