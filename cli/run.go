@@ -16,6 +16,7 @@ import (
 	"tandem/engine/device/adb"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
+	"tandem/engine/observe"
 )
 
 // runRun is `tandem run`: a headless run on one phone with live progress.
@@ -39,6 +40,12 @@ func runRun(ctx context.Context, env Env) int {
 	fs.Func("temperature", "sampling temperature (default: the dialect's reference, 0 for most)", floatFlag(&own.Temperature, 0, 2))
 	fs.Func("top-p", "nucleus sampling top_p (default: the dialect's reference)", floatFlag(&own.TopP, 0.001, 1))
 	fs.IntVar(&own.MaxTokens, "max-tokens", 0, "reply token limit (default: the dialect's reference)")
+	var popt model.PlannerOptions
+	fs.IntVar(&popt.ContextTokens, "context-tokens", 0, "the model's context length; the history sent is trimmed to fit (default 32768)")
+	fs.IntVar(&popt.VerbatimSteps, "verbatim-steps", 0, "recent steps shown in full; older ones are summarized (default 3)")
+	fs.BoolVar(&popt.SmallModel, "vision-on-demand", false, "send a screenshot only when the UI tree is not enough (tools and json dialects)")
+	fs.BoolVar(&popt.UITree, "ui-tree", false, "the model also reads the compact UI tree as text (tools dialect)")
+	actionCache := fs.Bool("action-cache", false, "reuse a decision for an identical screen at the same step (each reuse is marked in the record)")
 	if err := fs.Parse(env.Args); err != nil {
 		return ExitUsage
 	}
@@ -61,6 +68,13 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
+	if *actionCache {
+		popt.Cache = observe.NewActionCache[model.Plan](0)
+	}
+	if popt.ContextTokens < 0 || popt.VerbatimSteps < 0 {
+		fmt.Fprintln(env.Stderr, "run: --context-tokens and --verbatim-steps cannot be negative")
+		return ExitUsage
+	}
 	if *dataDir == "" {
 		if c, err := os.UserCacheDir(); err == nil {
 			*dataDir = filepath.Join(c, "tandem", "runs")
@@ -79,7 +93,7 @@ func runRun(ctx context.Context, env Env) int {
 	}
 	reqs := make(chan engine.Request, 4)
 	pr := &progress{env: env, json: *asJSON}
-	r, err := engine.New(engine.Config{Goal: *goal, Device: phone, Planner: model.NewPlanner(client, d, model.PlannerOptions{}),
+	r, err := engine.New(engine.Config{Goal: *goal, Device: phone, Planner: model.NewPlanner(client, d, popt),
 		DataDir: *dataDir, Settings: engine.Settings{Budget: engine.Budget{Steps: *maxSteps}, Policy: engine.DefaultPolicy(),
 			// The policy's label check ("Pay ¥99") needs the screen's tree.
 			UITree: phone.Capabilities().UITree,

@@ -162,3 +162,27 @@ func TestRunSpeaksUITARS(t *testing.T) {
 		t.Fatalf("UI-TARS-1.5 sampling not sent: %.200s", reqs[0].Body)
 	}
 }
+
+// The compact UI tree goes to the tools dialect only when --ui-tree says
+// the model reads it; the planner flags are accepted.
+func TestRunUITreeFlag(t *testing.T) {
+	for _, withTree := range []bool{false, true} {
+		phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+		if err := phone.Launch(vphone.PkgCounter); err != nil {
+			t.Fatal(err)
+		}
+		srv := modeltest.New(t, toolReply("", "finish", `{"summary":"ok","success":true}`))
+		args := []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial, "--goal", "look",
+			"--base-url", srv.URL, "--data-dir", t.TempDir(), "--context-tokens", "8192", "--verbatim-steps", "2", "--action-cache"}
+		if withTree {
+			args = append(args, "--ui-tree")
+		}
+		var out, errOut syncBuffer
+		if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}); code != ExitOK {
+			t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+		}
+		if got := strings.Contains(srv.Requests()[0].Text(), `"text":"+1"`); got != withTree {
+			t.Fatalf("--ui-tree=%v: UI tree sent %v:\n%s", withTree, got, srv.Requests()[0].Text())
+		}
+	}
+}
