@@ -26,6 +26,8 @@ import (
 
 	"tandem/app/mirror"
 	"tandem/engine"
+	"tandem/engine/model"
+	"tandem/engine/observe"
 	"tandem/internal/version"
 )
 
@@ -86,6 +88,8 @@ type App struct {
 	loadWarning string
 	mirrorSrv   *mirror.Server
 	gestures    liveGestures // live touches, put back together for the run
+	// cache is the action cache runs share when their profile enables it.
+	cache *observe.ActionCache[model.Plan]
 }
 
 // Notifier sends events to the UI (Wails' event bus in the window).

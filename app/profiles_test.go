@@ -150,3 +150,31 @@ func TestProfileSamplingReachesTheServer(t *testing.T) {
 		t.Error("temperature 3 accepted")
 	}
 }
+
+// TestProfilePlannerSettings: the model settings that live in the library
+// (context length and history budget, vision on demand, the UI tree as
+// text, the action cache) are a profile's settings, validated and handed to
+// the planner; the action cache is shared by the app's runs.
+func TestProfilePlannerSettings(t *testing.T) {
+	a := testApp(t)
+	p, err := a.SaveProfile(Profile{Name: "q", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5vl:7b", Dialect: "tools",
+		ContextTokens: 8192, VisionOnDemand: true, UITree: true, ActionCache: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := a.Profiles()
+	if len(stored) != 1 || stored[0].ContextTokens != 8192 || !stored[0].VisionOnDemand || !stored[0].UITree || !stored[0].ActionCache {
+		t.Fatalf("stored %+v", stored)
+	}
+	o := a.plannerOptions(p)
+	if o.ContextTokens != 8192 || !o.SmallModel || !o.UITree || o.Cache == nil || a.plannerOptions(p).Cache != o.Cache {
+		t.Fatalf("planner options %+v", o)
+	}
+	p.ActionCache = false
+	if a.plannerOptions(p).Cache != nil {
+		t.Fatal("cache on for a profile without it")
+	}
+	if _, err := a.SaveProfile(Profile{Name: "x", BaseURL: "http://h/v1", Model: "m", Dialect: "tools", ContextTokens: 100}, ""); err == nil {
+		t.Error("a 100-token context accepted")
+	}
+}
