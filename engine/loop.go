@@ -1004,7 +1004,13 @@ func (l *loopState) handBack(note string, region *Region) error {
 			acts = append(acts, in.a)
 		}
 	}
-	l.history = append(l.history, model.Step{N: l.calls, Actions: acts, Result: "done by the person", ByPerson: true})
+	step := model.Step{N: l.calls, Actions: acts, Result: "done by the person", ByPerson: true, Note: strings.TrimSpace(note)}
+	if region != nil {
+		// Device pixels: each dialect tells the model in its own grid.
+		r := image.Rect(region.X1, region.Y1, region.X2, region.Y2)
+		step.Region = &r
+	}
+	l.history = append(l.history, step)
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.note(words)
@@ -1017,6 +1023,9 @@ func (l *loopState) handBack(note string, region *Region) error {
 
 // describeManual tells the model, in words, what the person did.
 func describeManual(log []manualInput, asked, note string, region *Region) string {
+	// What the person did, their note and the region they marked are in
+	// the history step (model.Step), which the dialect writes in the
+	// model's own coordinates; this note only frames it.
 	var b strings.Builder
 	if asked != "" {
 		fmt.Fprintf(&b, "You asked the person to take over (%s). ", asked)
@@ -1032,25 +1041,10 @@ func describeManual(log []manualInput, asked, note string, region *Region) strin
 	if ok == 0 {
 		b.WriteString("They made no input through Tandem.")
 	} else {
-		fmt.Fprintf(&b, "While in control they did %d thing(s):", ok)
-		i := 0
-		for _, in := range log {
-			if in.err != nil {
-				continue
-			}
-			i++
-			fmt.Fprintf(&b, " %d) %s;", i, describeAction(in.a))
-		}
-		s := strings.TrimSuffix(b.String(), ";")
-		b.Reset()
-		b.WriteString(s)
-		b.WriteString(".")
+		fmt.Fprintf(&b, "Their %d input(s) are the last step of the history.", ok)
 	}
-	if strings.TrimSpace(note) != "" {
-		fmt.Fprintf(&b, " Their note: %q.", strings.TrimSpace(note))
-	}
-	if region != nil {
-		fmt.Fprintf(&b, " They marked the screen region from (%d,%d) to (%d,%d).", region.X1, region.Y1, region.X2, region.Y2)
+	if strings.TrimSpace(note) != "" || region != nil {
+		b.WriteString(" Read their note and marked region there.")
 	}
 	b.WriteString(" They have handed control back to you: look at the current screen and continue.")
 	return b.String()

@@ -45,6 +45,11 @@ type Step struct {
 	Reply string `json:"reply,omitempty"`
 	// App is the foreground app on the screen the step was decided on.
 	App string `json:"app,omitempty"`
+	// Note and Region are what the person added when handing back: their
+	// words and the screen region they marked (device pixels; each dialect
+	// tells the model in its own grid).
+	Note   string           `json:"note,omitempty"`
+	Region *image.Rectangle `json:"region,omitempty"`
 }
 
 // Input is everything a Planner needs for one call.

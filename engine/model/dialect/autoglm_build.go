@@ -191,8 +191,16 @@ func glmPersonNote(s model.Step, screen action.Size, zh bool) string {
 	for _, a := range s.Actions {
 		calls = append(calls, glmCall(a, screen))
 	}
-	if len(calls) == 0 {
-		return pick(zh, "Tandem: the person took over the phone and made no input.", "Tandem：用户接管了手机，没有进行操作。")
+	out := pick(zh, "Tandem: the person took over the phone and made no input.", "Tandem：用户接管了手机，没有进行操作。")
+	if len(calls) > 0 {
+		out = pick(zh, "Tandem: the person took over the phone and did: ", "Tandem：用户接管了手机，执行了：") + strings.Join(calls, pick(zh, "; ", "；"))
 	}
-	return pick(zh, "Tandem: the person took over the phone and did: ", "Tandem：用户接管了手机，执行了：") + strings.Join(calls, pick(zh, "; ", "；"))
+	if s.Note != "" {
+		out += pick(zh, " Their note: ", " 用户备注：") + s.Note
+	}
+	if r := s.Region; r != nil {
+		out += pick(zh, " They marked the region from ", " 用户标出的区域：从 ") + glmPoint(r.Min.X, r.Min.Y, screen) +
+			pick(zh, " to ", " 到 ") + glmPoint(r.Max.X, r.Max.Y, screen)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package dialect
 import (
 	"encoding/base64"
 	"fmt"
+	"math"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -23,8 +24,9 @@ func hasCJK(s string) bool {
 }
 
 // userText renders the goal, the history, the engine's notes and the compact
-// state as the text of the user turn.
-func userText(in model.Input, compact string, zh bool) string {
+// state as the text of the user turn. Actions are written in the model's
+// own coordinates (toGrid), never in device pixels.
+func userText(in model.Input, compact string, zh bool, grid gridFunc) string {
 	var b strings.Builder
 	label := func(en, cn string) string {
 		if zh {
@@ -38,13 +40,22 @@ func userText(in model.Input, compact string, zh bool) string {
 		for _, s := range in.History {
 			var acts []string
 			for _, a := range s.Actions {
-				acts = append(acts, a.String())
+				acts = append(acts, gridAction(a, grid).String())
 			}
 			who := ""
 			if s.ByPerson {
 				who = label(" (by the person)", "（由用户操作）")
 			}
-			fmt.Fprintf(&b, "%d.%s %s -> %s\n", s.N, who, strings.Join(acts, "; "), s.Result)
+			fmt.Fprintf(&b, "%d.%s %s -> %s", s.N, who, strings.Join(acts, "; "), s.Result)
+			if s.Note != "" {
+				fmt.Fprintf(&b, label(" (their note: %q)", "（用户备注：%q）"), s.Note)
+			}
+			if r := s.Region; r != nil {
+				x1, y1 := grid(r.Min.X, r.Min.Y)
+				x2, y2 := grid(r.Max.X, r.Max.Y)
+				fmt.Fprintf(&b, label(" (they marked the region (%d,%d)-(%d,%d))", "（用户标出的区域 (%d,%d)-(%d,%d)）"), x1, y1, x2, y2)
+			}
+			b.WriteString("\n")
 		}
 	}
 	for _, n := range in.Notes {
@@ -57,6 +68,50 @@ func userText(in model.Input, compact string, zh bool) string {
 		b.WriteString("\n" + label("UI state (elements by index, bounds in screen pixels):", "界面状态（元素索引与屏幕像素边界）：") + "\n" + compact + "\n")
 	}
 	return b.String()
+}
+
+// gridFunc maps a device pixel to the model's coordinates.
+type gridFunc func(x, y int) (int, int)
+
+// toGrid is the inverse of the parsers' mapping for a coordinate space:
+// device pixels to what the model would write. img is the size of the image
+// the model sees (abs); zero sizes leave points as they are.
+func toGrid(s Space, screen, img action.Size) gridFunc {
+	return func(x, y int) (int, int) {
+		if screen.W <= 0 || screen.H <= 0 {
+			return x, y
+		}
+		switch s {
+		case Rel999:
+			return int(math.Round(float64(x) * 999 / float64(screen.W))), int(math.Round(float64(y) * 999 / float64(screen.H)))
+		case Abs:
+			if img.W <= 0 || img.H <= 0 {
+				return x, y
+			}
+			return x * img.W / screen.W, y * img.H / screen.H
+		}
+		return x * 1000 / screen.W, y * 1000 / screen.H
+	}
+}
+
+// gridAction is a with its points in the model's coordinates.
+func gridAction(a action.Action, grid gridFunc) action.Action {
+	switch a.Type {
+	case action.Tap, action.DoubleTap, action.LongPress, action.RightClick, action.Scroll, action.Swipe, action.Drag:
+		a.X, a.Y = grid(a.X, a.Y)
+		if a.Type == action.Swipe || a.Type == action.Drag {
+			a.X2, a.Y2 = grid(a.X2, a.Y2)
+		}
+	}
+	return a
+}
+
+// lastSize is the size of the newest screenshot (zero when none).
+func lastSize(shots []model.EncodedImage) action.Size {
+	if len(shots) == 0 {
+		return action.Size{}
+	}
+	return shots[len(shots)-1].Size
 }
 
 // messages builds system + one user turn carrying the text and the images.
@@ -86,7 +141,8 @@ func (t Tools) Build(in model.Input, shots []model.EncodedImage, compact string)
 		last := shots[len(shots)-1].Size
 		sys += fmt.Sprintf(" The screen's resolution is %dx%d; coordinates are pixels of it.", last.W, last.H)
 	}
-	return model.Prompt{Messages: messages(sys, userText(in, compact, false), shots),
+	grid := toGrid(t.Coords, in.Observation.Screen, lastSize(shots))
+	return model.Prompt{Messages: messages(sys, userText(in, compact, false, grid), shots),
 		Tools: toolDefs(in.Supported, t.Coords), ToolChoice: "required"}
 }
 
@@ -112,5 +168,5 @@ launch: {"app": "name"}. finish: {"summary": "what was done"}. fail: {"reason": 
 优先使用界面状态中的元素索引：{"index": 3}。swipe：{"direction": "up|down|left|right"}。input：{"text": "...", "index": N}。
 launch：{"app": "应用名"}。finish：{"summary": "完成情况"}。fail：{"reason": "..."}。ask_user：{"question": "..."}。`
 	}
-	return model.Prompt{Messages: messages(sys, userText(in, compact, zh), shots)}
+	return model.Prompt{Messages: messages(sys, userText(in, compact, zh, toGrid(j.Coords, in.Observation.Screen, lastSize(shots))), shots)}
 }

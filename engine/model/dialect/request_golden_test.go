@@ -3,6 +3,7 @@ package dialect
 import (
 	"encoding/json"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -75,7 +76,8 @@ func requestInputs(c requestCase, d model.Dialect) (step1, step3 model.Input, sh
 	step3.Observation.App = app
 	step3.History = []model.Step{
 		{N: 1, Thought: "先打开微信。", Actions: []action.Action{launch}, Result: "ok", Reply: replyFor(c), App: ""},
-		{N: 1, Actions: []action.Action{tap}, Result: "done by the person", ByPerson: true},
+		{N: 1, Actions: []action.Action{tap}, Result: "done by the person", ByPerson: true, Note: "已登录",
+			Region: &image.Rectangle{Min: image.Pt(0, screen.H/2), Max: image.Pt(screen.W, screen.H)}},
 	}
 	step3.Notes = []string{"The person took over control. They have handed control back to you: look at the current screen and continue."}
 	// The planner pairs earlier screenshots with the model's own steps

@@ -223,12 +223,25 @@ func (g tarsGrid) replay(s model.Step) string {
 }
 
 func (g tarsGrid) personNote(s model.Step) string {
-	if len(s.Actions) == 0 {
-		return "the person took over the device and made no input."
+	out := "the person took over the device and made no input."
+	if len(s.Actions) > 0 {
+		var calls []string
+		for _, a := range s.Actions {
+			calls = append(calls, g.call(a))
+		}
+		out = "the person took over the device and did: " + strings.Join(calls, "; ")
 	}
-	var calls []string
-	for _, a := range s.Actions {
-		calls = append(calls, g.call(a))
+	if s.Note != "" {
+		out += " Their note: " + s.Note
 	}
-	return "the person took over the device and did: " + strings.Join(calls, "; ")
+	if r := s.Region; r != nil {
+		x1, y1 := g.xy(r.Min.X, r.Min.Y)
+		x2, y2 := g.xy(r.Max.X, r.Max.Y)
+		if g.doubao {
+			out += fmt.Sprintf(" They marked the region <bbox>%d %d %d %d</bbox>", x1, y1, x2, y2)
+		} else {
+			out += fmt.Sprintf(" They marked the region (%d,%d,%d,%d)", x1, y1, x2, y2)
+		}
+	}
+	return out
 }
