@@ -138,7 +138,7 @@ func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error
 		x2, y2, err := pt("end")
 		return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: glmSwipeMs(x, y, x2, y2)}}, err
 	case "type", "type name":
-		return []action.Action{{Type: action.TypeText, Text: c.args["text"]}}, nil
+		return []action.Action{{Type: action.TypeText, Text: c.args["text"], Clear: true}}, nil
 	case "launch":
 		return []action.Action{{Type: action.Launch, App: c.args["app"]}}, nil
 	case "back":

@@ -237,3 +237,14 @@ func TestParserAdditions(t *testing.T) {
 		})
 	}
 }
+
+// TestGLMTypeClears: AutoGLM's prompt tells it a Type replaces the field's
+// text, so its Type asks the device to clear the field first.
+func TestGLMTypeClears(t *testing.T) {
+	for _, r := range []string{`do(action="Type", text="你好")`, `do(action="Type_Name", text="张三")`} {
+		p, err := AutoGLM{}.Parse(model.Reply{Content: r}, model.Geometry{Screen: phone})
+		if err != nil || !p.Actions[0].Clear {
+			t.Errorf("%s: %+v %v", r, p.Actions, err)
+		}
+	}
+}
