@@ -86,6 +86,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	cfg.explicit()
 	oc.HTTPClient = &sampledBody{s: cfg.Sampling, next: &doer{next: cfg.HTTP}}
 	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc), tokens: tk}, nil
 }

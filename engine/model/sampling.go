@@ -2,7 +2,6 @@ package model
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -106,16 +105,21 @@ func (d *sampledBody) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model client: reading the request body: %w", err)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		return nil, fmt.Errorf("model client: request body is not a JSON object: %w", err)
+	// The keys are appended before the closing brace: no decoding of a
+	// body that is mostly screenshot (NewClient keeps go-openai from
+	// writing any of them, so none is repeated).
+	end := bytes.LastIndexByte(body, '}')
+	if len(body) == 0 || body[0] != '{' || end < 0 {
+		return nil, fmt.Errorf("model client: request body is not a JSON object")
 	}
-	for k, v := range keys {
-		m[k] = v
+	var out bytes.Buffer
+	out.Grow(len(body) + 128)
+	out.Write(body[:end])
+	for _, kv := range keys {
+		out.WriteString(`,"` + kv[0] + `":` + kv[1])
 	}
-	if body, err = json.Marshal(m); err != nil {
-		return nil, err
-	}
+	out.Write(body[end:])
+	body = out.Bytes()
 	r2 := req.Clone(req.Context())
 	r2.Body = io.NopCloser(bytes.NewReader(body))
 	r2.ContentLength = int64(len(body))
@@ -123,19 +127,33 @@ func (d *sampledBody) Do(req *http.Request) (*http.Response, error) {
 	return d.next.Do(r2)
 }
 
-// keys are the JSON values of the fields set.
-func (s Sampling) keys() map[string]json.RawMessage {
-	out := map[string]json.RawMessage{}
+// keys are the JSON keys and values of the fields set, in a fixed order.
+func (s Sampling) keys() [][2]string {
+	var out [][2]string
 	f := func(k string, v *float32) {
 		if v != nil {
-			out[k] = json.RawMessage(strconv.FormatFloat(float64(*v), 'g', -1, 32))
+			out = append(out, [2]string{k, strconv.FormatFloat(float64(*v), 'g', -1, 32)})
 		}
 	}
 	f("temperature", s.Temperature)
 	f("top_p", s.TopP)
-	f("frequency_penalty", s.FrequencyPenalty)
 	if s.MaxTokens > 0 {
-		out["max_tokens"] = json.RawMessage(strconv.Itoa(s.MaxTokens))
+		out = append(out, [2]string{"max_tokens", strconv.Itoa(s.MaxTokens)})
 	}
+	f("frequency_penalty", s.FrequencyPenalty)
 	return out
+}
+
+// explicit folds ClientConfig's own MaxTokens and Temperature into the
+// sampling (Sampling wins) and clears them, so go-openai never writes a key
+// the body rewrite adds.
+func (c *ClientConfig) explicit() {
+	if c.Sampling.Temperature == nil && c.Temperature != 0 {
+		t := c.Temperature
+		c.Sampling.Temperature = &t
+	}
+	if c.Sampling.MaxTokens == 0 {
+		c.Sampling.MaxTokens = c.MaxTokens
+	}
+	c.Temperature, c.MaxTokens = 0, 0
 }

@@ -1,8 +1,12 @@
 package model
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"tandem/engine/model/modeltest"
@@ -111,5 +115,43 @@ func TestQwenPresetsInPixels(t *testing.T) {
 		if p.Variant != "abs" {
 			t.Errorf("%s (%s): variant %q, want abs", name, p.Model, p.Variant)
 		}
+	}
+}
+
+type nopDoer struct{}
+
+func (nopDoer) Do(req *http.Request) (*http.Response, error) {
+	_, _ = io.Copy(io.Discard, req.Body)
+	return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("{}"))}, nil
+}
+
+// BenchmarkSampledBody is the cost of writing the sampling keys into a
+// request carrying one phone screenshot (about 1.5 MB of base64).
+func BenchmarkSampledBody(b *testing.B) {
+	img := strings.Repeat("A", 1_500_000)
+	body := []byte(`{"model":"m","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + img + `"}}]}],"stream":true}`)
+	d := &sampledBody{s: DefaultSampling("autoglm", ""), next: nopDoer{}}
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1/v1/chat/completions", bytes.NewReader(body))
+		if _, err := d.Do(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestSamplingKeysNeverRepeat: ClientConfig's own Temperature and MaxTokens
+// go out once, through the same explicit keys (a repeated key is read
+// differently by different servers).
+func TestSamplingKeysNeverRepeat(t *testing.T) {
+	s := modeltest.New(t, modeltest.Reply{Content: "ok"})
+	c := newTestClient(t, s.URL, func(c *ClientConfig) { c.Temperature, c.MaxTokens = 0.5, 100 })
+	if _, err := c.Call(context.Background(), userPrompt("hi"), false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	body := string(s.Requests()[0].Body)
+	if strings.Count(body, `"temperature"`) != 1 || strings.Count(body, `"max_tokens"`) != 1 ||
+		!strings.Contains(body, `"temperature":0.5`) || !strings.Contains(body, `"max_tokens":100`) {
+		t.Fatalf("body %s", body)
 	}
 }
