@@ -27,6 +27,8 @@ import (
 	"tandem/app/mirror"
 	"tandem/engine"
 	"tandem/engine/device/adb"
+	"tandem/engine/model"
+	"tandem/engine/observe"
 	"tandem/internal/datadir"
 	"tandem/internal/version"
 )
@@ -86,6 +88,8 @@ type App struct {
 	restored    []adb.Restored // phones whose keyboard the start-up gave back
 	mirrorSrv   *mirror.Server
 	gestures    liveGestures // live touches, put back together for the run
+	// cache is the action cache runs share when their profile enables it.
+	cache *observe.ActionCache[model.Plan]
 }
 
 // Notifier sends events to the UI (Wails' event bus in the window).

@@ -271,5 +271,5 @@ func (a *App) StartRun(deviceID, goal string) (engine.Snapshot, error) {
 	}
 	ctx, cancel := a.callCtx(30 * time.Second)
 	defer cancel()
-	return a.runs.Start(ctx, deviceID, goal, model.NewPlanner(c, d, model.PlannerOptions{}), EngineSettings(set, p))
+	return a.runs.Start(ctx, deviceID, goal, model.NewPlanner(c, d, a.plannerOptions(p)), EngineSettings(set, p))
 }

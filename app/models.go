@@ -8,6 +8,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"tandem/engine/model"
+	"tandem/engine/observe"
 )
 
 // PresetInfo is a provider preset as the settings screen lists it.
@@ -38,7 +39,29 @@ func clientFor(p Profile, key string, timeout time.Duration, retries int, prices
 		key = "none" // local servers accept any key; go-openai needs one
 	}
 	return model.NewClient(model.ClientConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model,
-		Timeout: timeout, Retries: retries, Prices: prices})
+		Timeout: timeout, Retries: retries, Prices: prices, Sampling: p.sampling()})
+}
+
+// plannerOptions are the profile's planner settings; runs of profiles with
+// the action cache share the app's one cache.
+func (a *App) plannerOptions(p Profile) model.PlannerOptions {
+	o := model.PlannerOptions{ContextTokens: p.ContextTokens, SmallModel: p.VisionOnDemand, UITree: p.UITree}
+	if p.ActionCache {
+		a.mu.Lock()
+		if a.cache == nil {
+			a.cache = observe.NewActionCache[model.Plan](0)
+		}
+		o.Cache = a.cache
+		a.mu.Unlock()
+	}
+	return o
+}
+
+// sampling is what the profile's requests send: its model family's
+// reference values, with the profile's own on top.
+func (p Profile) sampling() model.Sampling {
+	return model.DefaultSampling(p.Dialect, p.Variant).Over(model.Sampling{
+		Temperature: p.Temperature, TopP: p.TopP, MaxTokens: p.MaxTokens})
 }
 
 // TestResult is what "Test connection" reports.

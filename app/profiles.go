@@ -50,6 +50,18 @@ func (p Profile) validate() (Profile, error) {
 	if !found {
 		return p, fmt.Errorf("the %s format has no variant %q", p.Dialect, p.Variant)
 	}
+	if t := p.Temperature; t != nil && (*t < 0 || *t > 2) {
+		return p, fmt.Errorf("temperature %g is outside 0–2", *t)
+	}
+	if t := p.TopP; t != nil && (*t <= 0 || *t > 1) {
+		return p, fmt.Errorf("top_p %g must be above 0 and at most 1", *t)
+	}
+	if p.ContextTokens != 0 && (p.ContextTokens < 2048 || p.ContextTokens > 10_000_000) {
+		return p, fmt.Errorf("context length %d is not a model's context (2048 or more; 0 keeps 32768)", p.ContextTokens)
+	}
+	if p.MaxTokens < 0 {
+		return p, errors.New("max tokens cannot be negative (0 keeps the model's default)")
+	}
 	return p, nil
 }
 

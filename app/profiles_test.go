@@ -106,3 +106,75 @@ func TestTestProfileAgainstARealServer(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 }
+
+// TestProfileSamplingReachesTheServer: a profile's requests carry its model
+// family's reference sampling, zeros included, and a custom profile's own
+// temperature, top_p and max tokens replace them.
+func TestProfileSamplingReachesTheServer(t *testing.T) {
+	t3, p9 := float32(0.3), float32(0.9)
+	cases := []struct {
+		name string
+		p    Profile
+		want string
+	}{
+		{"autoglm reference", Profile{Dialect: "autoglm"},
+			`"max_tokens":3000,"frequency_penalty":0.2}`},
+		{"custom values", Profile{Dialect: "tools", Temperature: &t3, TopP: &p9, MaxTokens: 512},
+			`"max_tokens":512}`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := modeltest.New(t, modeltest.Reply{Content: "OK"})
+			a := testApp(t)
+			p := tc.p
+			p.Name, p.BaseURL, p.Model = "m", srv.URL, "m"
+			p, err := a.SaveProfile(p, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res, err := a.TestProfile(p.ID); err != nil || !res.OK {
+				t.Fatalf("%+v %v", res, err)
+			}
+			body := string(srv.Requests()[0].Body)
+			if !strings.Contains(body, tc.want) {
+				t.Errorf("body %s lacks %s", body, tc.want)
+			}
+			want := map[string]string{"autoglm reference": `"temperature":0,"top_p":0.85`, "custom values": `"temperature":0.3,"top_p":0.9`}[tc.name]
+			if !strings.Contains(body, want) {
+				t.Errorf("body %s lacks %s", body, want)
+			}
+		})
+	}
+	bad := float32(3)
+	if _, err := testApp(t).SaveProfile(Profile{Name: "x", BaseURL: "http://h/v1", Model: "m", Dialect: "tools", Temperature: &bad}, ""); err == nil {
+		t.Error("temperature 3 accepted")
+	}
+}
+
+// TestProfilePlannerSettings: the model settings that live in the library
+// (context length and history budget, vision on demand, the UI tree as
+// text, the action cache) are a profile's settings, validated and handed to
+// the planner; the action cache is shared by the app's runs.
+func TestProfilePlannerSettings(t *testing.T) {
+	a := testApp(t)
+	p, err := a.SaveProfile(Profile{Name: "q", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5vl:7b", Dialect: "tools",
+		ContextTokens: 8192, VisionOnDemand: true, UITree: true, ActionCache: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := a.Profiles()
+	if len(stored) != 1 || stored[0].ContextTokens != 8192 || !stored[0].VisionOnDemand || !stored[0].UITree || !stored[0].ActionCache {
+		t.Fatalf("stored %+v", stored)
+	}
+	o := a.plannerOptions(p)
+	if o.ContextTokens != 8192 || !o.SmallModel || !o.UITree || o.Cache == nil || a.plannerOptions(p).Cache != o.Cache {
+		t.Fatalf("planner options %+v", o)
+	}
+	p.ActionCache = false
+	if a.plannerOptions(p).Cache != nil {
+		t.Fatal("cache on for a profile without it")
+	}
+	if _, err := a.SaveProfile(Profile{Name: "x", BaseURL: "http://h/v1", Model: "m", Dialect: "tools", ContextTokens: 100}, ""); err == nil {
+		t.Error("a 100-token context accepted")
+	}
+}

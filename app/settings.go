@@ -55,6 +55,21 @@ type Profile struct {
 	Dialect   string `json:"dialect"`
 	Variant   string `json:"variant"`
 	KeyMasked string `json:"key_masked"`
+	// Temperature, TopP and MaxTokens override the model family's
+	// reference sampling (model.DefaultSampling); nil / 0 keep it.
+	Temperature *float32 `json:"temperature,omitempty"`
+	TopP        *float32 `json:"top_p,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	// ContextTokens is the model's context length: the history sent is
+	// trimmed to fit it (0: 32768).
+	ContextTokens int `json:"context_tokens,omitempty"`
+	// VisionOnDemand lets a step go without a screenshot when the UI tree
+	// says enough (tools and json); UITree sends the compact UI tree to a
+	// tools model that reads text; ActionCache reuses a decision for an
+	// identical screen at the same step of the same goal (marked as such).
+	VisionOnDemand bool `json:"vision_on_demand,omitempty"`
+	UITree         bool `json:"ui_tree,omitempty"`
+	ActionCache    bool `json:"action_cache,omitempty"`
 }
 
 // DefaultSettings follow the OS for language and theme.

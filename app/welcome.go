@@ -255,6 +255,13 @@ func guessDialect(modelName string) (dialect, variant string) {
 		return "uitars", "1.0"
 	case strings.Contains(m, "autoglm"):
 		return "autoglm", ""
+	case strings.Contains(m, "qwen2.5-vl"), strings.Contains(m, "qwen2.5vl"), strings.Contains(m, "qwen2_5_vl"):
+		// Qwen2.5-VL's agent tool answers in pixels of the resized image
+		// (QwenLM/Qwen2.5-VL cookbooks/utils/agent_function_call.py).
+		return "tools", "abs"
+	case strings.Contains(m, "qwen3-vl"), strings.Contains(m, "qwen3vl"):
+		// Qwen3-VL's cookbook states a 999x999 screen (cookbooks/mobile_agent.ipynb).
+		return "tools", "rel999"
 	}
 	return "tools", "rel1000"
 }

@@ -103,7 +103,9 @@ func TestGuessDialect(t *testing.T) {
 		{"bytedance/ui-tars-7b-sft", "uitars", "1.0"},
 		{"doubao-1.5-ui-tars-250328", "uitars", "doubao"},
 		{"autoglm-phone-9b", "autoglm", ""},
-		{"qwen2.5-vl:7b", "tools", "rel1000"},
+		{"qwen2.5-vl:7b", "tools", "abs"}, // Qwen2.5-VL's agent tool: pixels of the resized image
+		{"qwen2.5vl:7b", "tools", "abs"},
+		{"Qwen/Qwen3-VL-8B-Instruct", "tools", "rel999"}, // Qwen3-VL cookbook: the 0-999 grid
 		{"", "tools", "rel1000"},
 	}
 	for _, c := range cases {

@@ -17,6 +17,7 @@ import (
 	"tandem/engine/device/adb"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
+	"tandem/engine/observe"
 	"tandem/internal/datadir"
 )
 
@@ -38,6 +39,16 @@ func runRun(ctx context.Context, env Env) int {
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
 	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
 	timeout := fs.Duration("timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
+	var own model.Sampling
+	fs.Func("temperature", "sampling temperature (default: the dialect's reference, 0 for most)", floatFlag(&own.Temperature, 0, 2))
+	fs.Func("top-p", "nucleus sampling top_p (default: the dialect's reference)", floatFlag(&own.TopP, 0.001, 1))
+	fs.IntVar(&own.MaxTokens, "max-tokens", 0, "reply token limit (default: the dialect's reference)")
+	var popt model.PlannerOptions
+	fs.IntVar(&popt.ContextTokens, "context-tokens", 0, "the model's context length; the history sent is trimmed to fit (default 32768)")
+	fs.IntVar(&popt.VerbatimSteps, "verbatim-steps", 0, "recent steps shown in full; older ones are summarized (default 3)")
+	fs.BoolVar(&popt.SmallModel, "vision-on-demand", false, "send a screenshot only when the UI tree is not enough (tools and json dialects)")
+	fs.BoolVar(&popt.UITree, "ui-tree", false, "the model also reads the compact UI tree as text (tools dialect)")
+	actionCache := fs.Bool("action-cache", false, "reuse a decision for an identical screen at the same step (each reuse is marked in the record)")
 	if err := fs.Parse(env.Args); err != nil {
 		return ExitUsage
 	}
@@ -54,12 +65,20 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	client, err := model.NewClient(model.ClientConfig{BaseURL: *base, APIKey: os.Getenv("TANDEM_API_KEY"), Model: *mdl, Prices: model.DefaultPrices()})
+	client, err := model.NewClient(model.ClientConfig{BaseURL: *base, APIKey: os.Getenv("TANDEM_API_KEY"), Model: *mdl, Prices: model.DefaultPrices(),
+		Sampling: model.DefaultSampling(*dia, *variant).Over(own)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
 	shared := datadir.Dir(os.Getenv)
+	if *actionCache {
+		popt.Cache = observe.NewActionCache[model.Plan](0)
+	}
+	if popt.ContextTokens < 0 || popt.VerbatimSteps < 0 {
+		fmt.Fprintln(env.Stderr, "run: --context-tokens and --verbatim-steps cannot be negative")
+		return ExitUsage
+	}
 	if *dataDir == "" {
 		*dataDir = filepath.Join(shared, "runs") // where the app keeps its records too
 	}
@@ -81,7 +100,7 @@ func runRun(ctx context.Context, env Env) int {
 	}
 	reqs := make(chan engine.Request, 4)
 	pr := &progress{env: env, json: *asJSON}
-	r, err := engine.New(engine.Config{Goal: *goal, Device: phone, Planner: model.NewPlanner(client, d, model.PlannerOptions{}),
+	r, err := engine.New(engine.Config{Goal: *goal, Device: phone, Planner: model.NewPlanner(client, d, popt),
 		DataDir: *dataDir, Settings: engine.Settings{Budget: engine.Budget{Steps: *maxSteps}, Policy: engine.DefaultPolicy(),
 			// The policy's label check ("Pay ¥99") needs the screen's tree.
 			UITree: phone.Capabilities().UITree,
@@ -131,6 +150,20 @@ func runRun(ctx context.Context, env Env) int {
 		case req := <-reqs:
 			answerRequest(ctx, env, r, req, lines)
 		}
+	}
+}
+
+// floatFlag parses a float flag within [lo, hi] into *dst, so an unset
+// flag stays nil (the dialect's reference value) and 0 can be asked for.
+func floatFlag(dst **float32, lo, hi float64) func(string) error {
+	return func(v string) error {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 32)
+		if err != nil || f < lo || f > hi {
+			return fmt.Errorf("want a number from %g to %g", lo, hi)
+		}
+		g := float32(f)
+		*dst = &g
+		return nil
 	}
 }
 

@@ -89,6 +89,11 @@ func TestRunDrivesVirtualPhone(t *testing.T) {
 	if got := srv.Requests()[0].Header.Get("Authorization"); got != "Bearer sk-cli-test" {
 		t.Fatalf("authorization %q", got)
 	}
+	// The tools dialect's reference sampling goes out explicitly: a
+	// temperature of 0 left out would let the server sample at 1.
+	if body := string(srv.Requests()[0].Body); !strings.Contains(body, `"temperature":0,`) && !strings.HasSuffix(body, `"temperature":0}`) {
+		t.Fatalf("request does not send temperature 0: %.300s", body)
+	}
 }
 
 // A payment waits for the person on the terminal: a reason denies it (the
@@ -123,7 +128,9 @@ func TestRunAsksBeforePaying(t *testing.T) {
 
 func TestRunUsage(t *testing.T) {
 	for _, args := range [][]string{{"run"}, {"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--adb-port", "0"},
-		{"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "extra"}} {
+		{"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "extra"},
+		{"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--temperature", "3"},
+		{"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--top-p", "0"}} {
 		var out, errOut syncBuffer
 		if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}); code != ExitUsage {
 			t.Fatalf("%v: exit %d", args, code)

@@ -103,6 +103,11 @@ type StepEvent struct {
 	Frame string `json:"frame,omitempty"`
 	// Usage is what the call cost; only the first action of a call has it.
 	Usage *model.Usage `json:"usage,omitempty"`
+	// Salvaged says what the dialect repaired to read the call's reply;
+	// Cached marks a decision reused from the action cache rather than
+	// made by the model. Like Usage, on the call's first action only.
+	Salvaged string `json:"salvaged,omitempty"`
+	Cached   bool   `json:"cached,omitempty"`
 }
 
 // TodoStatus is an item's place in the plan.

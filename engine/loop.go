@@ -82,6 +82,10 @@ type loopState struct {
 	// what that call cost until a step has shown it.
 	callFrame string
 	callUsage *model.Usage
+	// callSalvaged and callCached flag the newest call's decision the same
+	// way, for the step that shows it.
+	callSalvaged string
+	callCached   bool
 	// currentEl is the element the current action aims at (nil: none known),
 	// read once for the policy and the plan the UI draws.
 	currentEl *Element
@@ -361,6 +365,12 @@ func (l *loopState) plan(reason string) {
 	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree) })
 }
 
+// currentApper is a device that can name its foreground app (adb phones);
+// the model is told it (AutoGLM's current_app) and the record keeps it.
+type currentApper interface {
+	CurrentApp(ctx context.Context) (string, error)
+}
+
 // observeAndPlan is the Planning worker: look at the screen (unless the
 // loop already has a fresh frame from the stability wait), then ask the
 // model once.
@@ -397,6 +407,12 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 			return
 		}
 		tree = b
+	}
+	if a, ok := r.dev.(currentApper); ok {
+		// Best effort: a step is planned without the name rather than not at all.
+		if name, err := a.CurrentApp(ctx); err == nil {
+			res.obs.App = name
+		}
 	}
 	res.frame, res.print, res.tree = frame, print, tree
 	if !res.obs.Secure {
@@ -481,8 +497,10 @@ func (l *loopState) planned(p *planResult) {
 	l.usage = l.usage.Add(p.plan.Usage)
 	u := p.plan.Usage
 	l.callFrame, l.callUsage = p.file, &u
+	l.callSalvaged, l.callCached = p.plan.Salvaged, p.plan.Cached
 	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
-		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds()})
+		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
+		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached})
 	l.emitUsage()
 	acts, err := l.accept(p.plan.Actions)
 	if err != nil {
@@ -492,7 +510,8 @@ func (l *loopState) planned(p *planResult) {
 	l.parseRetried = false
 	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
 	l.thought = p.plan.Thought
-	l.history = append(l.history, model.Step{N: l.calls, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...)})
+	l.history = append(l.history, model.Step{N: l.calls, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...),
+		Reply: p.plan.Raw, App: p.obs.App})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.doneActs, l.current, l.queue = nil, nil, acts
@@ -692,8 +711,8 @@ func (l *loopState) actionDone(res *actResult) {
 	l.setResult(result)
 	l.r.rec.add(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
 	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms,
-		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage}})
-	l.callUsage = nil
+		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached}})
+	l.callUsage, l.callSalvaged, l.callCached = nil, "", false
 	l.emitUsage()
 	if res.err != nil && errors.Is(res.err, device.ErrGone) {
 		l.lost(res.err)
@@ -993,7 +1012,13 @@ func (l *loopState) handBack(note string, region *Region) error {
 			acts = append(acts, in.a)
 		}
 	}
-	l.history = append(l.history, model.Step{N: l.calls, Actions: acts, Result: "done by the person", ByPerson: true})
+	step := model.Step{N: l.calls, Actions: acts, Result: "done by the person", ByPerson: true, Note: strings.TrimSpace(note)}
+	if region != nil {
+		// Device pixels: each dialect tells the model in its own grid.
+		r := image.Rect(region.X1, region.Y1, region.X2, region.Y2)
+		step.Region = &r
+	}
+	l.history = append(l.history, step)
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.note(words)
@@ -1006,6 +1031,9 @@ func (l *loopState) handBack(note string, region *Region) error {
 
 // describeManual tells the model, in words, what the person did.
 func describeManual(log []manualInput, asked, note string, region *Region) string {
+	// What the person did, their note and the region they marked are in
+	// the history step (model.Step), which the dialect writes in the
+	// model's own coordinates; this note only frames it.
 	var b strings.Builder
 	if asked != "" {
 		fmt.Fprintf(&b, "You asked the person to take over (%s). ", asked)
@@ -1021,25 +1049,10 @@ func describeManual(log []manualInput, asked, note string, region *Region) strin
 	if ok == 0 {
 		b.WriteString("They made no input through Tandem.")
 	} else {
-		fmt.Fprintf(&b, "While in control they did %d thing(s):", ok)
-		i := 0
-		for _, in := range log {
-			if in.err != nil {
-				continue
-			}
-			i++
-			fmt.Fprintf(&b, " %d) %s;", i, describeAction(in.a))
-		}
-		s := strings.TrimSuffix(b.String(), ";")
-		b.Reset()
-		b.WriteString(s)
-		b.WriteString(".")
+		fmt.Fprintf(&b, "Their %d input(s) are the last step of the history.", ok)
 	}
-	if strings.TrimSpace(note) != "" {
-		fmt.Fprintf(&b, " Their note: %q.", strings.TrimSpace(note))
-	}
-	if region != nil {
-		fmt.Fprintf(&b, " They marked the screen region from (%d,%d) to (%d,%d).", region.X1, region.Y1, region.X2, region.Y2)
+	if strings.TrimSpace(note) != "" || region != nil {
+		b.WriteString(" Read their note and marked region there.")
 	}
 	b.WriteString(" They have handed control back to you: look at the current screen and continue.")
 	return b.String()

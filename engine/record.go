@@ -79,6 +79,8 @@ type Entry struct {
 	Actions     []action.Action `json:"actions,omitempty"`
 	Usage       *model.Usage    `json:"usage,omitempty"`
 	Error       string          `json:"error,omitempty"`
+	Salvaged    string          `json:"salvaged,omitempty"` // what the dialect repaired in the reply
+	Cached      bool            `json:"cached,omitempty"`   // reused from the action cache, no model call
 
 	// action, stable, manual
 	N      int            `json:"n,omitempty"`

@@ -161,9 +161,11 @@ func TestScenarioCaptchaTakeOver(t *testing.T) {
 	if res.State != Done || !res.Success {
 		t.Fatalf("result %+v", res)
 	}
+	// What the person did, their note and region reach the model in its
+	// own grid (tools rel1000: 0-1000), never in device pixels.
 	mustContain(t, "the prompt after hand back", s.request(2).Text(),
-		fmt.Sprintf("tapped at (%d,%d)", field.X, field.Y), `typed "K7M2P" and submitted`,
-		"typed the code from the picture", "from (20,170) to (190,240)")
+		fmt.Sprintf("tap(%d,%d)", field.X*1000/g.w, field.Y*1000/g.h), `type("K7M2P")`, "typed the code from the picture",
+		fmt.Sprintf("(%d,%d)-(%d,%d)", 20*1000/g.w, 170*1000/g.h, 190*1000/g.w, 240*1000/g.h))
 	if m := s.ev.kinds(KindManual); len(m) != 2 || m[0].Manual.Before == "" || m[1].Manual.After == "" {
 		t.Fatalf("manual events %+v", m)
 	}

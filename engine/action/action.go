@@ -46,22 +46,24 @@ var All = []Type{Tap, DoubleTap, LongPress, Swipe, Drag, RightClick, Scroll, Typ
 
 // Action is one canonical action. Only the fields its Type uses are set.
 type Action struct {
-	Type      Type     `json:"type"`
-	X         int      `json:"x,omitempty"`
-	Y         int      `json:"y,omitempty"`
-	X2        int      `json:"x2,omitempty"`
-	Y2        int      `json:"y2,omitempty"`
-	Ms        int      `json:"ms,omitempty"`
-	Direction string   `json:"direction,omitempty"`
-	Text      string   `json:"text,omitempty"`
-	Submit    bool     `json:"submit,omitempty"`
-	Key       string   `json:"key,omitempty"`
-	Keys      []string `json:"keys,omitempty"`
-	App       string   `json:"app,omitempty"`
-	Summary   string   `json:"summary,omitempty"`
-	Success   *bool    `json:"success,omitempty"`
-	Reason    string   `json:"reason,omitempty"`
-	Question  string   `json:"question,omitempty"`
+	Type      Type   `json:"type"`
+	X         int    `json:"x,omitempty"`
+	Y         int    `json:"y,omitempty"`
+	X2        int    `json:"x2,omitempty"`
+	Y2        int    `json:"y2,omitempty"`
+	Ms        int    `json:"ms,omitempty"`
+	Direction string `json:"direction,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Submit    bool   `json:"submit,omitempty"`
+	// Clear empties the focused field before typing (AutoGLM's Type).
+	Clear    bool     `json:"clear,omitempty"`
+	Key      string   `json:"key,omitempty"`
+	Keys     []string `json:"keys,omitempty"`
+	App      string   `json:"app,omitempty"`
+	Summary  string   `json:"summary,omitempty"`
+	Success  *bool    `json:"success,omitempty"`
+	Reason   string   `json:"reason,omitempty"`
+	Question string   `json:"question,omitempty"`
 	// Sensitive carries the model's own reason to ask the person first.
 	Sensitive string `json:"sensitive,omitempty"`
 	// Element is the compact-state index the model targeted; nil when none.

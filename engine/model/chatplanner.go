@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/observe"
@@ -33,6 +34,11 @@ type PlannerOptions struct {
 	// Cache, when non-nil, reuses decisions for identical screens at the
 	// same step of the same goal. Reuses come back with Plan.Cached set.
 	Cache *observe.ActionCache[Plan]
+	// UITree says the model reads the compact UI tree as text: it is then
+	// sent to a screenshot dialect too (tools). Dialects built on it
+	// (TreeReader) always get it; AutoGLM and UI-TARS were trained on
+	// screenshots alone and never do.
+	UITree bool
 }
 
 // NewPlanner makes the Planner the engine uses: observe (screenshot budget,
@@ -192,8 +198,14 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 	}
 
 	in.History, in.Notes = p.window(in.History, in.Notes)
+	if in.Model == "" {
+		in.Model = p.client.Model()
+	}
+	if in.Now.IsZero() {
+		in.Now = time.Now()
+	}
 	compactJSON := ""
-	if compact != nil {
+	if compact != nil && (readsTree(p.dialect) || p.opt.UITree || len(shots) == 0) {
 		compactJSON = compact.JSON()
 	}
 	prompt := p.dialect.Build(in, shots, compactJSON)
@@ -258,14 +270,16 @@ func (p *chatPlanner) window(h []Step, notes []string) ([]Step, []string) {
 		return h, notes
 	}
 	tk := p.client.tokens
-	full := func(i int) int { return tk.Count(h[i].Thought) + short(h[i], tk) }
+	// A step shown in full carries its thought and the model's reply as
+	// written (replayed verbatim by turn-based dialects).
+	full := func(i int) int { return tk.Count(h[i].Thought) + tk.Count(h[i].Reply) + short(h[i], tk) }
 	sh := func(i int) int { return short(h[i], tk) }
 	from, fullFrom := observe.Window(len(h), p.opt.VerbatimSteps, observe.HistoryBudget(p.opt.ContextTokens), full, sh)
 	out := make([]Step, 0, len(h)-from)
 	for i := from; i < len(h); i++ {
 		s := h[i]
 		if i < fullFrom {
-			s.Thought = ""
+			s.Thought, s.Reply = "", ""
 		}
 		out = append(out, s)
 	}
@@ -281,6 +295,15 @@ func short(s Step, tk *observe.Tokens) int {
 		n += tk.Count(a.String())
 	}
 	return n
+}
+
+// TreeReader is a dialect whose prompt is built on the compact UI tree
+// (json); the others get it only as PlannerOptions.UITree says.
+type TreeReader interface{ ReadsUITree() bool }
+
+func readsTree(d Dialect) bool {
+	t, ok := d.(TreeReader)
+	return ok && t.ReadsUITree()
 }
 
 func imagePoint(s action.Size) image.Point { return image.Pt(s.W, s.H) }

@@ -24,6 +24,7 @@ import (
 type lineDialect struct{ budget ImageBudget }
 
 func (lineDialect) Name() string               { return "line" }
+func (lineDialect) ReadsUITree() bool          { return true }
 func (d lineDialect) ImageBudget() ImageBudget { return d.budget }
 func (lineDialect) StreamDone(p string) bool   { return strings.Contains(p, "\n") }
 
@@ -204,5 +205,39 @@ func TestPlannerAuthError(t *testing.T) {
 	pl := NewPlanner(newTestClient(t, s.URL, nil), lineDialect{vlmBudget()}, PlannerOptions{})
 	if _, err := pl.Plan(context.Background(), Input{Goal: "g", Observation: testObservation(t)}, nil); !errors.Is(err, ErrAuth) {
 		t.Fatalf("err %v", err)
+	}
+}
+
+// screenDialect reads screenshots only, like autoglm, uitars and tools.
+type screenDialect struct{ lineDialect }
+
+func (screenDialect) ReadsUITree() bool { return false }
+
+// TestPlannerSendsUITreeOnlyToDialectsThatReadIt: the compact UI tree
+// (bounds in device pixels) goes to a screenshot-only dialect only when the
+// profile says the model reads text, or when a step goes without a
+// screenshot; a dialect built on it (json) always gets it.
+func TestPlannerSendsUITreeOnlyToDialectsThatReadIt(t *testing.T) {
+	cases := []struct {
+		name string
+		d    Dialect
+		opt  PlannerOptions
+		want bool
+	}{
+		{"screenshot dialect", screenDialect{lineDialect{vlmBudget()}}, PlannerOptions{}, false},
+		{"screenshot dialect, model reads text", screenDialect{lineDialect{vlmBudget()}}, PlannerOptions{UITree: true}, true},
+		{"tree dialect", lineDialect{vlmBudget()}, PlannerOptions{}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := modeltest.New(t, modeltest.Reply{Content: "tap 1 1"})
+			pl := NewPlanner(newTestClient(t, s.URL, nil), tc.d, tc.opt)
+			if _, err := pl.Plan(context.Background(), Input{Goal: "g", Observation: testObservation(t)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Contains(s.Requests()[0].Text(), `"text":"邀请"`); got != tc.want {
+				t.Fatalf("UI tree sent: %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

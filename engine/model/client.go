@@ -53,6 +53,9 @@ type ClientConfig struct {
 	Backoff, MaxBackoff time.Duration
 	MaxTokens           int
 	Temperature         float32
+	// Sampling is sent explicitly in every request, zeros included; its
+	// fields win over MaxTokens and Temperature above.
+	Sampling Sampling
 	// NoStreamUsage leaves stream_options out of streamed requests, for
 	// servers that reject it.
 	NoStreamUsage bool
@@ -109,7 +112,8 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	}
 	oc := openai.DefaultConfig(cfg.APIKey)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &doer{next: cfg.HTTP}
+	cfg.explicit()
+	oc.HTTPClient = &sampledBody{s: cfg.Sampling, next: &doer{next: cfg.HTTP}}
 	return &Client{cfg: cfg, api: openai.NewClientWithConfig(oc), tokens: tk}, nil
 }
 

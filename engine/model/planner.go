@@ -39,6 +39,17 @@ type Step struct {
 	Actions  []action.Action `json:"actions,omitempty"`
 	Result   string          `json:"result,omitempty"` // "ok", or what went wrong
 	ByPerson bool            `json:"by_person,omitempty"`
+	// Reply is the model's reply as it wrote it (coordinates in its own
+	// grid): dialects replay it verbatim as the assistant turn. Empty for
+	// the person's steps and for records older than this field.
+	Reply string `json:"reply,omitempty"`
+	// App is the foreground app on the screen the step was decided on.
+	App string `json:"app,omitempty"`
+	// Note and Region are what the person added when handing back: their
+	// words and the screen region they marked (device pixels; each dialect
+	// tells the model in its own grid).
+	Note   string           `json:"note,omitempty"`
+	Region *image.Rectangle `json:"region,omitempty"`
 }
 
 // Input is everything a Planner needs for one call.
@@ -53,6 +64,12 @@ type Input struct {
 	StepsLeft int
 	// Supported lists the actions the device can do.
 	Supported []action.Type
+	// Model is the model's name as the server knows it; a dialect may pick
+	// its prompt by it (AutoGLM-Phone-9B vs -Multilingual).
+	Model string
+	// Now is the time of the step, for prompts that state the date (the
+	// planner sets it when zero).
+	Now time.Time
 }
 
 // Usage counts one call's tokens and cost.

@@ -242,3 +242,26 @@ func (d *Device) Launch(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+// AppLabel is the name people use for the app with package pkg (the first
+// name of the table above, "微信" for com.tencent.mm), else pkg itself.
+func AppLabel(pkg string) string {
+	for _, a := range apps {
+		for _, p := range a.pkgs {
+			if p == pkg {
+				return a.names[0]
+			}
+		}
+	}
+	return pkg
+}
+
+// CurrentApp names the foreground app as AppLabel does; "" when nothing
+// has focus. AutoGLM's prompt states it as current_app each step.
+func (d *Device) CurrentApp(ctx context.Context) (string, error) {
+	pkg, _, err := d.ForegroundApp(ctx)
+	if err != nil || pkg == "" {
+		return "", err
+	}
+	return AppLabel(pkg), nil
+}

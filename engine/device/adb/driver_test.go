@@ -586,3 +586,30 @@ func TestForwardAndRawSocket(t *testing.T) {
 		t.Fatalf("forward: %q %v", buf, err)
 	}
 }
+
+// A Type that asks for it (AutoGLM's, as Open-AutoGLM's client does:
+// phone_agent/adb/input.py clear_text then type) replaces what the field
+// held, with ADB Keyboard and, for plain text, without it.
+func TestDriverTypeClearsFirst(t *testing.T) {
+	t.Parallel()
+	for _, noKeyboard := range []bool{false, true} {
+		var opts []vphone.Option
+		if noKeyboard {
+			opts = append(opts, vphone.WithoutADBKeyboard())
+		}
+		r := startPhone(t, opts...)
+		ctx := ctx10(t)
+		if err := r.phone.Launch(vphone.PkgNotes); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.dev.Do(ctx, action.Action{Type: action.TypeText, Text: "old text"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.dev.Do(ctx, action.Action{Type: action.TypeText, Text: "new", Clear: true}); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.phone.State().Note; n != "new" {
+			t.Errorf("without ADB Keyboard %v: note %q, want %q", noKeyboard, n, "new")
+		}
+	}
+}

@@ -54,6 +54,11 @@ func (d *Device) Do(ctx context.Context, a action.Action) error {
 		}
 		return d.input(ctx, "input keyevent "+code)
 	case action.TypeText:
+		if a.Clear {
+			if err := d.clearField(ctx, a.Text); err != nil {
+				return err
+			}
+		}
 		return d.typeText(ctx, a.Text, a.Submit)
 	case action.Launch:
 		return d.Launch(ctx, a.App)

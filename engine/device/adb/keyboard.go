@@ -60,6 +60,26 @@ func (d *Device) typeText(ctx context.Context, text string, submit bool) error {
 	return err
 }
 
+// clearDels is how many characters the fallback clear deletes.
+const clearDels = 128
+
+// clearField empties the focused field before text is typed, as
+// Open-AutoGLM's client does (phone_agent/adb/input.py: ADB Keyboard's
+// ADB_CLEAR_TEXT). Without ADB Keyboard, plain text may still be typed:
+// the field is then emptied from its end, up to clearDels characters.
+func (d *Device) clearField(ctx context.Context, text string) error {
+	err := d.useKeyboard(ctx)
+	if err == nil {
+		_, err = d.run(ctx, "am broadcast -a ADB_CLEAR_TEXT")
+		return err
+	}
+	if !errors.Is(err, device.ErrNeedsKeyboard) || !plainASCII(text) {
+		return err
+	}
+	_, err = d.run(ctx, "input keyevent 123 "+strings.TrimSpace(strings.Repeat("67 ", clearDels)))
+	return err
+}
+
 // plainASCII reports whether `input text` can type s (printable ASCII and newlines).
 func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

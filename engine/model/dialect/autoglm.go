@@ -16,10 +16,11 @@ type AutoGLM struct{}
 // Name implements model.Dialect.
 func (AutoGLM) Name() string { return "autoglm" }
 
-// ImageBudget implements model.Dialect: the reference keeps one full-size
-// screenshot; GLM-4.1V sees 28-px patches up to 12,288·28² px.
+// ImageBudget implements model.Dialect: the reference sends one full-size
+// PNG screenshot, the newest (Open-AutoGLM phone_agent/adb/screenshot.py,
+// model/client.py); GLM-4.1V sees 28-px patches up to 12,288·28² px.
 func (AutoGLM) ImageBudget() model.ImageBudget {
-	return model.ImageBudget{MaxPixels: 1080 * 2400, Format: "jpeg", KeepLast: 1, Always: true}
+	return model.ImageBudget{MaxPixels: 1080 * 2400, Format: "png", KeepLast: 1, Always: true}
 }
 
 // StreamDone implements model.Dialect: the reply is complete once the action
@@ -33,8 +34,11 @@ var glmCallRe = regexp.MustCompile(`(?:^|[^A-Za-z_])(do\s*\(\s*action\s*=|finish
 // Parse implements model.Dialect.
 func (AutoGLM) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 	raw := r.Content
-	s := boxTokens.Replace(raw)
+	s, fenced := unfence(boxTokens.Replace(raw))
 	var salv []string
+	if fenced {
+		salv = append(salv, "removed the code fence around the reply")
+	}
 	// The action lives after </think> (or in <answer>) when tags are there,
 	// so a call quoted in the thinking is never executed.
 	thought := ""
@@ -91,8 +95,9 @@ type errf string
 func (e errf) Error() string { return string(e) }
 
 func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error) {
+	// The prompt's grid ends at 999; 1000, its far edge, is the last pixel
+	// as on every grid (newMapper), anything beyond is refused.
 	m := newMapper(Rel1000, g)
-	m.limitX, m.limitY, m.unitStr = 999, 999, "the 0–999 grid"
 	m.trunc = true
 	pt := func(key string) (int, int, error) {
 		v, ok := c.args[key]
@@ -124,16 +129,16 @@ func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error
 		return []action.Action{{Type: action.DoubleTap, X: x, Y: y}}, err
 	case "long press":
 		x, y, err := pt("element")
-		return []action.Action{{Type: action.LongPress, X: x, Y: y, Ms: longPressMs}}, err
+		return []action.Action{{Type: action.LongPress, X: x, Y: y, Ms: glmLongPressMs}}, err
 	case "swipe":
 		x, y, err := pt("start")
 		if err != nil {
 			return nil, err
 		}
 		x2, y2, err := pt("end")
-		return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: swipeMs}}, err
+		return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: glmSwipeMs(x, y, x2, y2)}}, err
 	case "type", "type name":
-		return []action.Action{{Type: action.TypeText, Text: c.args["text"]}}, nil
+		return []action.Action{{Type: action.TypeText, Text: c.args["text"], Clear: true}}, nil
 	case "launch":
 		return []action.Action{{Type: action.Launch, App: c.args["app"]}}, nil
 	case "back":
@@ -143,7 +148,7 @@ func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error
 	case "wait":
 		ms, ok := seconds(c.args["duration"])
 		if c.args["duration"] == "" {
-			ms, ok = waitMs, true
+			ms, ok = glmWaitMs, true
 		}
 		if !ok {
 			return nil, errf(`Wait needs duration="N seconds", got ` + c.args["duration"])
@@ -170,6 +175,22 @@ func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error
 		return []action.Action{{Type: action.Wait, Ms: 0, Text: name + ": " + v}}, nil
 	}
 	return nil, errf("unknown action " + name + "; use Launch, Tap, Type, Swipe, Long Press, Double Tap, Back, Home, Wait, Take_over, Interact, Note, Call_API or finish")
+}
+
+// Gesture timings of the reference client, Open-AutoGLM
+// phone_agent/adb/device.py (long_press duration_ms=3000; swipe duration
+// from the distance) and actions/handler.py (_handle_wait: "1 seconds"
+// when the model gives no duration).
+const (
+	glmLongPressMs = 3000
+	glmWaitMs      = 1000
+)
+
+// glmSwipeMs is the reference's swipe duration: the squared distance in
+// device pixels over 1000, held within 1000–2000 ms.
+func glmSwipeMs(x1, y1, x2, y2 int) int {
+	dx, dy := x2-x1, y2-y1
+	return max(1000, min((dx*dx+dy*dy)/1000, 2000))
 }
 
 func ptrTrue() *bool { t := true; return &t }

@@ -110,7 +110,9 @@ func newMapper(s Space, g model.Geometry) mapper {
 			img = g.Screen
 		}
 		m.sx, m.sy = float64(g.Screen.W)/float64(img.W), float64(g.Screen.H)/float64(img.H)
-		m.limitX, m.limitY, m.unitStr = float64(img.W-1), float64(img.H-1), "the "+img.String()+" image"
+		// The image's far edge (x = width) is read as its last pixel, the
+		// rule every grid follows (UI-TARS's parser clamps the same way).
+		m.limitX, m.limitY, m.unitStr = float64(img.W), float64(img.H), "the "+img.String()+" image"
 	default:
 		m.sx, m.sy = float64(g.Screen.W)/1000, float64(g.Screen.H)/1000
 		m.limitX, m.limitY, m.unitStr = 1000, 1000, "the 0–1000 grid"
@@ -151,6 +153,16 @@ const (
 	dragMs      = 800
 	waitMs      = 2000
 )
+
+// fenceLine is a line holding only a Markdown code fence (```, ```json).
+var fenceLine = regexp.MustCompile("(?m)^[ \t]*```[A-Za-z0-9_-]*[ \t]*$\n?")
+
+// unfence removes Markdown code-fence lines, reporting whether it did:
+// models often wrap the whole reply in one.
+func unfence(s string) (string, bool) {
+	out := fenceLine.ReplaceAllString(s, "")
+	return out, out != s
+}
 
 // fail builds the ParseError every parser returns.
 func fail(raw, format string, args ...any) error {

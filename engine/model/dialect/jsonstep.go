@@ -14,6 +14,10 @@ import (
 // Explicit coordinates are read in Coords (device pixels by default).
 type JSON struct{ Coords Space }
 
+// ReadsUITree implements model.TreeReader: the json dialect points at the
+// compact state's elements by index.
+func (JSON) ReadsUITree() bool { return true }
+
 // Name implements model.Dialect.
 func (JSON) Name() string { return "json" }
 

@@ -3,6 +3,7 @@ package dialect
 import (
 	"encoding/base64"
 	"fmt"
+	"math"
 	"strings"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -23,8 +24,9 @@ func hasCJK(s string) bool {
 }
 
 // userText renders the goal, the history, the engine's notes and the compact
-// state as the text of the user turn.
-func userText(in model.Input, compact string, zh bool) string {
+// state as the text of the user turn. Actions are written in the model's
+// own coordinates (toGrid), never in device pixels.
+func userText(in model.Input, compact string, zh bool, grid gridFunc) string {
 	var b strings.Builder
 	label := func(en, cn string) string {
 		if zh {
@@ -38,13 +40,22 @@ func userText(in model.Input, compact string, zh bool) string {
 		for _, s := range in.History {
 			var acts []string
 			for _, a := range s.Actions {
-				acts = append(acts, a.String())
+				acts = append(acts, gridAction(a, grid).String())
 			}
 			who := ""
 			if s.ByPerson {
 				who = label(" (by the person)", "（由用户操作）")
 			}
-			fmt.Fprintf(&b, "%d.%s %s -> %s\n", s.N, who, strings.Join(acts, "; "), s.Result)
+			fmt.Fprintf(&b, "%d.%s %s -> %s", s.N, who, strings.Join(acts, "; "), s.Result)
+			if s.Note != "" {
+				fmt.Fprintf(&b, label(" (their note: %q)", "（用户备注：%q）"), s.Note)
+			}
+			if r := s.Region; r != nil {
+				x1, y1 := grid(r.Min.X, r.Min.Y)
+				x2, y2 := grid(r.Max.X, r.Max.Y)
+				fmt.Fprintf(&b, label(" (they marked the region (%d,%d)-(%d,%d))", "（用户标出的区域 (%d,%d)-(%d,%d)）"), x1, y1, x2, y2)
+			}
+			b.WriteString("\n")
 		}
 	}
 	for _, n := range in.Notes {
@@ -57,6 +68,50 @@ func userText(in model.Input, compact string, zh bool) string {
 		b.WriteString("\n" + label("UI state (elements by index, bounds in screen pixels):", "界面状态（元素索引与屏幕像素边界）：") + "\n" + compact + "\n")
 	}
 	return b.String()
+}
+
+// gridFunc maps a device pixel to the model's coordinates.
+type gridFunc func(x, y int) (int, int)
+
+// toGrid is the inverse of the parsers' mapping for a coordinate space:
+// device pixels to what the model would write. img is the size of the image
+// the model sees (abs); zero sizes leave points as they are.
+func toGrid(s Space, screen, img action.Size) gridFunc {
+	return func(x, y int) (int, int) {
+		if screen.W <= 0 || screen.H <= 0 {
+			return x, y
+		}
+		switch s {
+		case Rel999:
+			return int(math.Round(float64(x) * 999 / float64(screen.W))), int(math.Round(float64(y) * 999 / float64(screen.H)))
+		case Abs:
+			if img.W <= 0 || img.H <= 0 {
+				return x, y
+			}
+			return x * img.W / screen.W, y * img.H / screen.H
+		}
+		return x * 1000 / screen.W, y * 1000 / screen.H
+	}
+}
+
+// gridAction is a with its points in the model's coordinates.
+func gridAction(a action.Action, grid gridFunc) action.Action {
+	switch a.Type {
+	case action.Tap, action.DoubleTap, action.LongPress, action.RightClick, action.Scroll, action.Swipe, action.Drag:
+		a.X, a.Y = grid(a.X, a.Y)
+		if a.Type == action.Swipe || a.Type == action.Drag {
+			a.X2, a.Y2 = grid(a.X2, a.Y2)
+		}
+	}
+	return a
+}
+
+// lastSize is the size of the newest screenshot (zero when none).
+func lastSize(shots []model.EncodedImage) action.Size {
+	if len(shots) == 0 {
+		return action.Size{}
+	}
+	return shots[len(shots)-1].Size
 }
 
 // messages builds system + one user turn carrying the text and the images.
@@ -86,7 +141,8 @@ func (t Tools) Build(in model.Input, shots []model.EncodedImage, compact string)
 		last := shots[len(shots)-1].Size
 		sys += fmt.Sprintf(" The screen's resolution is %dx%d; coordinates are pixels of it.", last.W, last.H)
 	}
-	return model.Prompt{Messages: messages(sys, userText(in, compact, false), shots),
+	grid := toGrid(t.Coords, in.Observation.Screen, lastSize(shots))
+	return model.Prompt{Messages: messages(sys, userText(in, compact, false, grid), shots),
 		Tools: toolDefs(in.Supported, t.Coords), ToolChoice: "required"}
 }
 
@@ -97,70 +153,6 @@ func deviceWord(supported []action.Type) string {
 		}
 	}
 	return "phone"
-}
-
-// Build implements model.Dialect with Tandem's own wording of AutoGLM-Phone's
-// action set and output contract.
-func (AutoGLM) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
-	zh := hasCJK(in.Goal)
-	sys := glmPromptEN
-	if zh {
-		sys = glmPromptZH
-	}
-	return model.Prompt{Messages: messages(sys, userText(in, compact, zh), shots)}
-}
-
-const glmPromptEN = `You are a phone-operating agent. Each turn you see the task, the steps so far and the current screenshot, and you answer with one action:
-<think>your short reasoning</think>
-<answer>the action</answer>
-Coordinates are on a grid from (0,0) at the top-left to (999,999) at the bottom-right.
-Actions:
-do(action="Launch", app="name") — open an app.
-do(action="Tap", element=[x,y]) — tap; add message="why" if the tap pays, sends, deletes or confirms something important.
-do(action="Type", text="text") — type into the focused field (Type_Name for names).
-do(action="Swipe", start=[x1,y1], end=[x2,y2]) — swipe.
-do(action="Long Press", element=[x,y]) / do(action="Double Tap", element=[x,y])
-do(action="Back") / do(action="Home")
-do(action="Wait", duration="2 seconds") — wait for loading.
-do(action="Take_over", message="why") — the person must act (log-in, captcha).
-do(action="Interact") — several options match; ask the person.
-do(action="Note", message="text") — remember something on this page.
-finish(message="what was done") — the task is complete.`
-
-const glmPromptZH = `你是操作手机的智能体。每一轮你会看到任务、已执行的步骤和当前截图，请只输出一个操作：
-<think>简短的思考</think>
-<answer>操作</answer>
-坐标以左上角 (0,0) 到右下角 (999,999) 的网格表示。
-可用操作：
-do(action="Launch", app="应用名") —— 启动应用。
-do(action="Tap", element=[x,y]) —— 点击；涉及支付、发送、删除或重要确认时加 message="原因"。
-do(action="Type", text="文本") —— 在当前输入框输入（人名用 Type_Name）。
-do(action="Swipe", start=[x1,y1], end=[x2,y2]) —— 滑动。
-do(action="Long Press", element=[x,y]) / do(action="Double Tap", element=[x,y])
-do(action="Back") / do(action="Home")
-do(action="Wait", duration="2 seconds") —— 等待加载。
-do(action="Take_over", message="原因") —— 需要用户接管（登录、验证码）。
-do(action="Interact") —— 有多个符合条件的选项，询问用户。
-do(action="Note", message="内容") —— 记录当前页面的信息。
-finish(message="完成情况") —— 任务完成。`
-
-// Build implements model.Dialect with UI-TARS's mobile/computer action space.
-func (u UITARS) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
-	pt := "click(start_box='(x1,y1)')"
-	if u.Variant == "doubao" {
-		pt = "click(point='<point>x1 y1</point>')"
-	}
-	lang := "English"
-	if hasCJK(in.Goal) {
-		lang = "Chinese"
-	}
-	sys := "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task.\n\n" +
-		"## Output Format\n```\nThought: ...\nAction: ...\n```\n\n## Action Space\n" + pt + "\n" +
-		"long_press(start_box='(x1,y1)')\ntype(content='') # end with \\n to submit\nscroll(start_box='(x1,y1)', direction='down or up or right or left')\n" +
-		"drag(start_box='(x1,y1)', end_box='(x2,y2)')\nhotkey(key='')\nopen_app(app_name='')\npress_home()\npress_back()\nwait()\n" +
-		"finished(content='xxx') # say what was done\ncall_user() # ask the person\n\n## Note\n- Use " + lang + " in `Thought` part.\n" +
-		"- Write a small plan and finally summarize your next action (with its target element) in one sentence in `Thought` part."
-	return model.Prompt{Messages: messages(sys, userText(in, compact, false), shots)}
 }
 
 // Build implements model.Dialect with seed 003's prompt.
@@ -176,5 +168,5 @@ launch: {"app": "name"}. finish: {"summary": "what was done"}. fail: {"reason": 
 优先使用界面状态中的元素索引：{"index": 3}。swipe：{"direction": "up|down|left|right"}。input：{"text": "...", "index": N}。
 launch：{"app": "应用名"}。finish：{"summary": "完成情况"}。fail：{"reason": "..."}。ask_user：{"question": "..."}。`
 	}
-	return model.Prompt{Messages: messages(sys, userText(in, compact, zh), shots)}
+	return model.Prompt{Messages: messages(sys, userText(in, compact, zh, toGrid(j.Coords, in.Observation.Screen, lastSize(shots))), shots)}
 }

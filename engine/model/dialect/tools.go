@@ -56,6 +56,13 @@ func (t Tools) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 		calls = append(calls, c)
 	}
 	thought := strings.TrimSpace(toolCallRe.ReplaceAllString(content, ""))
+	salvaged := ""
+	if len(calls) == 0 {
+		if c, rest, ok := bareCall(content); ok {
+			calls, thought = append(calls, c), rest
+			salvaged = "read a JSON action written without <tool_call> tags"
+		}
+	}
 	thought = strings.TrimSpace(strings.TrimPrefix(thought, "Thought:"))
 	if thought == "" {
 		thought = strings.TrimSpace(r.Reasoning)
@@ -63,7 +70,7 @@ func (t Tools) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 	if len(calls) == 0 {
 		return model.Parsed{}, fail(raw, "no tool call in the reply: call one of the tools (finish to end the task)")
 	}
-	p := model.Parsed{Thought: thought}
+	p := model.Parsed{Thought: thought, Salvaged: salvaged}
 	for _, c := range calls {
 		args, err := toolArgs(c.Arguments)
 		if err != nil {
@@ -86,6 +93,35 @@ func (t Tools) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 		p.Actions = append(p.Actions, as...)
 	}
 	return finishUp(raw, p, g.Screen)
+}
+
+// bareCall reads a call written as bare JSON in the content, fenced or
+// not: {"name": "mobile_use", "arguments": {…}}, or the arguments alone,
+// {"action": "click", "coordinate": [x, y]} (Qwen's mobile_use form). rest
+// is the text around it.
+func bareCall(content string) (toolJSON, string, bool) {
+	s, _ := unfence(content)
+	i, j := strings.Index(s, "{"), strings.LastIndex(s, "}")
+	if i < 0 || j < i {
+		return toolJSON{}, "", false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(s[i:j+1]), &obj) != nil {
+		return toolJSON{}, "", false
+	}
+	rest := strings.TrimSpace(s[:i] + s[j+1:])
+	if name, ok := obj["name"]; ok {
+		var c toolJSON
+		if json.Unmarshal(name, &c.Name) != nil || c.Name == "" {
+			return toolJSON{}, "", false
+		}
+		c.Arguments = obj["arguments"]
+		return c, rest, true
+	}
+	if _, ok := obj["action"]; ok {
+		return toolJSON{Name: "mobile_use", Arguments: json.RawMessage(s[i : j+1])}, rest, true
+	}
+	return toolJSON{}, "", false
 }
 
 // toolArgs decodes arguments given as an object or as a JSON string holding

@@ -23,16 +23,18 @@ const (
 // Name implements model.Dialect.
 func (UITARS) Name() string { return "uitars" }
 
-// ImageBudget implements model.Dialect (UI-TARS-desktop's limits).
+// ImageBudget implements model.Dialect with UI-TARS-desktop's limits
+// (packages/ui-tars/shared/src/constants/vlm.ts: MAX_PIXELS per version,
+// MAX_IMAGE_LENGTH = 5; the SDK sends PNG).
 func (u UITARS) ImageBudget() model.ImageBudget {
 	switch u.Variant {
 	case "1.0":
-		return model.ImageBudget{MaxPixels: 2700 * 28 * 28, Format: "jpeg", KeepLast: 3, Always: true}
+		return model.ImageBudget{MaxPixels: 2700 * 28 * 28, Format: "png", KeepLast: 5, Always: true}
 	case "doubao":
-		return model.ImageBudget{MaxPixels: 5120 * 28 * 28, Format: "jpeg", KeepLast: 3, Always: true}
+		return model.ImageBudget{MaxPixels: 5120 * 28 * 28, Format: "png", KeepLast: 5, Always: true}
 	}
 	return model.ImageBudget{MaxPixels: tarsMaxPixels, MinPixels: tarsMinPixels, Factor: tarsFactor,
-		Format: "jpeg", KeepLast: 3, Always: true}
+		Format: "png", KeepLast: 5, Always: true}
 }
 
 // StreamDone implements model.Dialect: several actions may follow one
@@ -41,12 +43,15 @@ func (UITARS) StreamDone(string) bool { return false }
 
 var (
 	tarsActionRe = regexp.MustCompile(`(?m)^[ \t]*Action[ \t]*[:：]`)
-	tarsLabelRe  = regexp.MustCompile(`(?m)^[ \t]*(Thought|Reflection|Action_Summary)[ \t]*[:：]`)
-	tarsThinkRe  = regexp.MustCompile(`(?s)<(think[A-Za-z0-9_]*|Thought)>(.*?)</(?:think[A-Za-z0-9_]*|Thought)>`)
-	tarsWrapRe   = regexp.MustCompile(`</?(?:computer_env|Output|answer|seed:tool_call)>`)
-	tarsFuncRe   = regexp.MustCompile(`(?s)<function=([A-Za-z_]+)>(.*?)</function>`)
-	tarsParamRe  = regexp.MustCompile(`(?s)<parameter=([A-Za-z_]+)>(.*?)</parameter>`)
-	tarsAnswerRe = regexp.MustCompile(`(?s)<answer>(.*?)(?:</answer>|$)`)
+	// tarsInlineActionRe finds "Action:" after other text on its line.
+	tarsInlineActionRe = regexp.MustCompile(`[\s。.!?！？](Action[ \t]*[:：])`)
+	tarsThoughtLabelRe = regexp.MustCompile(`(?m)^[ \t]*Thought[ \t]*[:：]`)
+	tarsLabelRe        = regexp.MustCompile(`(?m)^[ \t]*(Thought|Reflection|Action_Summary)[ \t]*[:：]`)
+	tarsThinkRe        = regexp.MustCompile(`(?s)<(think[A-Za-z0-9_]*|Thought)>(.*?)</(?:think[A-Za-z0-9_]*|Thought)>`)
+	tarsWrapRe         = regexp.MustCompile(`</?(?:computer_env|Output|answer|seed:tool_call)>`)
+	tarsFuncRe         = regexp.MustCompile(`(?s)<function=([A-Za-z_]+)>(.*?)</function>`)
+	tarsParamRe        = regexp.MustCompile(`(?s)<parameter=([A-Za-z_]+)>(.*?)</parameter>`)
+	tarsAnswerRe       = regexp.MustCompile(`(?s)<answer>(.*?)(?:</answer>|$)`)
 )
 
 func (u UITARS) mapper(g model.Geometry) (mapper, error) {
@@ -71,7 +76,11 @@ func (u UITARS) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 	if err != nil {
 		return model.Parsed{}, fail(raw, "%v", err)
 	}
-	s := boxTokens.Replace(raw)
+	s, fenced := unfence(boxTokens.Replace(raw))
+	var salv []string
+	if fenced {
+		salv = append(salv, "removed the code fence around the reply")
+	}
 	// Reasoning blocks (<think>, <think_never_used_…>, <thinkt>, <Thought>).
 	var think []string
 	for _, mm := range tarsThinkRe.FindAllStringSubmatch(s, -1) {
@@ -84,12 +93,18 @@ func (u UITARS) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 	actText, head := s, ""
 	if loc := tarsActionRe.FindStringIndex(s); loc != nil {
 		head, actText = s[:loc[0]], s[loc[1]:]
+	} else if loc := tarsInlineActionRe.FindStringSubmatchIndex(s); loc != nil {
+		head, actText = s[:loc[2]], s[loc[3]:]
+		salv = append(salv, "read the Action: that followed other text on its line")
 	} else if am := tarsAnswerRe.FindStringSubmatch(s); am != nil {
 		return finishUp(raw, model.Parsed{Thought: strings.Join(think, "\n"),
 			Actions: []action.Action{{Type: action.Finish, Summary: strings.TrimSpace(am[1]), Success: ptrTrue()}}}, g.Screen)
 	}
-	thought := tarsThought(tarsWrapRe.ReplaceAllString(head, ""))
-	if thought == "" {
+	head = tarsWrapRe.ReplaceAllString(head, "")
+	thought := tarsThought(head)
+	if thought == "" || (len(think) > 0 && !tarsThoughtLabelRe.MatchString(head)) {
+		// O1 form: the <Thought> block is the thought, Action_Summary only
+		// its summary.
 		thought = strings.Join(think, "\n")
 	}
 	actText = strings.TrimSpace(tarsWrapRe.ReplaceAllString(actText, ""))
@@ -105,15 +120,16 @@ func (u UITARS) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 	}
 	p := model.Parsed{Thought: thought}
 	for _, c := range calls {
-		as, salv, err := tarsAction(c.name, c.args, m, g, thought)
+		as, sv, err := tarsAction(c.name, c.args, m, g, thought)
 		if err != nil {
 			return model.Parsed{}, fail(raw, "%v", err)
 		}
-		if salv != "" {
-			p.Salvaged = salv
+		if sv != "" {
+			salv = append(salv, sv)
 		}
 		p.Actions = append(p.Actions, as...)
 	}
+	p.Salvaged = strings.Join(salv, "; ")
 	return finishUp(raw, p, g.Screen)
 }
 
@@ -239,6 +255,12 @@ func tarsAction(name string, args map[string]string, m mapper, g model.Geometry,
 		return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir}}, "", nil
 	case "type":
 		text, submit := args["content"], false
+		salv := ""
+		if _, ok := args["content"]; !ok {
+			if t, ok := args["text"]; ok {
+				text, salv = t, "read type(text=…) as type(content=…)"
+			}
+		}
 		if strings.HasSuffix(text, "\n") {
 			text, submit = strings.TrimRight(text, "\n"), true
 		}
@@ -248,7 +270,7 @@ func tarsAction(name string, args map[string]string, m mapper, g model.Geometry,
 		} else if ok { // the seed form types at a point: tap it first
 			out = append([]action.Action{{Type: action.Tap, X: x, Y: y}}, out...)
 		}
-		return out, "", nil
+		return out, salv, nil
 	case "hotkey", "press", "keydown":
 		k := args["key"]
 		if k == "" {

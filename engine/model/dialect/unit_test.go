@@ -61,7 +61,8 @@ func TestParseCases(t *testing.T) {
 		{"glm take over", "autoglm", "", model.Reply{Content: `do(action="Take_over", message="请登录")`}, `take_over("请登录")`},
 		{"glm interact", "autoglm", "", model.Reply{Content: `<think>有两个张三</think><answer>do(action="Interact")`}, `ask_user("有两个张三")`},
 		{"glm note", "autoglm", "", model.Reply{Content: `do(action="Note", message="价格 99 元")`}, "wait(0ms)"},
-		{"glm long press, double tap", "autoglm", "", model.Reply{Content: `do(action="Long Press", element=[10,10])`}, "long_press(10,24,800ms)"},
+		{"glm long press, double tap", "autoglm", "", model.Reply{Content: `do(action="Long Press", element=[10,10])`}, "long_press(10,24,3000ms)"},
+		{"glm wait without duration", "autoglm", "", model.Reply{Content: `do(action="Wait")`}, "wait(1000ms)"},
 		{"glm placeholder", "autoglm", "", model.Reply{Content: `do(action="Tap", element=[x,y])`}, "error: element must be [x,y]"},
 		{"glm only thinking", "autoglm", "", model.Reply{Content: `<think>我不能登录</think>`}, "error: no action"},
 		{"glm unknown", "autoglm", "", model.Reply{Content: `do(action="Fly")`}, "error: unknown action Fly"},
@@ -119,6 +120,9 @@ func TestBuild(t *testing.T) {
 		Supported: []action.Type{action.Tap, action.Swipe}}
 	shot := []model.EncodedImage{{Data: []byte{1, 2}, MIME: "image/jpeg", Size: action.Size{W: 1092, H: 2408}}}
 	for _, name := range Names {
+		if name == "autoglm" || name == "uitars" {
+			continue // replay turns as their reference clients do: TestRequestGolden
+		}
 		d, _ := New(name, "")
 		p := d.Build(in, shot, `{"elements":[]}`)
 		if len(p.Messages) != 2 || p.Messages[0].Role != openai.ChatMessageRoleSystem || len(p.Messages[1].MultiContent) != 2 {
@@ -135,6 +139,112 @@ func TestBuild(t *testing.T) {
 			if got := strings.Join(names, ","); got != "tap,swipe,wait,finish,fail,ask_user,take_over" {
 				t.Fatalf("tools %s", got)
 			}
+		}
+	}
+}
+
+// TestGLMSwipeDuration: AutoGLM's swipes last as the reference client makes
+// them (Open-AutoGLM phone_agent/adb/device.py swipe): the squared distance
+// in device pixels over 1000, in milliseconds, held within 1000–2000 ms.
+func TestGLMSwipeDuration(t *testing.T) {
+	tests := []struct {
+		reply string
+		ms    int
+	}{
+		{`do(action="Swipe", start=[500,500], end=[500,520])`, 1000}, // 48 px: short swipes last 1 s
+		{`do(action="Swipe", start=[500,800], end=[500,200])`, 2000}, // 1440 px: 2073 ms, held at 2 s
+		{`do(action="Swipe", start=[200,500], end=[800,500])`, 1000}, // 648 px: 419 ms, raised to 1 s
+		{`do(action="Swipe", start=[500,700], end=[500,200])`, 1440}, // 1200 px: 1440 ms
+	}
+	for _, tc := range tests {
+		p, err := AutoGLM{}.Parse(model.Reply{Content: tc.reply}, model.Geometry{Screen: phone})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Actions[0].Ms; got != tc.ms {
+			t.Errorf("%s: %d ms, want %d", tc.reply, got, tc.ms)
+		}
+	}
+}
+
+// TestParserAdditions: forms the official and popular parsers read
+// (UI-TARS-desktop packages/ui-tars/action-parser, Qwen's mobile_use, the
+// AutoGLM clients). A reply read by repairing its form says so (Salvaged).
+func TestParserAdditions(t *testing.T) {
+	desk := action.Size{W: 1920, H: 1080}
+	tests := []struct {
+		name, dialect, variant string
+		screen, image          action.Size
+		reply                  string
+		want                   string // actions, or "error: …"
+		thought                string // when non-empty, the thought read
+		salvaged               bool
+	}{
+		{"tars Action after text on the same line", "uitars", "1.0", desk, action.Size{},
+			"Thought: 点击搜索框。 Action: click(start_box='(500,500)')", "tap(960,540)", "点击搜索框。", true},
+		{"tars code fence", "uitars", "1.0", desk, action.Size{},
+			"```\nThought: open it\nAction: click(start_box='(100,100)')\n```", "tap(192,108)", "open it", true},
+		{"tars type(text=) alias", "uitars", "1.0", desk, action.Size{},
+			"Thought: type\nAction: type(text='hello')", `type("hello")`, "", true},
+		{"tars O1 Thought block", "uitars", "1.0", desk, action.Size{},
+			"<Thought>The button is at the top.</Thought>\nAction_Summary: click it\nAction: click(start_box='(100,100)')\n</Output>", "tap(192,108)", "The button is at the top.", false},
+		{"tars upper edge clamps", "uitars", "1.0", desk, action.Size{},
+			"Action: click(start_box='(1000,1000)')", "tap(1919,1079)", "", false},
+		{"tools bare JSON action", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			`{"action":"click","coordinate":[546,1204]}`, "tap(540,1200)", "", true},
+		{"tools fenced bare JSON", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			"I will go back.\n```json\n{\"action\": \"system_button\", \"button\": \"Back\"}\n```", "key(back)", "I will go back.", true},
+		{"tools bare mobile_use call", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			`{"name": "mobile_use", "arguments": {"action": "type", "text": "你好"}}`, `type("你好")`, "", true},
+		{"tools abs upper edge clamps", "tools", "abs", phone, action.Size{W: 1092, H: 2408},
+			`<tool_call>{"name":"mobile_use","arguments":{"action":"click","coordinate":[1092,2408]}}</tool_call>`, "tap(1079,2399)", "", false},
+		{"glm code fence", "autoglm", "", phone, action.Size{},
+			"```\ndo(action=\"Back\")\n```", "key(back)", "", true},
+		{"glm upper edge clamps", "autoglm", "", phone, action.Size{},
+			`do(action="Tap", element=[1000,1000])`, "tap(1079,2399)", "", false},
+		{"glm past the edge is refused", "autoglm", "", phone, action.Size{},
+			`do(action="Tap", element=[1001,10])`, "is outside the 0–1000 grid", "", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, err := New(tc.dialect, tc.variant)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := d.Parse(model.Reply{Content: tc.reply}, model.Geometry{Screen: tc.screen, Image: tc.image})
+			got := ""
+			if err != nil {
+				got = "error: " + err.Error()
+			} else {
+				var s []string
+				for _, a := range p.Actions {
+					s = append(s, a.String())
+				}
+				got = strings.Join(s, " | ")
+			}
+			if !strings.Contains(got, tc.want) {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+			if err != nil {
+				return
+			}
+			if tc.thought != "" && p.Thought != tc.thought {
+				t.Errorf("thought %q, want %q", p.Thought, tc.thought)
+			}
+			if (p.Salvaged != "") != tc.salvaged {
+				t.Errorf("salvaged %q, want salvaged=%v", p.Salvaged, tc.salvaged)
+			}
+		})
+	}
+}
+
+// TestGLMTypeClears: AutoGLM's prompt tells it a Type replaces the field's
+// text, so its Type asks the device to clear the field first.
+func TestGLMTypeClears(t *testing.T) {
+	for _, r := range []string{`do(action="Type", text="你好")`, `do(action="Type_Name", text="张三")`} {
+		p, err := AutoGLM{}.Parse(model.Reply{Content: r}, model.Geometry{Screen: phone})
+		if err != nil || !p.Actions[0].Clear {
+			t.Errorf("%s: %+v %v", r, p.Actions, err)
 		}
 	}
 }

@@ -89,6 +89,15 @@ export interface Profile {
   dialect: string
   variant: string
   key_masked: string // "" when no key is stored; never the key itself
+  /** sampling over the model family's reference; absent keeps it */
+  temperature?: number | null
+  top_p?: number | null
+  max_tokens?: number | null
+  /** the model's context length (0 or absent: 32768) */
+  context_tokens?: number | null
+  vision_on_demand?: boolean
+  ui_tree?: boolean
+  action_cache?: boolean
 }
 
 export interface TestResult {

@@ -68,6 +68,10 @@ export interface StepEvent {
   frame?: string
   /** what the call cost; only on the first action of a call */
   usage?: Usage
+  /** what the dialect repaired to read the call's reply (first action only) */
+  salvaged?: string
+  /** the decision was reused from the action cache, not made by the model */
+  cached?: boolean
   /** a unique key in the view (the event's seq) */
   key?: number
 }
