@@ -19,9 +19,13 @@ const (
 	defaultDrag      = 400 * time.Millisecond
 	dragStep         = 16 * time.Millisecond // one intermediate move per frame
 	doubleGap        = 60 * time.Millisecond // well inside every desktop's double-click time
-	pasteTimeout     = 3 * time.Second
-	settleQuiet      = 60 * time.Millisecond  // no clipboard request for this long: settled
-	settleLimit      = 400 * time.Millisecond // however busy the watchers are
+	pasteTimeout     = 10 * time.Second      // a busy window may take seconds to handle the paste key
+	// No clipboard request for settleQuiet means the watchers have fetched
+	// the new clipboard. 60 ms let a loaded machine's late eager fetch pass
+	// for the paste's own, and the person's clipboard came back before the
+	// window read ours (an empty paste); 250 ms holds on a busy machine.
+	settleQuiet = 250 * time.Millisecond
+	settleLimit = 1500 * time.Millisecond // however busy the watchers are
 )
 
 // Do performs one action. Invalid actions wrap action.ErrInvalid, actions a
