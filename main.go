@@ -16,8 +16,12 @@ import (
 var embedded embed.FS
 
 func main() {
-	if len(os.Args) > 1 && cli.IsCommand(os.Args[1]) {
-		os.Exit(cli.Main(os.Args[1:]))
+	if cli.ForCLI(os.Args[1:]) {
+		os.Exit(cli.Main(os.Args[1:], savedProfile))
+	}
+	if err := app.DisplayProblem(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "tandem:", err)
+		os.Exit(1)
 	}
 	assets, err := fs.Sub(embedded, "frontend/dist")
 	if err != nil {
@@ -28,4 +32,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
+}
+
+// savedProfile lets `tandem run --profile NAME` use the models saved in the
+// app (main is where the command line and the app meet).
+func savedProfile(name string) (cli.Profile, error) {
+	p, err := app.LookupProfile(app.ConfigFromEnv(), name)
+	if err != nil {
+		return cli.Profile{}, err
+	}
+	return cli.Profile{Name: p.Name, BaseURL: p.BaseURL, Model: p.Model, Dialect: p.Dialect, Variant: p.Variant, APIKey: p.APIKey}, nil
 }
