@@ -172,6 +172,9 @@ test('Pause and Stop show that they were heard before the engine answers', async
     await page.locator('[data-testid="ctl-pending"][data-pending="stop"]').getByText('Stopping…').waitFor({ timeout: 2000 })
     await page.evaluate(() => window.__release.Stop())
     await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
+    // The person's acts are in the timeline beside the agent's steps.
+    await page.locator('[data-testid="person-act"][data-command="pause"]').getByText('Paused the task').waitFor({ timeout: 5000 })
+    await page.locator('[data-testid="person-act"][data-command="stop"]').waitFor({ timeout: 5000 })
   } finally {
     await page.evaluate(() => {
       for (const r of Object.values(window.__release)) r()

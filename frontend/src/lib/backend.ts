@@ -112,11 +112,23 @@ export interface PastStep {
   ms: number
   frame?: string
   screen: { w: number; h: number }
+  at?: string
+}
+
+/** PastAct is one act of the person's in a recorded run (app.PastAct). */
+export interface PastAct {
+  at: string
+  command: string
+  text?: string
+  action?: Action
+  region?: Region
+  n?: number
 }
 
 export interface RunDetail {
   run: RunSummary
   steps: PastStep[]
+  acts?: PastAct[]
   result?: { state: string; success: boolean; summary?: string; reason?: string; pending?: string[] }
 }
 
@@ -129,6 +141,8 @@ export interface RunSummary {
   summary: string
   started: string
   steps: number
+  /** the goal the run started with, when the person edited it (goal is the edited one) */
+  first_goal?: string
 }
 
 type Bound = {
