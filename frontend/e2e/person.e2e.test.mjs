@@ -182,3 +182,19 @@ test('Pause and Stop show that they were heard before the engine answers', async
     })
   }
 })
+
+test('at the window\'s minimum size (960x640) nothing is clipped and Stop is in view', async () => {
+  const { page } = app
+  await page.setViewportSize({ width: 960, height: 640 })
+  try {
+    const { scrollW, scrollH } = await page.evaluate(() => ({ scrollW: document.documentElement.scrollWidth, scrollH: document.documentElement.scrollHeight }))
+    assert.ok(scrollW <= 960 && scrollH <= 640, `the page is ${scrollW}x${scrollH}`)
+    for (const id of ['ctl-stop', 'timeline', 'start', 'devices', 'mirror-screen']) {
+      const b = await page.getByTestId(id).first().boundingBox()
+      assert.ok(b && b.width > 0 && b.height > 0, `${id} has no room: ${JSON.stringify(b)}`)
+      assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.width <= 960 && b.y + b.height <= 640, `${id} is cut off: ${JSON.stringify(b)}`)
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 })
+  }
+})
