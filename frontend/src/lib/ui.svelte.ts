@@ -6,6 +6,8 @@ class UI {
   region = $state<Region | null>(null)
   selecting = $state(false)
   handBackOpen = $state(false)
+  /** the person agreed, this session, to let a task control this computer */
+  desktopConfirmed = $state(false)
   settingsOpen = $state(false)
   historyOpen = $state(false)
   toast = $state('')
