@@ -198,3 +198,8 @@ test('at the window\'s minimum size (960x640) nothing is clipped and Stop is in 
     await page.setViewportSize({ width: 1280, height: 800 })
   }
 })
+
+test('English renders in the bundled Latin font, not the CJK font\'s full-width glyphs', async () => {
+  const faces = await app.page.evaluate(async () => (await document.fonts.load('14px Inter', 'Hello “quoted”')).map((f) => f.family))
+  assert.ok(faces.length > 0, 'no bundled Inter face: the Latin text falls back to the CJK font')
+})
