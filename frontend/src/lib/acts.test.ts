@@ -1,5 +1,5 @@
 import { describe as group, expect, it } from 'vitest'
-import { actText, apply, timelineItems, type EngineEvent, type RunView } from './events'
+import { actText, apply, targetLabel, timelineItems, type EngineEvent, type RunView } from './events'
 import { i18n } from './i18n.svelte'
 
 const snap: EngineEvent = {
@@ -44,5 +44,15 @@ group('the person\'s acts', () => {
     i18n.lang = lang
     expect(actText(act)).toBe(want)
     i18n.lang = 'en'
+  })
+})
+
+group('targetLabel', () => {
+  const item = { action: pay, status: 'current' as const, element: { label: 'Pay ¥99', bounds: { x1: 400, y1: 2100, x2: 680, y2: 2260 } } }
+  it('names the element a confirmation is about', () => {
+    expect(targetLabel(pay, [item])).toBe('Pay ¥99')
+    expect(targetLabel({ type: 'tap', x: 500, y: 2200 }, [item])).toBe('Pay ¥99')
+    expect(targetLabel({ type: 'tap', x: 10, y: 10 }, [item])).toBe('')
+    expect(targetLabel({ type: 'key', key: 'home' }, [item])).toBe('')
   })
 })

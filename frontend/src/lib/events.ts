@@ -386,6 +386,20 @@ export function actText(a: PersonAct): string {
   return s
 }
 
+/**
+ * targetLabel is the words of the element an action points at, when the
+ * plan names one ("Pay ¥99"), so a confirmation says what will be pressed
+ * rather than where.
+ */
+export function targetLabel(a: Action | undefined, todo: TodoItem[]): string {
+  if (!a || a.x === undefined) return ''
+  const t = todo.find((t) => t.element?.label && t.action.type === a.type && t.action.x === a.x && t.action.y === a.y)
+  if (t?.element) return t.element.label
+  // Or the element whose box holds the point, from any item of the plan.
+  const hit = todo.find((t) => t.element && a.x! >= t.element.bounds.x1 && a.x! <= t.element.bounds.x2 && a.y! >= t.element.bounds.y1 && a.y! <= t.element.bounds.y2)
+  return hit?.element?.label ?? ''
+}
+
 /** describe renders an action for people, in the timeline and dialogs. */
 export function describe(a: Action): string {
   const t = i18n.t
