@@ -67,6 +67,31 @@ test('the first task on This computer asks before Tandem takes the mouse', async
   await page.getByTestId('goal').fill('')
 })
 
+test('"no model is set up" goes away once a model is added', async () => {
+  const { page } = app
+  await page.getByTestId('device-desktop:0').click()
+  await page.getByTestId('goal').fill('Open the terminal')
+  await page.getByTestId('start').click()
+  await page.getByTestId('desktop-go').click()
+  const err = page.getByTestId('command-error')
+  await err.waitFor({ timeout: 5000 })
+  await page.getByTestId('settings').click()
+  await page.getByTestId('add-model').selectOption('custom')
+  await page.getByTestId('pf-name').fill('Some model')
+  await page.getByTestId('pf-url').fill('http://127.0.0.1:9/v1')
+  await page.getByTestId('pf-model').fill('some-model')
+  await page.getByTestId('pf-save').click()
+  await page.getByTestId('profile-Some model').waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await err.waitFor({ state: 'detached', timeout: 3000 })
+  // Leave no model behind for the tests that follow.
+  await page.evaluate(async () => {
+    for (const p of await window.go.app.App.Profiles()) await window.go.app.App.DeleteProfile(p.id)
+  })
+  await page.getByTestId('goal').fill('')
+})
+
 test('About shows the version and commit from the Go backend (a bound method through the UI)', async () => {
   const { page } = app
   const bin = process.env.TANDEM_DEV_BIN
