@@ -6,7 +6,7 @@
 import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { startApp } from './harness.mjs'
-import { startModelServer, toolCall, hold, text } from './modelserver.mjs'
+import { startModelServer, toolCall, hold, text, status } from './modelserver.mjs'
 
 let app
 let model
@@ -202,4 +202,18 @@ test('at the window\'s minimum size (960x640) nothing is clipped and Stop is in 
 test('English renders in the bundled Latin font, not the CJK font\'s full-width glyphs', async () => {
   const faces = await app.page.evaluate(async () => (await document.fonts.load('14px Inter', 'Hello “quoted”')).map((f) => f.family))
   assert.ok(faces.length > 0, 'no bundled Inter face: the Latin text falls back to the CJK font')
+})
+
+test('a refused model call offers Open Settings, above the question, and Escape closes only Settings', async () => {
+  const { page } = app
+  model.push(status(401, 'bad key'))
+  await start('Check the phone')
+  await page.getByTestId('request-message').waitFor({ timeout: 30_000 })
+  await page.getByTestId('request-settings').click()
+  await page.getByTestId('settings-dialog').waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached', timeout: 3000 })
+  assert.equal(await page.getByTestId('request-message').isVisible(), true, 'the question behind Settings stayed')
+  await page.getByTestId('request-stop').click()
+  await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
 })
