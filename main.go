@@ -10,14 +10,19 @@ import (
 
 	"tandem/app"
 	"tandem/cli"
+	"tandem/engine/model"
 )
 
 //go:embed all:frontend/dist
 var embedded embed.FS
 
 func main() {
-	if len(os.Args) > 1 && cli.IsCommand(os.Args[1]) {
-		os.Exit(cli.Main(os.Args[1:]))
+	if cli.ForCLI(os.Args[1:]) {
+		os.Exit(cli.Main(os.Args[1:], savedProfile))
+	}
+	if err := app.DisplayProblem(os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "tandem:", err)
+		os.Exit(1)
 	}
 	assets, err := fs.Sub(embedded, "frontend/dist")
 	if err != nil {
@@ -34,4 +39,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
+}
+
+// savedProfile lets `tandem run --profile NAME` use the models saved in the
+// app (main is where the command line and the app meet).
+func savedProfile(name string) (cli.Profile, error) {
+	p, err := app.LookupProfile(app.ConfigFromEnv(), name)
+	if err != nil {
+		return cli.Profile{}, err
+	}
+	return cli.Profile{Name: p.Name, BaseURL: p.BaseURL, Model: p.Model, Dialect: p.Dialect, Variant: p.Variant, APIKey: p.APIKey,
+		Sampling:      model.Sampling{Temperature: p.Temperature, TopP: p.TopP, MaxTokens: p.MaxTokens},
+		ContextTokens: p.ContextTokens, VisionOnDemand: p.VisionOnDemand, UITree: p.UITree, ActionCache: p.ActionCache}, nil
 }

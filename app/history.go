@@ -32,6 +32,9 @@ type RunSummary struct {
 	// NoStart: the record's first line (the goal, the settings) is among
 	// the damaged ones, so the goal is unknown and the run cannot resume.
 	NoStart bool `json:"no_start,omitempty"`
+	// FirstGoal is the goal the run started with, when the person edited
+	// it since (Goal is then the edited one).
+	FirstGoal string `json:"first_goal,omitempty"`
 }
 
 // The record's entry kinds this file reads (engine/record.go writes them).
@@ -42,6 +45,8 @@ const (
 	kindAction  = "action"
 	kindManual  = "manual"
 	kindEnd     = "end"
+	kindPerson  = "person"
+	kindState   = "state"
 )
 
 // PastRuns lists the runs recorded under dataDir, newest first. A damaged
@@ -95,7 +100,17 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 		switch e.Kind {
 		case kindStart:
 			s.Goal, s.Device, s.Started = e.Goal, e.Device, e.T
+		case kindPerson:
+			if e.Command == "edit_goal" && e.Text != "" && e.Text != s.Goal {
+				if s.FirstGoal == "" {
+					s.FirstGoal = s.Goal
+				}
+				s.Goal = e.Text
+			}
 		case kindAction, kindManual:
+			if e.Action == nil {
+				continue // as ReadRun: the count is the steps listed
+			}
 			s.Steps++
 		case kindEnd:
 			if e.End != nil {
@@ -121,6 +136,7 @@ type reportStep struct {
 	Ms       int64
 	Frame    template.URL // data: URL of the frame before the action
 	Marker   *marker
+	At       time.Time
 }
 
 // marker places the action on the frame, in percent of its size.
@@ -133,6 +149,7 @@ type reportData struct {
 	Run      RunSummary
 	Settings *engine.Settings
 	Steps    []reportStep
+	Rows     []reportRow // the steps and the person's acts, in the order they happened
 	Result   *engine.Result
 	Made     time.Time
 }
@@ -150,13 +167,31 @@ type PastStep struct {
 	// run's directory, served by the frames server); Screen its device size.
 	Frame  string      `json:"frame,omitempty"`
 	Screen action.Size `json:"screen"`
+	At     time.Time   `json:"at"`
 }
+
+// PastAct is one act of the person's in a recorded run: a command and what
+// it carried (a denial's reason, a hand-back's note and region, an answer,
+// the new goal).
+type PastAct struct {
+	At      time.Time      `json:"at"`
+	Command string         `json:"command"`
+	Text    string         `json:"text,omitempty"`
+	Action  *action.Action `json:"action,omitempty"`
+	Region  *engine.Region `json:"region,omitempty"`
+	N       int            `json:"n,omitempty"`
+}
+
+// stateActs are the person's commands recorded only as the state change
+// they caused (the others have a person entry of their own).
+var stateActs = map[string]bool{"pause": true, "take_over": true, "stop": true}
 
 // RunDetail is a recorded run, step by step.
 type RunDetail struct {
 	Run      RunSummary       `json:"run"`
 	Settings *engine.Settings `json:"settings,omitempty"`
 	Steps    []PastStep       `json:"steps"`
+	Acts     []PastAct        `json:"acts"`
 	Result   *engine.Result   `json:"result,omitempty"`
 }
 
@@ -170,7 +205,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 		return RunDetail{}, fmt.Errorf("read the run's record: %w", err)
 	}
 	entries := rr.Entries
-	d := RunDetail{Run: summarizeRead(id, rr), Steps: []PastStep{}}
+	d := RunDetail{Run: summarizeRead(id, rr), Steps: []PastStep{}, Acts: []PastAct{}}
 	var frame, thought string
 	var screen action.Size
 	for _, e := range entries {
@@ -186,12 +221,18 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 			}
 		case kindPlan:
 			thought = e.Thought
+		case kindPerson:
+			d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N})
+		case kindState:
+			if stateActs[e.By] {
+				d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.By})
+			}
 		case kindAction, kindManual:
 			if e.Action == nil {
 				continue
 			}
 			st := PastStep{N: len(d.Steps) + 1, ByPerson: e.Kind == kindManual, Action: *e.Action,
-				Result: e.Result, Ms: e.Ms, Frame: frame, Screen: screen}
+				Result: e.Result, Ms: e.Ms, Frame: frame, Screen: screen, At: e.T}
 			if e.Kind == kindManual {
 				st.Frame = e.Before
 				if st.Result == "" {
@@ -222,8 +263,9 @@ func ExportReport(dataDir, id string) (string, error) {
 	for _, st := range run.Steps {
 		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Thought: st.Thought,
 			Action: st.Action.String(), Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
-			Marker: markerFor(st.Action, st.Screen)})
+			Marker: markerFor(st.Action, st.Screen), At: st.At})
 	}
+	data.Rows = reportRows(data.Steps, run.Acts)
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, data); err != nil {
 		return "", err
@@ -276,18 +318,19 @@ main{max-width:980px;margin:0 auto;padding:20px}
 .n{font-weight:700}.who{color:#687086;font-size:13px}.thought{white-space:pre-wrap;margin:6px 0}
 code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-radius:4px}
 .fail{color:#d6454f}
+.act{background:#fff8e8;border:1px solid #ecd9a8;border-left:4px solid #c98a0b;border-radius:10px;padding:8px 12px;margin-bottom:12px}
 </style></head><body>
-<header><h1>{{.Run.Goal}}</h1>
-<div class="meta">Device {{.Run.Device}} · started {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{len .Steps}} steps{{if .Settings}}{{if .Settings.Model}} · model {{.Settings.Model}}{{end}}{{end}} · report made {{.Made.Format "2006-01-02 15:04"}} by Tandem</div></header>
+<header><h1>{{.Run.Goal}}</h1>{{if .Run.FirstGoal}}<div class="meta">The person changed the goal; first asked: {{.Run.FirstGoal}}</div>{{end}}
+<div class="meta">Device {{.Run.Device}} · started {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Run.Steps}} steps{{if .Settings}}{{if .Settings.Model}} · model {{.Settings.Model}}{{end}}{{end}} · report made {{.Made.Format "2006-01-02 15:04"}} by Tandem</div></header>
 <main>
 {{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if .Reason}}: {{.Reason}}{{end}}
 {{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}
-<div class="meta">{{.Steps}} steps · {{.Calls}} model calls · {{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}} tokens</div></div>{{end}}
-{{range .Steps}}<section class="step{{if .ByPerson}} person{{end}}">
+<div class="meta">{{$.Run.Steps}} steps · {{.Calls}} model calls · {{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}} tokens</div></div>{{end}}
+{{range .Rows}}{{with .Act}}<section class="act"><div class="who">{{.At.Format "15:04:05"}} · by the person</div><div><strong>{{.What}}</strong>{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
 <div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="screen before step {{.N}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>
-<div><div class="who"><span class="n">{{.N}}</span> · {{if .ByPerson}}by the person{{else}}by the agent{{end}} · {{.Ms}} ms</div>
+<div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}by the person{{else}}by the agent{{end}} · {{.Ms}} ms</div>
 {{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
-<code>{{.Action}}</code>{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>
+<code>{{.Action}}</code>{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
 {{else}}<p>No steps were taken.</p>{{end}}
 </main></body></html>
 `))

@@ -164,3 +164,38 @@ func (a *App) profile(id string) (Profile, string, error) {
 	}
 	return Profile{}, "", errors.New("no model is set up: open Settings → Models and add one")
 }
+
+// SavedProfile is a saved model profile with its API key, for the command
+// line (`tandem run --profile NAME`), which has no window.
+type SavedProfile struct {
+	Profile
+	APIKey string
+}
+
+// LookupProfile finds the profile called name (or with that id) in cfg's
+// settings, with its stored key; "" is the active profile.
+func LookupProfile(cfg Config, name string) (SavedProfile, error) {
+	s, _, err := NewSettingsStore(cfg.ConfigDir).Load()
+	if err != nil {
+		return SavedProfile{}, err
+	}
+	if name == "" {
+		name = s.ActiveProfile
+	}
+	var names []string
+	for _, p := range s.Profiles {
+		names = append(names, p.Name)
+		if p.Name != name && p.ID != name {
+			continue
+		}
+		key, err := NewSecrets(cfg.ConfigDir).Get(p.ID)
+		if err != nil && !errors.Is(err, ErrNoSecret) {
+			return SavedProfile{}, fmt.Errorf("read the API key of %q: %w", p.Name, err)
+		}
+		return SavedProfile{Profile: p, APIKey: key}, nil
+	}
+	if len(names) == 0 {
+		return SavedProfile{}, fmt.Errorf("no saved model profile called %q: none is saved in %s", name, cfg.ConfigDir)
+	}
+	return SavedProfile{}, fmt.Errorf("no saved model profile called %q (saved: %s)", name, strings.Join(names, ", "))
+}

@@ -178,3 +178,23 @@ func TestProfilePlannerSettings(t *testing.T) {
 		t.Error("a 100-token context accepted")
 	}
 }
+
+// The command line finds a profile saved through the window, with its key.
+func TestLookupProfile(t *testing.T) {
+	cfg := Config{ConfigDir: t.TempDir(), DataDir: t.TempDir()}
+	a := New(cfg)
+	a.secrets.ring = brokenRing{}
+	p, err := a.SaveProfile(Profile{Name: "Office GPU", BaseURL: "http://10.0.0.2:8000/v1", Model: "qwen-vl", Dialect: "json", Variant: "abs"}, "sk-office-1234")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Office GPU", p.ID, ""} {
+		got, err := LookupProfile(cfg, name)
+		if err != nil || got.BaseURL != p.BaseURL || got.Model != "qwen-vl" || got.Dialect != "json" || got.Variant != "abs" || got.APIKey != "sk-office-1234" {
+			t.Fatalf("LookupProfile(%q) = %+v, %v", name, got, err)
+		}
+	}
+	if _, err := LookupProfile(cfg, "Nope"); err == nil || !strings.Contains(err.Error(), "Office GPU") {
+		t.Fatalf("unknown name: %v", err)
+	}
+}

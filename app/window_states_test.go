@@ -135,8 +135,8 @@ func TestWindowStates(t *testing.T) {
 		t.Fatalf("the counter changed to %d before the person confirmed", got)
 	}
 
-	// Tab from the dialog: the reason box, Deny, Allow.
-	s.xdo("key", "Tab", "Tab", "Tab", "Return")
+	// The dialog opens with the focus in its reason box: Tab to Deny, Tab to Allow.
+	s.xdo("key", "Tab", "Tab", "Return")
 	s.awaitRecord("Done", 1)
 	if got := phone.State().Counter; got != 1 {
 		t.Fatalf("after Allow the counter is %d, want 1", got)

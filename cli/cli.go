@@ -7,21 +7,42 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
+
+	"tandem/engine/model"
 )
 
-// Env is what a subcommand gets: its arguments and standard streams.
+// Env is what a subcommand gets: its arguments and standard streams, and
+// the app's saved model profiles (nil when none can be read).
 type Env struct {
-	Args   []string
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
+	Args     []string
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Profiles ProfileLookup
 }
+
+// Profile is a model profile saved in the app, with its API key.
+type Profile struct {
+	Name, BaseURL, Model, Dialect, Variant, APIKey string
+	// Sampling is the profile's own (nil / 0: the family's reference).
+	Sampling model.Sampling
+	// ContextTokens, VisionOnDemand, UITree and ActionCache are the
+	// profile's planner settings (the flags of the same names).
+	ContextTokens                       int
+	VisionOnDemand, UITree, ActionCache bool
+}
+
+// ProfileLookup finds a saved profile by name ("" is the app's active one).
+type ProfileLookup func(name string) (Profile, error)
 
 // command is one subcommand. run returns the process exit code.
 type command struct {
@@ -49,6 +70,17 @@ const (
 	ExitUsage = 2 // bad arguments or bad input
 )
 
+// ForCLI reports whether main should hand args (without the program name)
+// to the command line: any first word is a subcommand, known or not (an
+// unknown one is refused there), and so is -h/--help; other flags are for
+// the window (Wails' dev server takes -devserver and -assetdir).
+func ForCLI(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	return !strings.HasPrefix(args[0], "-") || IsCommand(args[0])
+}
+
 // IsCommand reports whether name is a subcommand (main uses it to decide
 // between the CLI and the desktop app).
 func IsCommand(name string) bool {
@@ -65,11 +97,49 @@ func IsCommand(name string) bool {
 }
 
 // Main runs the CLI with the process's streams and signals and returns the
-// exit code. Ctrl+C cancels the command's context.
-func Main(args []string) int {
+// exit code. Ctrl+C cancels the command's context. profiles reads the
+// app's saved model profiles (for run --profile).
+func Main(args []string, profiles ProfileLookup) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	return Run(ctx, Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Profiles: profiles})
+}
+
+// parseFlags parses a subcommand's flags. -h is help, not a mistake: the
+// flag package has printed the usage, and the command exits 0.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return ExitOK, true
+	case errors.Is(err, flag.ErrHelp):
+		return ExitOK, false
+	}
+	return ExitUsage, false
+}
+
+// environment lists the variables Tandem reads, for the help.
+var environment = [][2]string{
+	{"TANDEM_BASE_URL", "run: the model server's OpenAI-compatible base URL (--base-url)"},
+	{"TANDEM_MODEL", "run: the model's name (--model)"},
+	{"TANDEM_API_KEY", "run: the API key (else the --profile's saved key)"},
+	{"TANDEM_ADB_PORT", "the adb server's port (else ANDROID_ADB_SERVER_PORT, else 5037)"},
+	{"ANDROID_ADB_SERVER_PORT", "adb's own name for the server's port"},
+	{"TANDEM_CONFIG_DIR", "settings and saved model profiles (default: the OS config dir/tandem)"},
+	{"TANDEM_DATA_DIR", "run records (default: ~/.local/share/tandem or the OS equivalent)"},
+	{"TANDEM_SCRCPY_SERVER", "a scrcpy-server 3.3.4 jar for the fastest phone mirror"},
+	{"TANDEM_PROBE_PORTS", "first start: where to look for local model servers (Name=port,...)"},
+	{"DISPLAY, WAYLAND_DISPLAY", "where the window opens (the commands need neither)"},
+}
+
+func printEnvironment(w io.Writer, only ...string) {
+	fmt.Fprintln(w, "Environment:")
+	for _, e := range environment {
+		if len(only) > 0 && !slices.Contains(only, e[0]) {
+			continue
+		}
+		fmt.Fprintf(w, "  %-24s %s\n", e[0], e[1])
+	}
 }
 
 // Run dispatches env.Args[0] to its subcommand.
@@ -85,7 +155,9 @@ func Run(ctx context.Context, env Env) int {
 	}
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
-			return c.run(ctx, Env{Args: env.Args[1:], Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr})
+			sub := env
+			sub.Args = env.Args[1:]
+			return c.run(ctx, sub)
 		}
 	}
 	fmt.Fprintf(env.Stderr, "tandem: unknown command %q\n\n", env.Args[0])
@@ -104,6 +176,8 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
+	fmt.Fprintln(w, "")
+	printEnvironment(w)
 	fmt.Fprintln(w, "")
 	fmt.Fprintln(w, "Run 'tandem <command> -h' for a command's options.")
 }

@@ -71,8 +71,8 @@ func runDevices(ctx context.Context, env Env) int {
 	}
 	asJSON := fs.Bool("json", false, "print a JSON array of {id, name, kind, state, screen{w,h}}")
 	port := fs.Int("adb-port", defaultADBPort(), "port of the adb server (env ANDROID_ADB_SERVER_PORT)")
-	if err := fs.Parse(env.Args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, env.Args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 || *port <= 0 || *port > 65535 {
 		fs.Usage()

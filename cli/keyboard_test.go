@@ -20,7 +20,7 @@ const childEnv = "TANDEM_CLI_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		os.Exit(Main(os.Args[1:]))
+		os.Exit(Main(os.Args[1:], nil))
 	}
 	os.Exit(m.Run())
 }

@@ -30,8 +30,8 @@ func runParse(_ context.Context, env Env) int {
 	screen := fs.String("screen", "", "device screen size WxH")
 	img := fs.String("image", "", "size of the image the model saw, WxH (default: the screen)")
 	state := fs.String("state", "", "compact UI state JSON (json dialect element indexes)")
-	if err := fs.Parse(env.Args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, env.Args); !ok {
+		return code
 	}
 	usageErr := func(format string, args ...any) int {
 		fmt.Fprintf(env.Stderr, "parse: "+format+"\n", args...)

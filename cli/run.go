@@ -49,11 +49,60 @@ func runRun(ctx context.Context, env Env) int {
 	fs.BoolVar(&popt.SmallModel, "vision-on-demand", false, "send a screenshot only when the UI tree is not enough (tools and json dialects)")
 	fs.BoolVar(&popt.UITree, "ui-tree", false, "the model also reads the compact UI tree as text (tools dialect)")
 	actionCache := fs.Bool("action-cache", false, "reuse a decision for an identical screen at the same step (each reuse is marked in the record)")
-	if err := fs.Parse(env.Args); err != nil {
-		return ExitUsage
+	profile := fs.String("profile", "", "use a model profile saved in the app (its URL, model, reply format and key); flags given here win")
+	fs.Usage = func() {
+		fmt.Fprintln(env.Stderr, "Usage: tandem run --device ID --goal TEXT (--base-url URL | --profile NAME) [options]")
+		fmt.Fprintln(env.Stderr, "Run one task on a phone without the window, with live progress.")
+		fs.PrintDefaults()
+		fmt.Fprintln(env.Stderr, "")
+		printEnvironment(env.Stderr, "TANDEM_BASE_URL", "TANDEM_MODEL", "TANDEM_API_KEY", "TANDEM_ADB_PORT", "ANDROID_ADB_SERVER_PORT", "TANDEM_CONFIG_DIR")
+	}
+	if code, ok := parseFlags(fs, env.Args); !ok {
+		return code
+	}
+	key := os.Getenv("TANDEM_API_KEY")
+	if *profile != "" {
+		if env.Profiles == nil {
+			fmt.Fprintf(env.Stderr, "run: cannot read the app's saved profiles for %q\n", *profile)
+			return ExitUsage
+		}
+		p, err := env.Profiles(*profile)
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "run:", err)
+			return ExitUsage
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["base-url"] {
+			*base = p.BaseURL
+		}
+		if !set["model"] {
+			*mdl = p.Model
+		}
+		if !set["dialect"] && p.Dialect != "" {
+			*dia, *variant = p.Dialect, p.Variant
+		}
+		if key == "" {
+			key = p.APIKey
+		}
+		if !set["temperature"] {
+			own.Temperature = p.Sampling.Temperature
+		}
+		if !set["top-p"] {
+			own.TopP = p.Sampling.TopP
+		}
+		if !set["max-tokens"] {
+			own.MaxTokens = p.Sampling.MaxTokens
+		}
+		if !set["context-tokens"] {
+			popt.ContextTokens = p.ContextTokens
+		}
+		popt.SmallModel = popt.SmallModel || p.VisionOnDemand
+		popt.UITree = popt.UITree || p.UITree
+		*actionCache = *actionCache || p.ActionCache
 	}
 	if *dev == "" || *goal == "" || *base == "" {
-		fmt.Fprintln(env.Stderr, "run: --device, --goal and --base-url (or TANDEM_BASE_URL) are required")
+		fmt.Fprintln(env.Stderr, "run: --device, --goal and --base-url (or TANDEM_BASE_URL, or --profile) are required")
 		return ExitUsage
 	}
 	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 || *timeout < 0 {
@@ -65,7 +114,7 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	client, err := model.NewClient(model.ClientConfig{BaseURL: *base, APIKey: os.Getenv("TANDEM_API_KEY"), Model: *mdl, Prices: model.DefaultPrices(),
+	client, err := model.NewClient(model.ClientConfig{BaseURL: *base, APIKey: key, Model: *mdl, Prices: model.DefaultPrices(),
 		Sampling: model.DefaultSampling(*dia, *variant).Over(own)})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)

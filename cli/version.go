@@ -13,8 +13,8 @@ func runVersion(_ context.Context, env Env) int {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(env.Args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, env.Args); !ok {
+		return code
 	}
 	v := version.Get()
 	if *asJSON {

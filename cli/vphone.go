@@ -17,8 +17,8 @@ func runVphone(ctx context.Context, env Env) int {
 	fs.SetOutput(env.Stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "address the phone listens on (avoid ports 5555-5585, which adb probes)")
 	adbPort := fs.Int("adb-port", 5037, "port of the adb server to attach to")
-	if err := fs.Parse(env.Args); err != nil {
-		return ExitUsage
+	if code, ok := parseFlags(fs, env.Args); !ok {
+		return code
 	}
 	if fs.NArg() > 0 || *adbPort <= 0 || *adbPort > 65535 {
 		fmt.Fprintln(env.Stderr, "usage: tandem vphone [--listen ADDR] [--adb-port N]")

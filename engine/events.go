@@ -39,6 +39,10 @@ const (
 	KindUsage    EventKind = "usage"
 	KindRequest  EventKind = "request" // the run waits for the person
 	KindDone     EventKind = "done"
+	// KindPerson is one act of the person's: a command (pause, take over,
+	// stop, resume, hand back, confirm, deny, answer, goal or plan edits)
+	// with what it carried, so the timeline shows it beside the agent's steps.
+	KindPerson EventKind = "person"
 )
 
 // Event is one message to the UI. Exactly one of the payload fields is set,
@@ -60,6 +64,26 @@ type Event struct {
 	Usage    *UsageEvent   `json:"usage,omitempty"`
 	Request  *Request      `json:"request,omitempty"`
 	Done     *Result       `json:"done,omitempty"`
+	Person   *PersonAct    `json:"person,omitempty"`
+}
+
+// PersonAct is one act of the person's. Command is the trigger's name
+// ("pause", "take_over", "stop", "resume", "hand_back", "stop_gracefully",
+// "confirm", "deny", "answer", "edit_goal", "edit_pending"); the other
+// fields are what that command carried.
+type PersonAct struct {
+	Command string          `json:"command"`
+	Text    string          `json:"text,omitempty"`    // a denial's reason, an answer, a hand-back note, the new goal
+	Action  *action.Action  `json:"action,omitempty"`  // the action confirmed or denied
+	Actions []action.Action `json:"actions,omitempty"` // the plan kept by edit_pending
+	Region  *Region         `json:"region,omitempty"`  // the region marked on hand back
+	N       int             `json:"n,omitempty"`       // steps left for stop_gracefully
+}
+
+// personEntry emits the person's recorded command as a KindPerson event.
+func (h *hub) personEntry(e Entry) {
+	h.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: e.Command, Text: e.Text, Action: e.Action,
+		Actions: e.Actions, Region: e.Region, N: e.N}})
 }
 
 // RetryEvent is a model call's failed attempt that is tried again after
@@ -272,6 +296,7 @@ type Snapshot struct {
 	Request *Request      `json:"request,omitempty"`
 	Steps   []StepEvent   `json:"steps,omitempty"` // the most recent steps
 	Result  *Result       `json:"result,omitempty"`
+	Acts    []PersonAct   `json:"acts,omitempty"` // the person's most recent acts
 	// Seq is that of the last event the snapshot includes: a UI that gets
 	// a snapshot from a call (Run.Snapshot) rather than as an event knows
 	// which events it already holds.
@@ -351,6 +376,14 @@ func (h *hub) apply(e Event) {
 	case KindDone:
 		r := *e.Done
 		s.Result = &r
+	case KindPerson:
+		s.Acts = append(s.Acts, *e.Person)
+		if len(s.Acts) > snapshotSteps {
+			s.Acts = append([]PersonAct(nil), s.Acts[len(s.Acts)-snapshotSteps:]...)
+		}
+		if e.Person.Command == "edit_goal" && e.Person.Text != "" {
+			s.Goal = e.Person.Text
+		}
 	}
 }
 

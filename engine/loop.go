@@ -272,12 +272,13 @@ func (l *loopState) set(s State, reason string) {
 	from := l.state
 	l.state = s
 	st := s
-	l.r.rec.add(Entry{Kind: recState, State: &st, Reason: reason})
 	ev := &StateEvent{State: s, From: from, Reason: reason}
 	if l.on.IsCommand() || l.on == OnDeviceLost {
 		ev.By = l.on.String()
 	}
+	l.r.rec.add(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})
 	l.r.hub.emit(Event{Kind: KindState, State: ev})
+	l.personState()
 	if s == Paused {
 		for _, w := range l.pauseWaiters {
 			w <- nil
@@ -1005,7 +1006,7 @@ func (l *loopState) handBack(note string, region *Region) error {
 		return &IllegalError{State: l.state, Trigger: OnHandBack, Why: "an input is still running"}
 	}
 	words := describeManual(l.manualLog, l.takeOverAsked, note, region)
-	l.r.rec.add(Entry{Kind: recPerson, Command: "hand_back", Text: note})
+	l.r.rec.add(Entry{Kind: recPerson, Command: "hand_back", Text: note, Region: region})
 	acts := make([]action.Action, 0, len(l.manualLog))
 	for _, in := range l.manualLog {
 		if in.err == nil {

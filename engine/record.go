@@ -63,6 +63,7 @@ type Entry struct {
 	// state
 	State  *State `json:"state,omitempty"`
 	Reason string `json:"reason,omitempty"`
+	By     string `json:"by,omitempty"` // the person's command behind the change (as StateEvent.By)
 
 	// observe, manual
 	Call   int         `json:"call,omitempty"`
@@ -94,6 +95,7 @@ type Entry struct {
 	Text    string   `json:"text,omitempty"`
 	Request *Request `json:"request,omitempty"`
 	Command string   `json:"command,omitempty"`
+	Region  *Region  `json:"region,omitempty"` // person: the region marked on hand back
 
 	// history
 	Step *model.Step `json:"step,omitempty"`
@@ -113,6 +115,10 @@ type recorder struct {
 	frames chan struct{} // tokens: at most cap frames wait in the queue
 	done   chan struct{}
 	max    int64
+
+	// onPerson, when set, hears every person entry as it is queued (the
+	// run turns them into KindPerson events).
+	onPerson func(Entry)
 
 	mu      sync.Mutex
 	nframe  int
@@ -165,6 +171,9 @@ func (r *recorder) add(e Entry) {
 	}
 	if e.T.IsZero() {
 		e.T = time.Now()
+	}
+	if e.Kind == recPerson && r.onPerson != nil {
+		r.onPerson(e)
 	}
 	r.lines <- recItem{e: &e}
 }

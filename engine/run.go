@@ -186,6 +186,7 @@ func New(cfg Config) (*Run, error) {
 			return nil, err
 		}
 		r.rec = rec
+		r.rec.onPerson = r.hub.personEntry
 		s := r.settings
 		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID})
 	}
@@ -455,6 +456,7 @@ func Resume(dir string, cfg Config) (*Run, error) {
 		return nil, err
 	}
 	r.rec = rec
+	r.rec.onPerson = r.hub.personEntry
 	r.lp.restore(entries)
 	r.launch()
 	return r, nil

@@ -36,9 +36,12 @@ test('the shell shows every region; This computer is listed and mirrored live', 
   for (const id of ['devices', 'mirror', 'timeline', 'goal', 'controls', 'start']) {
     assert.ok(await page.getByTestId(id).isVisible(), `${id} visible`)
   }
-  // The harness's Xvfb display is "This computer": listed, selected, mirrored.
+  // The harness's Xvfb display is "This computer": listed, never chosen
+  // for the person; once they pick it, mirrored.
   await page.getByTestId('device-desktop:0').waitFor()
   assert.match(await page.getByTestId('devices').innerText(), /This computer/)
+  assert.match(await page.getByTestId('mirror').innerText(), /Nothing to show yet/, 'This computer was selected without the person')
+  await page.getByTestId('device-desktop:0').click()
   await page.locator('[data-testid="mirror-screen"][data-frame="1280x800"]').waitFor({ timeout: 15_000 })
   assert.match(await page.getByTestId('timeline').innerText(), /No steps yet/)
   assert.equal(await page.getByTestId('start').isDisabled(), true, 'Start needs a goal')
@@ -48,6 +51,45 @@ test('the shell shows every region; This computer is listed and mirrored live', 
   mkdirSync(artifactsDir, { recursive: true })
   await page.screenshot({ path: join(artifactsDir, 'e2e-shell-en.png') })
   assert.deepEqual(app.pageErrors, [])
+})
+
+test('the first task on This computer asks before Tandem takes the mouse', async () => {
+  const { page } = app
+  await page.getByTestId('device-desktop:0').click()
+  await page.getByTestId('goal').fill('Open the terminal')
+  await page.getByTestId('start').click()
+  const ask = page.getByTestId('desktop-confirm')
+  await ask.waitFor({ timeout: 5000 })
+  assert.match(await ask.innerText(), /Ctrl\+Shift\+Esc/)
+  await page.getByTestId('desktop-cancel').click()
+  await ask.waitFor({ state: 'detached' })
+  assert.deepEqual(await page.evaluate(() => window.go.app.App.ActiveRuns()), [], 'a run started without the person\'s yes')
+  await page.getByTestId('goal').fill('')
+})
+
+test('"no model is set up" goes away once a model is added', async () => {
+  const { page } = app
+  await page.getByTestId('device-desktop:0').click()
+  await page.getByTestId('goal').fill('Open the terminal')
+  await page.getByTestId('start').click()
+  await page.getByTestId('desktop-go').click()
+  const err = page.getByTestId('command-error')
+  await err.waitFor({ timeout: 5000 })
+  await page.getByTestId('settings').click()
+  await page.getByTestId('add-model').selectOption('custom')
+  await page.getByTestId('pf-name').fill('Some model')
+  await page.getByTestId('pf-url').fill('http://127.0.0.1:9/v1')
+  await page.getByTestId('pf-model').fill('some-model')
+  await page.getByTestId('pf-save').click()
+  await page.getByTestId('profile-Some model').waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await err.waitFor({ state: 'detached', timeout: 3000 })
+  // Leave no model behind for the tests that follow.
+  await page.evaluate(async () => {
+    for (const p of await window.go.app.App.Profiles()) await window.go.app.App.DeleteProfile(p.id)
+  })
+  await page.getByTestId('goal').fill('')
 })
 
 test('About shows the version and commit from the Go backend (a bound method through the UI)', async () => {

@@ -1,4 +1,11 @@
 import { mount } from 'svelte'
+// Inter, bundled (Latin only: Chinese falls through to the CJK font), so
+// English text and quotes render as designed instead of in the CJK font's
+// full-width Latin glyphs.
+import '@fontsource/inter/latin-400.css'
+import '@fontsource/inter/latin-500.css'
+import '@fontsource/inter/latin-600.css'
+import '@fontsource/inter/latin-700.css'
 import './app.css'
 import App from './App.svelte'
 

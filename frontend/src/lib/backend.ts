@@ -123,11 +123,23 @@ export interface PastStep {
   ms: number
   frame?: string
   screen: { w: number; h: number }
+  at?: string
+}
+
+/** PastAct is one act of the person's in a recorded run (app.PastAct). */
+export interface PastAct {
+  at: string
+  command: string
+  text?: string
+  action?: Action
+  region?: Region
+  n?: number
 }
 
 export interface RunDetail {
   run: RunSummary
   steps: PastStep[]
+  acts?: PastAct[]
   result?: { state: string; success: boolean; summary?: string; reason?: string; pending?: string[] }
 }
 
@@ -144,6 +156,8 @@ export interface RunSummary {
   damaged?: number
   /** the record's first line (goal, settings) is among the damaged ones */
   no_start?: boolean
+  /** the goal the run started with, when the person edited it (goal is the edited one) */
+  first_goal?: string
 }
 
 type Bound = {

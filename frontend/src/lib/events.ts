@@ -144,14 +144,28 @@ export interface Snapshot {
   result?: Result
   retry?: RetryEvent
   waiting?: WaitingEvent
+  acts?: PersonAct[]
   seq: number // of the last event the snapshot includes
 }
+
+/** PersonAct is one act of the person's (engine.PersonAct). */
+export interface PersonAct {
+  command: string
+  text?: string
+  action?: Action
+  actions?: Action[]
+  region?: { x1: number; y1: number; x2: number; y2: number }
+  n?: number
+}
+
+/** ActView is a person's act as the timeline keeps it. */
+export type ActView = PersonAct & { key: number; time: string }
 
 export interface EngineEvent {
   run: string
   seq: number
   time: string
-  kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'retry' | 'waiting' | 'manual' | 'usage' | 'request' | 'done'
+  kind: 'snapshot' | 'state' | 'step' | 'plan' | 'thought' | 'retry' | 'waiting' | 'manual' | 'usage' | 'request' | 'done' | 'person'
   snapshot?: Snapshot
   retry?: RetryEvent
   waiting?: WaitingEvent
@@ -163,6 +177,7 @@ export interface EngineEvent {
   usage?: UsageEvent
   request?: Request
   done?: Result
+  person?: PersonAct
 }
 
 /** RetryEvent: the model call's attempt failed and is tried again after wait_ms. */
@@ -201,6 +216,8 @@ export interface RunView {
   /** the current model call's wait for its first answer, while it waits */
   waiting: WaitingEvent | null
   steps: StepEvent[]
+  /** the person's acts, keyed like steps so the two interleave in order */
+  acts: ActView[]
   result: Result | null
   seq: number
 }
@@ -225,6 +242,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     retry: s.retry ?? null,
     waiting: s.waiting ?? null,
     steps: (s.steps ?? []).map((st, i) => ({ ...st, key: i - (s.steps?.length ?? 0) })),
+    acts: (s.acts ?? []).map((a, i) => ({ ...a, key: i - (s.acts?.length ?? 0) + 0.5, time: '' })),
     result: s.result ?? null,
     seq,
   }
@@ -354,12 +372,53 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
         n.state = e.done.state
       }
       break
+    case 'person':
+      if (!e.person) return v
+      n.acts = [...v.acts, { ...e.person, key: e.seq, time: e.time }].slice(-maxSteps)
+      if (e.person.command === 'edit_goal' && e.person.text) n.goal = e.person.text
+      break
     case 'manual':
       // The person's inputs arrive as steps too (by_person); the manual event
       // only matters when it failed, which the step's result already says.
       break
   }
   return n
+}
+
+/** TimelineItem is one row of the timeline: an agent's or person's step, or a person's act. */
+export type TimelineItem = { key: number; step?: StepEvent; act?: ActView }
+
+/** timelineItems interleaves a run's steps and the person's acts in the order they happened. */
+export function timelineItems(v: RunView): TimelineItem[] {
+  const out: TimelineItem[] = [
+    ...v.steps.map((s, i) => ({ key: s.key ?? i, step: s })),
+    ...v.acts.map((a) => ({ key: a.key, act: a })),
+  ]
+  return out.sort((a, b) => a.key - b.key)
+}
+
+/** actText words a person's act in the UI's language, with what it carried. */
+export function actText(a: PersonAct): string {
+  const key = `who.${a.command}`
+  let s = i18n.has(key) ? i18n.t(key as Key, { n: String(a.n ?? 0) }) : a.command
+  if (a.action) s += `: ${describe(a.action)}`
+  if (a.text) s += ` — “${a.text}”`
+  if (a.region) s += ` · ${i18n.t('who.region')} (${a.region.x1}, ${a.region.y1}) – (${a.region.x2}, ${a.region.y2})`
+  return s
+}
+
+/**
+ * targetLabel is the words of the element an action points at, when the
+ * plan names one ("Pay ¥99"), so a confirmation says what will be pressed
+ * rather than where.
+ */
+export function targetLabel(a: Action | undefined, todo: TodoItem[]): string {
+  if (!a || a.x === undefined) return ''
+  const t = todo.find((t) => t.element?.label && t.action.type === a.type && t.action.x === a.x && t.action.y === a.y)
+  if (t?.element) return t.element.label
+  // Or the element whose box holds the point, from any item of the plan.
+  const hit = todo.find((t) => t.element && a.x! >= t.element.bounds.x1 && a.x! <= t.element.bounds.x2 && a.y! >= t.element.bounds.y1 && a.y! <= t.element.bounds.y2)
+  return hit?.element?.label ?? ''
 }
 
 /** describe renders an action for people, in the timeline and dialogs. */

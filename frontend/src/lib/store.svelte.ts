@@ -72,7 +72,9 @@ class Store {
   setDevices(list: DeviceEntry[]) {
     this.devices = list
     if (!this.selected || !list.some((d) => d.id === this.selected)) {
-      const usable = list.find((d) => d.state === 'device' || d.state === 'ready')
+      // This computer is never chosen for the person: an agent moving
+      // their own mouse must be their explicit choice.
+      const usable = list.find((d) => d.kind !== 'desktop' && (d.state === 'device' || d.state === 'ready'))
       this.selected = usable?.id ?? ''
     }
   }

@@ -6,10 +6,34 @@ class UI {
   region = $state<Region | null>(null)
   selecting = $state(false)
   handBackOpen = $state(false)
+  /** the person agreed, this session, to let a task control this computer */
+  desktopConfirmed = $state(false)
   settingsOpen = $state(false)
   historyOpen = $state(false)
   toast = $state('')
+  /** the open dialogs, bottom first: each one's dismiss, or null when it must be answered */
+  #dialogs: { dismiss: (() => void) | null }[] = []
   #toastTimer: ReturnType<typeof setTimeout> | undefined
+
+  /** openDialog registers a dialog on top; the returned function takes it off. */
+  openDialog(dismiss: (() => void) | null): () => void {
+    const d = { dismiss }
+    this.#dialogs.push(d)
+    return () => {
+      this.#dialogs = this.#dialogs.filter((x) => x !== d)
+    }
+  }
+
+  /** topDialog says what kind of dialog is on top, if any. */
+  topDialog(): 'none' | 'dismissable' | 'fixed' {
+    const top = this.#dialogs.at(-1)
+    return !top ? 'none' : top.dismiss ? 'dismissable' : 'fixed'
+  }
+
+  /** closeTopDialog dismisses the dialog on top when it can be dismissed. */
+  closeTopDialog() {
+    this.#dialogs.at(-1)?.dismiss?.()
+  }
 
   flash(text: string, ms = 3500) {
     this.toast = text

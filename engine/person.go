@@ -1,0 +1,12 @@
+package engine
+
+// personState tells the UI about the person's commands that are only a
+// state change (pause, take over, stop). The other commands are recorded as
+// person entries, which the recorder hands to the hub (hub.personEntry);
+// state changes are recorded with their By.
+func (l *loopState) personState() {
+	switch l.on {
+	case OnPause, OnTakeOver, OnStop:
+		l.r.hub.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
+	}
+}

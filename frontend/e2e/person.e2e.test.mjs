@@ -1,0 +1,219 @@
+// The person's side of the window (issue 17), through the real UI, the real
+// Go backend, the virtual phone behind a private adb server and a scripted
+// chat-completions server: keys never leak onto the device, Escape closes the
+// dialog on top, the goal box replaces text from Recent goals, and a command
+// shows at once that it was heard.
+import { test as nodeTest, before, after, afterEach } from 'node:test'
+import assert from 'node:assert/strict'
+import { startApp } from './harness.mjs'
+import { startModelServer, toolCall, hold, text, status } from './modelserver.mjs'
+
+let app
+let model
+
+before(async () => {
+  model = await startModelServer()
+  app = await startApp()
+  const { page } = app
+  await page.getByTestId('settings').click()
+  await page.getByTestId('add-model').selectOption('custom')
+  await page.getByTestId('pf-name').fill('Scripted model')
+  await page.getByTestId('pf-url').fill(model.url)
+  await page.getByTestId('pf-model').fill('scripted-model')
+  await page.getByTestId('pf-save').click()
+  await page.getByTestId('profile-Scripted model').waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await page.getByTestId('try-virtual').click()
+  await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 30_000 })
+  // Every input sent to the device, as the backend is asked for it.
+  await page.evaluate(() => {
+    const a = window.go.app.App
+    window.__sent = []
+    for (const name of ['Input', 'DeviceInput']) {
+      const real = a[name]
+      a[name] = (...args) => {
+        window.__sent.push(args[1])
+        return real(...args)
+      }
+    }
+  })
+})
+
+after(async () => {
+  await app?.stop()
+  await model?.stop()
+})
+
+afterEach(async () => {
+  model?.clear()
+  await app?.page
+    .evaluate(async () => {
+      for (const r of await window.go.app.App.ActiveRuns()) {
+        if (!['Done', 'Failed', 'Stopped'].includes(r.state)) await window.go.app.App.Stop(r.id).catch(() => {})
+      }
+    })
+    .catch(() => {})
+})
+
+function test(name, fn) {
+  nodeTest(name, async () => {
+    app.pageErrors.length = 0
+    await fn()
+    assert.deepEqual(app.pageErrors.map(String), [], 'the page threw')
+  })
+}
+
+async function until(cond, what, ms = 10_000) {
+  const deadline = Date.now() + ms
+  while (!(await cond())) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting: ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const sent = () => app.page.evaluate(() => window.__sent.slice())
+
+async function start(goal) {
+  await app.page.getByTestId('goal').fill(goal)
+  await app.page.getByTestId('start').click()
+}
+
+async function manual() {
+  const { page } = app
+  const n = model.requests.length
+  model.push(hold)
+  await start('Open the notes app')
+  await until(() => model.requests.length > n, 'the model was called')
+  const screen = page.getByTestId('mirror-screen')
+  const box = await screen.boundingBox()
+  await screen.click({ position: { x: box.width / 2, y: box.height / 2 } })
+  await page.getByTestId('run-state').getByText('You are driving').waitFor({ timeout: 10_000 })
+  return screen
+}
+
+test('in Manual, keys pressed on the mirror are Tandem\'s shortcuts, never text on the phone', async () => {
+  const { page } = app
+  const screen = await manual()
+  // The mirror has the focus after the click, as a person leaves it.
+  await screen.click({ position: { x: 5, y: 5 } })
+  await page.evaluate(() => (window.__sent.length = 0))
+  await page.keyboard.press('h')
+  await page.getByTestId('handback-dialog').waitFor({ timeout: 3000 })
+  // The dialog's note has the focus; Escape closes the dialog, not the run.
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'handback-note')
+  await page.keyboard.press('Escape')
+  await page.getByTestId('handback-dialog').waitFor({ state: 'detached', timeout: 3000 })
+  assert.equal(await page.getByTestId('run-state').innerText(), 'You are driving')
+  await screen.focus()
+  await page.keyboard.type('t x')
+  assert.deepEqual((await sent()).filter((a) => a.type === 'type' || a.type === 'key'), [], 'no key reached the device')
+  // The rule is on screen, and text for the phone has its own field.
+  await page.getByTestId('keys-hint').waitFor()
+  await page.getByTestId('device-text').fill('hello 你好')
+  await page.getByTestId('device-text').press('Enter')
+  await until(async () => (await sent()).some((a) => a.type === 'type' && a.text === 'hello 你好'), 'the field\'s text reached the device')
+  // Esc from the text field still stops the run.
+  await page.getByTestId('device-text').press('Escape')
+  await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
+})
+
+test('Escape closes Settings even after Test connection took the focus away', async () => {
+  const { page } = app
+  await page.getByTestId('settings').click()
+  await page.getByTestId('profile-Scripted model').click()
+  model.push(text('OK'))
+  await page.getByTestId('pf-test').click()
+  await page.getByTestId('pf-test-result').waitFor({ timeout: 15_000 })
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached', timeout: 3000 })
+})
+
+test('a goal re-run from Recent goals replaces the text in the box', async () => {
+  const { page } = app
+  for (let i = 0; i < 2; i++) {
+    model.push(toolCall('finish', { summary: 'Done.', success: true }))
+    await start('Open the counter')
+    await page.getByTestId('result-card').waitFor({ timeout: 30_000 })
+  }
+  await page.getByTestId('goal').fill('something else')
+  await page.getByTestId('recent-goals').selectOption('Open the counter')
+  assert.equal(await page.getByTestId('goal').inputValue(), 'Open the counter')
+  await page.getByTestId('recent-goals').selectOption('Open the counter')
+  assert.equal(await page.getByTestId('goal').inputValue(), 'Open the counter')
+  const values = await page.getByTestId('recent-goals').locator('option').evaluateAll((o) => o.map((x) => x.value).filter(Boolean))
+  assert.equal(values.filter((v) => v === 'Open the counter').length, 1)
+})
+
+test('Pause and Stop show that they were heard before the engine answers', async () => {
+  const { page } = app
+  const n = model.requests.length
+  model.push(hold)
+  await start('Wait for me')
+  await until(() => model.requests.length > n, 'the model was called')
+  await page.getByTestId('thinking').waitFor()
+  // Hold the backend's answer to the command: the window must not wait for it.
+  await page.evaluate(() => {
+    const a = window.go.app.App
+    window.__release = {}
+    window.__real = {}
+    for (const name of ['Pause', 'Stop']) {
+      const real = (window.__real[name] = a[name])
+      a[name] = (id) => new Promise((ok, fail) => (window.__release[name] = () => real(id).then(ok, fail)))
+    }
+  })
+  try {
+    await page.getByTestId('ctl-pause').click()
+    await page.locator('[data-testid="ctl-pending"][data-pending="pause"]').getByText('Pausing…').waitFor({ timeout: 2000 })
+    await page.evaluate(() => window.__release.Pause())
+    await page.getByTestId('run-state').getByText('Paused').waitFor({ timeout: 5000 })
+    await page.getByTestId('ctl-pending').waitFor({ state: 'detached', timeout: 2000 })
+    await page.keyboard.press('Escape')
+    await page.locator('[data-testid="ctl-pending"][data-pending="stop"]').getByText('Stopping…').waitFor({ timeout: 2000 })
+    await page.evaluate(() => window.__release.Stop())
+    await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
+    // The person's acts are in the timeline beside the agent's steps.
+    await page.locator('[data-testid="person-act"][data-command="pause"]').getByText('Paused the task').waitFor({ timeout: 5000 })
+    await page.locator('[data-testid="person-act"][data-command="stop"]').waitFor({ timeout: 5000 })
+  } finally {
+    await page.evaluate(() => {
+      for (const r of Object.values(window.__release)) r()
+      Object.assign(window.go.app.App, window.__real)
+    })
+  }
+})
+
+test('at the window\'s minimum size (960x640) nothing is clipped and Stop is in view', async () => {
+  const { page } = app
+  await page.setViewportSize({ width: 960, height: 640 })
+  try {
+    const { scrollW, scrollH } = await page.evaluate(() => ({ scrollW: document.documentElement.scrollWidth, scrollH: document.documentElement.scrollHeight }))
+    assert.ok(scrollW <= 960 && scrollH <= 640, `the page is ${scrollW}x${scrollH}`)
+    for (const id of ['ctl-stop', 'timeline', 'start', 'devices', 'mirror-screen']) {
+      const b = await page.getByTestId(id).first().boundingBox()
+      assert.ok(b && b.width > 0 && b.height > 0, `${id} has no room: ${JSON.stringify(b)}`)
+      assert.ok(b.x >= 0 && b.y >= 0 && b.x + b.width <= 960 && b.y + b.height <= 640, `${id} is cut off: ${JSON.stringify(b)}`)
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 800 })
+  }
+})
+
+test('English renders in the bundled Latin font, not the CJK font\'s full-width glyphs', async () => {
+  const faces = await app.page.evaluate(async () => (await document.fonts.load('14px Inter', 'Hello “quoted”')).map((f) => f.family))
+  assert.ok(faces.length > 0, 'no bundled Inter face: the Latin text falls back to the CJK font')
+})
+
+test('a refused model call offers Open Settings, above the question, and Escape closes only Settings', async () => {
+  const { page } = app
+  model.push(status(401, 'bad key'))
+  await start('Check the phone')
+  await page.getByTestId('request-message').waitFor({ timeout: 30_000 })
+  await page.getByTestId('request-settings').click()
+  await page.getByTestId('settings-dialog').waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached', timeout: 3000 })
+  assert.equal(await page.getByTestId('request-message').isVisible(), true, 'the question behind Settings stayed')
+  await page.getByTestId('request-stop').click()
+  await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
+})
