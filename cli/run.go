@@ -25,7 +25,7 @@ import (
 func runRun(ctx context.Context, env Env) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	dev := fs.String("device", "", "adb serial of the phone (required)")
+	dev := fs.String("device", "", "adb serial of the phone, or desktop:N for this computer's display N (required)")
 	goal := fs.String("goal", "", "what the agent should do (required)")
 	dia := fs.String("dialect", "tools", "model dialect: tools, autoglm, uitars, json")
 	variant := fs.String("variant", "", "dialect variant")
@@ -67,7 +67,7 @@ func runRun(ctx context.Context, env Env) int {
 		// crashed run can still give it back.
 		stateDir = filepath.Join(filepath.Dir(*dataDir), "adb-state")
 	}
-	phone, err := adb.Open(ctx, adb.Options{Server: adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}, Serial: *dev, StateDir: stateDir})
+	phone, desk, err := openRunDevice(ctx, *dev, adb.Options{Server: adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}, Serial: *dev, StateDir: stateDir})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
@@ -98,8 +98,17 @@ func runRun(ctx context.Context, env Env) int {
 		return ExitFail
 	}
 	lines := readLines(env.Stdin, r.Done())
+	var takeover, stopKey <-chan struct{}
+	if desk != nil {
+		takeover, stopKey = desk.Takeover(), desk.StopHotkey()
+	}
 	for {
 		select {
+		case <-takeover:
+			handTakeover(ctx, env, r, desk, lines)
+		case <-stopKey:
+			fmt.Fprintln(env.Stderr, "run: stop hotkey pressed")
+			_ = r.Stop(ctx)
 		case <-ctx.Done():
 			_ = r.Stop(context.Background())
 			<-r.Done()

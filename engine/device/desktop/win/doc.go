@@ -23,15 +23,23 @@
 //     as KEYEVENTF_UNICODE key events, one UTF-16 unit each, so Chinese and
 //     emoji are typed without the clipboard and a halt can stop typing
 //     between two characters.
-//   - Safety. While the agent drives, a watcher compares, every PollInterval
-//     and again right before every injection, the pointer with where the
-//     agent last put it and GetLastInputInfo's tick with the one seen after
-//     the agent's own last injection (input within ownGrace of an injection
-//     counts as the agent's: SendInput's events are stamped asynchronously).
-//     A difference is the person taking over. The stop hotkey is registered
-//     with RegisterHotKey on a thread of its own; Windows reserves
-//     ctrl+shift+escape (Task Manager), so the default here is
-//     ctrl+alt+escape.
+//   - Safety. Low-level mouse and keyboard hooks (WH_MOUSE_LL,
+//     WH_KEYBOARD_LL) see every input event of the session with a flag
+//     saying whether it was injected: the agent's events (SendInput) are, a
+//     hand's are not, so the person is told from the agent exactly. While
+//     the agent drives (from its first action until a takeover or stop) a
+//     hand's event is a takeover: Takeover() fires, the action in flight
+//     stops between two injected events (a held button is released), and
+//     every later Do returns desktop.ErrTakenOver until Resume. Two events
+//     are not a hand's: a move to exactly where the agent put the pointer
+//     (Windows and Wine report one when a window appears under it), and the
+//     keys of the stop chord. The stop hotkey is registered with
+//     RegisterHotKey; the hooks and the hotkey live on one locked thread
+//     with a message loop. Windows reserves ctrl+shift+escape (Task
+//     Manager), so the default here is ctrl+alt+escape. Limit: another
+//     program's injected input (remote-control tools, on-screen keyboards)
+//     looks like the agent's. GetLastInputInfo was tried first: it cannot
+//     tell whose input it was, and under Wine a window appearing counts.
 //   - Tandem's own windows: the top-level window under a point
 //     (WindowFromPoint, GetAncestor) belongs to a process in ExcludePIDs, or
 //     the point is in ExcludeRects: ErrOwnWindow, before any input.

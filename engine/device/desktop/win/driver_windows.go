@@ -60,7 +60,7 @@ type Driver struct {
 
 	doMu sync.Mutex // one action at a time
 	inj  injector
-	hk   *hotkey
+	in   *inputThread
 
 	takeover chan struct{}
 	stopped  chan struct{}
@@ -107,7 +107,9 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 		quit:     make(chan struct{}),
 	}
 	d.inj.init()
-	if d.hk, err = registerHotkey(stop, d.stopPressed); err != nil {
+	d.inj.took = d.tookLocked
+	target := &hookTarget{person: d.inj.person}
+	if d.in, err = startInput(stop, target, d.stopPressed); err != nil {
 		return nil, err
 	}
 	d.wg.Add(1)
@@ -195,7 +197,7 @@ func (d *Driver) Close() error {
 		}
 		d.inj.mu.Unlock()
 		d.inj.releaseAll()
-		d.hk.close()
+		d.in.close()
 		d.wg.Wait()
 	})
 	return nil

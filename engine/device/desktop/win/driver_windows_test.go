@@ -14,6 +14,7 @@ import (
 
 	"tandem/engine/action"
 	"tandem/engine/device/desktop"
+	"tandem/engine/device/desktop/win/wintest"
 )
 
 // These run as a Windows program under Wine on Xvfb (scripts/wine-test.sh)
@@ -31,9 +32,24 @@ func openDriver(t *testing.T, opts Options) *Driver {
 	return d
 }
 
+// openWindow opens a test window at r with the pointer parked outside it
+// (by the driver's own warp): a window appearing under the pointer makes
+// Wine report a move there, sometimes after the test's first action.
+func openWindow(t *testing.T, r image.Rectangle) *wintest.Window {
+	t.Helper()
+	park := image.Pt(r.Max.X+10, r.Min.Y)
+	setCursorPos(park)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if p, _ := cursorPos(); p == park {
+			break
+		}
+	}
+	return wintest.Open(t, r)
+}
+
 // within is a point of the test window in the screenshot's coordinates.
-func within(d *Driver, w *testWindow, x, y int) (int, int) {
-	return w.rect.Min.X - d.bounds.Min.X + x, w.rect.Min.Y - d.bounds.Min.Y + y
+func within(d *Driver, w *wintest.Window, x, y int) (int, int) {
+	return w.Rect.Min.X - d.bounds.Min.X + x, w.Rect.Min.Y - d.bounds.Min.Y + y
 }
 
 func TestDisplaysListsThisComputer(t *testing.T) {
@@ -48,9 +64,9 @@ func TestDisplaysListsThisComputer(t *testing.T) {
 
 func TestCaptureMatchesDrawnWindow(t *testing.T) {
 	d := openDriver(t, Options{})
-	w := openTestWindow(t, image.Rect(40, 60, 240, 220))
+	w := openWindow(t, image.Rect(40, 60, 240, 220))
 	want := func(img *image.RGBA) string {
-		for i, c := range quadrants {
+		for i, c := range wintest.Quadrants {
 			x, y := within(d, w, i%2*100+50, i/2*80+40)
 			if got := img.RGBAAt(x, y); got != c {
 				return fmt.Sprintf("quadrant %d at %d,%d is %v, want %v", i, x, y, got, c)
@@ -80,54 +96,55 @@ func TestCaptureMatchesDrawnWindow(t *testing.T) {
 
 func TestClicksReachTheWindowAtTheirPoint(t *testing.T) {
 	d := openDriver(t, Options{})
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	ctx := context.Background()
 	tests := []struct {
-		name string
-		a    action.Action
-		msg  uint32
+		name    string
+		a       action.Action
+		msg, up uint32
 	}{
-		{"tap", action.Action{Type: action.Tap}, wmLButtonDown},
-		{"double", action.Action{Type: action.DoubleTap}, wmLButtonDbl},
-		{"right", action.Action{Type: action.RightClick}, wmRButtonDown},
-		{"scroll", action.Action{Type: action.Scroll, Direction: "down"}, wmMouseWheel},
+		{"tap", action.Action{Type: action.Tap}, wintest.WMLButtonDown, wintest.WMLButtonUp},
+		{"double", action.Action{Type: action.DoubleTap}, wintest.WMLButtonDbl, wintest.WMLButtonUp},
+		{"right", action.Action{Type: action.RightClick}, wintest.WMRButtonDown, wintest.WMRButtonUp},
+		{"scroll", action.Action{Type: action.Scroll, Direction: "down"}, wintest.WMMouseWheel, wintest.WMMouseWheel},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w.reset()
+			w.Reset()
 			cx, cy := 20+i*37, 30+i*41
 			tt.a.X, tt.a.Y = within(d, w, cx, cy)
 			if err := d.Do(ctx, tt.a); err != nil {
 				t.Fatal(err)
 			}
-			if p, _ := cursorPos(); p != image.Pt(w.rect.Min.X+cx, w.rect.Min.Y+cy) {
-				t.Errorf("pointer at %v, want %v", p, image.Pt(w.rect.Min.X+cx, w.rect.Min.Y+cy))
+			if p, _ := cursorPos(); p != image.Pt(w.Rect.Min.X+cx, w.Rect.Min.Y+cy) {
+				t.Errorf("pointer at %v, want %v", p, image.Pt(w.Rect.Min.X+cx, w.Rect.Min.Y+cy))
 			}
 			x, y := cx, cy
-			if tt.msg == wmMouseWheel {
+			if tt.msg == wintest.WMMouseWheel {
 				x = -1 // the wheel's point is in screen coordinates
 			}
-			w.waitFor(t, tt.name, has(tt.msg, x, y))
+			// The release too: a late one would fall into the next case.
+			w.WaitFor(t, tt.name, func(r []wintest.Record) bool { return wintest.Has(tt.msg, x, y)(r) && wintest.Has(tt.up, -1, 0)(r) })
 		})
 	}
 }
 
 func TestDragPressesMovesAndReleases(t *testing.T) {
 	d := openDriver(t, Options{})
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x1, y1 := within(d, w, 10, 10)
 	x2, y2 := within(d, w, 150, 120)
 	if err := d.Do(context.Background(), action.Action{Type: action.Drag, X: x1, Y: y1, X2: x2, Y2: y2, Ms: 100}); err != nil {
 		t.Fatal(err)
 	}
-	w.waitFor(t, "a press at the start and a release at the end", func(r []record) bool {
-		return has(wmLButtonDown, 10, 10)(r) && has(wmLButtonUp, 150, 120)(r)
+	w.WaitFor(t, "a press at the start and a release at the end", func(r []wintest.Record) bool {
+		return wintest.Has(wintest.WMLButtonDown, 10, 10)(r) && wintest.Has(wintest.WMLButtonUp, 150, 120)(r)
 	})
 }
 
 func TestTypingReachesTheWindow(t *testing.T) {
 	d := openDriver(t, Options{})
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x, y := within(d, w, 50, 50)
 	ctx := context.Background()
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
@@ -137,22 +154,22 @@ func TestTypingReachesTheWindow(t *testing.T) {
 	if err := d.Do(ctx, action.Action{Type: action.TypeText, Text: text}); err != nil {
 		t.Fatal(err)
 	}
-	w.waitFor(t, "the text", func([]record) bool { return w.text() == text })
-	w.reset()
+	w.WaitFor(t, "the text", func([]wintest.Record) bool { return w.Text() == text })
+	w.Reset()
 	if err := d.Do(ctx, action.Action{Type: action.Key, Key: "Return"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Do(ctx, action.Action{Type: action.Hotkey, Keys: []string{"ctrl", "a"}}); err != nil {
 		t.Fatal(err)
 	}
-	w.waitFor(t, "Enter and ctrl+A", func(r []record) bool {
-		return hasKey(r, 0x0D) && hasKey(r, 'A') && strings.Contains(w.text(), "\x01") // ctrl+A is char 1
+	w.WaitFor(t, "Enter and ctrl+A", func(r []wintest.Record) bool {
+		return hasKey(r, 0x0D) && hasKey(r, 'A') && strings.Contains(w.Text(), "\x01") // ctrl+A is char 1
 	})
 }
 
-func hasKey(recs []record, vk uintptr) bool {
+func hasKey(recs []wintest.Record, vk uintptr) bool {
 	for _, r := range recs {
-		if r.Msg == wmKeyDown && r.W == vk {
+		if r.Msg == wintest.WMKeyDown && r.W == vk {
 			return true
 		}
 	}
@@ -161,30 +178,36 @@ func hasKey(recs []record, vk uintptr) bool {
 
 func TestOwnWindowIsRefused(t *testing.T) {
 	d := openDriver(t, Options{ExcludePIDs: []int{os.Getpid()}, ExcludeRects: []image.Rectangle{image.Rect(0, 0, 10, 10)}})
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x, y := within(d, w, 50, 50)
 	for _, a := range []action.Action{{Type: action.Tap, X: x, Y: y}, {Type: action.Tap, X: 5, Y: 5}} {
 		if err := d.Do(context.Background(), a); !errors.Is(err, desktop.ErrOwnWindow) {
 			t.Errorf("tap at %d,%d on Tandem's own window: %v", a.X, a.Y, err)
 		}
 	}
-	if r := w.records(); len(r) != 0 {
+	if r := w.Records(); len(r) != 0 {
 		t.Errorf("the own window received %+v", r)
 	}
 }
 
 func TestPersonMovingThePointerTakesOver(t *testing.T) {
 	d := openDriver(t, Options{})
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x, y := within(d, w, 50, 50)
 	ctx := context.Background()
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
 		t.Fatal(err)
 	}
-	setCursorPos(w.rect.Min.Add(image.Pt(120, 90))) // the person's hand
+	p := w.Rect.Min.Add(image.Pt(137, 71))                           // nowhere the agent has been
+	wintest.Person(t, "mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y)) // the person's hand
 	waitSignal(t, d.Takeover(), "Takeover")
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); !errors.Is(err, desktop.ErrTakenOver) {
 		t.Fatalf("Do after a takeover = %v, want ErrTakenOver", err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if at, _ := cursorPos(); at == p || time.Now().After(deadline) {
+			break // the hand is done moving
+		}
 	}
 	d.Resume()
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
@@ -194,15 +217,13 @@ func TestPersonMovingThePointerTakesOver(t *testing.T) {
 
 func TestPersonTypingTakesOver(t *testing.T) {
 	d := openDriver(t, Options{})
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x, y := within(d, w, 50, 50)
 	ctx := context.Background()
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
 		t.Fatal(err)
 	}
-	// Input within ownGrace of the agent's is taken as the agent's own.
-	time.Sleep(2 * ownGrace)
-	personKey(0x10) // shift
+	wintest.Person(t, "key", "shift")
 	waitSignal(t, d.Takeover(), "Takeover")
 	if err := d.Do(ctx, action.Action{Type: action.Key, Key: "a"}); !errors.Is(err, desktop.ErrTakenOver) {
 		t.Fatalf("Do after the person typed = %v, want ErrTakenOver", err)
@@ -211,7 +232,7 @@ func TestPersonTypingTakesOver(t *testing.T) {
 
 func TestAgentInputIsNotATakeover(t *testing.T) {
 	d := openDriver(t, Options{PollInterval: 5 * time.Millisecond})
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	ctx := context.Background()
 	for i := 0; i < 10; i++ {
 		x, y := within(d, w, 10+i*15, 20+i*10)
@@ -235,7 +256,7 @@ func TestStopHotkey(t *testing.T) {
 	if _, err := Open(context.Background(), "desktop:0", Options{}); !errors.Is(err, desktop.ErrHotkeyTaken) {
 		t.Fatalf("second Open = %v, want ErrHotkeyTaken", err)
 	}
-	w := openTestWindow(t, image.Rect(300, 100, 500, 300))
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x, y := within(d, w, 50, 50)
 	ctx := context.Background()
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
@@ -243,11 +264,11 @@ func TestStopHotkey(t *testing.T) {
 	}
 	// The person presses ctrl+alt+escape (under Wine a hotkey fires only
 	// while a Wine window has the focus: the test window has it).
-	for _, k := range []uintptr{0x11, 0x12, 0x1B} {
-		_, _, _ = procKeybdEvent.Call(k, 0, 0, 0)
+	for _, k := range []byte{0x11, 0x12, 0x1B} {
+		wintest.KeyDown(k, true)
 	}
-	for _, k := range []uintptr{0x1B, 0x12, 0x11} {
-		_, _, _ = procKeybdEvent.Call(k, 0, 2, 0)
+	for _, k := range []byte{0x1B, 0x12, 0x11} {
+		wintest.KeyDown(k, false)
 	}
 	waitSignal(t, d.StopHotkey(), "StopHotkey")
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); !errors.Is(err, desktop.ErrStopped) && !errors.Is(err, desktop.ErrTakenOver) {

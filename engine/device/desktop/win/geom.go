@@ -5,6 +5,7 @@ import (
 	"image"
 	"strconv"
 	"strings"
+	"sync"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -120,6 +121,88 @@ func utf16Units(r rune) []uint16 {
 	return []uint16{0xD800 + uint16(r>>10), 0xDC00 + uint16(r&0x3FF)}
 }
 
-// tickAfter reports whether GetTickCount-style tick a is later than b,
-// across the 49.7-day wrap of a 32-bit millisecond counter.
-func tickAfter(a, b uint32) bool { return int32(a-b) > 0 }
+// modifierVKs are the virtual keys a low-level keyboard hook reports for a
+// modifier: the generic code and the left and right ones.
+var modifierVKs = map[string][]uint32{
+	"ctrl": {0x11, 0xA2, 0xA3}, "alt": {0x12, 0xA4, 0xA5}, "shift": {0x10, 0xA0, 0xA1}, "cmd": {0x5B, 0x5C},
+}
+
+// chordKeys are the virtual keys of a hotkey as a keyboard hook sees them:
+// pressing the stop chord is not also a takeover.
+func chordKeys(c desktop.Chord, vk uint32) map[uint32]bool {
+	keys := map[uint32]bool{vk: true}
+	for _, m := range c.Mods {
+		for _, k := range modifierVKs[m] {
+			keys[k] = true
+		}
+	}
+	return keys
+}
+
+// Flags of low-level hook events: the event was injected (SendInput,
+// keybd_event, mouse_event) rather than made by a hand on a device.
+const (
+	llmhfInjected = 0x01
+	llkhfInjected = 0x10
+)
+
+// personMouse reports whether a low-level mouse event is the person's: a
+// button or wheel event that was not injected. Moves are judged by where
+// the pointer is (pointerMoved): Windows and Wine report moves no hand made
+// (a window appearing under the pointer; under Wine, echoes of the agent's
+// own pointer warps read by another thread, sometimes late).
+func personMouse(flags uint32, move bool) bool {
+	return flags&llmhfInjected == 0 && !move
+}
+
+// pointerMoved reports whether the pointer at p means a hand moved it: it
+// is not where the agent put it last (agent) nor anywhere the agent put it
+// lately (a late echo put it back there).
+func pointerMoved(p, agent image.Point, recent *warpRing) bool {
+	return p != agent && !recent.has(p)
+}
+
+// warpRing remembers the last points the agent put the pointer on.
+type warpRing struct {
+	mu  sync.Mutex
+	pts [64]image.Point
+	n   int
+}
+
+func (r *warpRing) add(p image.Point) {
+	r.mu.Lock()
+	r.pts[r.n%len(r.pts)] = p
+	r.n++
+	r.mu.Unlock()
+}
+
+func (r *warpRing) has(p image.Point) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := 0; i < min(r.n, len(r.pts)); i++ {
+		if r.pts[i] == p {
+			return true
+		}
+	}
+	return false
+}
+
+// personKey reports whether a low-level keyboard event is the person's: not
+// injected and not a key of the stop chord.
+func personKey(flags, vk uint32, stop map[uint32]bool) bool {
+	return flags&llkhfInjected == 0 && !stop[vk]
+}
+
+// absolute is a point of the virtual screen v as SendInput's normalized
+// absolute coordinates (0..65535 across v, MOUSEEVENTF_VIRTUALDESK). Windows
+// maps n back to v.Min + n*size/65536 rounded down, so rounding the
+// normalized value up lands on the pixel exactly.
+func absolute(p image.Point, v image.Rectangle) (int32, int32) {
+	norm := func(k, size int) int32 {
+		if size <= 0 {
+			return 0
+		}
+		return int32((k*65536 + size - 1) / size)
+	}
+	return norm(p.X-v.Min.X, v.Dx()), norm(p.Y-v.Min.Y, v.Dy())
+}

@@ -94,14 +94,73 @@ func TestUTF16Units(t *testing.T) {
 	}
 }
 
-func TestTickAfter(t *testing.T) {
-	tests := []struct {
-		a, b uint32
+func TestPersonInput(t *testing.T) {
+	mouse := []struct {
+		name  string
+		flags uint32
+		move  bool
+		want  bool
+	}{
+		{"agent's click (injected)", llmhfInjected, false, false},
+		{"agent's move (injected)", llmhfInjected, true, false},
+		{"a move no hand made", 0, true, false},
+		{"hand clicked", 0, false, true},
+	}
+	for _, tt := range mouse {
+		if got := personMouse(tt.flags, tt.move); got != tt.want {
+			t.Errorf("mouse, %s: %v", tt.name, got)
+		}
+	}
+	var ring warpRing
+	for i := 0; i < 100; i++ {
+		ring.add(image.Pt(i, 2*i))
+	}
+	if !ring.has(image.Pt(99, 198)) || !ring.has(image.Pt(36, 72)) || ring.has(image.Pt(35, 70)) || ring.has(image.Pt(1, 1)) {
+		t.Error("the ring keeps the last 64 points")
+	}
+	agent := image.Pt(99, 198)
+	for _, tt := range []struct {
+		p    image.Point
 		want bool
-	}{{2, 1, true}, {1, 2, false}, {5, 5, false}, {3, 0xFFFFFFF0, true}, {0xFFFFFFF0, 3, false}}
-	for _, tt := range tests {
-		if got := tickAfter(tt.a, tt.b); got != tt.want {
-			t.Errorf("tickAfter(%#x, %#x) = %v", tt.a, tt.b, got)
+	}{{agent, false}, {image.Pt(40, 80), false}, {image.Pt(100, 198), true}, {image.Pt(1, 2), true}} {
+		if got := pointerMoved(tt.p, agent, &ring); got != tt.want {
+			t.Errorf("pointerMoved(%v) = %v", tt.p, got)
+		}
+	}
+	c, _ := desktop.ParseChord([]string{DefaultStopHotkey})
+	_, vk, _ := hotkeyOf(c)
+	stop := chordKeys(c, vk)
+	keys := []struct {
+		name      string
+		flags, vk uint32
+		want      bool
+	}{
+		{"agent's key (injected)", llkhfInjected, 'A', false},
+		{"hand typed a", 0, 'A', true},
+		{"left ctrl of the stop chord", 0, 0xA2, false},
+		{"right alt of the stop chord", 0, 0xA5, false},
+		{"escape of the stop chord", 0, 0x1B, false},
+		{"shift is not in the chord", 0, 0xA0, true},
+	}
+	for _, tt := range keys {
+		if got := personKey(tt.flags, tt.vk, stop); got != tt.want {
+			t.Errorf("key, %s: %v", tt.name, got)
+		}
+	}
+}
+
+// SendInput's normalized coordinates come back to the exact pixel on every
+// layout, the negative origins of a monitor left of the primary included.
+func TestAbsoluteRoundTrips(t *testing.T) {
+	for _, v := range []image.Rectangle{image.Rect(0, 0, 1280, 800), image.Rect(0, 0, 1920, 1080),
+		image.Rect(-2560, -200, 4800, 1800), image.Rect(0, 0, 7680, 4320), image.Rect(-1, 0, 3, 3)} {
+		for x := v.Min.X; x < v.Max.X; x++ {
+			p := image.Pt(x, v.Min.Y+(x-v.Min.X)%v.Dy())
+			nx, ny := absolute(p, v)
+			back := image.Pt(v.Min.X+int(int64(nx)*int64(v.Dx())>>16), v.Min.Y+int(int64(ny)*int64(v.Dy())>>16))
+			if back != p || nx < 0 || nx > 65535 || ny < 0 || ny > 65535 {
+				t.Fatalf("%v on %v: normalized %d,%d comes back as %v", p, v, nx, ny, back)
+			}
 		}
 	}
 }

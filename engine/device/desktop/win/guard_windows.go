@@ -17,35 +17,30 @@ import (
 	"tandem/engine/device/desktop"
 )
 
-// ownGrace is how long after the agent's own injection a new input tick is
-// still taken as the agent's: SendInput's events are stamped when Windows'
-// input thread processes them, a moment after the call returns.
-const ownGrace = 150 * time.Millisecond
-
 // injector is the one owner of the agent's input state: whether it may
-// drive, where it last put the pointer, what it holds, and the input tick
-// its own events left.
+// drive, where it last put the pointer and which buttons it holds. The
+// person's input arrives on person from the input thread's hooks.
 type injector struct {
 	mu     sync.Mutex
 	armed  bool          // the agent is driving: the person's input means takeover
 	halt   error         // latched ErrTakenOver / ErrStopped / ErrClosed
 	haltCh chan struct{} // closed when halt is set
-	exp    image.Point   // where the agent last put the pointer
-	hasExp bool
-	base   uint32    // GetLastInputInfo tick after the agent's last event
-	ownAt  time.Time // when the agent last injected
 	held   map[string]bool
-	// person reports the person's input since the last look; j.mu is held.
-	person func() bool
+	person chan struct{} // the hooks saw the person's input (one pending)
+	exp    image.Point   // where the agent last put the pointer
+	// took latches a takeover and signals it; j.mu is held.
+	took func()
 }
 
 func (j *injector) init() {
 	j.haltCh = make(chan struct{})
 	j.held = map[string]bool{}
+	j.person = make(chan struct{}, 1)
 }
 
-// run injects f unless halted, checking for the person's input first (the
-// watcher polls only every PollInterval).
+// run injects f unless halted, taking first any input of the person's the
+// watcher has not handled yet: a drag step must not warp the pointer back
+// from under a hand that just moved it.
 func (j *injector) run(ctx context.Context, f func()) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -55,23 +50,51 @@ func (j *injector) run(ctx context.Context, f func()) error {
 	if j.halt != nil {
 		return j.halt
 	}
-	if j.armed && j.person != nil && j.person() {
+	if j.armed && j.personLocked() {
+		j.took()
 		return j.halt
 	}
 	f()
-	j.ownAt = time.Now()
 	return nil
 }
 
 func (j *injector) move(ctx context.Context, p image.Point) error {
 	return j.run(ctx, func() {
-		j.exp, j.hasExp = p, true
+		j.exp = p
 		setCursorPos(p)
 	})
 }
 
+// glide is move for a drag's intermediate steps (see glide).
+func (j *injector) glide(ctx context.Context, p image.Point) error {
+	return j.run(ctx, func() {
+		j.exp = p
+		glide(p)
+	})
+}
+
 func (j *injector) button(ctx context.Context, b string, down bool) error {
-	return j.run(ctx, func() { j.toggle(b, down) })
+	return j.run(ctx, func() {
+		j.placeLocked()
+		j.toggle(b, down)
+	})
+}
+
+// placeLocked puts the pointer back where the agent put it when a late echo
+// of an earlier warp moved it (Wine; on Windows it is always in place) so a
+// button goes where the agent aimed; j.mu is held.
+func (j *injector) placeLocked() {
+	for i := 0; i < 5; i++ {
+		p, ok := cursorPos()
+		if !ok || p == j.exp || !warps.has(p) {
+			return // in place, or a hand moved it: the takeover check's case
+		}
+		setCursorPos(j.exp)
+		deadline := time.Now().Add(20 * time.Millisecond)
+		for q, _ := cursorPos(); q != j.exp && time.Now().Before(deadline); q, _ = cursorPos() {
+			runtime.Gosched()
+		}
+	}
 }
 
 // toggle presses or releases b; j.mu is held.
@@ -85,7 +108,8 @@ func (j *injector) toggle(b string, down bool) {
 	delete(j.held, b)
 }
 
-// releaseAll lets go of the buttons the agent holds, even after a halt.
+// releaseAll lets go of the buttons the agent holds, even after a halt: the
+// only input sent after one.
 func (j *injector) releaseAll() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -137,7 +161,8 @@ func (j *injector) halted() error {
 	return j.halt
 }
 
-// arm starts watching for the person with the input state as it is now.
+// arm starts watching for the person from now: input before this moment
+// (the person working while the agent waited) is forgotten.
 func (d *Driver) arm(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -149,54 +174,55 @@ func (d *Driver) arm(ctx context.Context) error {
 		return j.halt
 	}
 	if !j.armed {
+		j.exp, _ = cursorPos()
+		select {
+		case <-j.person:
+		default:
+		}
 		j.armed = true
-		j.base = lastInput()
-		j.exp, j.hasExp = cursorPos()
 	}
 	return nil
 }
 
-// personLocked compares the input state with what the agent left; a
-// difference latches ErrTakenOver and signals Takeover. d.inj.mu is held.
-func (d *Driver) personLocked() bool {
-	j := &d.inj
-	if !j.armed || j.halt != nil {
-		return false
+// personLocked reports the person's input since the agent's last look:
+// a hook's report, or the pointer moved by a hand; j.mu is held.
+func (j *injector) personLocked() bool {
+	select {
+	case <-j.person:
+		return true
+	default:
 	}
-	moved := false
-	if p, ok := cursorPos(); ok && j.hasExp && p != j.exp {
-		moved = true
-	}
-	typed := false
-	if t := lastInput(); t != j.base {
-		if time.Since(j.ownAt) < ownGrace {
-			j.base = t // the agent's own events, stamped late
-		} else if tickAfter(t, j.base) {
-			typed = true
-		}
-	}
-	if !moved && !typed {
-		return false
-	}
-	j.haltLocked(desktop.ErrTakenOver)
-	signal(d.takeover)
-	return true
+	p, ok := cursorPos()
+	return ok && pointerMoved(p, j.exp, &warps)
 }
 
-// watch polls for the person every PollInterval while the agent drives.
+// tookLocked latches ErrTakenOver and signals Takeover; d.inj.mu is held.
+func (d *Driver) tookLocked() {
+	if d.inj.haltLocked(desktop.ErrTakenOver) {
+		signal(d.takeover)
+	}
+}
+
+// watch turns the person's input into a takeover while the agent drives:
+// the hooks' reports at once, the pointer's position every PollInterval.
 func (d *Driver) watch() {
 	defer d.wg.Done()
 	t := time.NewTicker(d.opts.PollInterval)
 	defer t.Stop()
 	for {
+		hooked := false
 		select {
 		case <-d.quit:
 			return
+		case <-d.inj.person:
+			hooked = true
 		case <-t.C:
-			d.inj.mu.Lock()
-			d.personLocked()
-			d.inj.mu.Unlock()
 		}
+		d.inj.mu.Lock()
+		if d.inj.armed && (hooked || d.inj.personLocked()) {
+			d.tookLocked()
+		}
+		d.inj.mu.Unlock()
 	}
 }
 
@@ -216,23 +242,27 @@ func (d *Driver) excluded(p image.Point) error {
 	return nil
 }
 
-// hotkey is a RegisterHotKey registration living on a locked OS thread of
-// its own: WM_HOTKEY is posted to the registering thread's queue.
-type hotkey struct {
+// inputThread is a locked OS thread of the driver's own holding the stop
+// hotkey (WM_HOTKEY is posted to the registering thread) and the low-level
+// mouse and keyboard hooks (called on the installing thread, from its
+// message loop).
+type inputThread struct {
 	tid  uint32
 	done chan struct{}
 }
 
 const hotkeyID = 0x5444 // "TD"
 
-// registerHotkey registers c and calls fire on every press until close.
-// A chord another program holds gives desktop.ErrHotkeyTaken.
-func registerHotkey(c desktop.Chord, fire func()) (*hotkey, error) {
+// startInput registers the stop chord c and installs the hooks; fire is
+// called on every press of the chord, and the person's input is reported to
+// t. A chord another program holds gives desktop.ErrHotkeyTaken.
+func startInput(c desktop.Chord, t *hookTarget, fire func()) (*inputThread, error) {
 	mods, vk, err := hotkeyOf(c)
 	if err != nil {
 		return nil, fmt.Errorf("stop hotkey: %w", err)
 	}
-	h := &hotkey{done: make(chan struct{})}
+	t.stopKeys = chordKeys(c, vk)
+	h := &inputThread{done: make(chan struct{})}
 	ready := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -251,6 +281,12 @@ func registerHotkey(c desktop.Chord, fire func()) (*hotkey, error) {
 			return
 		}
 		defer procUnregisterHotKey.Call(0, hotkeyID)
+		unhook, err := installHooks(h.tid, t)
+		if err != nil {
+			ready <- err
+			return
+		}
+		defer unhook()
 		ready <- nil
 		for {
 			r, _, _ := procGetMessageW.Call(uintptr(unsafePointer(&m)), 0, 0, 0)
@@ -269,7 +305,7 @@ func registerHotkey(c desktop.Chord, fire func()) (*hotkey, error) {
 	return h, nil
 }
 
-func (h *hotkey) close() {
+func (h *inputThread) close() {
 	_, _, _ = procPostThreadMessageW.Call(uintptr(h.tid), wmQuit, 0, 0)
 	<-h.done
 }

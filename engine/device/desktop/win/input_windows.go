@@ -113,6 +113,7 @@ func (d *Driver) click(ctx context.Context, p image.Point, button string, n int)
 			}
 		}
 		if err := d.inj.run(ctx, func() {
+			d.inj.placeLocked()
 			d.inj.toggle(button, true)
 			d.inj.toggle(button, false)
 		}); err != nil {
@@ -149,7 +150,11 @@ func (d *Driver) drag(ctx context.Context, from, to image.Point, dur time.Durati
 			return err
 		}
 		q := image.Pt(from.X+(to.X-from.X)*i/steps, from.Y+(to.Y-from.Y)*i/steps)
-		if err := d.inj.move(ctx, q); err != nil {
+		step := d.inj.glide
+		if i == steps {
+			step = d.inj.move // the end exactly, as SetCursorPos places it
+		}
+		if err := step(ctx, q); err != nil {
 			return err
 		}
 	}

@@ -14,10 +14,14 @@ import (
 var (
 	user32 = windows.NewLazySystemDLL("user32.dll")
 	shcore = windows.NewLazySystemDLL("shcore.dll")
+	kernel = windows.NewLazySystemDLL("kernel32.dll")
+
+	procGetModuleHandleW = kernel.NewProc("GetModuleHandleW")
 
 	procGetCursorPos             = user32.NewProc("GetCursorPos")
 	procSetCursorPos             = user32.NewProc("SetCursorPos")
-	procGetLastInputInfo         = user32.NewProc("GetLastInputInfo")
+	procSendInput                = user32.NewProc("SendInput")
+	procGetSystemMetrics         = user32.NewProc("GetSystemMetrics")
 	procWindowFromPoint          = user32.NewProc("WindowFromPoint")
 	procGetAncestor              = user32.NewProc("GetAncestor")
 	procGetWindowThreadProcessId = user32.NewProc("GetWindowThreadProcessId")
@@ -78,16 +82,45 @@ func cursorPos() (image.Point, bool) {
 	return image.Pt(int(p.X), int(p.Y)), r != 0
 }
 
+// setCursorPos puts the pointer on p (what robotgo's moveMouse does on
+// Windows, without its scaling; see the package doc).
 func setCursorPos(p image.Point) {
+	warps.add(p)
 	_, _, _ = procSetCursorPos.Call(uintptr(int32(p.X)), uintptr(int32(p.Y)))
 }
 
-// lastInput is GetLastInputInfo's tick of the latest input event, any
-// process's.
-func lastInput() uint32 {
-	info := struct{ Size, Time uint32 }{Size: 8}
-	_, _, _ = procGetLastInputInfo.Call(uintptr(unsafe.Pointer(&info)))
-	return info.Time
+// glide moves the pointer to p with an injected absolute move (SendInput),
+// as a mouse in motion does: the drag's intermediate steps. Under Wine it
+// does not warp the X pointer, so no late echo of it can come back.
+func glide(p image.Point) {
+	warps.add(p)
+	nx, ny := absolute(p, virtualScreen())
+	in := mouseInput{Dx: nx, Dy: ny, Flags: 0x0001 | 0x4000 | 0x8000} // MOVE|VIRTUALDESK|ABSOLUTE
+	if r, _, _ := procSendInput.Call(1, uintptr(unsafe.Pointer(&in)), unsafe.Sizeof(in)); r == 0 {
+		setCursorPos(p)
+	}
+}
+
+// mouseInput is INPUT holding a MOUSEINPUT (amd64 layout).
+type mouseInput struct {
+	Type      uint32
+	_         uint32
+	Dx, Dy    int32
+	MouseData uint32
+	Flags     uint32
+	Time      uint32
+	_         uint32
+	Extra     uintptr
+}
+
+// virtualScreen is the rectangle of all monitors.
+func virtualScreen() image.Rectangle {
+	m := func(i uintptr) int {
+		r, _, _ := procGetSystemMetrics.Call(i)
+		return int(int32(r))
+	}
+	x, y := m(76), m(77) // SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN
+	return image.Rect(x, y, x+m(78), y+m(79))
 }
 
 // windowPID is the process owning the top-level window under p (0: none).
