@@ -17,7 +17,9 @@
 //     applied. robotgo.Move is not used: on Windows it divides by the main
 //     monitor's scale (robotgo.go MoveScale), which is wrong for a DPI-aware
 //     process and for every monitor but the main one; the pointer is placed
-//     with SetCursorPos, the call robotgo makes underneath (mouse/mouse_c.h).
+//     with SetCursorPos, the call robotgo makes underneath (mouse/mouse_c.h);
+//     a drag's intermediate steps are injected absolute moves (SendInput,
+//     normalized so they land on the exact pixel: absolute in geom.go).
 //   - Capture is kbinani/screenshot's GDI BitBlt of the monitor's rectangle.
 //   - Input is robotgo (SendInput): buttons, wheel, keys, hotkeys, and text
 //     as KEYEVENTF_UNICODE key events, one UTF-16 unit each, so Chinese and

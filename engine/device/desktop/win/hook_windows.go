@@ -4,7 +4,6 @@ package win
 
 import (
 	"fmt"
-	"os"
 	"sync"
 	"unsafe"
 
@@ -74,9 +73,6 @@ func onMouse(code, wp, lp uintptr) uintptr {
 		if v, ok := hookTargets.Load(windows.GetCurrentThreadId()); ok {
 			t := v.(*hookTarget)
 			h := (*msllHook)(unsafe.Add(unsafe.Pointer(nil), lp))
-			if debugHooks {
-				println("mouse", wp, h.Pt.X, h.Pt.Y, h.Flags)
-			}
 			if personMouse(h.Flags, wp == wmMouseMove) {
 				report(t)
 			}
@@ -91,9 +87,6 @@ func onKey(code, wp, lp uintptr) uintptr {
 		if v, ok := hookTargets.Load(windows.GetCurrentThreadId()); ok {
 			t := v.(*hookTarget)
 			h := (*kbdllHook)(unsafe.Add(unsafe.Pointer(nil), lp))
-			if debugHooks {
-				println("key", wp, h.VK, h.Flags)
-			}
 			if personKey(h.Flags, h.VK, t.stopKeys) {
 				report(t)
 			}
@@ -129,5 +122,3 @@ func installHooks(tid uint32, t *hookTarget) (func(), error) {
 		hookTargets.Delete(tid)
 	}, nil
 }
-
-var debugHooks = os.Getenv("TANDEM_DEBUG_TAKEOVER") != ""
