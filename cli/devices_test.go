@@ -133,3 +133,17 @@ func TestDevicesSaysWaylandNeedsX11(t *testing.T) {
 		t.Fatalf("rows %+v (%v)", rows, err)
 	}
 }
+
+// `tandem run --device desktop:0` opens this computer, not a phone named
+// "desktop:0": on Wayland without XWayland it says what is missing.
+func TestRunDesktopSaysWhatIsMissing(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a Linux session's rule")
+	}
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
+	code, _, errOut := run(t, "run", "--device", "desktop:0", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--data-dir", t.TempDir())
+	if code != ExitFail || !strings.Contains(errOut, "This computer needs an X11 session or XWayland: ") {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+}
