@@ -14,14 +14,14 @@ GOBIN     := $(shell $(GO) env GOPATH)/bin
 GOFILES   := $(shell find . -name '*.go' -not -path './frontend/*' 2>/dev/null)
 WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run test test-fast stress e2e build build-dev frontend setup setup-test vet staticcheck gotest webtest dev clean
+.PHONY: run test test-fast stress e2e build build-dev frontend setup setup-test vet staticcheck gotest wine-test webtest dev clean
 
 ## run: install what is missing, build, and start the app
 run: setup build
 	./$(BIN)
 
 ## test: install test needs, then vet, staticcheck, go tests with -race, frontend unit tests, browser e2e
-test: setup-test vet staticcheck gotest webtest e2e
+test: setup-test vet staticcheck gotest wine-test webtest e2e
 	@echo "make test: all passed"
 
 ## test-fast: the inner loop: go tests without -race, browser or window tests, and vitest
@@ -66,6 +66,10 @@ staticcheck: frontend
 # The window smoke test needs the production binary; TANDEM_BIN tells it where.
 gotest: build
 	TANDEM_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 10m ./...
+
+## wine-test: the Windows desktop driver's tests and a CLI run on it, as Windows programs under Wine
+wine-test:
+	scripts/wine-test.sh
 
 webtest:
 	cd frontend && npm run check --silent && npm test --silent

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"tandem/engine"
 	"tandem/engine/device"
 	"tandem/engine/device/desktop"
+	"tandem/engine/device/desktop/host"
 )
 
 // desktopSource offers this computer's displays. A display's driver holds
@@ -22,19 +24,21 @@ type desktopSource struct {
 }
 
 type sharedDriver struct {
-	*desktop.Driver
+	host.Driver
 	refs int
 }
 
 func newDesktopSource() *desktopSource { return &desktopSource{drivers: map[string]*sharedDriver{}} }
 
-// List returns the displays, or none when there is no X display (a
-// headless machine, or Wayland without XWayland: then only phones are offered).
+// List returns the displays; none on a headless machine; one entry that
+// says why where the desktop cannot be driven (a Wayland session without
+// XWayland, macOS), rather than leaving "This computer" out without a word.
 func (s *desktopSource) List(ctx context.Context) ([]DeviceEntry, error) {
-	if os.Getenv("DISPLAY") == "" {
-		return nil, nil
+	infos, err := host.Displays(ctx)
+	var u *host.Unavailable
+	if errors.As(err, &u) {
+		return []DeviceEntry{{ID: strings.TrimSuffix(desktop.IDPrefix, ":"), Name: "This computer", Kind: device.Desktop, State: "unavailable", Problem: u.Reason}}, nil
 	}
-	infos, err := desktop.Displays(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list this computer's displays: %w", err)
 	}
@@ -53,7 +57,7 @@ func (s *desktopSource) Open(ctx context.Context, id string) (device.Device, boo
 	defer s.mu.Unlock()
 	sd, ok := s.drivers[id]
 	if !ok {
-		drv, err := desktop.Open(ctx, id, desktop.Options{ExcludePIDs: []int{os.Getpid()}})
+		drv, err := host.Open(ctx, id, host.Options{ExcludePIDs: []int{os.Getpid()}})
 		if err != nil {
 			return nil, true, err
 		}
@@ -81,7 +85,7 @@ func (s *desktopSource) release(id string) error {
 
 // desktopHandle is one user's view of a shared driver.
 type desktopHandle struct {
-	*desktop.Driver
+	host.Driver
 	once    sync.Once
 	release func() error
 }
@@ -96,7 +100,7 @@ func (h *desktopHandle) Close() error {
 // the person touching the mouse or keyboard pauses the run at once (a run
 // never fights a human for the pointer), the stop hotkey stops it, and the
 // driver is let drive again when the run goes back to planning.
-func guardDesktop(run *engine.Run, drv *desktop.Driver) {
+func guardDesktop(run *engine.Run, drv host.Driver) {
 	resumed := make(chan struct{}, 1)
 	cancel := run.Subscribe(engine.EmitterFunc(func(e engine.Event) {
 		if e.State != nil && e.State.State == engine.Planning && (e.State.From == engine.Paused || e.State.From == engine.Manual || e.State.From == engine.WaitingForUser) {

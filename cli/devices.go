@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,15 +17,17 @@ import (
 	"tandem/engine/device"
 	"tandem/engine/device/adb"
 	"tandem/engine/device/desktop"
+	"tandem/engine/device/desktop/host"
 )
 
 // deviceRow is one line of `tandem devices`; --json prints an array of them.
 type deviceRow struct {
-	ID     string      `json:"id"`
-	Name   string      `json:"name"`
-	Kind   device.Kind `json:"kind"`
-	State  string      `json:"state"` // "device" when usable; adb's word otherwise
-	Screen action.Size `json:"screen"`
+	ID      string      `json:"id"`
+	Name    string      `json:"name"`
+	Kind    device.Kind `json:"kind"`
+	State   string      `json:"state"`             // "device" when usable; adb's word otherwise
+	Problem string      `json:"problem,omitempty"` // why "This computer" cannot be driven here
+	Screen  action.Size `json:"screen"`
 }
 
 // deviceProvider lists one family of devices. Each is asked on its own, so
@@ -42,12 +45,15 @@ func devicesProviders(srv adb.Server) []deviceProvider {
 }
 
 // desktopRows lists this computer's displays ("This computer"). Without an X
-// display (a server, CI without Xvfb) there are none, which is not an error.
+// display (a server, CI without Xvfb) there are none, which is not an error;
+// where the desktop cannot be driven for a reason the person can act on (a
+// Wayland session without XWayland, macOS) it is one row saying so.
 func desktopRows(ctx context.Context, warn func(string)) ([]deviceRow, error) {
-	if os.Getenv("DISPLAY") == "" {
-		return nil, nil
+	infos, err := host.Displays(ctx)
+	var u *host.Unavailable
+	if errors.As(err, &u) {
+		return []deviceRow{{ID: strings.TrimSuffix(desktop.IDPrefix, ":"), Name: "This computer", Kind: device.Desktop, State: "unavailable", Problem: u.Reason}}, nil
 	}
-	infos, err := desktop.Displays(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +132,11 @@ func printDevices(w io.Writer, rows []deviceRow) {
 		if r.Screen.W > 0 {
 			screen = r.Screen.String()
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, r.Name)
+		name := r.Name
+		if r.Problem != "" {
+			name = r.Problem
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, name)
 	}
 	tw.Flush()
 }

@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"net"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"tandem/engine/action"
+	"tandem/engine/device"
 	"tandem/engine/device/adb"
 	"tandem/engine/device/vphone"
 	"tandem/engine/device/vphone/vphonetest"
@@ -108,5 +110,40 @@ func TestDevicesShowsVirtualPhone(t *testing.T) {
 	code, out, _ = run(t, "devices", "--adb-port", port)
 	if code != ExitOK || !strings.Contains(out, env.Serial) || !strings.Contains(out, "720x1600") {
 		t.Errorf("code %d out %q", code, out)
+	}
+}
+
+// A Wayland session without XWayland lists "This computer" with the reason
+// it cannot be driven, rather than leaving it out without a word.
+func TestDevicesSaysWaylandNeedsX11(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a Linux session's rule")
+	}
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
+	port := strconv.Itoa(adbServerPort(t))
+	code, out, errOut := run(t, "devices", "--adb-port", port)
+	if code != ExitOK || !strings.Contains(out, "This computer needs an X11 session or XWayland: ") {
+		t.Fatalf("code %d, out %q, stderr %q", code, out, errOut)
+	}
+	_, out, _ = run(t, "devices", "--json", "--adb-port", port)
+	var rows []deviceRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil || len(rows) != 1 || rows[0].Kind != device.Desktop ||
+		rows[0].State != "unavailable" || !strings.HasPrefix(rows[0].Problem, "This computer needs an X11 session") {
+		t.Fatalf("rows %+v (%v)", rows, err)
+	}
+}
+
+// `tandem run --device desktop:0` opens this computer, not a phone named
+// "desktop:0": on Wayland without XWayland it says what is missing.
+func TestRunDesktopSaysWhatIsMissing(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("a Linux session's rule")
+	}
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
+	code, _, errOut := run(t, "run", "--device", "desktop:0", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--data-dir", t.TempDir())
+	if code != ExitFail || !strings.Contains(errOut, "This computer needs an X11 session or XWayland: ") {
+		t.Fatalf("code %d, stderr %q", code, errOut)
 	}
 }

@@ -28,7 +28,7 @@ import (
 func runRun(ctx context.Context, env Env) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	dev := fs.String("device", "", "adb serial of the phone (required)")
+	dev := fs.String("device", "", "adb serial of the phone, or desktop:N for this computer's display N (required)")
 	goal := fs.String("goal", "", "what the agent should do (required)")
 	dia := fs.String("dialect", "tools", "model dialect: tools, autoglm, uitars, json")
 	variant := fs.String("variant", "", "dialect variant")
@@ -142,7 +142,7 @@ func runRun(ctx context.Context, env Env) int {
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run: could not give a keyboard back:", err)
 	}
-	phone, err := adb.Open(ctx, adb.Options{Server: server, Serial: *dev, StateDir: stateDir})
+	phone, desk, err := openRunDevice(ctx, *dev, adb.Options{Server: server, Serial: *dev, StateDir: stateDir})
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
@@ -179,8 +179,17 @@ func runRun(ctx context.Context, env Env) int {
 		defer t.Stop()
 		limit = t.C
 	}
+	var takeover, stopKey <-chan struct{}
+	if desk != nil {
+		takeover, stopKey = desk.Takeover(), desk.StopHotkey()
+	}
 	for {
 		select {
+		case <-takeover:
+			handTakeover(ctx, env, r, desk, lines)
+		case <-stopKey:
+			fmt.Fprintln(env.Stderr, "run: stop hotkey pressed")
+			_ = r.Stop(ctx)
 		case <-ctx.Done():
 			_ = r.Stop(context.Background())
 			<-r.Done()

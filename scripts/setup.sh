@@ -13,7 +13,8 @@ SUDO=""
 
 build_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libx11-dev libxtst-dev
   gstreamer1.0-libav gstreamer1.0-plugins-bad adb ffmpeg fonts-noto-cjk git)
-test_pkgs=(xvfb xauth x11-utils x11-xserver-utils imagemagick xterm xdotool xsel xclip chromium)
+test_pkgs=(xvfb xauth x11-utils x11-xserver-utils imagemagick xterm xdotool xsel xclip chromium
+  gcc-mingw-w64-x86-64 wine wine64)
 package_pkgs=(dpkg-dev fakeroot desktop-file-utils nsis gcc-mingw-w64-x86-64 file)
 
 pkgs=("${build_pkgs[@]}")

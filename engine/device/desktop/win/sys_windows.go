@@ -1,0 +1,170 @@
+//go:build windows
+
+package win
+
+import (
+	"image"
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
+)
+
+// The Win32 calls this driver makes beside robotgo and kbinani/screenshot.
+var (
+	user32 = windows.NewLazySystemDLL("user32.dll")
+	shcore = windows.NewLazySystemDLL("shcore.dll")
+	kernel = windows.NewLazySystemDLL("kernel32.dll")
+
+	procGetModuleHandleW = kernel.NewProc("GetModuleHandleW")
+
+	procGetCursorPos             = user32.NewProc("GetCursorPos")
+	procSetCursorPos             = user32.NewProc("SetCursorPos")
+	procSendInput                = user32.NewProc("SendInput")
+	procGetSystemMetrics         = user32.NewProc("GetSystemMetrics")
+	procWindowFromPoint          = user32.NewProc("WindowFromPoint")
+	procGetAncestor              = user32.NewProc("GetAncestor")
+	procGetWindowThreadProcessId = user32.NewProc("GetWindowThreadProcessId")
+	procRegisterHotKey           = user32.NewProc("RegisterHotKey")
+	procUnregisterHotKey         = user32.NewProc("UnregisterHotKey")
+	procGetMessageW              = user32.NewProc("GetMessageW")
+	procPeekMessageW             = user32.NewProc("PeekMessageW")
+	procPostThreadMessageW       = user32.NewProc("PostThreadMessageW")
+	procMonitorFromPoint         = user32.NewProc("MonitorFromPoint")
+	procGetMonitorInfoW          = user32.NewProc("GetMonitorInfoW")
+	procSetDpiAwarenessContext   = user32.NewProc("SetProcessDpiAwarenessContext")
+	procGetDpiForMonitor         = shcore.NewProc("GetDpiForMonitor")
+)
+
+const (
+	wmQuit   = 0x0012
+	wmHotkey = 0x0312
+	wmUser   = 0x0400
+	gaRoot   = 2
+	// DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2
+	dpiPerMonitorV2 = ^uintptr(3) // (HANDLE)-4
+	errHotkeyInUse  = windows.Errno(1409)
+)
+
+type point struct{ X, Y int32 }
+
+type msg struct {
+	HWnd    uintptr
+	Message uint32
+	WParam  uintptr
+	LParam  uintptr
+	Time    uint32
+	Pt      point
+	_       uint32
+}
+
+// packPoint is a POINT passed by value: x in the low, y in the high half.
+func packPoint(p image.Point) uintptr {
+	return uintptr(uint32(int32(p.X))) | uintptr(uint32(int32(p.Y)))<<32
+}
+
+var dpiOnce sync.Once
+
+// dpiAware makes the process per-monitor DPI aware once, before any
+// coordinate is read. A manifest that already chose (the Wails app's) wins:
+// the call then fails, which is fine.
+func dpiAware() {
+	dpiOnce.Do(func() {
+		if procSetDpiAwarenessContext.Find() == nil {
+			_, _, _ = procSetDpiAwarenessContext.Call(dpiPerMonitorV2)
+		}
+	})
+}
+
+func cursorPos() (image.Point, bool) {
+	var p point
+	r, _, _ := procGetCursorPos.Call(uintptr(unsafe.Pointer(&p)))
+	return image.Pt(int(p.X), int(p.Y)), r != 0
+}
+
+// setCursorPos puts the pointer on p (what robotgo's moveMouse does on
+// Windows, without its scaling; see the package doc).
+func setCursorPos(p image.Point) {
+	warps.add(p)
+	_, _, _ = procSetCursorPos.Call(uintptr(int32(p.X)), uintptr(int32(p.Y)))
+}
+
+// glide moves the pointer to p with an injected absolute move (SendInput),
+// as a mouse in motion does: the drag's intermediate steps. Under Wine it
+// does not warp the X pointer, so no late echo of it can come back.
+func glide(p image.Point) {
+	warps.add(p)
+	nx, ny := absolute(p, virtualScreen())
+	in := mouseInput{Dx: nx, Dy: ny, Flags: 0x0001 | 0x4000 | 0x8000} // MOVE|VIRTUALDESK|ABSOLUTE
+	if r, _, _ := procSendInput.Call(1, uintptr(unsafe.Pointer(&in)), unsafe.Sizeof(in)); r == 0 {
+		setCursorPos(p)
+	}
+}
+
+// mouseInput is INPUT holding a MOUSEINPUT (amd64 layout).
+type mouseInput struct {
+	Type      uint32
+	_         uint32
+	Dx, Dy    int32
+	MouseData uint32
+	Flags     uint32
+	Time      uint32
+	_         uint32
+	Extra     uintptr
+}
+
+// virtualScreen is the rectangle of all monitors.
+func virtualScreen() image.Rectangle {
+	m := func(i uintptr) int {
+		r, _, _ := procGetSystemMetrics.Call(i)
+		return int(int32(r))
+	}
+	x, y := m(76), m(77) // SM_XVIRTUALSCREEN, SM_YVIRTUALSCREEN
+	return image.Rect(x, y, x+m(78), y+m(79))
+}
+
+// windowPID is the process owning the top-level window under p (0: none).
+func windowPID(p image.Point) int {
+	h, _, _ := procWindowFromPoint.Call(packPoint(p))
+	if h == 0 {
+		return 0
+	}
+	if root, _, _ := procGetAncestor.Call(h, gaRoot); root != 0 {
+		h = root
+	}
+	var pid uint32
+	_, _, _ = procGetWindowThreadProcessId.Call(h, uintptr(unsafe.Pointer(&pid)))
+	return int(pid)
+}
+
+type monitorInfoEx struct {
+	Size    uint32
+	Monitor windows.Rect
+	Work    windows.Rect
+	Flags   uint32
+	Device  [32]uint16
+}
+
+// describeMonitor fills m's name, primary flag and DPI from the monitor
+// containing the centre of m.Bounds.
+func describeMonitor(m *monitor) {
+	m.DPI = 96
+	c := m.Bounds.Min.Add(m.Bounds.Max).Div(2)
+	h, _, _ := procMonitorFromPoint.Call(packPoint(c), 2) // MONITOR_DEFAULTTONEAREST
+	if h == 0 {
+		return
+	}
+	mi := monitorInfoEx{Size: uint32(unsafe.Sizeof(monitorInfoEx{}))}
+	if r, _, _ := procGetMonitorInfoW.Call(h, uintptr(unsafe.Pointer(&mi))); r != 0 {
+		m.Primary = mi.Flags&1 != 0
+		m.Name = windows.UTF16ToString(mi.Device[:])
+	}
+	if procGetDpiForMonitor.Find() == nil {
+		var x, y uint32
+		if r, _, _ := procGetDpiForMonitor.Call(h, 0, uintptr(unsafe.Pointer(&x)), uintptr(unsafe.Pointer(&y))); r == 0 && x > 0 {
+			m.DPI = int(x)
+		}
+	}
+}
+
+func unsafePointer[T any](p *T) unsafe.Pointer { return unsafe.Pointer(p) }
