@@ -37,6 +37,7 @@ type message struct {
 }
 
 type planResult struct {
+	only      bool         // a look without a model call (see observe)
 	info      *device.Info // set when the worker had to ask the device
 	plan      model.Plan
 	err       error
@@ -54,7 +55,9 @@ type actResult struct {
 }
 
 type stableResult struct {
-	s Settled
+	s    Settled
+	tree []byte // the settled screen's UI tree, when the queue needs it
+	app  string // the foreground app then, when the device says
 }
 
 type manualResult struct {
@@ -114,6 +117,7 @@ type loopState struct {
 	frame      image.Image
 	print      Fingerprint
 	tree       []byte
+	app        string // the foreground app of the newest screen ("": unknown)
 	fresh      bool
 	actBefore  Fingerprint
 	actStarted time.Time
@@ -135,6 +139,7 @@ type loopState struct {
 	deviceLost      bool
 	watchCancel     context.CancelFunc
 
+	edited        bool // the person edited the queue while the run waited
 	manualBusy    bool
 	manualReply   chan error
 	manualLog     []manualInput
@@ -208,7 +213,7 @@ func (l *loopState) handle(m message) error {
 	}
 	switch m.on {
 	case OnStart:
-		l.started = time.Now()
+		l.started = l.r.now()
 		l.plan("")
 	case OnPause:
 		return l.pause(m)
@@ -330,6 +335,7 @@ func (l *loopState) plan(reason string) {
 	if l.state != Planning {
 		return
 	}
+	l.edited = false
 	l.flushQueue("")
 	l.emitPlan()
 	stepsLeft := l.stepsLeft()
@@ -351,6 +357,10 @@ func (l *loopState) plan(reason string) {
 	if l.fresh {
 		frame, print, tree = l.frame, l.print, l.tree
 	}
+	app := ""
+	if l.fresh {
+		app = l.app
+	}
 	var info *device.Info
 	if l.hasInfo {
 		i := l.info
@@ -358,14 +368,34 @@ func (l *loopState) plan(reason string) {
 	}
 	call := l.calls + 1
 	r := l.r
-	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree) })
+	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree, app) })
+}
+
+// observe looks at the screen again without asking the model and then
+// runs the queue: the steps the person edited while the run was paused are
+// what runs next (issue 19: they were thrown away on Continue), checked
+// against the screen as it is now.
+func (l *loopState) observe(reason string) {
+	l.to(Planning, reason)
+	if l.state != Planning {
+		return
+	}
+	l.emitPlan()
+	ctx, gen := l.newWork()
+	var info *device.Info
+	if l.hasInfo {
+		i := l.info
+		info = &i
+	}
+	r := l.r
+	l.spawn(func() { r.observeAndPlan(ctx, gen, 0, model.Input{}, info, nil, Fingerprint{}, nil, "") })
 }
 
 // observeAndPlan is the Planning worker: look at the screen (unless the
 // loop already has a fresh frame from the stability wait), then ask the
 // model once.
 func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model.Input,
-	info *device.Info, frame image.Image, print Fingerprint, tree []byte) {
+	info *device.Info, frame image.Image, print Fingerprint, tree []byte, app string) {
 	res := &planResult{}
 	t0 := time.Now()
 	if info == nil {
@@ -398,14 +428,28 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 		}
 		tree = b
 	}
+	if app == "" {
+		app = r.foreground(ctx)
+	}
+	res.obs.App = app
+	if _, ok := frame.(secureFrame); ok {
+		res.obs.Secure = true // the settled screen of the last action was secure
+	}
 	res.frame, res.print, res.tree = frame, print, tree
 	if !res.obs.Secure {
 		res.obs.Screenshot = frame
+	} else {
+		in.Notes = append(in.Notes, secureNote)
 	}
 	res.obs.UITree, res.obs.Screen = tree, info.Screen
 	res.file = r.rec.frame(ctx, frame)
 	res.observeMs = time.Since(t0).Milliseconds()
 	in.Observation = res.obs
+	if call == 0 {
+		res.only = true
+		r.post(message{on: OnPlanned, gen: gen, planned: res})
+		return
+	}
 	// A failed attempt that the client retries is told to the person (and
 	// kept in the record) rather than left as a long silent "Thinking…".
 	pctx := model.WithRetryNotice(ctx, func(rt model.Retry) {
@@ -424,6 +468,43 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 	}
 	r.post(message{on: OnPlanned, gen: gen, planned: res})
 }
+
+// foregrounder is a device that can name the app in front (the adb driver).
+type foregrounder interface {
+	ForegroundApp(ctx context.Context) (pkg, activity string, err error)
+}
+
+// foreground names the app in front; "" when the device cannot say.
+func (r *Run) foreground(ctx context.Context) string {
+	f, ok := r.dev.(foregrounder)
+	if !ok {
+		return ""
+	}
+	pkg, _, err := f.ForegroundApp(ctx)
+	if err != nil {
+		return ""
+	}
+	return pkg
+}
+
+// readTree dumps the UI tree (one retry: a dump often fails while the
+// screen still moves); nil when the device has none or it cannot be read.
+func (r *Run) readTree(ctx context.Context) []byte {
+	t, ok := r.dev.(device.UITree)
+	if !ok || !r.settings.UITree {
+		return nil
+	}
+	for range 2 {
+		if b, err := t.UITree(ctx); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// secureNote tells the model why it gets no picture, so it does not plan
+// blind as if it saw the screen.
+const secureNote = "The screen is secure (the app blocks screenshots, as payment and password screens do): no picture of it can be sent. Do not guess positions; decide from the history and the UI tree if there is one, or ask the person to take over."
 
 // postErr reports a failed piece of work: a lost device is its own trigger;
 // anything else the loop turns into the step's failure. Cancelled work
@@ -465,9 +546,15 @@ func (l *loopState) planned(p *planResult) {
 	}
 	if p.frame != nil {
 		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
+		l.app = p.obs.App
 	}
 	l.r.rec.add(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
 		App: p.obs.App, Secure: p.obs.Secure, Ms: p.observeMs})
+	if p.only {
+		l.edited = false
+		l.next()
+		return
+	}
 	if p.err != nil {
 		l.modelError(p)
 		return
@@ -487,7 +574,7 @@ func (l *loopState) planned(p *planResult) {
 	l.parseRetried = false
 	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
 	l.thought = p.plan.Thought
-	l.history = append(l.history, model.Step{N: l.calls, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...)})
+	l.history = append(l.history, model.Step{N: len(l.history) + 1, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...)})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.doneActs, l.current, l.queue = nil, nil, acts
@@ -626,15 +713,38 @@ func (l *loopState) next() {
 		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
 		return
 	}
-	label := ""
-	if l.currentEl != nil {
-		label = l.currentEl.Label
-	}
-	if why := l.r.settings.Policy.Why(Target{Action: a, Label: label, App: l.info.Name}); why.By != "" {
+	if why := l.sensitive(a); why.By != "" {
 		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why})
 		return
 	}
 	l.execute()
+}
+
+// sensitive is the policy's verdict on a, the next action, on the newest
+// screen. What the screen shows is part of it (the label under a tap, the
+// app in front), so a screen that could not be read is never taken for a
+// harmless one: the person is asked.
+func (l *loopState) sensitive(a action.Action) Why {
+	p := l.r.settings.Policy
+	label, app := "", ""
+	if l.currentEl != nil {
+		label = l.currentEl.Label
+	}
+	if l.fresh {
+		app = l.app
+	}
+	if why := p.Why(Target{Action: a, Label: label, App: app}); why.By != "" || p.Off {
+		return why
+	}
+	_, hasTree := l.r.dev.(device.UITree)
+	if a.Type.Pointed() && len(p.Words) > 0 && hasTree && l.r.settings.UITree && (!l.fresh || l.tree == nil) {
+		return Why{By: "unread", Detail: "the screen's labels could not be read"}
+	}
+	_, hasApp := l.r.dev.(foregrounder)
+	if len(p.Apps) > 0 && hasApp && app == "" {
+		return Why{By: "unread", Detail: "the app in front could not be read"}
+	}
+	return Why{}
 }
 
 // elementAt is the UI-tree element under a pointed action, when the tree
@@ -664,12 +774,35 @@ func (l *loopState) execute() {
 	r := l.r
 	l.spawn(func() {
 		t0 := time.Now()
-		ran, err := r.gate.do(func() error { return r.dev.Do(ctx, a) })
+		ran, err := r.gate.do(func() error {
+			actx, cancel := actionContext(ctx, a)
+			defer cancel()
+			return r.dev.Do(actx, a)
+		})
 		if !ran {
 			return // stopped before it started
 		}
 		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
 	})
+}
+
+// actionBound is how long Stop waits for an input already on its way to
+// the device to return.
+const actionBound = 5 * time.Second
+
+// actionContext is the context a device action runs under. An input (a
+// tap, a key, text) is not called back by cancelling its caller: adb's
+// shell goes on and the tap lands anyway, so cancelling only made Do
+// return early and "Stopped" could be announced before the tap reached the
+// phone (issue 19: 1 run in 8, 2.2 ms later). Such an action runs to its
+// end, bounded by actionBound; Stop waits for it at the action gate, so
+// Stopped means nothing more will happen. A wait is no input: it stays
+// cancellable.
+func actionContext(ctx context.Context, a action.Action) (context.Context, context.CancelFunc) {
+	if a.Type == action.Wait {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), actionBound)
 }
 
 // actionDone handles the end of a device action.
@@ -727,8 +860,9 @@ func (l *loopState) actionDone(res *actResult) {
 	if p, ok := r.planner.(model.Preparer); ok {
 		prepare = p.Prepare
 	}
+	look := len(l.queue) > 0 // a queued action is checked against this screen
 	l.spawn(func() {
-		s, err := waitStable(ctx, r.shoot, cfg, prepare)
+		s, err := waitStable(ctx, r.clock, r.shoot, cfg, prepare)
 		if ctx.Err() != nil {
 			return
 		}
@@ -736,7 +870,12 @@ func (l *loopState) actionDone(res *actResult) {
 			r.postErr(ctx, gen, err)
 			return
 		}
-		r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s}})
+		res := &stableResult{s: s}
+		if look {
+			res.tree = r.readTree(ctx)
+			res.app = r.foreground(ctx)
+		}
+		r.post(message{on: OnStable, gen: gen, settled: res})
 	})
 }
 
@@ -745,7 +884,7 @@ func (l *loopState) stable(res *stableResult) {
 	l.cancel = nil
 	s := res.s
 	a := *l.current
-	l.frame, l.print, l.tree, l.fresh = s.Frame, s.Print, nil, true
+	l.frame, l.print, l.tree, l.app, l.fresh = s.Frame, s.Print, res.tree, res.app, true
 	diff := s.Print.Diff(l.actBefore)
 	if l.actBefore.IsZero() {
 		diff = 1
@@ -797,13 +936,9 @@ func (l *loopState) lost(err error) {
 	gen := l.gen
 	r := l.r
 	l.spawn(func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
 		for {
-			select {
-			case <-ctx.Done():
+			if r.clock.Sleep(ctx, 250*time.Millisecond) != nil {
 				return
-			case <-t.C:
 			}
 			actx, acancel := context.WithTimeout(ctx, 2*time.Second)
 			_, err := r.dev.Info(actx)
@@ -850,9 +985,13 @@ func (l *loopState) resume() error {
 		}
 		l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
 		l.request = nil
-		if l.current != nil {
+		if l.current != nil && !l.edited {
 			l.queue = append([]action.Action{*l.current}, l.queue...)
-			l.current = nil
+		}
+		l.current = nil
+		if l.edited {
+			l.observe("resumed by the person")
+			return nil
 		}
 		l.flushQueue("The run stopped to ask the person before these planned actions were done; decide again what to do.")
 		l.plan("resumed by the person")
@@ -869,8 +1008,12 @@ func (l *loopState) resumeFromPause(reason string) {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
-	l.flushQueue("The run was paused before these planned actions were done; decide again what to do.")
 	l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+	if l.edited {
+		l.observe(reason)
+		return
+	}
+	l.flushQueue("The run was paused before these planned actions were done; decide again what to do.")
 	l.plan(reason)
 }
 
@@ -934,7 +1077,11 @@ func (l *loopState) manualInput(m message) error {
 				res.before = r.rec.frame(ctx, before)
 				t0 := time.Now()
 				var ran bool
-				ran, err = r.gate.do(func() error { return r.dev.Do(ctx, a) })
+				ran, err = r.gate.do(func() error {
+					actx, cancel := actionContext(ctx, a)
+					defer cancel()
+					return r.dev.Do(actx, a)
+				})
 				res.ms = time.Since(t0).Milliseconds()
 				if !ran {
 					err = ErrFinished
@@ -942,7 +1089,7 @@ func (l *loopState) manualInput(m message) error {
 			}
 		}
 		if err == nil {
-			res.s, err = WaitStable(ctx, r.shoot, cfg)
+			res.s, err = waitStable(ctx, r.clock, r.shoot, cfg, nil)
 			if err == nil {
 				res.after = r.rec.frame(ctx, res.s.Frame)
 			}
@@ -961,7 +1108,7 @@ func (l *loopState) manualDone(res *manualResult) {
 	if res.err != nil {
 		ev.Error, result = res.err.Error(), res.err.Error()
 	} else {
-		l.frame, l.print, l.tree, l.fresh = res.s.Frame, res.s.Print, nil, true
+		l.frame, l.print, l.tree, l.app, l.fresh = res.s.Frame, res.s.Print, nil, "", true
 	}
 	a := res.a
 	l.r.rec.add(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
@@ -985,7 +1132,7 @@ func (l *loopState) handBack(note string, region *Region) error {
 			acts = append(acts, in.a)
 		}
 	}
-	l.history = append(l.history, model.Step{N: l.calls, Actions: acts, Result: "done by the person", ByPerson: true})
+	l.history = append(l.history, model.Step{N: len(l.history) + 1, Actions: acts, Result: "done by the person", ByPerson: true})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.note(words)
@@ -1075,9 +1222,16 @@ func describeAction(a action.Action) string {
 func (l *loopState) stopGracefully(n int) error {
 	switch l.state {
 	case Planning, Executing, WaitingForStability:
-		l.softLimit = l.steps + n
-		if l.current != nil && l.state != Planning {
-			l.softLimit++ // the action in flight is part of the current step
+		// The step under way is one of the n ("stop after this step" is
+		// n = 1); with n = 0 it still ends, as an atomic action cannot be
+		// called back.
+		switch {
+		case l.state == Executing && l.current != nil: // not yet counted in steps
+			l.softLimit = l.steps + max(n, 1)
+		case l.state == WaitingForStability && l.current != nil: // counted already
+			l.softLimit = l.steps + max(n-1, 0)
+		default:
+			l.softLimit = l.steps + n
 		}
 		l.r.rec.add(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
 		l.note(fmt.Sprintf("The person asked you to stop: you may take at most %d more action(s). Wrap up now: finish with a summary of what is done and what is still pending.", n))
@@ -1154,7 +1308,11 @@ func (l *loopState) editGoal(goal string) {
 		return
 	}
 	l.note(fmt.Sprintf("The person changed the goal. The goal is now: %q.", goal))
-	l.flushQueue("")
+	if !l.edited {
+		// A plan made for the old goal is dropped, unless the person set
+		// the steps themselves (the pause panel edits both together).
+		l.flushQueue("")
+	}
 	if l.state == Planning {
 		l.cancelWork()
 		l.plan("the goal changed")
@@ -1171,6 +1329,7 @@ func (l *loopState) editPending(acts []action.Action) error {
 	}
 	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
 	l.queue = append([]action.Action(nil), acts...)
+	l.edited = l.state == Paused || l.state == WaitingForUser
 	l.to(l.state, "pending actions edited")
 	l.emitPlan()
 	return nil
@@ -1286,7 +1445,7 @@ func (l *loopState) recentHistory() []model.Step {
 func (l *loopState) spent() spent {
 	var el time.Duration
 	if !l.started.IsZero() {
-		el = time.Since(l.started)
+		el = l.r.since(l.started)
 	}
 	return spent{steps: l.steps, usage: l.usage, elapsed: l.elapsedPrior + el}
 }
