@@ -11,7 +11,9 @@ GOBIN     := $(shell $(GO) env GOPATH)/bin
 GOFILES   := $(shell find . -name '*.go' -not -path './frontend/*' 2>/dev/null)
 WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run test e2e build build-dev frontend setup setup-test vet staticcheck gotest webtest dev clean
+SEEDS     ?= 100000
+
+.PHONY: sim run test e2e build build-dev frontend setup setup-test vet staticcheck gotest webtest dev clean
 
 ## run: install what is missing, build, and start the app
 run: setup build
@@ -53,6 +55,10 @@ staticcheck: frontend
 # The window smoke test needs the production binary; TANDEM_BIN tells it where.
 gotest: build
 	TANDEM_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 10m ./...
+
+## sim: run the engine's randomized simulation over SEEDS seeds (default 100000)
+sim:
+	$(GO) test ./engine/sim/ -run 'TestSimulation$$' -seeds $(SEEDS) -timeout 0 -v
 
 webtest:
 	cd frontend && npm run check --silent && npm test --silent

@@ -32,6 +32,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"tandem/engine"
@@ -139,21 +142,41 @@ type Stats struct {
 	First        *Outcome // the first failing run
 }
 
-// Many runs seeds from..from+n-1 and sums them.
+// Many runs seeds from..from+n-1, as many at once as there are CPUs, and
+// sums them; First is the failing run with the lowest seed.
 func Many(from uint64, n int, opt Options) Stats {
 	t0 := time.Now()
-	var s Stats
-	for i := range n {
-		o := Simulate(from+uint64(i), opt)
-		s.Runs++
-		s.Checks += o.Checks
-		if o.Failed() {
-			s.Failed++
-			if s.First == nil {
-				s.First = &o
+	var (
+		mu   sync.Mutex
+		s    Stats
+		next atomic.Uint64
+		wg   sync.WaitGroup
+	)
+	next.Store(from)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				seed := next.Add(1) - 1
+				if seed >= from+uint64(n) {
+					return
+				}
+				o := Simulate(seed, opt)
+				mu.Lock()
+				s.Runs++
+				s.Checks += o.Checks
+				if o.Failed() {
+					s.Failed++
+					if s.First == nil || o.Seed < s.First.Seed {
+						s.First = &o
+					}
+				}
+				mu.Unlock()
 			}
-		}
+		}()
 	}
+	wg.Wait()
 	s.Elapsed = time.Since(t0)
 	return s
 }

@@ -14,6 +14,9 @@ func TestSimulation(t *testing.T) {
 	if testing.Short() {
 		n = min(n, 500)
 	}
+	if raceOn {
+		n = min(n, 1000)
+	}
 	s := Many(1, n, Options{})
 	t.Logf("%d runs, %d invariant checks in %s", s.Runs, s.Checks, s.Elapsed)
 	if s.First != nil {
