@@ -200,6 +200,7 @@ const (
 	CauseModelUnusable    = "model_unusable"
 	CauseActionFailed     = "action_failed"
 	CauseDevice           = "device"
+	CauseDeviceRepeated   = "device_repeated" // N failures in a row
 )
 
 // String is the cause in English, for the record, the terminal and the model.
@@ -217,6 +218,8 @@ func (c Cause) String() string {
 		return c.Detail + " was done again on a screen it did not change"
 	case CauseLoopUnchanged:
 		return fmt.Sprintf("the screen has not changed for %s actions", c.N)
+	case CauseDeviceRepeated:
+		return fmt.Sprintf("the device failed %s times in a row: %s", c.N, c.Detail)
 	}
 	return c.Detail
 }

@@ -137,6 +137,7 @@ type loopState struct {
 	pauseAfter      bool
 	takeOverAfter   bool
 	deviceLost      bool
+	faults          int // the device lost this many times without a good observation between
 	watchCancel     context.CancelFunc
 
 	edited        bool // the person edited the queue while the run waited
@@ -249,6 +250,8 @@ func (l *loopState) handle(m message) error {
 		l.stable(m.settled)
 	case OnDeviceLost:
 		l.lost(m.err)
+	case OnDeviceAway:
+		l.away(m.n, m.err)
 	case OnDeviceBack:
 		if l.state == Paused && l.deviceLost {
 			l.note("The device was disconnected for a while and is back; look at the screen again.")
@@ -275,7 +278,7 @@ func (l *loopState) set(s State, reason string) {
 	st := s
 	l.r.rec.add(Entry{Kind: recState, State: &st, Reason: reason})
 	ev := &StateEvent{State: s, From: from, Reason: reason}
-	if l.on.IsCommand() || l.on == OnDeviceLost {
+	if l.on.IsCommand() || l.on == OnDeviceLost || l.on == OnDeviceAway {
 		ev.By = l.on.String()
 	}
 	l.r.hub.emit(Event{Kind: KindState, State: ev})
@@ -543,6 +546,9 @@ func (l *loopState) planned(p *planResult) {
 	l.cancel = nil
 	if p.info != nil {
 		l.info, l.hasInfo = *p.info, true
+	}
+	if p.err == nil {
+		l.faults = 0
 	}
 	if p.frame != nil {
 		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
@@ -920,25 +926,70 @@ func (l *loopState) lost(err error) {
 		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume", Cause: &Cause{Code: CauseDevice, Detail: deviceDetail(err)}})
 		return
 	}
+	waiters := l.pauseAfter || l.takeOverAfter
 	l.pauseAfter, l.takeOverAfter = false, false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
 	l.fresh, l.hasInfo = false, false
+	l.faults++
+	if l.faults > maxFaults && !waiters {
+		// It answers, then fails again: pausing and resuming by itself
+		// would cycle for ever (issue 16: 162 times a minute).
+		n := l.faults
+		l.faults = 0
+		l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("the device failed %d times in a row (%v); check it and resume, take over, or stop", n, err),
+			Cause: &Cause{Code: CauseDeviceRepeated, N: fmt.Sprint(n), Detail: deviceDetail(err)}})
+		return
+	}
 	l.deviceLost = true
 	l.to(Paused, "device lost: "+err.Error())
 	if l.state != Paused {
 		return
 	}
+	l.watch(err)
+}
+
+// away handles a device that stays away: left > 0 is the countdown (seconds
+// before the run gives up), 0 the end.
+func (l *loopState) away(left int, cause error) {
+	if l.state != Paused || !l.deviceLost {
+		return
+	}
+	if left > 0 {
+		l.to(Paused, fmt.Sprintf("device lost: %v; waiting %d s more for it", cause, left))
+		return
+	}
+	l.end(Result{State: Failed, Reason: fmt.Sprintf("the device stayed away for %s: %v", l.r.settings.DeviceAwayMax, cause)})
+}
+
+// maxFaults is how many times in a row the device may be lost (and come
+// back) before the person is asked.
+const maxFaults = 3
+
+// watch polls a lost device until it answers (the run then resumes by
+// itself) or stays away longer than the settings allow (the run fails,
+// its record intact). Every second it says how long it will still wait.
+func (l *loopState) watch(cause error) {
 	ctx, cancel := context.WithCancel(l.r.runCtx)
 	l.watchCancel = cancel
 	gen := l.gen
 	r := l.r
+	limit := l.r.settings.DeviceAwayMax
 	l.spawn(func() {
+		start := r.now()
+		told := time.Duration(0)
 		for {
 			if r.clock.Sleep(ctx, 250*time.Millisecond) != nil {
 				return
+			}
+			if away := r.since(start); away >= limit {
+				r.post(message{on: OnDeviceAway, gen: gen, err: cause})
+				return
+			} else if away-told >= time.Second {
+				told = away
+				r.post(message{on: OnDeviceAway, gen: gen, n: int((limit - away + time.Second - 1) / time.Second), err: cause})
 			}
 			actx, acancel := context.WithTimeout(ctx, 2*time.Second)
 			_, err := r.dev.Info(actx)

@@ -72,6 +72,9 @@ type Settings struct {
 	// queued action before the rest of the queue is dropped and the model
 	// asked again (default 0.5).
 	Unexpected float64 `json:"unexpected"`
+	// DeviceAwayMax is how long a lost device is waited for before the run
+	// ends Failed (default 2 min); the wait counts down visibly.
+	DeviceAwayMax time.Duration `json:"device_away_max,omitempty"`
 	// MaxRecordBytes bounds a run's record; past it frames are no longer
 	// kept (default 512 MiB).
 	MaxRecordBytes int64 `json:"max_record_bytes,omitempty"`
@@ -94,6 +97,9 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.Unexpected <= 0 {
 		s.Unexpected = 0.5
+	}
+	if s.DeviceAwayMax <= 0 {
+		s.DeviceAwayMax = 2 * time.Minute
 	}
 	s.Stability = s.Stability.withDefaults()
 	s.BaseURL = redactURL(s.BaseURL)

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"tandem/engine/action"
+)
+
+// Tests of the person's guarantees (issue 19) and of device faults (issue
+// 16). Each pins a defect the simulation in engine/sim found first.
+
+// A Pay tap queued behind another action is checked against the settled
+// screen's labels, not waved through because the tree was dropped after
+// the stability wait (sim seed 23).
+func TestQueuedPayAfterStabilityAsks(t *testing.T) {
+	f := newFixture(t, Settings{UITree: true, Policy: DefaultPolicy()}, reply(tapPlus, tapPay))
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	req := f.run.Snapshot().Request
+	if _, _, paid, _ := f.phone.get(); paid || req == nil || req.Kind != AskConfirm || req.Why == nil || req.Why.By != "word" {
+		t.Fatalf("paid %v, request %+v", paid, req)
+	}
+}
+
+// The steps the model is told have unique numbers, a hand back included
+// (sim seed 1).
+func TestHistoryStepNumbersUnique(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, action.Action{Type: action.TakeOver, Reason: "captcha"}), reply(finish("done")))
+	f.start()
+	f.ev.waitState(t, Manual)
+	if err := f.run.HandBack(context.Background(), "", nil); err != nil {
+		t.Fatal(err)
+	}
+	f.wait()
+	in := f.plan.calls()
+	seen := map[int]bool{}
+	for _, s := range in[len(in)-1].History {
+		if seen[s.N] {
+			t.Fatalf("step %d twice in %+v", s.N, in[len(in)-1].History)
+		}
+		seen[s.N] = true
+	}
+}
+
+// A secure screen is said to the model in a sentence (sim seed 41).
+func TestSecureScreenToldToModel(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(finish("done")))
+	f.phone.secure = true
+	f.start()
+	f.wait()
+	in := f.plan.calls()[0]
+	if in.Observation.Screenshot != nil || !in.Observation.Secure || !strings.Contains(strings.Join(in.Notes, " "), "secure") {
+		t.Fatalf("observation %+v notes %q", in.Observation, in.Notes)
+	}
+}
+
+// Steps the person edits while paused are what runs next; the goal edited
+// with them does not throw them away (sim seeds 13, 419).
+func TestPauseEditsRunNext(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus, tapPlus), reply(finish("done")))
+	f.start()
+	f.ev.waitState(t, WaitingForStability)
+	ctx := context.Background()
+	if err := f.run.Pause(ctx); err != nil {
+		t.Fatal(err)
+	}
+	edited := tap(200, 420) // the text area: no change
+	if err := f.run.EditPending(ctx, []action.Action{edited}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.run.EditGoal(ctx, "count to one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.run.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	f.wait()
+	_, _, _, did := f.phone.get()
+	if len(did) < 2 || did[1].String() != edited.String() {
+		t.Fatalf("did %v, want the edited %v second", did, edited)
+	}
+	if n := len(f.plan.calls()); n != 2 {
+		t.Fatalf("%d model calls, want 2 (the edited step ran without one)", n)
+	}
+}
+
+// Stop waits for a tap already on its way: Stopped means nothing more
+// will reach the phone (sim seed 169).
+func TestStopWaitsForTheTapOnItsWay(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus))
+	block := make(chan struct{})
+	f.phone.block = block
+	f.phone.doStarted = make(chan struct{}, 4)
+	f.start()
+	<-f.phone.doStarted
+	stopped := make(chan error, 1)
+	go func() { stopped <- f.run.Stop(context.Background()) }()
+	// Until the tap is let through Stop must not return; give it every
+	// chance to (an absence cannot be waited for by a condition).
+	for range 200 {
+		runtime.Gosched()
+	}
+	select {
+	case err := <-stopped:
+		t.Fatalf("Stop returned (%v) while the tap was still on its way", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(block)
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	if counter, _, _, _ := f.phone.get(); counter != 1 {
+		t.Fatalf("counter %d: the tap did not land before Stop returned", counter)
+	}
+}
+
+// A screenshot that keeps failing while the phone answers asks the person
+// with the cause instead of pausing and resuming for ever (issue 16).
+func TestRepeatedDeviceFaultsEscalate(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(finish("never")))
+	f.phone.shotsGone = true
+	f.start()
+	f.ev.waitState(t, WaitingForUser)
+	req := f.run.Snapshot().Request
+	if req == nil || req.Kind != AskDevice || req.Cause == nil || req.Cause.Code != CauseDeviceRepeated {
+		t.Fatalf("request %+v", req)
+	}
+	if n := len(f.plan.calls()); n != 0 {
+		t.Fatalf("%d model calls on a screen never seen", n)
+	}
+}
+
+// fastClock is virtual time for tests: Sleep moves it on at once.
+type fastClock struct{ ns atomic.Int64 }
+
+func (c *fastClock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
+func (c *fastClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.ns.Add(int64(max(d, 0)))
+	runtime.Gosched()
+	return ctx.Err()
+}
+
+// A device that stays away is waited for with a countdown, then the run
+// ends Failed with its record readable (issue 16).
+func TestDeviceAwayCountsDownThenFails(t *testing.T) {
+	ph := newFakePhone()
+	ev := newEvents()
+	dir := t.TempDir()
+	r, err := New(Config{ID: "away", Goal: "g", Device: ph, Planner: &fakePlanner{script: []step{reply(finish("x"))}},
+		DataDir: dir, Emitter: ev, Clock: &fastClock{}, Settings: Settings{DeviceAwayMax: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph.gone = true
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	res, err := r.Wait(ctx)
+	if err != nil || res.State != Failed || !strings.Contains(res.Reason, "stayed away") {
+		t.Fatalf("result %+v, %v", res, err)
+	}
+	ticks := 0
+	for _, e := range ev.kinds(KindState) {
+		if e.State.By == "device_away" && strings.Contains(e.State.Reason, "s more") {
+			ticks++
+		}
+	}
+	if ticks < 3 {
+		t.Fatalf("%d countdown ticks, want one a second", ticks)
+	}
+	entries, _, err := ReadRecord(dir + "/away")
+	if err != nil || entries[len(entries)-1].Kind != recEnd {
+		t.Fatalf("record: %v, %d entries", err, len(entries))
+	}
+}
