@@ -26,6 +26,7 @@ import (
 
 	"tandem/app/mirror"
 	"tandem/engine"
+	"tandem/internal/datadir"
 	"tandem/internal/version"
 )
 
@@ -55,18 +56,7 @@ func ConfigFromEnv() Config {
 	return c
 }
 
-func defaultDataDir() string {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && runtime.GOOS == "linux" {
-		return filepath.Join(d, "tandem")
-	}
-	if home, err := os.UserHomeDir(); err == nil && runtime.GOOS == "linux" {
-		return filepath.Join(home, ".local", "share", "tandem")
-	}
-	if d, err := os.UserConfigDir(); err == nil {
-		return filepath.Join(d, "tandem", "data")
-	}
-	return filepath.Join(os.TempDir(), "tandem-data")
-}
+func defaultDataDir() string { return datadir.OSDefault() }
 
 // App holds what the bound methods share. One App per window.
 type App struct {

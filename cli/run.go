@@ -16,6 +16,7 @@ import (
 	"tandem/engine/device/adb"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
+	"tandem/internal/datadir"
 )
 
 // runRun is `tandem run`: a headless run on one phone with live progress.
@@ -32,14 +33,21 @@ func runRun(ctx context.Context, env Env) int {
 	mdl := fs.String("model", os.Getenv("TANDEM_MODEL"), "model name")
 	base := fs.String("base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL")
 	maxSteps := fs.Int("max-steps", 50, "step budget")
-	dataDir := fs.String("data-dir", "", "where to write the run record (default: user cache dir)")
+	dataDir := fs.String("data-dir", "", "where to write the run record (default: the app's, so its History lists the run; env TANDEM_DATA_DIR)")
+	resume := fs.String("resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
 	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
 	if err := fs.Parse(env.Args); err != nil {
 		return ExitUsage
 	}
-	if *dev == "" || *goal == "" || *base == "" {
-		fmt.Fprintln(env.Stderr, "run: --device, --goal and --base-url (or TANDEM_BASE_URL) are required")
+	if *dataDir == "" {
+		*dataDir = datadir.Runs(datadir.Dir())
+	}
+	if *resume != "" && *dev == "" {
+		*dev = recordedDevice(filepath.Join(*dataDir, *resume))
+	}
+	if *dev == "" || (*goal == "" && *resume == "") || *base == "" {
+		fmt.Fprintln(env.Stderr, "run: --device, --goal (or --resume ID) and --base-url (or TANDEM_BASE_URL) are required")
 		return ExitUsage
 	}
 	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 {
@@ -56,11 +64,6 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	if *dataDir == "" {
-		if c, err := os.UserCacheDir(); err == nil {
-			*dataDir = filepath.Join(c, "tandem", "runs")
-		}
-	}
 	stateDir := ""
 	if *dataDir != "" {
 		// Where the driver keeps the person's keyboard while it types, so a
@@ -74,7 +77,7 @@ func runRun(ctx context.Context, env Env) int {
 	}
 	reqs := make(chan engine.Request, 4)
 	pr := &progress{env: env, json: *asJSON}
-	r, err := engine.New(engine.Config{Goal: *goal, Device: phone, Planner: model.NewPlanner(client, d, model.PlannerOptions{}),
+	cfg := engine.Config{Goal: *goal, Device: phone, DeviceID: *dev, Planner: model.NewPlanner(client, d, model.PlannerOptions{}),
 		DataDir: *dataDir, Settings: engine.Settings{Budget: engine.Budget{Steps: *maxSteps}, Policy: engine.DefaultPolicy(),
 			// The policy's label check ("Pay ¥99") needs the screen's tree.
 			UITree: phone.Capabilities().UITree,
@@ -87,7 +90,14 @@ func runRun(ctx context.Context, env Env) int {
 				default:
 				}
 			}
-		})})
+		})}
+	var r *engine.Run
+	if *resume != "" {
+		cfg.Settings = engine.Settings{} // the record's
+		r, err = engine.Resume(filepath.Join(*dataDir, *resume), cfg)
+	} else {
+		r, err = engine.New(cfg)
+	}
 	if err != nil {
 		_ = phone.Close()
 		fmt.Fprintln(env.Stderr, "run:", err)
@@ -114,6 +124,15 @@ func runRun(ctx context.Context, env Env) int {
 			answerRequest(ctx, env, r, req, lines)
 		}
 	}
+}
+
+// recordedDevice is the device a recorded run used ("" when unreadable).
+func recordedDevice(dir string) string {
+	entries, _, err := engine.ReadRecord(dir)
+	if err != nil || len(entries) == 0 {
+		return ""
+	}
+	return entries[0].Device
 }
 
 // readLines delivers stdin's lines until it ends (then the channel closes)
