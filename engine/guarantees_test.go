@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"image"
+	"image/color"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -178,5 +180,45 @@ func TestDeviceAwayCountsDownThenFails(t *testing.T) {
 	entries, _, err := ReadRecord(dir + "/away")
 	if err != nil || entries[len(entries)-1].Kind != recEnd {
 		t.Fatalf("record: %v, %d entries", err, len(entries))
+	}
+}
+
+// dotPhone draws its counter as one 2x2 dot per unit: a change too small
+// for any fingerprint cell to move by more than its noise allowance.
+type dotPhone struct{ *fakePhone }
+
+func (p dotPhone) Screenshot(ctx context.Context) (image.Image, error) {
+	if _, err := p.fakePhone.Screenshot(ctx); err != nil {
+		return nil, err
+	}
+	counter, _, _, _ := p.get()
+	img := image.NewRGBA(image.Rect(0, 0, p.w, p.h))
+	fill(img, img.Bounds(), color.RGBA{200, 200, 200, 255})
+	for i := range counter {
+		fill(img, image.Rect(40+4*i, 100, 42+4*i, 102), color.RGBA{0, 0, 0, 255})
+	}
+	return img, nil
+}
+
+// A tap that works is judged to have changed the screen, however small
+// the change: counting up in small digits is not a loop (issue 19).
+func TestSmallChangeIsNotALoop(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus, tapPlus, tapPlus), reply(finish("four")))
+	dp := dotPhone{f.phone}
+	r, err := New(Config{ID: "dots", Goal: "count to four", Device: dp, Planner: f.plan, Emitter: f.ev,
+		Settings: Settings{Stability: StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 2, Max: time.Second}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.run = r
+	f.start()
+	res := f.wait()
+	if counter, _, _, _ := f.phone.get(); res.State != Done || counter != 4 {
+		t.Fatalf("result %+v counter %d", res, counter)
+	}
+	for _, in := range f.plan.calls() {
+		if strings.Contains(strings.Join(in.Notes, " "), "round in circles") {
+			t.Fatalf("a loop was called on a screen that changed: %q", in.Notes)
+		}
 	}
 }

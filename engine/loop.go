@@ -114,13 +114,17 @@ type loopState struct {
 	notesSent    int // notes given to the call in flight
 
 	// The newest screen: fresh means nothing happened since it was taken.
-	frame      image.Image
-	print      Fingerprint
-	tree       []byte
-	app        string // the foreground app of the newest screen ("": unknown)
-	fresh      bool
-	actBefore  Fingerprint
-	actStarted time.Time
+	frame     image.Image
+	print     Fingerprint
+	tree      []byte
+	app       string // the foreground app of the newest screen ("": unknown)
+	fresh     bool
+	actBefore Fingerprint
+	// The screen the current action was done on, to judge exactly whether
+	// it changed anything (nil: not known).
+	actBeforeFrame image.Image
+	actBeforeTree  []byte
+	actStarted     time.Time
 
 	loops     loopDetector
 	softLimit int // -1: none
@@ -775,6 +779,10 @@ func (l *loopState) execute() {
 	l.emitPlan()
 	ctx, gen := l.newWork()
 	l.actBefore = l.print
+	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	if l.fresh {
+		l.actBeforeFrame, l.actBeforeTree = l.frame, l.tree
+	}
 	l.actStarted = time.Now()
 	l.fresh = false
 	r := l.r
@@ -898,7 +906,9 @@ func (l *loopState) stable(res *stableResult) {
 	st := s.Stable
 	l.r.rec.add(Entry{Kind: recStable, N: l.steps, Ms: s.Waited.Milliseconds(), Stable: &st, Diff: diff})
 	th := l.r.settings.Stability.Threshold
-	switch v, why := l.loops.observe(a, l.actBefore, s.Print, th); v {
+	changed := screenChanged(l.actBeforeFrame, s.Frame, l.actBeforeTree, res.tree)
+	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	switch v, why := l.loops.observe(a, l.actBefore, changed, th); v {
 	case loopNudge:
 		l.flushQueue("")
 		l.note("It looks like you are going round in circles: " + why.String() + ". Look at the screen carefully and try something different; if the goal cannot be reached, finish and say why.")
