@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -114,7 +115,12 @@ func guardDesktop(run *engine.Run, drv *desktop.Driver) {
 			case <-run.Done():
 				return
 			case <-drv.Takeover():
-				_ = run.Pause(ctx)
+				// A pause the run refuses (it is not acting) must not leave
+				// the driver latched, or every later action would fail.
+				var ill *engine.IllegalError
+				if err := run.Pause(ctx); errors.As(err, &ill) {
+					drv.Resume()
+				}
 			case <-drv.StopHotkey():
 				_ = run.Stop(ctx)
 			case <-resumed:

@@ -172,6 +172,25 @@ func (d *Driver) arm(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// disarm stops watching once an action is done: the person's own mouse and
+// keyboard take over only while the agent acts. Between actions the person
+// may use the computer, above all Tandem's own confirmation dialog: moving
+// the mouse to Allow latched a takeover the run could not honour, and every
+// later action failed (issue 19). A last sample catches input made during
+// the action's final injection.
+func (d *Driver) disarm() {
+	j := &d.inj
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.halt != nil || !j.armed {
+		return
+	}
+	if j.check != nil && j.check() {
+		return
+	}
+	j.armed = false
+}
+
 // watch samples the input state every PollInterval while the agent drives.
 func (d *Driver) watch() {
 	defer d.wg.Done()

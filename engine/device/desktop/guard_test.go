@@ -104,20 +104,45 @@ func TestKeyboardAndButtonTakeover(t *testing.T) {
 	d := open(t, Options{})
 	for _, person := range [][]string{
 		{"keydown", "x", "sleep", "0.08", "keyup", "x"},
-		{"mousedown", "1", "sleep", "0.08", "mouseup", "1"},
+		{"mousedown", "2", "sleep", "0.08", "mouseup", "2"},
 	} {
-		do(t, d, action.Action{Type: action.Tap, X: 1500, Y: 200})
+		// The person acts while the agent does (a long press).
+		done := make(chan error, 1)
+		go func() {
+			done <- d.Do(context.Background(), action.Action{Type: action.LongPress, X: 1500, Y: 200, Ms: 3000})
+		}()
+		time.Sleep(100 * time.Millisecond) // the press under way
 		run(t, "xdotool", person...)
 		select {
 		case <-d.Takeover():
 		case <-time.After(2 * time.Second):
 			t.Fatalf("xdotool %v: no takeover", person)
 		}
+		if err := <-done; !errors.Is(err, ErrTakenOver) {
+			t.Fatalf("the press during xdotool %v: %v", person, err)
+		}
 		if err := d.Do(context.Background(), action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, ErrTakenOver) {
 			t.Fatalf("after xdotool %v: %v", person, err)
 		}
 		d.Resume()
 	}
+}
+
+// Between the agent's actions the computer is the person's: moving the
+// mouse to Tandem's own confirmation dialog and clicking Allow is no
+// takeover, and the agent's next action runs (issue 19).
+func TestPersonBetweenActionsIsNoTakeover(t *testing.T) {
+	page(t)
+	d := open(t, Options{})
+	do(t, d, action.Action{Type: action.Tap, X: 1500, Y: 200})
+	run(t, "xdotool", "mousemove", "600", "700", "click", "1")
+	// The watcher samples every 25 ms; give it many chances to misjudge.
+	select {
+	case <-d.Takeover():
+		t.Fatal("the person's mouse between actions was taken for a takeover")
+	case <-time.After(300 * time.Millisecond):
+	}
+	do(t, d, action.Action{Type: action.Tap, X: 640, Y: 480})
 }
 
 // The stop hotkey works while another window has the focus, and halts the agent.
