@@ -299,7 +299,11 @@ func (h *hub) apply(e Event) {
 		s.Retry = &r
 	case KindState:
 		s.State, s.Reason, s.By = e.State.State, e.State.Reason, e.State.By
-		if e.State.State != WaitingForUser && e.State.State != Manual {
+		// As the UI folds it (frontend/src/lib/events.ts): a request lives
+		// in WaitingForUser; a take-over the model asked for comes as its
+		// own request event after the move to Manual. The Go snapshot kept
+		// a confirmation after WaitingForUser -> TakeOver, the UI did not.
+		if e.State.State != WaitingForUser {
 			s.Request = nil
 		}
 		if e.State.State == Planning {
