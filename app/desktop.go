@@ -20,6 +20,7 @@ import (
 type desktopSource struct {
 	mu      sync.Mutex
 	drivers map[string]*sharedDriver
+	stop    *desktop.StopKeys // one stop hotkey for every display driven at once
 }
 
 type sharedDriver struct {
@@ -27,7 +28,9 @@ type sharedDriver struct {
 	refs int
 }
 
-func newDesktopSource() *desktopSource { return &desktopSource{drivers: map[string]*sharedDriver{}} }
+func newDesktopSource() *desktopSource {
+	return &desktopSource{drivers: map[string]*sharedDriver{}, stop: desktop.NewStopKeys()}
+}
 
 // List returns the displays, or none when there is no X display (a
 // headless machine, or Wayland without XWayland: then only phones are offered).
@@ -54,7 +57,7 @@ func (s *desktopSource) Open(ctx context.Context, id string) (device.Device, boo
 	defer s.mu.Unlock()
 	sd, ok := s.drivers[id]
 	if !ok {
-		drv, err := desktop.Open(ctx, id, desktop.Options{ExcludePIDs: []int{os.Getpid()}})
+		drv, err := desktop.Open(ctx, id, desktop.Options{ExcludePIDs: []int{os.Getpid()}, StopKeys: s.stop})
 		if err != nil {
 			return nil, true, err
 		}

@@ -265,15 +265,16 @@ func (d *Driver) events() {
 		}
 		switch e := ev.(type) {
 		case xproto.KeyPressEvent:
-			if e.Detail != d.stopKey.code || e.State&d.stopKey.mods != d.stopKey.mods {
+			d.keyMu.Lock()
+			key := d.stopKey
+			d.keyMu.Unlock()
+			if e.Detail != key.code || e.State&key.mods != key.mods {
 				continue
 			}
-			d.inj.mu.Lock()
-			d.inj.haltLocked(ErrStopped)
-			d.inj.mu.Unlock()
-			select {
-			case d.stopped <- struct{}{}:
-			default:
+			if d.opts.StopKeys != nil {
+				d.opts.StopKeys.fire(d)
+			} else {
+				d.stopPressed()
 			}
 		default:
 			d.clip.handle(ev)
@@ -353,8 +354,21 @@ func (d *Driver) grabStop() error {
 			return fmt.Errorf("stop hotkey %s: %w", d.stop, err)
 		}
 	}
+	d.keyMu.Lock()
 	d.stopKey = grabbed{code: code, mods: mods}
+	d.keyMu.Unlock()
 	return nil
+}
+
+// stopPressed halts the agent and signals StopHotkey.
+func (d *Driver) stopPressed() {
+	d.inj.mu.Lock()
+	d.inj.haltLocked(ErrStopped)
+	d.inj.mu.Unlock()
+	select {
+	case d.stopped <- struct{}{}:
+	default:
+	}
 }
 
 // excluded refuses points on Tandem's own windows.

@@ -225,3 +225,29 @@ func TestWindowPIDWalksFrames(t *testing.T) {
 		t.Errorf("root has pid %d", pid)
 	}
 }
+
+// Two drivers (two displays of one X server) share the stop hotkey: a press
+// stops both, and after the one holding the grab closes, the other still
+// hears it (issue 19: the second display could not open at all).
+func TestStopHotkeySharedByTwoDrivers(t *testing.T) {
+	page(t)
+	keys := NewStopKeys()
+	a := open(t, Options{StopKeys: keys})
+	b := open(t, Options{StopKeys: keys})
+	run(t, "xdotool", "key", "ctrl+shift+Escape")
+	for name, d := range map[string]*Driver{"first": a, "second": b} {
+		select {
+		case <-d.StopHotkey():
+		case <-time.After(2 * time.Second):
+			t.Fatalf("the %s driver did not hear the stop hotkey", name)
+		}
+	}
+	a.Close()
+	b.Resume()
+	run(t, "xdotool", "key", "ctrl+shift+Escape")
+	select {
+	case <-b.StopHotkey():
+	case <-time.After(2 * time.Second):
+		t.Fatal("after the holder closed, the other driver no longer hears the stop hotkey")
+	}
+}
