@@ -6,6 +6,8 @@ class UI {
   region = $state<Region | null>(null)
   selecting = $state(false)
   handBackOpen = $state(false)
+  /** the take-over request the person has read (its dialog stays closed) */
+  seenTakeOver = $state.raw<object | null>(null)
   settingsOpen = $state(false)
   historyOpen = $state(false)
   toast = $state('')
