@@ -13,12 +13,13 @@ import (
 	"tandem/engine/device"
 )
 
-// The phone's screen: 90x160 pixels. The top third is a "+1" button whose
+// The phone's screen: 45x80 pixels (small, so a run's fingerprints cost
+// little). The top third is a "+1" button whose
 // counter is drawn as one small 2x2 dot per unit (a change a coarse
 // fingerprint cannot see), the bottom third a "Pay now" button. Launching
 // the bank app makes every action there sensitive by the app rule.
 const (
-	screenW, screenH = 90, 160
+	screenW, screenH = 45, 80
 	bankApp          = "com.example.bank"
 	homeApp          = "com.android.launcher"
 )
@@ -122,7 +123,7 @@ func (p *phone) Screenshot(ctx context.Context) (image.Image, error) {
 		img.Pix[i] = bg
 	}
 	for i := 0; i < p.counter && i < 40; i++ { // one 2x2 dot per unit
-		x, y := 4+(i%20)*4, 10+(i/20)*4
+		x, y := 2+(i%10)*4, 4+(i/10)*4
 		for dy := 0; dy < 2; dy++ {
 			for dx := 0; dx < 2; dx++ {
 				img.SetGray(x+dx, y+dy, color.Gray{Y: 0})
@@ -199,3 +200,8 @@ func (p *phone) land(a action.Action) {
 }
 
 func (p *phone) Close() error { return nil }
+
+// inThird is a random point in the screen's third n (0: +1, 1: nothing, 2: Pay).
+func inThird(r *rand.Rand, n int) (x, y int) {
+	return 3 + r.IntN(screenW-6), n*screenH/3 + 2 + r.IntN(screenH/3-4)
+}

@@ -100,11 +100,14 @@ func (m *scripted) step() action.Action {
 	r := m.rng
 	switch r.IntN(9) {
 	case 0, 1:
-		return action.Action{Type: action.Tap, X: 10 + r.IntN(70), Y: 5 + r.IntN(40)} // +1
+		x, y := inThird(r, 0)
+		return action.Action{Type: action.Tap, X: x, Y: y} // +1
 	case 2:
-		return action.Action{Type: action.Tap, X: 10 + r.IntN(70), Y: 2*screenH/3 + 5 + r.IntN(40)} // Pay now
+		x, y := inThird(r, 2)
+		return action.Action{Type: action.Tap, X: x, Y: y} // Pay now
 	case 3:
-		return action.Action{Type: action.Tap, X: 10 + r.IntN(70), Y: screenH/3 + 5 + r.IntN(40)} // nothing
+		x, y := inThird(r, 1)
+		return action.Action{Type: action.Tap, X: x, Y: y} // nothing
 	case 4:
 		return action.Action{Type: action.Launch, App: bankApp}
 	case 5:
@@ -112,9 +115,9 @@ func (m *scripted) step() action.Action {
 	case 6:
 		return action.Action{Type: action.TypeText, Text: "hello"}
 	case 7:
-		return action.Action{Type: action.Swipe, X: 45, Y: 120, X2: 45, Y2: 30}
+		return action.Action{Type: action.Swipe, X: screenW / 2, Y: screenH * 3 / 4, X2: screenW / 2, Y2: screenH / 5}
 	}
-	return action.Action{Type: action.Tap, X: 20, Y: 20, Sensitive: "the model thinks so"}
+	return action.Action{Type: action.Tap, X: screenW / 4, Y: screenH / 8, Sensitive: "the model thinks so"}
 }
 
 func one(a action.Action) func() (model.Plan, error) {

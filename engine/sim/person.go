@@ -114,7 +114,8 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 	case engine.Manual:
 		switch {
 		case k < 45:
-			a := action.Action{Type: action.Tap, X: 10 + r.IntN(70), Y: 5 + r.IntN(40)}
+			x, y := inThird(r, 0)
+			a := action.Action{Type: action.Tap, X: x, Y: y}
 			return "input " + a.String(), func(ctx context.Context) error {
 				p.chk.inInput.Store(true)
 				defer p.chk.inInput.Store(false)
@@ -125,14 +126,15 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 				return run.InputDone(ctx, action.Action{Type: action.Key, Key: "back"})
 			})
 		}
-		reg := &engine.Region{X1: 5, Y1: 5, X2: 40, Y2: 40}
+		reg := &engine.Region{X1: 2, Y1: 2, X2: screenW / 2, Y2: screenH / 2}
 		return "hand_back", p.plain(func(ctx context.Context) error { return run.HandBack(ctx, "did it", reg) })
 	case engine.Paused:
 		switch {
 		case k < 30:
 			return "resume", p.resumeAfterEdit
 		case k < 50:
-			acts := []action.Action{{Type: action.Tap, X: 11 + r.IntN(60), Y: 6 + r.IntN(30)}}
+			x, y := inThird(r, 0)
+			acts := []action.Action{{Type: action.Tap, X: x, Y: y}}
 			return "edit_pending", p.plain(func(ctx context.Context) error {
 				err := run.EditPending(ctx, acts)
 				if err == nil {
