@@ -481,10 +481,11 @@ type foregrounder interface {
 	ForegroundApp(ctx context.Context) (pkg, activity string, err error)
 }
 
-// foreground names the app in front; "" when the device cannot say.
+// foreground names the app in front; "" when the device cannot say, or
+// when no policy rule needs it (asking costs an adb round trip a step).
 func (r *Run) foreground(ctx context.Context) string {
 	f, ok := r.dev.(foregrounder)
-	if !ok {
+	if p := r.settings.Policy; !ok || p.Off || len(p.Apps) == 0 {
 		return ""
 	}
 	pkg, _, err := f.ForegroundApp(ctx)
@@ -498,7 +499,7 @@ func (r *Run) foreground(ctx context.Context) string {
 // screen still moves); nil when the device has none or it cannot be read.
 func (r *Run) readTree(ctx context.Context) []byte {
 	t, ok := r.dev.(device.UITree)
-	if !ok || !r.settings.UITree {
+	if p := r.settings.Policy; !ok || !r.settings.UITree || p.Off || len(p.Words) == 0 {
 		return nil
 	}
 	for range 2 {
