@@ -307,3 +307,36 @@ func normalize(e *Event) {
 		e.Step.Ms = 0
 	}
 }
+
+// A take over asked while an action runs returns even when the device goes
+// away during that action (sim seed 3391: it waited until the run ended).
+func TestTakeOverDuringActionReturnsWhenDeviceLost(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus))
+	block := make(chan struct{})
+	f.phone.block = block
+	f.phone.doStarted = make(chan struct{}, 4)
+	f.start()
+	<-f.phone.doStarted
+	// The take over, then a command the loop answers at once: once that
+	// returns, the take over waits for the action.
+	took := make(chan error, 1)
+	f.run.msgs <- message{on: OnTakeOver, reply: took}
+	if err := f.run.EditGoal(context.Background(), "count to two"); err != nil {
+		t.Fatal(err)
+	}
+	f.phone.mu.Lock()
+	f.phone.gone = true
+	f.phone.mu.Unlock()
+	close(block)
+	select {
+	case err := <-took:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("TakeOver did not return after the device went away during the action")
+	}
+	if st := f.run.Snapshot().State; st != Manual {
+		t.Fatalf("state %s, want Manual", st)
+	}
+}

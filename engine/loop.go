@@ -938,12 +938,20 @@ func (l *loopState) lost(err error) {
 		return
 	}
 	waiters := l.pauseAfter || l.takeOverAfter
+	takeOver := l.takeOverAfter
 	l.pauseAfter, l.takeOverAfter = false, false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
 	l.fresh, l.hasInfo = false, false
+	if takeOver {
+		// The person asked for the device while the action ran: they get
+		// it (and their TakeOver returns), gone or not; a Paused run left
+		// their command waiting until the run ended (sim seed 3391).
+		l.enterManual("the person took over", nil)
+		return
+	}
 	l.faults++
 	if l.faults > maxFaults && !waiters {
 		// It answers, then fails again: pausing and resuming by itself
