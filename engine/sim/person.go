@@ -135,13 +135,16 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 		case k < 50:
 			x, y := inThird(r, 0)
 			acts := []action.Action{{Type: action.Tap, X: x, Y: y}}
-			return "edit_pending", p.plain(func(ctx context.Context) error {
+			return "edit_pending", func(ctx context.Context) error {
+				// Expected before the call: a device coming back may run
+				// the edited step before EditPending has returned.
+				p.chk.setExpect(&acts[0])
 				err := run.EditPending(ctx, acts)
-				if err == nil {
-					p.chk.setExpect(&acts[0])
+				if err != nil {
+					p.chk.setExpect(nil)
 				}
 				return err
-			})
+			}
 		case k < 60:
 			return "edit_goal", func(ctx context.Context) error { return run.EditGoal(ctx, "count to ten") }
 		case k < 80:
