@@ -14,7 +14,9 @@ GOBIN     := $(shell $(GO) env GOPATH)/bin
 GOFILES   := $(shell find . -name '*.go' -not -path './frontend/*' 2>/dev/null)
 WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.ts -type f 2>/dev/null)
 
-.PHONY: run test test-fast stress e2e build build-dev frontend setup setup-test vet staticcheck gotest wine-test webtest dev clean
+SEEDS     ?= 100000
+
+.PHONY: run test test-fast stress sim e2e build build-dev frontend setup setup-test vet staticcheck gotest wine-test webtest dev clean
 
 ## run: install what is missing, build, and start the app
 run: setup build
@@ -70,6 +72,10 @@ gotest: build
 ## wine-test: the Windows desktop driver's tests and a CLI run on it, as Windows programs under Wine
 wine-test:
 	scripts/wine-test.sh
+
+## sim: run the engine's randomized simulation over SEEDS seeds (default 100000)
+sim:
+	$(GO) test ./engine/sim/ -run 'TestSimulation$$' -seeds $(SEEDS) -timeout 0 -v
 
 webtest:
 	cd frontend && npm run check --silent && npm test --silent

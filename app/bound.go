@@ -211,7 +211,28 @@ func (a *App) EditPending(id string, acts []action.Action) error {
 }
 
 // PastRuns lists recorded runs, newest first.
-func (a *App) PastRuns() ([]RunSummary, error) { return PastRuns(a.runs.dataDir) }
+// A run still going is listed with its live state, not as interrupted.
+func (a *App) PastRuns() ([]RunSummary, error) {
+	list, err := PastRuns(a.runs.dataDir)
+	for i, s := range list {
+		if r, gerr := a.runs.Get(s.ID); gerr == nil && s.State == StateInterrupted {
+			list[i].State = r.Snapshot().State.String()
+		}
+	}
+	return list, err
+}
+
+// ResumeRun continues an interrupted run from its record on its device,
+// with the active model profile.
+func (a *App) ResumeRun(id string) (engine.Snapshot, error) {
+	planner, _, err := a.plannerNow() // the record's settings hold
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	ctx, cancel := a.callCtx(30 * time.Second)
+	defer cancel()
+	return a.runs.Resume(ctx, id, planner)
+}
 
 // RunSteps returns a recorded run step by step, for the history view.
 func (a *App) RunSteps(id string) (RunDetail, error) { return ReadRun(a.runs.dataDir, id) }
@@ -247,29 +268,39 @@ func (a *App) StartRun(deviceID, goal string) (engine.Snapshot, error) {
 	if goal == "" {
 		return engine.Snapshot{}, errors.New("type a goal first")
 	}
-	set, _, err := a.settings.Load()
-	if err != nil {
-		return engine.Snapshot{}, err
-	}
-	p, key, err := a.profile(set.ActiveProfile)
-	if err != nil {
-		return engine.Snapshot{}, err
-	}
-	d, err := dialect.New(p.Dialect, p.Variant)
-	if err != nil {
-		return engine.Snapshot{}, err
-	}
-	prices, _ := loadPrices(a.cfg.ConfigDir) // read per run: an edit counts from the next task
-	if _, ok := prices.Lookup(p.Model); !ok && set.Budget.MaxCost > 0 {
-		// The limit could never trigger: say so rather than run unguarded.
-		return engine.Snapshot{}, fmt.Errorf("a cost limit is set but no price is known for %s: add it to %s, or set the cost limit to 0",
-			p.Model, filepath.Join(a.cfg.ConfigDir, pricesFile))
-	}
-	c, err := clientFor(p, key, 120*time.Second, 3, prices)
+	planner, set, err := a.plannerNow()
 	if err != nil {
 		return engine.Snapshot{}, err
 	}
 	ctx, cancel := a.callCtx(30 * time.Second)
 	defer cancel()
-	return a.runs.Start(ctx, deviceID, goal, model.NewPlanner(c, d, a.plannerOptions(p)), EngineSettings(set, p))
+	return a.runs.Start(ctx, deviceID, goal, planner, set)
+}
+
+// plannerNow is a planner for the active model profile and the run
+// settings of the person's settings as they are now.
+func (a *App) plannerNow() (model.Planner, engine.Settings, error) {
+	set, _, err := a.settings.Load()
+	if err != nil {
+		return nil, engine.Settings{}, err
+	}
+	p, key, err := a.profile(set.ActiveProfile)
+	if err != nil {
+		return nil, engine.Settings{}, err
+	}
+	d, err := dialect.New(p.Dialect, p.Variant)
+	if err != nil {
+		return nil, engine.Settings{}, err
+	}
+	prices, _ := loadPrices(a.cfg.ConfigDir) // read per run: an edit counts from the next task
+	if _, ok := prices.Lookup(p.Model); !ok && set.Budget.MaxCost > 0 {
+		// The limit could never trigger: say so rather than run unguarded.
+		return nil, engine.Settings{}, fmt.Errorf("a cost limit is set but no price is known for %s: add it to %s, or set the cost limit to 0",
+			p.Model, filepath.Join(a.cfg.ConfigDir, pricesFile))
+	}
+	c, err := clientFor(p, key, 120*time.Second, 3, prices)
+	if err != nil {
+		return nil, engine.Settings{}, err
+	}
+	return model.NewPlanner(c, d, a.plannerOptions(p)), EngineSettings(set, p), nil
 }

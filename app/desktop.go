@@ -21,6 +21,7 @@ import (
 type desktopSource struct {
 	mu      sync.Mutex
 	drivers map[string]*sharedDriver
+	stop    *desktop.StopKeys // one stop hotkey for every display driven at once
 }
 
 type sharedDriver struct {
@@ -28,7 +29,9 @@ type sharedDriver struct {
 	refs int
 }
 
-func newDesktopSource() *desktopSource { return &desktopSource{drivers: map[string]*sharedDriver{}} }
+func newDesktopSource() *desktopSource {
+	return &desktopSource{drivers: map[string]*sharedDriver{}, stop: desktop.NewStopKeys()}
+}
 
 // List returns the displays; none on a headless machine; one entry that
 // says why where the desktop cannot be driven (a Wayland session without
@@ -57,7 +60,7 @@ func (s *desktopSource) Open(ctx context.Context, id string) (device.Device, boo
 	defer s.mu.Unlock()
 	sd, ok := s.drivers[id]
 	if !ok {
-		drv, err := host.Open(ctx, id, host.Options{ExcludePIDs: []int{os.Getpid()}})
+		drv, err := host.Open(ctx, id, host.Options{ExcludePIDs: []int{os.Getpid()}, StopKeys: s.stop})
 		if err != nil {
 			return nil, true, err
 		}
@@ -118,7 +121,12 @@ func guardDesktop(run *engine.Run, drv host.Driver) {
 			case <-run.Done():
 				return
 			case <-drv.Takeover():
-				_ = run.Pause(ctx)
+				// A pause the run refuses (it is not acting) must not leave
+				// the driver latched, or every later action would fail.
+				var ill *engine.IllegalError
+				if err := run.Pause(ctx); errors.As(err, &ill) {
+					drv.Resume()
+				}
 			case <-drv.StopHotkey():
 				_ = run.Stop(ctx)
 			case <-resumed:

@@ -37,6 +37,10 @@ type RunSummary struct {
 	FirstGoal string `json:"first_goal,omitempty"`
 }
 
+// StateInterrupted marks a recorded run that has no end: not a state of the
+// engine, the run can be resumed from its record.
+const StateInterrupted = "Interrupted"
+
 // The record's entry kinds this file reads (engine/record.go writes them).
 const (
 	kindStart   = "start"
@@ -95,7 +99,9 @@ func summarizeRead(id string, rr engine.RecordRead) RunSummary {
 }
 
 func summarize(id string, entries []engine.Entry) RunSummary {
-	s := RunSummary{ID: id, State: "Stopped", Summary: "The run ended without a record of how (Tandem may have been closed)."}
+	// No end in the record: the run was cut off (Tandem closed or
+	// crashed) and can be resumed; a live run is marked by the caller.
+	s := RunSummary{ID: id, State: StateInterrupted, Summary: "The run was cut off before it ended (Tandem was closed or crashed); it can be resumed."}
 	for _, e := range entries {
 		switch e.Kind {
 		case kindStart:

@@ -219,3 +219,29 @@ func TestPastRunsListDamagedRecords(t *testing.T) {
 		t.Fatalf("detail of the damaged run: %+v %v", d, err)
 	}
 }
+
+// A record without an end (the app closed or crashed mid-run) is listed as
+// Interrupted, which the History offers to resume, not as Stopped.
+func TestPastRunsMarksAnInterruptedRun(t *testing.T) {
+	data := t.TempDir()
+	id := recordRun(t, data)
+	rec := filepath.Join(data, id, "record.jsonl")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := ""
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if strings.Contains(l, `"kind":"end"`) {
+			break
+		}
+		keep += l
+	}
+	if err := os.WriteFile(rec, []byte(keep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := PastRuns(data)
+	if err != nil || len(runs) != 1 || runs[0].State != StateInterrupted {
+		t.Fatalf("runs %+v %v", runs, err)
+	}
+}

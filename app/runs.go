@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"tandem/app/mirror"
 	"tandem/engine"
 	"tandem/engine/action"
+	"tandem/engine/device"
 	"tandem/engine/model"
 )
 
@@ -50,6 +52,40 @@ func EngineSettings(s Settings, p Profile) engine.Settings {
 
 // Start opens the device and starts a run on it.
 func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.Planner, set engine.Settings) (engine.Snapshot, error) {
+	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
+		set.UITree = dev.Capabilities().UITree
+		return engine.New(engine.Config{
+			Goal:     goal,
+			Device:   publishing{Device: dev, hub: r.hub, id: deviceID},
+			DeviceID: deviceID,
+			Planner:  planner,
+			DataDir:  r.dataDir,
+			Settings: set,
+		})
+	})
+}
+
+// Resume continues the interrupted run id from its record, on the device
+// and with the goal and settings the record names.
+func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner) (engine.Snapshot, error) {
+	dir := filepath.Join(r.dataDir, filepath.Base(id))
+	entries, _, err := engine.ReadRecord(dir)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	deviceID := entries[0].Device
+	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
+		return engine.Resume(dir, engine.Config{
+			Device:   publishing{Device: dev, hub: r.hub, id: deviceID},
+			DeviceID: deviceID,
+			Planner:  planner,
+		})
+	})
+}
+
+// launch opens the device, makes the run with create, files it under the
+// device and starts it.
+func (r *Runs) launch(ctx context.Context, deviceID string, create func(device.Device) (*engine.Run, error)) (engine.Snapshot, error) {
 	r.mu.Lock()
 	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
 		r.mu.Unlock()
@@ -60,15 +96,7 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 	if err != nil {
 		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
 	}
-	set.UITree = dev.Capabilities().UITree
-	run, err := engine.New(engine.Config{
-		Goal:     goal,
-		Device:   publishing{Device: dev, hub: r.hub, id: deviceID},
-		DeviceID: deviceID,
-		Planner:  planner,
-		DataDir:  r.dataDir,
-		Settings: set,
-	})
+	run, err := create(dev)
 	if err != nil {
 		dev.Close()
 		return engine.Snapshot{}, err

@@ -35,7 +35,8 @@ func runRun(ctx context.Context, env Env) int {
 	mdl := fs.String("model", os.Getenv("TANDEM_MODEL"), "model name")
 	base := fs.String("base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL")
 	maxSteps := fs.Int("max-steps", 50, "step budget")
-	dataDir := fs.String("data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app; env TANDEM_DATA_DIR moves the data dir)")
+	dataDir := fs.String("data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app, so its History lists the run; env TANDEM_DATA_DIR moves the data dir)")
+	resume := fs.String("resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
 	asJSON := fs.Bool("json", false, "print events as JSON lines")
 	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
 	timeout := fs.Duration("timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
@@ -101,8 +102,15 @@ func runRun(ctx context.Context, env Env) int {
 		popt.UITree = popt.UITree || p.UITree
 		*actionCache = *actionCache || p.ActionCache
 	}
-	if *dev == "" || *goal == "" || *base == "" {
-		fmt.Fprintln(env.Stderr, "run: --device, --goal and --base-url (or TANDEM_BASE_URL, or --profile) are required")
+	shared := datadir.Dir(os.Getenv)
+	if *dataDir == "" {
+		*dataDir = datadir.Runs(shared) // where the app keeps its records too
+	}
+	if *resume != "" && *dev == "" {
+		*dev = recordedDevice(filepath.Join(*dataDir, *resume))
+	}
+	if *dev == "" || (*goal == "" && *resume == "") || *base == "" {
+		fmt.Fprintln(env.Stderr, "run: --device, --goal (or --resume ID) and --base-url (or TANDEM_BASE_URL, or --profile) are required")
 		return ExitUsage
 	}
 	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 || *timeout < 0 {
@@ -120,16 +128,12 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	shared := datadir.Dir(os.Getenv)
 	if *actionCache {
 		popt.Cache = observe.NewActionCache[model.Plan](0)
 	}
 	if popt.ContextTokens < 0 || popt.VerbatimSteps < 0 {
 		fmt.Fprintln(env.Stderr, "run: --context-tokens and --verbatim-steps cannot be negative")
 		return ExitUsage
-	}
-	if *dataDir == "" {
-		*dataDir = filepath.Join(shared, "runs") // where the app keeps its records too
 	}
 	// Where the driver keeps the person's keyboard while it types: the same
 	// folder as the app's, so whichever starts next repairs the other's crash.
@@ -149,7 +153,7 @@ func runRun(ctx context.Context, env Env) int {
 	}
 	reqs := make(chan engine.Request, 4)
 	pr := &progress{env: env, json: *asJSON}
-	r, err := engine.New(engine.Config{Goal: *goal, Device: phone, Planner: model.NewPlanner(client, d, popt),
+	cfg := engine.Config{Goal: *goal, Device: phone, DeviceID: *dev, Planner: model.NewPlanner(client, d, popt),
 		DataDir: *dataDir, Settings: engine.Settings{Budget: engine.Budget{Steps: *maxSteps}, Policy: engine.DefaultPolicy(),
 			// The policy's label check ("Pay ¥99") needs the screen's tree.
 			UITree: phone.Capabilities().UITree,
@@ -162,7 +166,14 @@ func runRun(ctx context.Context, env Env) int {
 				default:
 				}
 			}
-		})})
+		})}
+	var r *engine.Run
+	if *resume != "" {
+		cfg.Settings = engine.Settings{} // the record's
+		r, err = engine.Resume(filepath.Join(*dataDir, *resume), cfg)
+	} else {
+		r, err = engine.New(cfg)
+	}
 	if err != nil {
 		_ = phone.Close()
 		fmt.Fprintln(env.Stderr, "run:", err)
@@ -223,6 +234,15 @@ func floatFlag(dst **float32, lo, hi float64) func(string) error {
 		*dst = &g
 		return nil
 	}
+}
+
+// recordedDevice is the device a recorded run used ("" when unreadable).
+func recordedDevice(dir string) string {
+	entries, _, err := engine.ReadRecord(dir)
+	if err != nil || len(entries) == 0 {
+		return ""
+	}
+	return entries[0].Device
 }
 
 // readLines delivers stdin's lines until it ends (then the channel closes)

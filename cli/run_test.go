@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,5 +186,58 @@ func TestRunRedactsEchoedKey(t *testing.T) {
 				t.Fatalf("%q of the key reached the terminal:\n%s", key[i:i+6], all)
 			}
 		}
+	}
+}
+
+// A run cut off before its end (the process killed) is continued with
+// `tandem run --resume ID`: the device and goal come from the record, and
+// without --data-dir the record is where the app's History reads it
+// ($TANDEM_DATA_DIR/runs).
+func TestRunResumesInterruptedRun(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	data := t.TempDir()
+	t.Setenv("TANDEM_DATA_DIR", data)
+	t.Setenv("TANDEM_ADB_PORT", strconv.Itoa(env.Port))
+	plus := func() modeltest.Reply { return toolReply("Tap +1.", "tap", centre(t, phone, "+1")) }
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.New(t, plus(), toolReply("", "finish", `{"summary":"one","success":true}`),
+		toolReply("", "finish", `{"summary":"The counter shows 1.","success":true}`))
+	var out, errOut syncBuffer
+	args := []string{"run", "--device", env.Serial, "--goal", "Make the counter show 1", "--base-url", srv.URL}
+	if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	runs, err := os.ReadDir(filepath.Join(data, "runs"))
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("records under the app's data dir: %v %v", runs, err)
+	}
+	id := runs[0].Name()
+	// Cut the record before its end, as a kill -9 would.
+	rec := filepath.Join(data, "runs", id, "record.jsonl")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	keep := ""
+	for _, l := range lines {
+		if strings.Contains(l, `"kind":"end"`) || strings.Contains(l, `"type":"finish"`) {
+			break
+		}
+		keep += l
+	}
+	if err := os.WriteFile(rec, []byte(keep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut = syncBuffer{}, syncBuffer{}
+	code := Run(context.Background(), Env{Args: []string{"run", "--resume", id, "--base-url", srv.URL},
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK || !strings.Contains(out.String(), "The counter shows 1.") {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	if !strings.Contains(srv.Requests()[2].Text(), "resumed from its record") {
+		t.Fatal("the model was not told the run was resumed")
 	}
 }

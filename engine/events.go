@@ -246,6 +246,7 @@ const (
 	CauseModelWebPage     = "model_web_page"
 	CauseActionFailed     = "action_failed"
 	CauseDevice           = "device"
+	CauseDeviceRepeated   = "device_repeated" // N failures in a row
 )
 
 // String is the cause in English, for the record, the terminal and the model.
@@ -263,6 +264,8 @@ func (c Cause) String() string {
 		return c.Detail + " was done again on a screen it did not change"
 	case CauseLoopUnchanged:
 		return fmt.Sprintf("the screen has not changed for %s actions", c.N)
+	case CauseDeviceRepeated:
+		return fmt.Sprintf("the device failed %s times in a row: %s", c.N, c.Detail)
 	}
 	return c.Detail
 }
@@ -351,7 +354,11 @@ func (h *hub) apply(e Event) {
 		s.Retry = &r
 	case KindState:
 		s.State, s.Reason, s.By = e.State.State, e.State.Reason, e.State.By
-		if e.State.State != WaitingForUser && e.State.State != Manual {
+		// As the UI folds it (frontend/src/lib/events.ts): a request lives
+		// in WaitingForUser; a take-over the model asked for comes as its
+		// own request event after the move to Manual. The Go snapshot kept
+		// a confirmation after WaitingForUser -> TakeOver, the UI did not.
+		if e.State.State != WaitingForUser {
 			s.Request = nil
 		}
 		if e.State.State == Planning {

@@ -37,6 +37,8 @@ type fakePhone struct {
 	settle    time.Duration
 	animUntil time.Time
 	asciiOnly bool // a phone without ADB Keyboard
+	secure    bool // screenshots meet a secure screen
+	shotsGone bool // screenshots fail as if the phone were gone; Info still answers
 	did       []action.Action
 	shots     int
 	block     chan struct{} // when set, Do waits for it (or ctx)
@@ -72,6 +74,12 @@ func (p *fakePhone) Screenshot(ctx context.Context) (image.Image, error) {
 	defer p.mu.Unlock()
 	if p.gone {
 		return nil, fmt.Errorf("fake: %w", device.ErrGone)
+	}
+	if p.secure {
+		return nil, fmt.Errorf("fake: %w", device.ErrSecureScreen)
+	}
+	if p.shotsGone {
+		return nil, fmt.Errorf("fake: screencap: %w", device.ErrGone)
 	}
 	p.shots++
 	img := image.NewRGBA(image.Rect(0, 0, p.w, p.h))

@@ -37,6 +37,7 @@ type message struct {
 }
 
 type planResult struct {
+	only      bool         // a look without a model call (see observe)
 	info      *device.Info // set when the worker had to ask the device
 	plan      model.Plan
 	err       error
@@ -44,6 +45,7 @@ type planResult struct {
 	print     Fingerprint
 	tree      []byte
 	obs       model.Observation
+	app       string // the foreground package, when the policy needs it
 	file      string // recorded frame
 	observeMs int64
 }
@@ -54,7 +56,9 @@ type actResult struct {
 }
 
 type stableResult struct {
-	s Settled
+	s    Settled
+	tree []byte // the settled screen's UI tree, when the queue needs it
+	app  string // the foreground app then, when the device says
 }
 
 type manualResult struct {
@@ -115,12 +119,18 @@ type loopState struct {
 	notesSent    int // notes given to the call in flight
 
 	// The newest screen: fresh means nothing happened since it was taken.
-	frame      image.Image
-	print      Fingerprint
-	tree       []byte
-	fresh      bool
-	actBefore  Fingerprint
-	actStarted time.Time
+	frame     image.Image
+	print     Fingerprint
+	tree      []byte
+	app       string // the foreground package of the newest screen ("": unknown)
+	appName   string // its name as the model is told it (adb.AppLabel)
+	fresh     bool
+	actBefore Fingerprint
+	// The screen the current action was done on, to judge exactly whether
+	// it changed anything (nil: not known).
+	actBeforeFrame image.Image
+	actBeforeTree  []byte
+	actStarted     time.Time
 
 	loops     loopDetector
 	softLimit int // -1: none
@@ -137,8 +147,10 @@ type loopState struct {
 	pauseAfter      bool
 	takeOverAfter   bool
 	deviceLost      bool
+	faults          int // the device lost this many times without a good observation between
 	watchCancel     context.CancelFunc
 
+	edited        bool // the person edited the queue while the run waited
 	manualBusy    bool
 	manualReply   chan error
 	manualLog     []manualInput
@@ -212,7 +224,7 @@ func (l *loopState) handle(m message) error {
 	}
 	switch m.on {
 	case OnStart:
-		l.started = time.Now()
+		l.started = l.r.now()
 		l.plan("")
 	case OnPause:
 		return l.pause(m)
@@ -248,6 +260,8 @@ func (l *loopState) handle(m message) error {
 		l.stable(m.settled)
 	case OnDeviceLost:
 		l.lost(m.err)
+	case OnDeviceAway:
+		l.away(m.n, m.err)
 	case OnDeviceBack:
 		if l.state == Paused && l.deviceLost {
 			l.note("The device was disconnected for a while and is back; look at the screen again.")
@@ -273,7 +287,7 @@ func (l *loopState) set(s State, reason string) {
 	l.state = s
 	st := s
 	ev := &StateEvent{State: s, From: from, Reason: reason}
-	if l.on.IsCommand() || l.on == OnDeviceLost {
+	if l.on.IsCommand() || l.on == OnDeviceLost || l.on == OnDeviceAway {
 		ev.By = l.on.String()
 	}
 	l.r.rec.add(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})
@@ -335,6 +349,7 @@ func (l *loopState) plan(reason string) {
 	if l.state != Planning {
 		return
 	}
+	l.edited = false
 	l.flushQueue("")
 	l.emitPlan()
 	stepsLeft := l.stepsLeft()
@@ -356,6 +371,10 @@ func (l *loopState) plan(reason string) {
 	if l.fresh {
 		frame, print, tree = l.frame, l.print, l.tree
 	}
+	app := ""
+	if l.fresh {
+		app = l.app
+	}
 	var info *device.Info
 	if l.hasInfo {
 		i := l.info
@@ -363,7 +382,27 @@ func (l *loopState) plan(reason string) {
 	}
 	call := l.calls + 1
 	r := l.r
-	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree) })
+	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree, app) })
+}
+
+// observe looks at the screen again without asking the model and then
+// runs the queue: the steps the person edited while the run was paused are
+// what runs next (issue 19: they were thrown away on Continue), checked
+// against the screen as it is now.
+func (l *loopState) observe(reason string) {
+	l.to(Planning, reason)
+	if l.state != Planning {
+		return
+	}
+	l.emitPlan()
+	ctx, gen := l.newWork()
+	var info *device.Info
+	if l.hasInfo {
+		i := l.info
+		info = &i
+	}
+	r := l.r
+	l.spawn(func() { r.observeAndPlan(ctx, gen, 0, model.Input{}, info, nil, Fingerprint{}, nil, "") })
 }
 
 // currentApper is a device that can name its foreground app (adb phones);
@@ -376,7 +415,7 @@ type currentApper interface {
 // loop already has a fresh frame from the stability wait), then ask the
 // model once.
 func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model.Input,
-	info *device.Info, frame image.Image, print Fingerprint, tree []byte) {
+	info *device.Info, frame image.Image, print Fingerprint, tree []byte, app string) {
 	res := &planResult{}
 	t0 := time.Now()
 	if info == nil {
@@ -409,20 +448,35 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 		}
 		tree = b
 	}
+	if app == "" {
+		app = r.foreground(ctx) // the package, for the policy's app rules
+	}
+	res.app = app
 	if a, ok := r.dev.(currentApper); ok {
-		// Best effort: a step is planned without the name rather than not at all.
+		// The name the model is told (AutoGLM's current_app). Best effort:
+		// a step is planned without the name rather than not at all.
 		if name, err := a.CurrentApp(ctx); err == nil {
 			res.obs.App = name
 		}
 	}
+	if _, ok := frame.(secureFrame); ok {
+		res.obs.Secure = true // the settled screen of the last action was secure
+	}
 	res.frame, res.print, res.tree = frame, print, tree
 	if !res.obs.Secure {
 		res.obs.Screenshot = frame
+	} else {
+		in.Notes = append(in.Notes, secureNote)
 	}
 	res.obs.UITree, res.obs.Screen = tree, info.Screen
 	res.file = r.rec.frame(ctx, frame)
 	res.observeMs = time.Since(t0).Milliseconds()
 	in.Observation = res.obs
+	if call == 0 {
+		res.only = true
+		r.post(message{on: OnPlanned, gen: gen, planned: res})
+		return
+	}
 	// A failed attempt that the client retries is told to the person (and
 	// kept in the record) rather than left as a long silent "Thinking…".
 	pctx := model.WithRetryNotice(ctx, func(rt model.Retry) {
@@ -446,6 +500,44 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 	}
 	r.post(message{on: OnPlanned, gen: gen, planned: res})
 }
+
+// foregrounder is a device that can name the app in front (the adb driver).
+type foregrounder interface {
+	ForegroundApp(ctx context.Context) (pkg, activity string, err error)
+}
+
+// foreground names the app in front; "" when the device cannot say, or
+// when no policy rule needs it (asking costs an adb round trip a step).
+func (r *Run) foreground(ctx context.Context) string {
+	f, ok := r.dev.(foregrounder)
+	if p := r.settings.Policy; !ok || p.Off || len(p.Apps) == 0 {
+		return ""
+	}
+	pkg, _, err := f.ForegroundApp(ctx)
+	if err != nil {
+		return ""
+	}
+	return pkg
+}
+
+// readTree dumps the UI tree (one retry: a dump often fails while the
+// screen still moves); nil when the device has none or it cannot be read.
+func (r *Run) readTree(ctx context.Context) []byte {
+	t, ok := r.dev.(device.UITree)
+	if p := r.settings.Policy; !ok || !r.settings.UITree || p.Off || len(p.Words) == 0 {
+		return nil
+	}
+	for range 2 {
+		if b, err := t.UITree(ctx); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// secureNote tells the model why it gets no picture, so it does not plan
+// blind as if it saw the screen.
+const secureNote = "The screen is secure (the app blocks screenshots, as payment and password screens do): no picture of it can be sent. Do not guess positions; decide from the history and the UI tree if there is one, or ask the person to take over."
 
 // postErr reports a failed piece of work: a lost device is its own trigger;
 // anything else the loop turns into the step's failure. Cancelled work
@@ -485,11 +577,20 @@ func (l *loopState) planned(p *planResult) {
 	if p.info != nil {
 		l.info, l.hasInfo = *p.info, true
 	}
+	if p.err == nil {
+		l.faults = 0
+	}
 	if p.frame != nil {
 		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
+		l.app, l.appName = p.app, p.obs.App
 	}
 	l.r.rec.add(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
 		App: p.obs.App, Secure: p.obs.Secure, Ms: p.observeMs})
+	if p.only {
+		l.edited = false
+		l.next()
+		return
+	}
 	if p.err != nil {
 		l.modelError(p)
 		return
@@ -511,7 +612,7 @@ func (l *loopState) planned(p *planResult) {
 	l.parseRetried = false
 	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
 	l.thought = p.plan.Thought
-	l.history = append(l.history, model.Step{N: l.calls, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...),
+	l.history = append(l.history, model.Step{N: len(l.history) + 1, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...),
 		Reply: p.plan.Raw, App: p.obs.App})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
@@ -654,15 +755,45 @@ func (l *loopState) next() {
 		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
 		return
 	}
-	label := ""
-	if l.currentEl != nil {
-		label = l.currentEl.Label
-	}
-	if why := l.r.settings.Policy.Why(Target{Action: a, Label: label, App: l.info.Name}); why.By != "" {
+	if why := l.sensitive(a); why.By != "" {
 		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why})
 		return
 	}
 	l.execute()
+}
+
+// sensitive is the policy's verdict on a, the next action, on the newest
+// screen. What the screen shows is part of it (the label under a tap, the
+// app in front), so a screen that could not be read is never taken for a
+// harmless one: the person is asked.
+func (l *loopState) sensitive(a action.Action) Why {
+	p := l.r.settings.Policy
+	label, app := "", ""
+	if l.currentEl != nil {
+		label = l.currentEl.Label
+	}
+	if l.fresh {
+		app = l.app
+	}
+	if why := p.Why(Target{Action: a, Label: label, App: app}); why.By != "" || p.Off {
+		return why
+	}
+	// A rule may name the app as the person knows it ("支付宝") rather
+	// than by its package.
+	if l.fresh && l.appName != "" {
+		if why := p.Why(Target{Action: a, Label: label, App: l.appName}); why.By != "" {
+			return why
+		}
+	}
+	_, hasTree := l.r.dev.(device.UITree)
+	if a.Type.Pointed() && len(p.Words) > 0 && hasTree && l.r.settings.UITree && (!l.fresh || l.tree == nil) {
+		return Why{By: "unread", Detail: "the screen's labels could not be read"}
+	}
+	_, hasApp := l.r.dev.(foregrounder)
+	if len(p.Apps) > 0 && hasApp && app == "" {
+		return Why{By: "unread", Detail: "the app in front could not be read"}
+	}
+	return Why{}
 }
 
 // elementAt is the UI-tree element under a pointed action, when the tree
@@ -687,17 +818,44 @@ func (l *loopState) execute() {
 	l.emitPlan()
 	ctx, gen := l.newWork()
 	l.actBefore = l.print
+	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	if l.fresh {
+		l.actBeforeFrame, l.actBeforeTree = l.frame, l.tree
+	}
 	l.actStarted = time.Now()
 	l.fresh = false
 	r := l.r
 	l.spawn(func() {
 		t0 := time.Now()
-		ran, err := r.gate.do(func() error { return r.dev.Do(ctx, a) })
+		ran, err := r.gate.do(func() error {
+			actx, cancel := actionContext(ctx, a)
+			defer cancel()
+			return r.dev.Do(actx, a)
+		})
 		if !ran {
 			return // stopped before it started
 		}
 		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
 	})
+}
+
+// actionBound is how long Stop waits for an input already on its way to
+// the device to return.
+const actionBound = 5 * time.Second
+
+// actionContext is the context a device action runs under. An input (a
+// tap, a key, text) is not called back by cancelling its caller: adb's
+// shell goes on and the tap lands anyway, so cancelling only made Do
+// return early and "Stopped" could be announced before the tap reached the
+// phone (issue 19: 1 run in 8, 2.2 ms later). Such an action runs to its
+// end, bounded by actionBound; Stop waits for it at the action gate, so
+// Stopped means nothing more will happen. A wait is no input: it stays
+// cancellable.
+func actionContext(ctx context.Context, a action.Action) (context.Context, context.CancelFunc) {
+	if a.Type == action.Wait {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), actionBound)
 }
 
 // actionDone handles the end of a device action.
@@ -755,8 +913,9 @@ func (l *loopState) actionDone(res *actResult) {
 	if p, ok := r.planner.(model.Preparer); ok {
 		prepare = p.Prepare
 	}
+	look := len(l.queue) > 0 // a queued action is checked against this screen
 	l.spawn(func() {
-		s, err := waitStable(ctx, r.shoot, cfg, prepare)
+		s, err := waitStable(ctx, r.clock, r.shoot, cfg, prepare)
 		if ctx.Err() != nil {
 			return
 		}
@@ -764,7 +923,12 @@ func (l *loopState) actionDone(res *actResult) {
 			r.postErr(ctx, gen, err)
 			return
 		}
-		r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s}})
+		res := &stableResult{s: s}
+		if look {
+			res.tree = r.readTree(ctx)
+			res.app = r.foreground(ctx)
+		}
+		r.post(message{on: OnStable, gen: gen, settled: res})
 	})
 }
 
@@ -773,7 +937,7 @@ func (l *loopState) stable(res *stableResult) {
 	l.cancel = nil
 	s := res.s
 	a := *l.current
-	l.frame, l.print, l.tree, l.fresh = s.Frame, s.Print, nil, true
+	l.frame, l.print, l.tree, l.app, l.fresh = s.Frame, s.Print, res.tree, res.app, true
 	diff := s.Print.Diff(l.actBefore)
 	if l.actBefore.IsZero() {
 		diff = 1
@@ -781,7 +945,9 @@ func (l *loopState) stable(res *stableResult) {
 	st := s.Stable
 	l.r.rec.add(Entry{Kind: recStable, N: l.steps, Ms: s.Waited.Milliseconds(), Stable: &st, Diff: diff})
 	th := l.r.settings.Stability.Threshold
-	switch v, why := l.loops.observe(a, l.actBefore, s.Print, th); v {
+	changed := screenChanged(l.actBeforeFrame, s.Frame, l.actBeforeTree, res.tree)
+	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	switch v, why := l.loops.observe(a, l.actBefore, changed, th); v {
 	case loopNudge:
 		l.flushQueue("")
 		l.note("It looks like you are going round in circles: " + why.String() + ". Look at the screen carefully and try something different; if the goal cannot be reached, finish and say why.")
@@ -809,29 +975,78 @@ func (l *loopState) lost(err error) {
 		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume", Cause: &Cause{Code: CauseDevice, Detail: deviceDetail(err)}})
 		return
 	}
+	waiters := l.pauseAfter || l.takeOverAfter
+	takeOver := l.takeOverAfter
 	l.pauseAfter, l.takeOverAfter = false, false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
 	l.fresh, l.hasInfo = false, false
+	if takeOver {
+		// The person asked for the device while the action ran: they get
+		// it (and their TakeOver returns), gone or not; a Paused run left
+		// their command waiting until the run ended (sim seed 3391).
+		l.enterManual("the person took over", nil)
+		return
+	}
+	l.faults++
+	if l.faults > maxFaults && !waiters {
+		// It answers, then fails again: pausing and resuming by itself
+		// would cycle for ever (issue 16: 162 times a minute).
+		n := l.faults
+		l.faults = 0
+		l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("the device failed %d times in a row (%v); check it and resume, take over, or stop", n, err),
+			Cause: &Cause{Code: CauseDeviceRepeated, N: fmt.Sprint(n), Detail: deviceDetail(err)}})
+		return
+	}
 	l.deviceLost = true
 	l.to(Paused, "device lost: "+err.Error())
 	if l.state != Paused {
 		return
 	}
+	l.watch(err)
+}
+
+// away handles a device that stays away: left > 0 is the countdown (seconds
+// before the run gives up), 0 the end.
+func (l *loopState) away(left int, cause error) {
+	if l.state != Paused || !l.deviceLost {
+		return
+	}
+	if left > 0 {
+		l.to(Paused, fmt.Sprintf("device lost: %v; waiting %d s more for it", cause, left))
+		return
+	}
+	l.end(Result{State: Failed, Reason: fmt.Sprintf("the device stayed away for %s: %v", l.r.settings.DeviceAwayMax, cause)})
+}
+
+// maxFaults is how many times in a row the device may be lost (and come
+// back) before the person is asked.
+const maxFaults = 3
+
+// watch polls a lost device until it answers (the run then resumes by
+// itself) or stays away longer than the settings allow (the run fails,
+// its record intact). Every second it says how long it will still wait.
+func (l *loopState) watch(cause error) {
 	ctx, cancel := context.WithCancel(l.r.runCtx)
 	l.watchCancel = cancel
 	gen := l.gen
 	r := l.r
+	limit := l.r.settings.DeviceAwayMax
 	l.spawn(func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
+		start := r.now()
+		told := time.Duration(0)
 		for {
-			select {
-			case <-ctx.Done():
+			if r.clock.Sleep(ctx, 250*time.Millisecond) != nil {
 				return
-			case <-t.C:
+			}
+			if away := r.since(start); away >= limit {
+				r.post(message{on: OnDeviceAway, gen: gen, err: cause})
+				return
+			} else if away-told >= time.Second {
+				told = away
+				r.post(message{on: OnDeviceAway, gen: gen, n: int((limit - away + time.Second - 1) / time.Second), err: cause})
 			}
 			actx, acancel := context.WithTimeout(ctx, 2*time.Second)
 			_, err := r.dev.Info(actx)
@@ -878,9 +1093,13 @@ func (l *loopState) resume() error {
 		}
 		l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
 		l.request = nil
-		if l.current != nil {
+		if l.current != nil && !l.edited {
 			l.queue = append([]action.Action{*l.current}, l.queue...)
-			l.current = nil
+		}
+		l.current = nil
+		if l.edited {
+			l.observe("resumed by the person")
+			return nil
 		}
 		l.flushQueue("The run stopped to ask the person before these planned actions were done; decide again what to do.")
 		l.plan("resumed by the person")
@@ -897,8 +1116,12 @@ func (l *loopState) resumeFromPause(reason string) {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
-	l.flushQueue("The run was paused before these planned actions were done; decide again what to do.")
 	l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+	if l.edited {
+		l.observe(reason)
+		return
+	}
+	l.flushQueue("The run was paused before these planned actions were done; decide again what to do.")
 	l.plan(reason)
 }
 
@@ -962,7 +1185,11 @@ func (l *loopState) manualInput(m message) error {
 				res.before = r.rec.frame(ctx, before)
 				t0 := time.Now()
 				var ran bool
-				ran, err = r.gate.do(func() error { return r.dev.Do(ctx, a) })
+				ran, err = r.gate.do(func() error {
+					actx, cancel := actionContext(ctx, a)
+					defer cancel()
+					return r.dev.Do(actx, a)
+				})
 				res.ms = time.Since(t0).Milliseconds()
 				if !ran {
 					err = ErrFinished
@@ -970,7 +1197,7 @@ func (l *loopState) manualInput(m message) error {
 			}
 		}
 		if err == nil {
-			res.s, err = WaitStable(ctx, r.shoot, cfg)
+			res.s, err = waitStable(ctx, r.clock, r.shoot, cfg, nil)
 			if err == nil {
 				res.after = r.rec.frame(ctx, res.s.Frame)
 			}
@@ -989,7 +1216,7 @@ func (l *loopState) manualDone(res *manualResult) {
 	if res.err != nil {
 		ev.Error, result = res.err.Error(), res.err.Error()
 	} else {
-		l.frame, l.print, l.tree, l.fresh = res.s.Frame, res.s.Print, nil, true
+		l.frame, l.print, l.tree, l.app, l.fresh = res.s.Frame, res.s.Print, nil, "", true
 	}
 	a := res.a
 	l.r.rec.add(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
@@ -1013,7 +1240,7 @@ func (l *loopState) handBack(note string, region *Region) error {
 			acts = append(acts, in.a)
 		}
 	}
-	step := model.Step{N: l.calls, Actions: acts, Result: "done by the person", ByPerson: true, Note: strings.TrimSpace(note)}
+	step := model.Step{N: len(l.history) + 1, Actions: acts, Result: "done by the person", ByPerson: true, Note: strings.TrimSpace(note)}
 	if region != nil {
 		// Device pixels: each dialect tells the model in its own grid.
 		r := image.Rect(region.X1, region.Y1, region.X2, region.Y2)
@@ -1097,9 +1324,16 @@ func describeAction(a action.Action) string {
 func (l *loopState) stopGracefully(n int) error {
 	switch l.state {
 	case Planning, Executing, WaitingForStability:
-		l.softLimit = l.steps + n
-		if l.current != nil && l.state != Planning {
-			l.softLimit++ // the action in flight is part of the current step
+		// The step under way is one of the n ("stop after this step" is
+		// n = 1); with n = 0 it still ends, as an atomic action cannot be
+		// called back.
+		switch {
+		case l.state == Executing && l.current != nil: // not yet counted in steps
+			l.softLimit = l.steps + max(n, 1)
+		case l.state == WaitingForStability && l.current != nil: // counted already
+			l.softLimit = l.steps + max(n-1, 0)
+		default:
+			l.softLimit = l.steps + n
 		}
 		l.r.rec.add(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
 		l.note(fmt.Sprintf("The person asked you to stop: you may take at most %d more action(s). Wrap up now: finish with a summary of what is done and what is still pending.", n))
@@ -1176,7 +1410,11 @@ func (l *loopState) editGoal(goal string) {
 		return
 	}
 	l.note(fmt.Sprintf("The person changed the goal. The goal is now: %q.", goal))
-	l.flushQueue("")
+	if !l.edited {
+		// A plan made for the old goal is dropped, unless the person set
+		// the steps themselves (the pause panel edits both together).
+		l.flushQueue("")
+	}
 	if l.state == Planning {
 		l.cancelWork()
 		l.plan("the goal changed")
@@ -1193,6 +1431,7 @@ func (l *loopState) editPending(acts []action.Action) error {
 	}
 	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
 	l.queue = append([]action.Action(nil), acts...)
+	l.edited = l.state == Paused || l.state == WaitingForUser
 	l.to(l.state, "pending actions edited")
 	l.emitPlan()
 	return nil
@@ -1308,7 +1547,7 @@ func (l *loopState) recentHistory() []model.Step {
 func (l *loopState) spent() spent {
 	var el time.Duration
 	if !l.started.IsZero() {
-		el = time.Since(l.started)
+		el = l.r.since(l.started)
 	}
 	return spent{steps: l.steps, usage: l.usage, elapsed: l.elapsedPrior + el}
 }

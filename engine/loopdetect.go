@@ -1,8 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
+	"image"
 	"reflect"
+	"regexp"
+	"strings"
 
 	"tandem/engine/action"
 )
@@ -29,15 +33,11 @@ type loopDetector struct {
 }
 
 // observe records one device action that was expected to change the screen,
-// done on screen before and leaving screen after. threshold is how far two
-// frames may differ and still show the same screen (for "repeated on the
-// same screen"). Whether the action changed anything is judged strictly:
-// any fingerprint cell that moved counts, because the useful effect of an
-// action can be small (three typed letters, a ticked box move a handful of
-// cells, under the stability threshold) and calling that a loop would throw
-// away a good plan. The price is that a blinking cursor can hide a loop.
-func (d *loopDetector) observe(a action.Action, before, after Fingerprint, threshold float64) (loopVerdict, Cause) {
-	changed := before.IsZero() || after.IsZero() || after.Diff(before) > 0
+// done on screen before; changed says whether it changed anything (see
+// screenChanged: judged exactly, as the useful effect of an action can be
+// one digit). threshold is how far two frames may differ and still show
+// the same screen (for "repeated on the same screen").
+func (d *loopDetector) observe(a action.Action, before Fingerprint, changed bool, threshold float64) (loopVerdict, Cause) {
 	repeated := d.last != nil && sameAction(*d.last, a) && !d.lastPrint.IsZero() &&
 		before.Diff(d.lastPrint) <= threshold && !changed
 	d.last, d.lastPrint = &a, before
@@ -68,3 +68,65 @@ func (d *loopDetector) reset() {
 }
 
 func sameAction(a, b action.Action) bool { return reflect.DeepEqual(a, b) }
+
+// screenChanged judges whether an action changed the screen. Stability may
+// tolerate noise; this may not: on a counter showing "Count: N" in small
+// text a working "+1" moved no fingerprint cell past its noise allowance,
+// and the run was stopped as a loop (issue 19). Where both UI trees are
+// known their visible text decides (a blinking cursor is no change);
+// otherwise the pixels are compared exactly. Nothing known counts as a
+// change, so a loop is never called blind.
+func screenChanged(before, after image.Image, treeBefore, treeAfter []byte) bool {
+	if treeBefore != nil && treeAfter != nil {
+		return treeText(treeBefore) != treeText(treeAfter)
+	}
+	if before == nil || after == nil {
+		return true
+	}
+	return !sameImage(before, after)
+}
+
+// treeText is what a UI tree dump shows: every node's attributes (text,
+// description, bounds, checked, selected...), in order.
+func treeText(tree []byte) string {
+	var b strings.Builder
+	for _, m := range nodeAttrs.FindAllSubmatch(tree, -1) {
+		b.Write(m[1])
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+var nodeAttrs = regexp.MustCompile(`(?s)<node\b([^>]*)>`)
+
+// sameImage compares two frames pixel for pixel.
+func sameImage(a, b image.Image) bool {
+	if a.Bounds() != b.Bounds() {
+		return false
+	}
+	switch x := a.(type) {
+	case *image.RGBA:
+		if y, ok := b.(*image.RGBA); ok && x.Stride == y.Stride {
+			return bytes.Equal(x.Pix, y.Pix)
+		}
+	case *image.NRGBA:
+		if y, ok := b.(*image.NRGBA); ok && x.Stride == y.Stride {
+			return bytes.Equal(x.Pix, y.Pix)
+		}
+	case *image.Gray:
+		if y, ok := b.(*image.Gray); ok && x.Stride == y.Stride {
+			return bytes.Equal(x.Pix, y.Pix)
+		}
+	}
+	r := a.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			r1, g1, b1, a1 := a.At(x, y).RGBA()
+			r2, g2, b2, a2 := b.At(x, y).RGBA()
+			if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -39,8 +39,9 @@ type Target struct {
 
 // Why says which rule asks for a confirmation, in parts a UI can word in
 // its own language: By is "model" (the model flagged the step), "app" (an
-// app on the list) or "word" (a word on the list); Detail is the model's
-// words, the app or the word.
+// app on the list), "word" (a word on the list) or "unread" (the screen
+// could not be read to check the action); Detail is the model's words, the
+// app, the word, or what could not be read.
 type Why struct {
 	By     string `json:"by"`
 	Detail string `json:"detail"`
@@ -55,6 +56,8 @@ func (w Why) String() string {
 		return fmt.Sprintf("every action in %s needs your confirmation", w.Detail)
 	case "word":
 		return fmt.Sprintf("it matches %q in your confirmation list", w.Detail)
+	case "unread":
+		return w.Detail + ", so it cannot be checked against your confirmation list"
 	}
 	return ""
 }

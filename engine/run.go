@@ -72,6 +72,9 @@ type Settings struct {
 	// queued action before the rest of the queue is dropped and the model
 	// asked again (default 0.5).
 	Unexpected float64 `json:"unexpected"`
+	// DeviceAwayMax is how long a lost device is waited for before the run
+	// ends Failed (default 2 min); the wait counts down visibly.
+	DeviceAwayMax time.Duration `json:"device_away_max,omitempty"`
 	// MaxRecordBytes bounds a run's record; past it frames are no longer
 	// kept (default 512 MiB).
 	MaxRecordBytes int64 `json:"max_record_bytes,omitempty"`
@@ -94,6 +97,9 @@ func (s Settings) withDefaults() Settings {
 	}
 	if s.Unexpected <= 0 {
 		s.Unexpected = 0.5
+	}
+	if s.DeviceAwayMax <= 0 {
+		s.DeviceAwayMax = 2 * time.Minute
 	}
 	s.Stability = s.Stability.withDefaults()
 	s.BaseURL = redactURL(s.BaseURL)
@@ -124,6 +130,8 @@ type Config struct {
 	DataDir  string
 	Emitter  Emitter // may be nil; more can Subscribe
 	Settings Settings
+	// Clock is what the run's waits use; nil means the wall clock.
+	Clock Clock
 }
 
 // Region is a rectangle the person marked on the screen, in device pixels.
@@ -150,6 +158,7 @@ type Run struct {
 	settings Settings
 	dev      device.Device
 	planner  model.Planner
+	clock    Clock
 	rec      *recorder
 	hub      *hub
 
@@ -197,7 +206,10 @@ func New(cfg Config) (*Run, error) {
 func newRun(cfg Config) *Run {
 	r := &Run{id: cfg.ID, cfg: cfg, settings: cfg.Settings.withDefaults(), dev: cfg.Device,
 		planner: cfg.Planner, msgs: make(chan message, 16), finished: make(chan struct{}),
-		done: make(chan struct{})}
+		done: make(chan struct{}), clock: cfg.Clock}
+	if r.clock == nil {
+		r.clock = wallClock{}
+	}
 	if cfg.DataDir != "" {
 		r.dir = filepath.Join(cfg.DataDir, cfg.ID)
 	}
@@ -412,10 +424,14 @@ func (g *gate) close() {
 func (r *Run) shoot(ctx context.Context) (image.Image, error) {
 	img, err := r.dev.Screenshot(ctx)
 	if errors.Is(err, device.ErrSecureScreen) {
-		return image.NewGray(image.Rect(0, 0, 9, 16)), nil
+		return secureFrame{image.NewGray(image.Rect(0, 0, 9, 16))}, nil
 	}
 	return img, err
 }
+
+// secureFrame stands for a screen that could not be captured, so a planner
+// step on it knows to tell the model in words.
+type secureFrame struct{ *image.Gray }
 
 // Resume reopens the run recorded in dir (DataDir/<ID>) after a crash and
 // returns it in Idle: Start continues from the recorded history. cfg gives

@@ -283,8 +283,10 @@ func TestStopGracefully(t *testing.T) {
 	close(block)
 	res := f.wait()
 	counter, _, _, _ := f.phone.get()
-	if res.State != Stopped || counter != 3 {
-		t.Fatalf("result %+v counter %d (want the running tap + 2)", res, counter)
+	// The tap under way is one of the two (issue 19: "stop after this
+	// step" ran one step more than its name said).
+	if res.State != Stopped || counter != 2 {
+		t.Fatalf("result %+v counter %d (want the running tap + 1)", res, counter)
 	}
 }
 

@@ -186,16 +186,16 @@ type Settled struct {
 // capture starts Interval apart, and returns ctx's error at once when ctx
 // is cancelled.
 func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig) (Settled, error) {
-	return waitStable(ctx, shoot, cfg, nil)
+	return waitStable(ctx, wallClock{}, shoot, cfg, nil)
 }
 
 // waitStable is WaitStable that also hands every captured frame to
 // onFrame (when set) on its own goroutine, so work on the frame that will
 // turn out to be the settled one (the planner's resize and encode) runs
 // during the interval the wait spends idle anyway.
-func waitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, onFrame func(image.Image)) (Settled, error) {
+func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, onFrame func(image.Image)) (Settled, error) {
 	cfg = cfg.withDefaults()
-	start := time.Now()
+	start := clock.Now()
 	offer := func(img image.Image) {
 		if onFrame != nil {
 			go onFrame(img)
@@ -210,22 +210,16 @@ func waitStable(ctx context.Context, shoot func(context.Context) (image.Image, e
 	res := Settled{Frame: img, Print: prev, Frames: 1}
 	first, firstPrint := img, prev // the first frame of the current run
 	run := 1
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	<-timer.C
 	last := start
 	for run < cfg.StableFrames {
-		if time.Since(start) >= cfg.Max {
-			res.Waited = time.Since(start)
+		if clock.Now().Sub(start) >= cfg.Max {
+			res.Waited = clock.Now().Sub(start)
 			return res, nil
 		}
-		timer.Reset(time.Until(last.Add(cfg.Interval)))
-		select {
-		case <-ctx.Done():
-			return Settled{}, ctx.Err()
-		case <-timer.C:
+		if err := clock.Sleep(ctx, last.Add(cfg.Interval).Sub(clock.Now())); err != nil {
+			return Settled{}, err
 		}
-		last = time.Now()
+		last = clock.Now()
 		img, err := shoot(ctx)
 		if err != nil {
 			return Settled{}, err
@@ -247,7 +241,7 @@ func waitStable(ctx context.Context, shoot func(context.Context) (image.Image, e
 	}
 	res.Frame, res.Print = first, firstPrint
 	res.Stable = true
-	res.Waited = time.Since(start)
+	res.Waited = clock.Now().Sub(start)
 	return res, nil
 }
 

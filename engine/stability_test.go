@@ -20,7 +20,7 @@ func TestWaitStableOffersFramesAndKeepsTheFirstSettled(t *testing.T) {
 	var mu sync.Mutex
 	var offered []image.Image
 	got := make(chan struct{}, 64)
-	s, err := waitStable(context.Background(), p.Screenshot, StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 3, Max: 2 * time.Second},
+	s, err := waitStable(context.Background(), wallClock{}, p.Screenshot, StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 3, Max: 2 * time.Second},
 		func(img image.Image) {
 			mu.Lock()
 			offered = append(offered, img)

@@ -35,6 +35,7 @@ const (
 	OnDeviceLost Trigger = 23 // the device went away during work
 	OnDeviceBack Trigger = 24 // the lost device answers again
 	OnManualDone Trigger = 25 // a person's input (and its settle wait) finished
+	OnDeviceAway Trigger = 26 // the lost device is still away (a countdown tick, or the limit)
 )
 
 var triggerNames = map[Trigger]string{
@@ -44,6 +45,7 @@ var triggerNames = map[Trigger]string{
 	OnEditPending: "edit_pending", OnManualInput: "manual_input",
 	OnPlanned: "planned", OnActionDone: "action_done", OnStable: "stable",
 	OnDeviceLost: "device_lost", OnDeviceBack: "device_back", OnManualDone: "manual_done",
+	OnDeviceAway: "device_away",
 }
 
 func (t Trigger) String() string {
@@ -122,6 +124,7 @@ var table = []edge{
 	{Paused, OnEditGoal, []State{Paused}},
 	{Paused, OnEditPending, []State{Paused}},
 	{Paused, OnDeviceBack, []State{Planning, WaitingForUser}},
+	{Paused, OnDeviceAway, []State{Paused, Failed}},
 
 	// A person's input and its result leave the run in Manual.
 	{Manual, OnManualInput, []State{Manual}},

@@ -36,3 +36,7 @@ func Dir(getenv func(string) string) string {
 
 // KeyboardNotes is the folder of keyboard-restore notes under dataDir.
 func KeyboardNotes(dataDir string) string { return filepath.Join(dataDir, "adb-state") }
+
+// Runs is where run records go inside the data dir: the app's History
+// lists what `tandem run` recorded there too.
+func Runs(dataDir string) string { return filepath.Join(dataDir, "runs") }

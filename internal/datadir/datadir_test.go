@@ -19,4 +19,7 @@ func TestDir(t *testing.T) {
 	if got := KeyboardNotes("/x/data"); got != filepath.Join("/x/data", "adb-state") {
 		t.Fatal(got)
 	}
+	if got := Runs("/x/data"); got != filepath.Join("/x/data", "runs") {
+		t.Fatal(got)
+	}
 }

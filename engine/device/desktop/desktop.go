@@ -112,6 +112,9 @@ type Options struct {
 	PasteKeys []string
 	// ScrollClicks is wheel notches per scroll action (5).
 	ScrollClicks int
+	// StopKeys shares the stop hotkey with the process's other drivers
+	// (several displays at once); nil: this driver grabs it alone.
+	StopKeys *StopKeys
 }
 
 // DefaultStopHotkey is the stop chord when Options.StopHotkey is empty.
@@ -190,6 +193,7 @@ type Driver struct {
 	ctl     *xgb.Conn // the watcher's, the hotkey grab's and the clipboard's
 	clip    *clipboard
 	stop    chord
+	keyMu   sync.Mutex // guards stopKey: a StopKeys may hand the grab over
 	stopKey grabbed
 
 	doMu sync.Mutex // one action at a time
@@ -273,7 +277,11 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 		d.closeConns()
 		return nil, err
 	}
-	if err := d.grabStop(); err != nil {
+	grab := d.grabStop
+	if opts.StopKeys != nil {
+		grab = func() error { return opts.StopKeys.join(d) }
+	}
+	if err := grab(); err != nil {
 		d.closeConns()
 		return nil, err
 	}
@@ -360,6 +368,9 @@ func (d *Driver) Close() error {
 		cancel()
 		d.closeConns()
 		d.wg.Wait()
+		if d.opts.StopKeys != nil {
+			d.opts.StopKeys.leave(d)
+		}
 	})
 	return nil
 }

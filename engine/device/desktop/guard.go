@@ -172,6 +172,25 @@ func (d *Driver) arm(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// disarm stops watching once an action is done: the person's own mouse and
+// keyboard take over only while the agent acts. Between actions the person
+// may use the computer, above all Tandem's own confirmation dialog: moving
+// the mouse to Allow latched a takeover the run could not honour, and every
+// later action failed (issue 19). A last sample catches input made during
+// the action's final injection.
+func (d *Driver) disarm() {
+	j := &d.inj
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.halt != nil || !j.armed {
+		return
+	}
+	if j.check != nil && j.check() {
+		return
+	}
+	j.armed = false
+}
+
 // watch samples the input state every PollInterval while the agent drives.
 func (d *Driver) watch() {
 	defer d.wg.Done()
@@ -246,15 +265,16 @@ func (d *Driver) events() {
 		}
 		switch e := ev.(type) {
 		case xproto.KeyPressEvent:
-			if e.Detail != d.stopKey.code || e.State&d.stopKey.mods != d.stopKey.mods {
+			d.keyMu.Lock()
+			key := d.stopKey
+			d.keyMu.Unlock()
+			if e.Detail != key.code || e.State&key.mods != key.mods {
 				continue
 			}
-			d.inj.mu.Lock()
-			d.inj.haltLocked(ErrStopped)
-			d.inj.mu.Unlock()
-			select {
-			case d.stopped <- struct{}{}:
-			default:
+			if d.opts.StopKeys != nil {
+				d.opts.StopKeys.fire(d)
+			} else {
+				d.stopPressed()
 			}
 		default:
 			d.clip.handle(ev)
@@ -334,8 +354,21 @@ func (d *Driver) grabStop() error {
 			return fmt.Errorf("stop hotkey %s: %w", d.stop, err)
 		}
 	}
+	d.keyMu.Lock()
 	d.stopKey = grabbed{code: code, mods: mods}
+	d.keyMu.Unlock()
 	return nil
+}
+
+// stopPressed halts the agent and signals StopHotkey.
+func (d *Driver) stopPressed() {
+	d.inj.mu.Lock()
+	d.inj.haltLocked(ErrStopped)
+	d.inj.mu.Unlock()
+	select {
+	case d.stopped <- struct{}{}:
+	default:
+	}
 }
 
 // excluded refuses points on Tandem's own windows.

@@ -102,20 +102,45 @@ func TestKeyboardAndButtonTakeover(t *testing.T) {
 	d := open(t, Options{})
 	for _, person := range [][]string{
 		{"keydown", "x", "sleep", "0.08", "keyup", "x"},
-		{"mousedown", "1", "sleep", "0.08", "mouseup", "1"},
+		{"mousedown", "2", "sleep", "0.08", "mouseup", "2"},
 	} {
-		do(t, d, action.Action{Type: action.Tap, X: 1500, Y: 200})
+		// The person acts while the agent does (a long press).
+		done := make(chan error, 1)
+		go func() {
+			done <- d.Do(context.Background(), action.Action{Type: action.LongPress, X: 1500, Y: 200, Ms: 3000})
+		}()
+		time.Sleep(100 * time.Millisecond) // the press under way
 		run(t, "xdotool", person...)
 		select {
 		case <-d.Takeover():
 		case <-time.After(2 * time.Second):
 			t.Fatalf("xdotool %v: no takeover", person)
 		}
+		if err := <-done; !errors.Is(err, ErrTakenOver) {
+			t.Fatalf("the press during xdotool %v: %v", person, err)
+		}
 		if err := d.Do(context.Background(), action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, ErrTakenOver) {
 			t.Fatalf("after xdotool %v: %v", person, err)
 		}
 		d.Resume()
 	}
+}
+
+// Between the agent's actions the computer is the person's: moving the
+// mouse to Tandem's own confirmation dialog and clicking Allow is no
+// takeover, and the agent's next action runs (issue 19).
+func TestPersonBetweenActionsIsNoTakeover(t *testing.T) {
+	page(t)
+	d := open(t, Options{})
+	do(t, d, action.Action{Type: action.Tap, X: 1500, Y: 200})
+	run(t, "xdotool", "mousemove", "600", "700", "click", "1")
+	// The watcher samples every 25 ms; give it many chances to misjudge.
+	select {
+	case <-d.Takeover():
+		t.Fatal("the person's mouse between actions was taken for a takeover")
+	case <-time.After(300 * time.Millisecond):
+	}
+	do(t, d, action.Action{Type: action.Tap, X: 640, Y: 480})
 }
 
 // The stop hotkey works while another window has the focus, and halts the agent.
@@ -196,5 +221,31 @@ func TestWindowPIDWalksFrames(t *testing.T) {
 	root := xproto.Setup(d.ctl).DefaultScreen(d.ctl).Root
 	if pid := d.windowPID(root, 0); pid != 0 {
 		t.Errorf("root has pid %d", pid)
+	}
+}
+
+// Two drivers (two displays of one X server) share the stop hotkey: a press
+// stops both, and after the one holding the grab closes, the other still
+// hears it (issue 19: the second display could not open at all).
+func TestStopHotkeySharedByTwoDrivers(t *testing.T) {
+	page(t)
+	keys := NewStopKeys()
+	a := open(t, Options{StopKeys: keys})
+	b := open(t, Options{StopKeys: keys})
+	run(t, "xdotool", "key", "ctrl+shift+Escape")
+	for name, d := range map[string]*Driver{"first": a, "second": b} {
+		select {
+		case <-d.StopHotkey():
+		case <-time.After(2 * time.Second):
+			t.Fatalf("the %s driver did not hear the stop hotkey", name)
+		}
+	}
+	a.Close()
+	b.Resume()
+	run(t, "xdotool", "key", "ctrl+shift+Escape")
+	select {
+	case <-b.StopHotkey():
+	case <-time.After(2 * time.Second):
+		t.Fatal("after the holder closed, the other driver no longer hears the stop hotkey")
 	}
 }

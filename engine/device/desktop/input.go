@@ -71,6 +71,7 @@ func (d *Driver) Do(ctx context.Context, a action.Action) error {
 	if err := d.arm(ctx); err != nil {
 		return err
 	}
+	defer d.disarm()
 	switch a.Type {
 	case action.Tap:
 		return d.click(ctx, p, "left", 1)

@@ -193,6 +193,7 @@ type Bound = {
   EditGoal(run: string, goal: string): Promise<void>
   EditPending(run: string, actions: Action[]): Promise<void>
   PastRuns(): Promise<RunSummary[]>
+  ResumeRun(run: string): Promise<Snapshot>
   RunSteps(run: string): Promise<RunDetail>
   ExportReport(run: string): Promise<string>
   WelcomeCheck(): Promise<WelcomeStatus>

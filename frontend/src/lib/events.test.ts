@@ -1,6 +1,8 @@
 import { describe as group, expect, it } from 'vitest'
-import { apply, costText, describe, requestText, Sequencer, type EngineEvent, type Request, type RunView } from './events'
+import { apply, costText, describe, emptyUsage, requestText, Sequencer, type EngineEvent, type Request, type RunView, type Snapshot } from './events'
 import { i18n, waitingText } from './i18n.svelte'
+// The vector the Go test writes and checks (engine/guarantees_test.go).
+import foldVector from './testdata/fold_takeover.json?raw'
 
 const snap = (seq = 1): EngineEvent => ({
   run: 'r1', seq, time: '', kind: 'snapshot',
@@ -215,5 +217,26 @@ group('requestText', () => {
     expect(requestText({ kind: 'model_error', message: 'x', cause: { code: 'model_failed', detail: 'HTTP 500' } })).toBe(
       'The model call failed: HTTP 500. Keep going to try again.',
     )
+  })
+})
+
+group('the shared fold vector (src/lib/testdata/fold_takeover.json)', () => {
+  it('folds to the Go snapshot after WaitingForUser -> TakeOver', () => {
+    const vec = JSON.parse(foldVector) as { events: EngineEvent[]; snapshot: Snapshot }
+    const want = vec.snapshot
+    let v = apply(null, {
+      run: want.id, seq: 0, time: '', kind: 'snapshot',
+      snapshot: { id: want.id, device: want.device, goal: want.goal, state: 'Idle', plan: { todo: [] }, usage: emptyUsage(), seq: 0 },
+    })
+    for (const e of vec.events) v = apply(v, e)
+    expect(v!.state).toBe(want.state)
+    expect(v!.request).toEqual(want.request ?? null)
+    expect(v!.reason).toBe(want.reason ?? '')
+    expect(v!.by).toBe(want.by ?? '')
+    expect(v!.plan.todo).toEqual(want.plan.todo ?? [])
+    expect(v!.usage).toEqual(want.usage)
+    expect(v!.result).toEqual(want.result ?? null)
+    expect(v!.steps.map((s) => [s.n, s.action, s.result])).toEqual((want.steps ?? []).map((s) => [s.n, s.action, s.result]))
+    expect(v!.seq).toBe(want.seq)
   })
 })

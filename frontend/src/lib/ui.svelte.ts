@@ -8,6 +8,8 @@ class UI {
   handBackOpen = $state(false)
   /** the person agreed, this session, to let a task control this computer */
   desktopConfirmed = $state(false)
+  /** the take-over request the person has read (its dialog stays closed) */
+  seenTakeOver = $state.raw<object | null>(null)
   settingsOpen = $state(false)
   historyOpen = $state(false)
   toast = $state('')

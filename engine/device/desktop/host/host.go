@@ -10,6 +10,7 @@ import (
 	"image"
 
 	"tandem/engine/device"
+	"tandem/engine/device/desktop"
 )
 
 // Driver is what the app and the CLI use of a desktop driver: a device, a
@@ -31,6 +32,9 @@ type Options struct {
 	ExcludePIDs  []int
 	ExcludeRects []image.Rectangle
 	StopHotkey   string
+	// StopKeys shares the stop hotkey among the process's drivers, so
+	// several displays can run at once (X11; Windows registers per driver).
+	StopKeys *desktop.StopKeys
 }
 
 // Unavailable says why this computer cannot be driven here. Its Error is the

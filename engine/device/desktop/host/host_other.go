@@ -29,7 +29,7 @@ func Open(ctx context.Context, id string, o Options) (Driver, error) {
 		}
 		return nil, err
 	}
-	d, err := desktop.Open(ctx, id, desktop.Options{ExcludePIDs: o.ExcludePIDs, ExcludeRects: o.ExcludeRects, StopHotkey: o.StopHotkey})
+	d, err := desktop.Open(ctx, id, desktop.Options{ExcludePIDs: o.ExcludePIDs, ExcludeRects: o.ExcludeRects, StopHotkey: o.StopHotkey, StopKeys: o.StopKeys})
 	if err != nil {
 		return nil, err
 	}

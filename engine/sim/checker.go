@@ -1,0 +1,164 @@
+package sim
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"tandem/engine"
+	"tandem/engine/action"
+)
+
+// checker holds what the invariants need to know and the violations found.
+// The phone, the model, the person and the run's events all report to it.
+type checker struct {
+	run atomic.Pointer[engine.Run]
+
+	stopReturned atomic.Bool // the person's Stop returned
+	ended        atomic.Bool // the run announced a terminal state
+	inInput      atomic.Bool // the person's own input is on its way to the phone
+	checks       atomic.Int64
+
+	mu         sync.Mutex
+	violations []string
+	trace      []string
+	confirmed  *action.Action // the action the person just confirmed
+	graceN     int            // the n of the StopGracefully on its way
+	grace      bool           // a graceful stop is in force
+	graceLeft  int            // device actions it still allows
+	expect     *action.Action // what the person's edit says runs next
+	agentActs  int
+	started    bool // the action of the current Executing has started
+}
+
+func (c *checker) fail(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.violations = append(c.violations, fmt.Sprintf(format, args...))
+}
+
+func (c *checker) log(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.trace = append(c.trace, fmt.Sprintf(format, args...))
+}
+
+func (c *checker) check(ok bool, format string, args ...any) {
+	c.checks.Add(1)
+	if !ok {
+		c.fail(format, args...)
+	}
+}
+
+// action is called as a device action starts (invariants 1, 2 and 5, and
+// "stop after this step").
+func (c *checker) action(a action.Action, sensitive bool) {
+	state := engine.Idle
+	if r := c.run.Load(); r != nil {
+		state = r.Snapshot().State
+	}
+	person := c.inInput.Load()
+	c.log("device: %s (state %s, person %v)", a, state, person)
+	c.check(!c.stopReturned.Load(), "invariant 1: %s started after Stop returned", a)
+	if person {
+		c.check(state == engine.Manual, "invariant 1: the person's %s ran in %s", a, state)
+		return
+	}
+	c.check(state == engine.Executing, "invariant 1: %s ran in %s", a, state)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.agentActs++
+	c.started = true
+	if sensitive {
+		ok := c.confirmed != nil && reflect.DeepEqual(*c.confirmed, a)
+		c.checks.Add(1)
+		if !ok {
+			c.violations = append(c.violations, fmt.Sprintf("invariant 2: sensitive %s ran unconfirmed", a))
+		}
+	}
+	c.confirmed = nil
+	if c.grace {
+		c.checks.Add(1)
+		if c.graceLeft <= 0 {
+			c.violations = append(c.violations, fmt.Sprintf("stop after this step: %s ran past the graceful stop", a))
+		}
+		c.graceLeft--
+	}
+	if c.expect != nil {
+		c.checks.Add(1)
+		if !reflect.DeepEqual(*c.expect, a) {
+			c.violations = append(c.violations, fmt.Sprintf("invariant 5: the person's edited step %s did not run next; %s did", *c.expect, a))
+		}
+		c.expect = nil
+	}
+}
+
+// landed is called when an action takes effect on the phone.
+func (c *checker) landed(a action.Action) {
+	c.check(!c.ended.Load(), "stopped means stopped: %s reached the phone after the run announced its end", a)
+}
+
+// Emit watches the run's events.
+func (c *checker) Emit(e engine.Event) {
+	switch e.Kind {
+	case engine.KindState:
+		s := e.State
+		if s.State.Terminal() {
+			c.ended.Store(true)
+		}
+		if s.State == engine.Executing && s.From != engine.Executing {
+			c.mu.Lock()
+			c.started = false
+			c.mu.Unlock()
+		}
+		c.log("state: %s -> %s (%s) %s", s.From, s.State, s.By, s.Reason)
+		if s.By == "stop_gracefully" && !s.State.Terminal() {
+			c.mu.Lock()
+			// The step under way is one of the n; an atomic action already
+			// asked for runs even with n = 0.
+			left := c.graceN
+			switch s.State {
+			case engine.Executing:
+				left = max(left, 1)
+				if c.started {
+					left--
+				}
+			case engine.WaitingForStability:
+				left = max(left-1, 0)
+			}
+			c.grace, c.graceLeft = true, left
+			c.mu.Unlock()
+		}
+	case engine.KindRequest:
+		c.log("request: %s %s", e.Request.Kind, e.Request.Message)
+	}
+}
+
+// clearExpect forgets an edit's expectation (another command came after it).
+func (c *checker) setExpect(a *action.Action) {
+	c.mu.Lock()
+	c.expect = a
+	c.mu.Unlock()
+}
+
+func (c *checker) setConfirmed(a *action.Action) {
+	c.mu.Lock()
+	c.confirmed = a
+	c.mu.Unlock()
+}
+
+func (c *checker) setGraceN(n int) {
+	c.mu.Lock()
+	c.graceN = n
+	c.mu.Unlock()
+}
+
+func (c *checker) report() (violations, trace []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.violations...), append([]string(nil), c.trace...)
+}
+
+func joinLines(ss []string) string { return strings.Join(ss, "\n") }

@@ -1,0 +1,207 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+)
+
+// The phone's screen: 45x80 pixels (small, so a run's fingerprints cost
+// little). The top third is a "+1" button whose
+// counter is drawn as one small 2x2 dot per unit (a change a coarse
+// fingerprint cannot see), the bottom third a "Pay now" button. Launching
+// the bank app makes every action there sensitive by the app rule.
+const (
+	screenW, screenH = 45, 80
+	bankApp          = "com.example.bank"
+	homeApp          = "com.android.launcher"
+)
+
+// phoneFaults are the device's misbehaviours, drawn per call.
+type phoneFaults struct {
+	treeFail float64 // a UI tree dump fails
+	secure   float64 // a screenshot meets a secure screen
+	drop     float64 // the device goes away for a few calls
+	slow     float64 // an action is slow: a stop may catch it midway
+}
+
+// phone is the simulated device. It checks the device-side invariants on
+// every action: nothing runs after Stop returned or outside Executing (or
+// Manual for the person's own input), and nothing sensitive runs that the
+// person did not confirm.
+type phone struct {
+	chk    *checker
+	faults phoneFaults
+
+	late sync.WaitGroup // actions still landing after Do returned
+
+	mu      sync.Mutex
+	rng     *rand.Rand
+	app     string
+	counter int
+	paid    bool
+	away    int // calls left while gone
+	secure  bool
+}
+
+func newPhone(seed uint64, f phoneFaults, chk *checker) *phone {
+	return &phone{chk: chk, faults: f, rng: rand.New(rand.NewPCG(seed, 0xd1ce)), app: homeApp}
+}
+
+func (p *phone) roll(prob float64) bool { return prob > 0 && p.rng.Float64() < prob }
+
+// gone reports whether the device is away now (and may start an absence).
+func (p *phone) gone() bool {
+	if p.away > 0 {
+		p.away--
+		return true
+	}
+	if p.roll(p.faults.drop) {
+		p.away = 1 + p.rng.IntN(6)
+		return true
+	}
+	return false
+}
+
+func (p *phone) Info(ctx context.Context) (device.Info, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gone() {
+		return device.Info{}, fmt.Errorf("sim: %w", device.ErrGone)
+	}
+	return device.Info{ID: "sim", Name: "Sim phone", Kind: device.Phone, Screen: action.Size{W: screenW, H: screenH}, Scale: 1}, nil
+}
+
+func (p *phone) Capabilities() device.Capabilities {
+	return device.Capabilities{Actions: []action.Type{action.Tap, action.Swipe, action.TypeText,
+		action.Key, action.Wait, action.Launch}, UITree: true}
+}
+
+// ForegroundApp names the app in front, as the adb driver does.
+func (p *phone) ForegroundApp(ctx context.Context) (string, string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.app, ".Main", nil
+}
+
+func (p *phone) UITree(ctx context.Context) ([]byte, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.roll(p.faults.treeFail) {
+		return nil, fmt.Errorf("sim: uiautomator dump failed: ERROR: could not get idle state")
+	}
+	return []byte(fmt.Sprintf(`<hierarchy><node package="%s" text="" bounds="[0,0][%d,%d]">`+
+		`<node text="Count: %d" bounds="[0,0][%d,%d]"/><node text="Pay now" bounds="[0,%d][%d,%d]"/></node></hierarchy>`,
+		p.app, screenW, screenH, p.counter, screenW, screenH/3, 2*screenH/3, screenW, screenH)), nil
+}
+
+func (p *phone) Screenshot(ctx context.Context) (image.Image, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.gone() {
+		return nil, fmt.Errorf("sim: %w", device.ErrGone)
+	}
+	if p.roll(p.faults.secure) {
+		return nil, fmt.Errorf("sim: %w", device.ErrSecureScreen)
+	}
+	img := image.NewGray(image.Rect(0, 0, screenW, screenH))
+	bg := uint8(200)
+	if p.app == bankApp {
+		bg = 120
+	}
+	for i := range img.Pix {
+		img.Pix[i] = bg
+	}
+	for i := 0; i < p.counter && i < 40; i++ { // one 2x2 dot per unit
+		x, y := 2+(i%10)*4, 4+(i/10)*4
+		for dy := 0; dy < 2; dy++ {
+			for dx := 0; dx < 2; dx++ {
+				img.SetGray(x+dx, y+dy, color.Gray{Y: 0})
+			}
+		}
+	}
+	if p.paid {
+		for y := 2 * screenH / 3; y < screenH; y++ {
+			for x := 0; x < screenW; x++ {
+				img.SetGray(x, y, color.Gray{Y: 30})
+			}
+		}
+	}
+	return img, nil
+}
+
+// sensitive reports whether a is one the policy must have asked about on
+// the phone as it is now.
+func (p *phone) sensitive(a action.Action) bool {
+	if a.Sensitive != "" || p.app == bankApp || (a.Type == action.Launch && a.App == bankApp) {
+		return true
+	}
+	return a.Type == action.Tap && a.Y >= 2*screenH/3
+}
+
+func (p *phone) Do(ctx context.Context, a action.Action) error {
+	p.mu.Lock()
+	sensitive := p.sensitive(a)
+	slow := p.roll(p.faults.slow)
+	gone := p.gone()
+	p.mu.Unlock()
+	p.chk.action(a, sensitive)
+	if gone {
+		return fmt.Errorf("sim: %w", device.ErrGone)
+	}
+	if slow {
+		// The command is on its way to the phone: cancelling the caller
+		// does not call it back (adb's shell keeps running).
+		for i := 0; i < 20 && ctx.Err() == nil; i++ {
+			runtime.Gosched()
+		}
+		if ctx.Err() != nil {
+			p.late.Add(1)
+			go func() {
+				defer p.late.Done()
+				runtime.Gosched()
+				p.land(a)
+			}()
+			return ctx.Err()
+		}
+	}
+	p.land(a)
+	return nil
+}
+
+// land applies a to the phone's state: the moment the action takes effect.
+func (p *phone) land(a action.Action) {
+	p.chk.landed(a)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch a.Type {
+	case action.Tap:
+		switch {
+		case a.Y < screenH/3:
+			p.counter++
+		case a.Y >= 2*screenH/3:
+			p.paid = true
+		}
+	case action.Launch:
+		p.app = a.App
+	case action.Key:
+		p.app = homeApp
+	}
+}
+
+func (p *phone) Close() error { return nil }
+
+// inThird is a random point in the screen's third n (0: +1, 1: nothing, 2: Pay).
+func inThird(r *rand.Rand, n int) (x, y int) {
+	return 3 + r.IntN(screenW-6), n*screenH/3 + 2 + r.IntN(screenH/3-4)
+}

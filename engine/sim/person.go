@@ -1,0 +1,194 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"time"
+
+	"tandem/engine"
+	"tandem/engine/action"
+	"tandem/engine/device"
+)
+
+// person is the simulated human: at random moments it stops, pauses,
+// edits the goal and the pending steps, takes over, makes inputs, hands
+// back with a note and a region, confirms, denies, answers. Every command
+// must either be accepted or refused with an error the UI understands
+// (invariant 3), and an accepted one must leave the run where it says.
+type person struct {
+	chk *checker
+	rng *rand.Rand
+	run *engine.Run
+}
+
+// hangGuard bounds one command in real time: a command that does not
+// return by then is a hang, reported as a violation (the machine may be
+// loaded, so it is generous).
+const hangGuard = 20 * time.Second
+
+// act makes one move. It returns false once the run has ended.
+func (p *person) act() bool {
+	for i := p.rng.IntN(30); i > 0; i-- {
+		runtime.Gosched()
+	}
+	snap := p.run.Snapshot()
+	if snap.State.Terminal() {
+		return false
+	}
+	name, cmd := p.choose(snap)
+	if cmd == nil {
+		return true
+	}
+	p.chk.log("person: %s (seen %s)", name, snap.State)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
+	err := cmd(ctx)
+	cancel()
+	p.judge(name, err)
+	return true
+}
+
+func (p *person) judge(name string, err error) {
+	var ill *engine.IllegalError
+	switch {
+	case err == nil:
+	case errors.As(err, &ill), errors.Is(err, engine.ErrFinished), errors.Is(err, engine.ErrBusy),
+		errors.Is(err, device.ErrGone): // a person's input on a phone that went away
+		p.chk.log("person: %s refused: %v", name, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		p.chk.fail("invariant 3: %s hung for %s", name, hangGuard)
+	default:
+		p.chk.fail("invariant 3: %s failed with an error that is neither a refusal nor an end: %v", name, err)
+	}
+	if err != nil {
+		return
+	}
+	st := p.run.Snapshot().State
+	switch name {
+	case "pause":
+		p.chk.check(st == engine.Paused || st.Terminal(), "invariant 3: pause returned in %s", st)
+	case "take_over":
+		p.chk.check(st == engine.Manual || st.Terminal(), "invariant 3: take over returned in %s", st)
+	case "stop":
+		p.chk.check(st.Terminal(), "invariant 3: stop returned in %s", st)
+	}
+}
+
+type command func(context.Context) error
+
+// choose picks a move that fits what the person sees (with some moves that
+// do not fit, which the run must refuse).
+func (p *person) choose(s engine.Snapshot) (string, command) {
+	r, run := p.rng, p.run
+	k := r.IntN(100)
+	if k < 2 {
+		return "stop", p.stop
+	}
+	switch s.State {
+	case engine.WaitingForUser:
+		if s.Request == nil {
+			return "", nil
+		}
+		switch {
+		case k < 50 && s.Request.Kind == engine.AskConfirm && s.Request.Action != nil:
+			a := *s.Request.Action
+			return "confirm", func(ctx context.Context) error {
+				p.chk.setExpect(nil)
+				p.chk.setConfirmed(&a)
+				err := run.Confirm(ctx)
+				if err != nil {
+					p.chk.setConfirmed(nil)
+				}
+				return err
+			}
+		case k < 65:
+			return "deny", func(ctx context.Context) error { p.chk.setExpect(nil); return run.Deny(ctx, "no") }
+		case k < 80:
+			return "answer", func(ctx context.Context) error { p.chk.setExpect(nil); return run.Answer(ctx, "the first one") }
+		case k < 90:
+			return "resume", p.plain(run.Resume)
+		}
+		return "take_over", p.plain(run.TakeOver)
+	case engine.Manual:
+		switch {
+		case k < 45:
+			x, y := inThird(r, 0)
+			a := action.Action{Type: action.Tap, X: x, Y: y}
+			return "input " + a.String(), func(ctx context.Context) error {
+				p.chk.inInput.Store(true)
+				defer p.chk.inInput.Store(false)
+				return run.Input(ctx, a)
+			}
+		case k < 55:
+			return "input_done", p.plain(func(ctx context.Context) error {
+				return run.InputDone(ctx, action.Action{Type: action.Key, Key: "back"})
+			})
+		}
+		reg := &engine.Region{X1: 2, Y1: 2, X2: screenW / 2, Y2: screenH / 2}
+		return "hand_back", p.plain(func(ctx context.Context) error { return run.HandBack(ctx, "did it", reg) })
+	case engine.Paused:
+		switch {
+		case k < 30:
+			return "resume", p.resumeAfterEdit
+		case k < 50:
+			x, y := inThird(r, 0)
+			acts := []action.Action{{Type: action.Tap, X: x, Y: y}}
+			return "edit_pending", func(ctx context.Context) error {
+				// Expected before the call: a device coming back may run
+				// the edited step before EditPending has returned.
+				p.chk.setExpect(&acts[0])
+				err := run.EditPending(ctx, acts)
+				if err != nil {
+					p.chk.setExpect(nil)
+				}
+				return err
+			}
+		case k < 60:
+			return "edit_goal", func(ctx context.Context) error { return run.EditGoal(ctx, "count to ten") }
+		case k < 80:
+			return "take_over", p.plain(run.TakeOver)
+		}
+		return "", nil
+	}
+	switch {
+	case k < 12:
+		return "pause", p.plain(run.Pause)
+	case k < 18:
+		return "take_over", p.plain(run.TakeOver)
+	case k < 22:
+		n := r.IntN(3)
+		return fmt.Sprintf("stop_gracefully(%d)", n), func(ctx context.Context) error {
+			p.chk.setExpect(nil)
+			p.chk.setGraceN(n)
+			return run.StopGracefully(ctx, n)
+		}
+	case k < 25:
+		return "edit_goal", p.plain(func(ctx context.Context) error { return run.EditGoal(ctx, "count to five") })
+	case k < 28:
+		return "deny (out of place)", p.plain(func(ctx context.Context) error { return run.Deny(ctx, "no") })
+	}
+	return "", nil
+}
+
+// plain wraps a command that voids what an earlier edit expected.
+func (p *person) plain(f func(context.Context) error) command {
+	return func(ctx context.Context) error {
+		p.chk.setExpect(nil)
+		return f(ctx)
+	}
+}
+
+// resumeAfterEdit continues a paused run; an edit made while paused keeps
+// its expectation (it must be what runs next).
+func (p *person) resumeAfterEdit(ctx context.Context) error { return p.run.Resume(ctx) }
+
+func (p *person) stop(ctx context.Context) error {
+	p.chk.setExpect(nil)
+	err := p.run.Stop(ctx)
+	if err == nil {
+		p.chk.stopReturned.Store(true)
+	}
+	return err
+}

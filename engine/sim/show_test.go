@@ -1,0 +1,20 @@
+package sim
+
+import (
+	"os"
+	"strconv"
+	"testing"
+)
+
+// TestShow prints one seed's outcome (SIM_SEED=N), for reproducing a failure.
+func TestShow(t *testing.T) {
+	s, err := strconv.ParseUint(os.Getenv("SIM_SEED"), 10, 64)
+	if err != nil {
+		t.Skip("SIM_SEED not set")
+	}
+	o := Simulate(s, Options{})
+	if m, ok := Minimize(s, Options{}, 5); ok {
+		o = m
+	}
+	t.Log(o)
+}
