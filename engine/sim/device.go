@@ -48,7 +48,6 @@ type phone struct {
 	counter int
 	paid    bool
 	away    int // calls left while gone
-	secure  bool
 }
 
 func newPhone(seed uint64, f phoneFaults, chk *checker) *phone {

@@ -111,7 +111,6 @@ func (u UITARS) Build(in model.Input, shots []model.EncodedImage, _ string) mode
 type tarsGrid struct {
 	screen, model action.Size // the model's space: 1000x1000, or the resized image
 	doubao        bool
-	computer      bool
 }
 
 func (u UITARS) grid(screen action.Size, shots []model.EncodedImage) tarsGrid {
