@@ -216,3 +216,50 @@ func TestQwenParseForms(t *testing.T) {
 		}
 	}
 }
+
+// TestQwenCursor: computer_use clicks and drags without a coordinate act
+// at the cursor, which mouse_move (or the last pointed action) placed.
+func TestQwenCursor(t *testing.T) {
+	d, err := New("tools", "abs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := model.Geometry{Screen: desktop, Image: action.Size{W: 960, H: 540}}
+	call := func(args string) (model.Parsed, error) {
+		return d.Parse(model.Reply{Content: "<tool_call>\n{\"name\": \"computer_use\", \"arguments\": " + args + "}\n</tool_call>"}, dg)
+	}
+	if _, err := call(`{"action":"left_click"}`); err == nil {
+		t.Error("a left_click with no coordinate and no cursor yet must be an error")
+	}
+	p, err := call(`{"action":"mouse_move","coordinate":[100,100]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Actions) != 1 || p.Actions[0].Type != action.Wait {
+		t.Errorf("mouse_move: %+v", p.Actions)
+	}
+	p, err = call(`{"action":"left_click"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []action.Action{{Type: action.Tap, X: 200, Y: 200}}; !reflect.DeepEqual(p.Actions, want) {
+		t.Errorf("left_click at the cursor: %+v", p.Actions)
+	}
+	p, err = call(`{"action":"left_click_drag","coordinate":[300,100]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []action.Action{{Type: action.Drag, X: 200, Y: 200, X2: 600, Y2: 200, Ms: dragMs}}; !reflect.DeepEqual(p.Actions, want) {
+		t.Errorf("left_click_drag from the cursor: %+v", p.Actions)
+	}
+	p, err = call(`{"action":"right_click"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []action.Action{{Type: action.RightClick, X: 600, Y: 200}}; !reflect.DeepEqual(p.Actions, want) {
+		t.Errorf("right_click at the cursor after the drag: %+v", p.Actions)
+	}
+	if _, err := call(`{"action":"middle_click","coordinate":[1,1]}`); err == nil {
+		t.Error("middle_click: Tandem has no middle button; want an error the model is told")
+	}
+}
