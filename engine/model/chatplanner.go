@@ -45,7 +45,7 @@ type PlannerOptions struct {
 // compact UI state, history window), build the prompt with the dialect,
 // call the model, parse the reply.
 func NewPlanner(c *Client, d Dialect, opt PlannerOptions) Planner {
-	b := d.ImageBudget()
+	b := BudgetFor(d, c.Model())
 	if opt.KeepImages <= 0 {
 		opt.KeepImages = max(1, b.KeepLast)
 	}
@@ -84,7 +84,7 @@ type preparedShot struct {
 }
 
 func (p *chatPlanner) spec() observe.ImageSpec {
-	b := p.dialect.ImageBudget()
+	b := BudgetFor(p.dialect, p.client.Model())
 	return observe.ImageSpec{MaxPixels: b.MaxPixels, MinPixels: b.MinPixels, Factor: b.Factor, Format: b.Format}
 }
 
@@ -151,7 +151,7 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 		obs.Screen = action.Size{W: b.Dx(), H: b.Dy()}
 		in.Observation.Screen = obs.Screen
 	}
-	budget := p.dialect.ImageBudget()
+	budget := BudgetFor(p.dialect, p.client.Model())
 
 	var compact *observe.Compact
 	if len(obs.UITree) > 0 {

@@ -82,6 +82,20 @@ type EncodedImage struct {
 	Size action.Size // pixel size of Data (what the model sees)
 }
 
+// ModelBudgeter is a Dialect whose image budget depends on the model it
+// talks to (tools/abs: Qwen2.5-VL models get their processor's bounds).
+type ModelBudgeter interface {
+	ImageBudgetFor(model string) ImageBudget
+}
+
+// BudgetFor is d's image budget for the named model.
+func BudgetFor(d Dialect, model string) ImageBudget {
+	if mb, ok := d.(ModelBudgeter); ok {
+		return mb.ImageBudgetFor(model)
+	}
+	return d.ImageBudget()
+}
+
 // ImageBudget says how screenshots are prepared for a dialect.
 type ImageBudget struct {
 	// MaxPixels and MinPixels bound the image area; zero means no bound.

@@ -51,7 +51,12 @@ var (
 // fakeShot stands for a prepared screenshot; goldens show its size and
 // format, never its bytes.
 func fakeShot(d model.Dialect, screen action.Size, n int) model.EncodedImage {
-	b := d.ImageBudget()
+	return fakeShotFor(d, "", screen, n)
+}
+
+// fakeShotFor is fakeShot at the budget the planner uses for the model.
+func fakeShotFor(d model.Dialect, modelName string, screen action.Size, n int) model.EncodedImage {
+	b := model.BudgetFor(d, modelName)
 	mime := "image/" + b.Format
 	return model.EncodedImage{Data: []byte(fmt.Sprintf("shot-%d", n)), MIME: mime, Size: b.Fit(screen)}
 }
@@ -83,8 +88,8 @@ func requestInputs(c requestCase, d model.Dialect) (step1, step3 model.Input, sh
 	// The planner pairs earlier screenshots with the model's own steps
 	// only back to the person's step: after a hand-back only the current
 	// screen goes (chatPlanner.previousShots).
-	shots1 = []model.EncodedImage{fakeShot(d, screen, 1)}
-	shots3 = []model.EncodedImage{fakeShot(d, screen, 3)}
+	shots1 = []model.EncodedImage{fakeShotFor(d, c.model, screen, 1)}
+	shots3 = []model.EncodedImage{fakeShotFor(d, c.model, screen, 3)}
 	return
 }
 

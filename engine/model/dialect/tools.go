@@ -61,6 +61,18 @@ func (t Tools) ImageBudget() model.ImageBudget {
 	return b
 }
 
+// ImageBudgetFor implements model.ModelBudgeter: a Qwen2.5-VL model gets
+// the bounds its cookbook resizes with (cookbooks/mobile_agent.ipynb:
+// smart_resize with the processor's min_pixels 4·28·28 and max_pixels
+// 16384·28·28), so the resolution its tool states is the image it sees.
+func (t Tools) ImageBudgetFor(modelName string) model.ImageBudget {
+	b := t.ImageBudget()
+	if qwenNative(t.Coords, modelName) {
+		b.MinPixels, b.MaxPixels = 4*28*28, 16384*28*28
+	}
+	return b
+}
+
 // StreamDone implements model.Dialect.
 func (Tools) StreamDone(partial string) bool { return false }
 
