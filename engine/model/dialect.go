@@ -27,7 +27,8 @@ type Dialect interface {
 	// screenshots to send, oldest first, the last being the current screen
 	// (empty when no screenshot is sent this step); for k >= 1,
 	// shots[len(shots)-1-k] is the screen on which
-	// in.History[len(in.History)-k] was decided. compact is the compressed
+	// in.History[len(in.History)-k] was decided; it is an empty placeholder
+	// (no Data), to be skipped, when the person took that step. compact is the compressed
 	// UI state (JSON, possibly empty).
 	Build(in Input, shots []EncodedImage, compact string) Prompt
 	// Parse turns one reply into canonical actions in device pixels. It never

@@ -122,6 +122,9 @@ func messages(system, text string, shots []model.EncodedImage) []openai.ChatComp
 	} else {
 		user.MultiContent = []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}
 		for _, s := range shots {
+			if len(s.Data) == 0 { // the person's step: no screenshot of its own
+				continue
+			}
 			user.MultiContent = append(user.MultiContent, openai.ChatMessagePart{
 				Type:     openai.ChatMessagePartTypeImageURL,
 				ImageURL: &openai.ChatMessageImageURL{URL: dataURLOf(s)},

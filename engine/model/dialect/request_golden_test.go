@@ -85,11 +85,15 @@ func requestInputs(c requestCase, d model.Dialect) (step1, step3 model.Input, sh
 			Region: &image.Rectangle{Min: image.Pt(0, screen.H/2), Max: image.Pt(screen.W, screen.H)}},
 	}
 	step3.Notes = []string{"The person took over control. They have handed control back to you: look at the current screen and continue."}
-	// The planner pairs earlier screenshots with the model's own steps
-	// only back to the person's step: after a hand-back only the current
-	// screen goes (chatPlanner.previousShots).
+	// The planner sends earlier screenshots after a hand-back as on any
+	// other step (chatPlanner.previousShots): the model's step-1 screen when
+	// the dialect keeps more than one, an empty placeholder for the person's
+	// step (dialects skip it), then the current screen.
 	shots1 = []model.EncodedImage{fakeShotFor(d, c.model, screen, 1)}
 	shots3 = []model.EncodedImage{fakeShotFor(d, c.model, screen, 3)}
+	if model.BudgetFor(d, c.model).KeepLast > 1 {
+		shots3 = []model.EncodedImage{shots1[0], {}, shots3[0]}
+	}
 	return
 }
 
@@ -127,6 +131,9 @@ func renderRequest(t *testing.T, p model.Prompt, shots []model.EncodedImage) str
 	out := dataURL.ReplaceAllStringFunc(string(b), func(m string) string {
 		sm := dataURL.FindStringSubmatch(m)
 		size := "?"
+		for i < len(shots) && len(shots[i].Data) == 0 {
+			i++ // a placeholder: the dialect sends nothing for it
+		}
 		if i < len(shots) {
 			size = shots[i].Size.String()
 		}
