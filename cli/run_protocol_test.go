@@ -186,3 +186,61 @@ func TestRunUITreeFlag(t *testing.T) {
 		}
 	}
 }
+
+// `tandem run --dialect tools --variant abs` with a Qwen2.5-VL model sends
+// what QwenLM/Qwen2.5-VL's cookbook sends (cookbooks/mobile_agent.ipynb with
+// cookbooks/utils/agent_function_call.py): the mobile_use tool in the
+// system message stating the smart-resized screenshot's resolution, one
+// user turn with that screenshot and the query with the earlier calls; the
+// model's <tool_call> replies drive the phone.
+func TestRunSpeaksQwen25VL(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	h, w, err := model.SmartResize(800, 360, 28, 4*28*28, 16384*28*28)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		args := `{"action": "terminate", "status": "success"}`
+		if phone.State().Counter < 2 {
+			b, ok := phone.Bounds("+1")
+			if !ok {
+				b, _ = phone.BoundsOfText("+1")
+			}
+			c := b.Min.Add(b.Max).Div(2)
+			args = fmt.Sprintf(`{"action": "click", "coordinate": [%d, %d]}`, c.X*w/360, c.Y*h/800)
+		}
+		return modeltest.Reply{Content: "Tap +1.\n<tool_call>\n{\"name\": \"mobile_use\", \"arguments\": " + args + "}\n</tool_call>"}
+	})
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "make the counter show 2", "--dialect", "tools", "--variant", "abs", "--base-url", srv.URL,
+		"--model", "qwen2.5-vl-7b-instruct", "--data-dir", t.TempDir()}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	if n := phone.State().Counter; n != 2 {
+		t.Fatalf("counter %d, want 2", n)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	last := reqs[2]
+	msgs := last.Chat.Messages
+	if len(msgs) != 2 || msgs[0].Role != "system" || !strings.HasPrefix(msgs[0].Content, "You are a helpful assistant.\n\n# Tools\n") ||
+		!strings.Contains(msgs[0].Content, `"name": "mobile_use"`) ||
+		!strings.Contains(msgs[0].Content, fmt.Sprintf("The screen's resolution is %dx%d.", w, h)) {
+		t.Fatalf("system message: %+v", msgs)
+	}
+	if len(last.Chat.Tools) != 0 || len(last.Images()) != 1 {
+		t.Fatalf("%d OpenAI tools, %d screenshots; want none and one", len(last.Chat.Tools), len(last.Images()))
+	}
+	parts := msgs[1].MultiContent
+	if len(parts) != 2 || parts[0].Type != openai.ChatMessagePartTypeImageURL ||
+		!strings.HasPrefix(parts[1].Text, "The user query: make the counter show 2\nTask progress (You have done the following operation on the current device): Step 1: {\"name\": \"mobile_use\", \"arguments\": {\"action\": \"click\", \"coordinate\": [") {
+		t.Fatalf("user turn: %+v", parts)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -45,7 +47,7 @@ type PlannerOptions struct {
 // compact UI state, history window), build the prompt with the dialect,
 // call the model, parse the reply.
 func NewPlanner(c *Client, d Dialect, opt PlannerOptions) Planner {
-	b := d.ImageBudget()
+	b := BudgetFor(d, c.Model())
 	if opt.KeepImages <= 0 {
 		opt.KeepImages = max(1, b.KeepLast)
 	}
@@ -84,7 +86,7 @@ type preparedShot struct {
 }
 
 func (p *chatPlanner) spec() observe.ImageSpec {
-	b := p.dialect.ImageBudget()
+	b := BudgetFor(p.dialect, p.client.Model())
 	return observe.ImageSpec{MaxPixels: b.MaxPixels, MinPixels: b.MinPixels, Factor: b.Factor, Format: b.Format}
 }
 
@@ -151,7 +153,7 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 		obs.Screen = action.Size{W: b.Dx(), H: b.Dy()}
 		in.Observation.Screen = obs.Screen
 	}
-	budget := p.dialect.ImageBudget()
+	budget := BudgetFor(p.dialect, p.client.Model())
 
 	var compact *observe.Compact
 	if len(obs.UITree) > 0 {
@@ -187,13 +189,13 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 		}
 		cur := EncodedImage{Data: s.Data, MIME: s.MIME}
 		cur.Size.W, cur.Size.H = s.W, s.H
-		shots = p.previousShots(len(in.History))
+		shots = p.previousShots(in.History)
 		shots = append(shots, cur)
 		p.shots[len(in.History)] = cur
-		for k := range p.shots {
-			if k < len(in.History)-p.opt.KeepImages {
-				delete(p.shots, k)
-			}
+		// Keep the KeepImages newest (person steps leave gaps in the keys).
+		keys := slices.Sorted(maps.Keys(p.shots))
+		for _, k := range keys[:max(0, len(keys)-p.opt.KeepImages)] {
+			delete(p.shots, k)
 		}
 	}
 
@@ -248,17 +250,29 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 	return plan, nil
 }
 
-// previousShots returns the screenshots of the last KeepImages-1 steps,
-// oldest first, stopping at the first step that had none (the dialect
-// pairs shots with history steps from the newest backwards).
-func (p *chatPlanner) previousShots(n int) []EncodedImage {
+// previousShots returns the screenshots of the model's last KeepImages-1
+// steps, oldest first, placed as dialects pair them (shots[len-1-k] with
+// h[len(h)-k]). A step the person took has no screenshot of its own: it
+// holds an empty placeholder, which dialects skip and which does not count,
+// so after a hand-back the model's earlier screens still go as on any other
+// step. It stops at the first model step with none.
+func (p *chatPlanner) previousShots(h []Step) []EncodedImage {
+	n := len(h)
 	var out []EncodedImage
-	for k := 1; k < p.opt.KeepImages; k++ {
+	for k, kept := 1, 0; k <= n && kept < p.opt.KeepImages-1; k++ {
 		s, ok := p.shots[n-k]
 		if !ok {
-			break
+			if !h[n-k].ByPerson {
+				break
+			}
+			s = EncodedImage{}
+		} else {
+			kept++
 		}
 		out = append([]EncodedImage{s}, out...)
+	}
+	for len(out) > 0 && len(out[0].Data) == 0 {
+		out = out[1:]
 	}
 	return out
 }

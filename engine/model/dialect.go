@@ -27,7 +27,8 @@ type Dialect interface {
 	// screenshots to send, oldest first, the last being the current screen
 	// (empty when no screenshot is sent this step); for k >= 1,
 	// shots[len(shots)-1-k] is the screen on which
-	// in.History[len(in.History)-k] was decided. compact is the compressed
+	// in.History[len(in.History)-k] was decided; it is an empty placeholder
+	// (no Data), to be skipped, when the person took that step. compact is the compressed
 	// UI state (JSON, possibly empty).
 	Build(in Input, shots []EncodedImage, compact string) Prompt
 	// Parse turns one reply into canonical actions in device pixels. It never
@@ -80,6 +81,20 @@ type EncodedImage struct {
 	Data []byte
 	MIME string      // "image/png" or "image/jpeg"
 	Size action.Size // pixel size of Data (what the model sees)
+}
+
+// ModelBudgeter is a Dialect whose image budget depends on the model it
+// talks to (tools/abs: Qwen2.5-VL models get their processor's bounds).
+type ModelBudgeter interface {
+	ImageBudgetFor(model string) ImageBudget
+}
+
+// BudgetFor is d's image budget for the named model.
+func BudgetFor(d Dialect, model string) ImageBudget {
+	if mb, ok := d.(ModelBudgeter); ok {
+		return mb.ImageBudgetFor(model)
+	}
+	return d.ImageBudget()
 }
 
 // ImageBudget says how screenshots are prepared for a dialect.

@@ -68,7 +68,7 @@ func New(name, variant string) (model.Dialect, error) {
 	}
 	switch name {
 	case "tools":
-		return Tools{Coords: Space(variant)}, nil
+		return Tools{Coords: Space(variant), cursor: &cursor{}}, nil
 	case "autoglm":
 		return AutoGLM{}, nil
 	case "uitars":

@@ -122,17 +122,29 @@ func messages(system, text string, shots []model.EncodedImage) []openai.ChatComp
 	} else {
 		user.MultiContent = []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}
 		for _, s := range shots {
+			if len(s.Data) == 0 { // the person's step: no screenshot of its own
+				continue
+			}
 			user.MultiContent = append(user.MultiContent, openai.ChatMessagePart{
 				Type:     openai.ChatMessagePartTypeImageURL,
-				ImageURL: &openai.ChatMessageImageURL{URL: "data:" + s.MIME + ";base64," + base64.StdEncoding.EncodeToString(s.Data)},
+				ImageURL: &openai.ChatMessageImageURL{URL: dataURLOf(s)},
 			})
 		}
 	}
 	return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}, user}
 }
 
-// Build implements model.Dialect.
+// dataURLOf is a screenshot as a data: URL.
+func dataURLOf(s model.EncodedImage) string {
+	return "data:" + s.MIME + ";base64," + base64.StdEncoding.EncodeToString(s.Data)
+}
+
+// Build implements model.Dialect. A Qwen2.5-VL model in abs gets Qwen's own
+// agent tool and request (qwen.go).
 func (t Tools) Build(in model.Input, shots []model.EncodedImage, compact string) model.Prompt {
+	if qwenNative(t.Coords, in.Model) {
+		return qwenBuild(in, shots, compact, toGrid(t.Coords, in.Observation.Screen, lastSize(shots)))
+	}
 	sys := "You operate a " + deviceWord(in.Supported) + " for a person, one step at a time, by calling the tools. " +
 		"Look at the newest screenshot, then call the tool for the next action. Call finish with a summary when the task is done, " +
 		"fail when it cannot be done, ask_user when only the person can decide, take_over for log-ins and captchas. " +

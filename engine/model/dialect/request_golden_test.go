@@ -34,8 +34,8 @@ func requestCases() []requestCase {
 		{"uitars", "1.5", "ui-tars-1.5-7b", "desktop", "bytedance/UI-TARS-desktop apps/ui-tars/src/main/agent/prompts.ts (getSystemPromptV1_5), packages/ui-tars/sdk/src/utils.ts, Model.ts"},
 		{"uitars", "doubao", "doubao-1.5-ui-tars-250328", "phone", "bytedance/UI-TARS codes/ui_tars/prompt.py (MOBILE_USE_DOUBAO); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
 		{"uitars", "doubao", "doubao-1.5-ui-tars-250328", "desktop", "bytedance/UI-TARS codes/ui_tars/prompt.py (COMPUTER_USE_DOUBAO); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
-		{"tools", "abs", "qwen2.5-vl-72b-instruct", "phone", "QwenLM/Qwen2.5-VL cookbooks/utils/agent_function_call.py (MobileUse: pixels of the resized image, resolution stated)"},
-		{"tools", "abs", "qwen2.5-vl-72b-instruct", "desktop", "QwenLM/Qwen2.5-VL cookbooks/utils/agent_function_call.py (ComputerUse: pixels of the resized image, resolution stated)"},
+		{"tools", "abs", "qwen2.5-vl-72b-instruct", "phone", "QwenLM/Qwen2.5-VL cookbooks/utils/agent_function_call.py (MobileUse: pixels of the resized image, resolution stated); cookbooks/mobile_agent.ipynb (system message with the Nous tool block, [screenshot, query] user turn, Step N: {call} history)"},
+		{"tools", "abs", "qwen2.5-vl-72b-instruct", "desktop", "QwenLM/Qwen2.5-VL cookbooks/utils/agent_function_call.py (ComputerUse: pixels of the resized image, resolution stated); request laid out as cookbooks/mobile_agent.ipynb (computer_use.ipynb was not readable here)"},
 		{"tools", "rel1000", "gpt-4o", "phone", "Tandem's own OpenAI tool-calling format (no official agent client)"},
 		{"tools", "rel999", "qwen3-vl-plus", "phone", "QwenLM/Qwen3-VL cookbooks/mobile_agent.ipynb (0-999 grid)"},
 		{"json", "abs", "qwen2.5vl:7b", "phone", "Tandem's own one-step JSON for small local models (no official client)"},
@@ -51,7 +51,12 @@ var (
 // fakeShot stands for a prepared screenshot; goldens show its size and
 // format, never its bytes.
 func fakeShot(d model.Dialect, screen action.Size, n int) model.EncodedImage {
-	b := d.ImageBudget()
+	return fakeShotFor(d, "", screen, n)
+}
+
+// fakeShotFor is fakeShot at the budget the planner uses for the model.
+func fakeShotFor(d model.Dialect, modelName string, screen action.Size, n int) model.EncodedImage {
+	b := model.BudgetFor(d, modelName)
 	mime := "image/" + b.Format
 	return model.EncodedImage{Data: []byte(fmt.Sprintf("shot-%d", n)), MIME: mime, Size: b.Fit(screen)}
 }
@@ -80,11 +85,15 @@ func requestInputs(c requestCase, d model.Dialect) (step1, step3 model.Input, sh
 			Region: &image.Rectangle{Min: image.Pt(0, screen.H/2), Max: image.Pt(screen.W, screen.H)}},
 	}
 	step3.Notes = []string{"The person took over control. They have handed control back to you: look at the current screen and continue."}
-	// The planner pairs earlier screenshots with the model's own steps
-	// only back to the person's step: after a hand-back only the current
-	// screen goes (chatPlanner.previousShots).
-	shots1 = []model.EncodedImage{fakeShot(d, screen, 1)}
-	shots3 = []model.EncodedImage{fakeShot(d, screen, 3)}
+	// The planner sends earlier screenshots after a hand-back as on any
+	// other step (chatPlanner.previousShots): the model's step-1 screen when
+	// the dialect keeps more than one, an empty placeholder for the person's
+	// step (dialects skip it), then the current screen.
+	shots1 = []model.EncodedImage{fakeShotFor(d, c.model, screen, 1)}
+	shots3 = []model.EncodedImage{fakeShotFor(d, c.model, screen, 3)}
+	if model.BudgetFor(d, c.model).KeepLast > 1 {
+		shots3 = []model.EncodedImage{shots1[0], {}, shots3[0]}
+	}
 	return
 }
 
@@ -122,6 +131,9 @@ func renderRequest(t *testing.T, p model.Prompt, shots []model.EncodedImage) str
 	out := dataURL.ReplaceAllStringFunc(string(b), func(m string) string {
 		sm := dataURL.FindStringSubmatch(m)
 		size := "?"
+		for i < len(shots) && len(shots[i].Data) == 0 {
+			i++ // a placeholder: the dialect sends nothing for it
+		}
 		if i < len(shots) {
 			size = shots[i].Size.String()
 		}

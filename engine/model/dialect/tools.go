@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -14,7 +15,38 @@ import (
 // Tools is OpenAI function calling with the canonical actions as tools. It
 // also reads Qwen-style <tool_call>{json}</tool_call> in the content,
 // including Qwen2.5-VL/Qwen3-VL's mobile_use and computer_use tools.
-type Tools struct{ Coords Space }
+type Tools struct {
+	Coords Space
+	// cursor is where computer_use's mouse is, for its clicks and drags
+	// that name no coordinate (nil: not tracked, such a click is an error).
+	cursor *cursor
+}
+
+// cursor is the mouse position in device pixels, as Qwen's computer_use
+// last placed it (mouse_move, or any pointed action).
+type cursor struct {
+	mu   sync.Mutex
+	x, y int
+	set  bool
+}
+
+func (c *cursor) get() (int, int, bool) {
+	if c == nil {
+		return 0, 0, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.x, c.y, c.set
+}
+
+func (c *cursor) put(x, y int) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	c.x, c.y, c.set = x, y, true
+	c.mu.Unlock()
+}
 
 // Name implements model.Dialect.
 func (Tools) Name() string { return "tools" }
@@ -25,6 +57,18 @@ func (t Tools) ImageBudget() model.ImageBudget {
 	b := model.ImageBudget{MaxPixels: 1280 * 28 * 28, Format: "jpeg", KeepLast: 2, Always: true}
 	if t.Coords == Abs {
 		b.Factor, b.MinPixels = 28, 4*28*28
+	}
+	return b
+}
+
+// ImageBudgetFor implements model.ModelBudgeter: a Qwen2.5-VL model gets
+// the bounds its cookbook resizes with (cookbooks/mobile_agent.ipynb:
+// smart_resize with the processor's min_pixels 4·28·28 and max_pixels
+// 16384·28·28), so the resolution its tool states is the image it sees.
+func (t Tools) ImageBudgetFor(modelName string) model.ImageBudget {
+	b := t.ImageBudget()
+	if qwenNative(t.Coords, modelName) {
+		b.MinPixels, b.MaxPixels = 4*28*28, 16384*28*28
 	}
 	return b
 }
@@ -80,7 +124,7 @@ func (t Tools) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 		switch c.Name {
 		case "mobile_use", "computer_use":
 			var salv string
-			as, salv, err = qwenAction(args, m, g, thought)
+			as, salv, err = qwenAction(args, m, g, thought, t.cursor)
 			if salv != "" {
 				p.Salvaged = salv
 			}
@@ -278,11 +322,28 @@ func canonicalAction(name string, args map[string]any, m mapper, g model.Geometr
 }
 
 // qwenAction reads Qwen-VL's mobile_use / computer_use arguments.
-func qwenAction(args map[string]any, m mapper, g model.Geometry, thought string) ([]action.Action, string, error) {
+// cur is computer_use's mouse: left_click, right_click, double_click and
+// left_click_drag may name no coordinate (agent_function_call.py), and then
+// act at the cursor; mouse_move only moves it (a Wait of 0 ms, so the model
+// sees the next screen).
+func qwenAction(args map[string]any, m mapper, g model.Geometry, thought string, cur *cursor) (as []action.Action, salv string, err error) {
+	defer func() {
+		if err == nil && len(as) == 1 && as[0].Type.Pointed() {
+			a := as[0]
+			if a.Type == action.Drag || a.Type == action.Swipe {
+				cur.put(a.X2, a.Y2)
+			} else {
+				cur.put(a.X, a.Y)
+			}
+		}
+	}()
 	act := str(args, "action")
 	at := func(k string, t action.Type, ms int) ([]action.Action, string, error) {
 		p, ok, err := pair(args, k)
 		if err == nil && !ok {
+			if x, y, set := cur.get(); set && k == "coordinate" && act != "click" && act != "long_press" {
+				return []action.Action{{Type: t, X: x, Y: y, Ms: ms}}, "", nil
+			}
 			err = errf(act + " needs " + k)
 		}
 		if err != nil {
@@ -306,7 +367,36 @@ func qwenAction(args map[string]any, m mapper, g model.Geometry, thought string)
 		return at("coordinate", action.RightClick, 0)
 	case "long_press":
 		return at("coordinate", action.LongPress, secs(longPressMs))
-	case "swipe", "drag", "left_click_drag":
+	case "mouse_move":
+		p, ok, err := pair(args, "coordinate")
+		if err == nil && !ok {
+			err = errf("mouse_move needs coordinate")
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		x, y, err := m.point(p[0], p[1])
+		if err != nil {
+			return nil, "", err
+		}
+		cur.put(x, y)
+		return []action.Action{{Type: action.Wait}}, "", nil
+	case "left_click_drag":
+		if _, ok := args["coordinate2"]; !ok {
+			// Qwen's form: drag from the cursor to coordinate.
+			sx, sy, set := cur.get()
+			if !set {
+				return nil, "", errf("left_click_drag needs the cursor placed first (mouse_move) or coordinate and coordinate2")
+			}
+			b, _, err := at("coordinate", action.Drag, dragMs)
+			if err != nil {
+				return nil, "", err
+			}
+			b[0].X, b[0].Y, b[0].X2, b[0].Y2 = sx, sy, b[0].X, b[0].Y
+			return b, "", nil
+		}
+		fallthrough
+	case "swipe", "drag":
 		k1, k2 := "coordinate", "coordinate2"
 		if _, ok := args["start_coordinate"]; ok {
 			k1, k2 = "start_coordinate", "end_coordinate"

@@ -76,6 +76,9 @@ func (u UITARS) Build(in model.Input, shots []model.EncodedImage, _ string) mode
 		}
 	}
 	image := func(s model.EncodedImage) {
+		if len(s.Data) == 0 { // the person's step: no screenshot of its own
+			return
+		}
 		flush()
 		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{{
 			Type:     openai.ChatMessagePartTypeImageURL,
