@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"maps"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -43,11 +44,29 @@ type PlannerOptions struct {
 	UITree bool
 }
 
+// dashScopeMaxPixels is what Alibaba Cloud's DashScope API lets a Qwen-VL
+// image be by default (1280 visual tokens of 28x28; more only with its own
+// vl_high_resolution_images switch, which Tandem does not send): a larger
+// screenshot would be shrunk by the server, and the model would answer in
+// the coordinates of an image other than the one the tool states.
+const dashScopeMaxPixels = 1280 * 28 * 28
+
+// budgetOf is the dialect's image budget for the client's model, held to
+// what a hosted server keeps of an image.
+func budgetOf(d Dialect, c *Client) ImageBudget {
+	b := BudgetFor(d, c.Model())
+	if u, err := url.Parse(c.cfg.BaseURL); err == nil && strings.Contains(strings.ToLower(u.Hostname()), "dashscope") &&
+		b.MaxPixels > dashScopeMaxPixels {
+		b.MaxPixels = dashScopeMaxPixels
+	}
+	return b
+}
+
 // NewPlanner makes the Planner the engine uses: observe (screenshot budget,
 // compact UI state, history window), build the prompt with the dialect,
 // call the model, parse the reply.
 func NewPlanner(c *Client, d Dialect, opt PlannerOptions) Planner {
-	b := BudgetFor(d, c.Model())
+	b := budgetOf(d, c)
 	if opt.KeepImages <= 0 {
 		opt.KeepImages = max(1, b.KeepLast)
 	}
@@ -86,7 +105,7 @@ type preparedShot struct {
 }
 
 func (p *chatPlanner) spec() observe.ImageSpec {
-	b := BudgetFor(p.dialect, p.client.Model())
+	b := budgetOf(p.dialect, p.client)
 	return observe.ImageSpec{MaxPixels: b.MaxPixels, MinPixels: b.MinPixels, Factor: b.Factor, Format: b.Format}
 }
 
@@ -153,7 +172,7 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 		obs.Screen = action.Size{W: b.Dx(), H: b.Dy()}
 		in.Observation.Screen = obs.Screen
 	}
-	budget := BudgetFor(p.dialect, p.client.Model())
+	budget := budgetOf(p.dialect, p.client)
 
 	var compact *observe.Compact
 	if len(obs.UITree) > 0 {
