@@ -36,6 +36,7 @@ type fakePhone struct {
 	closed    bool
 	settle    time.Duration
 	animUntil time.Time
+	animShots int // captures that still show the screen moving, whatever the time
 	asciiOnly bool // a phone without ADB Keyboard
 	secure    bool // screenshots meet a secure screen
 	shotsGone bool // screenshots fail as if the phone were gone; Info still answers
@@ -94,7 +95,11 @@ func (p *fakePhone) Screenshot(ctx context.Context) (image.Image, error) {
 	} else {
 		fill(img, image.Rect(40, 560, 320, 760), color.RGBA{200, 0, 0, 255})
 	}
-	if now := time.Now(); now.Before(p.animUntil) {
+	moving := time.Now().Before(p.animUntil) || p.animShots > 0
+	if p.animShots > 0 {
+		p.animShots--
+	}
+	if moving {
 		// a bar that jumps 100 px every capture while the screen settles, so
 		// no two captures match however close together they are
 		y := (p.shots * 100) % (p.h - 60)

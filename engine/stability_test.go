@@ -15,12 +15,12 @@ import (
 func TestWaitStableOffersFramesAndKeepsTheFirstSettled(t *testing.T) {
 	p := newFakePhone()
 	p.mu.Lock()
-	p.animUntil = time.Now().Add(150 * time.Millisecond)
+	p.animShots = 2 // by captures, not time: a busy machine cannot skip them
 	p.mu.Unlock()
 	var mu sync.Mutex
 	var offered []image.Image
 	got := make(chan struct{}, 64)
-	s, err := waitStable(context.Background(), wallClock{}, p.Screenshot, StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 3, Max: 2 * time.Second},
+	s, err := waitStable(context.Background(), wallClock{}, p.Screenshot, StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 3, Max: time.Minute},
 		func(img image.Image) {
 			mu.Lock()
 			offered = append(offered, img)
