@@ -22,7 +22,10 @@ func TestScenarioHostileModel(t *testing.T) {
 	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
 	bounds := func(c *model.ClientConfig) {
 		c.APIKey = key
-		c.Timeout, c.FirstByte, c.Idle = 2*time.Second, 300*time.Millisecond, 300*time.Millisecond
+		// Bounds far from the servers' own pace (a drip every 30 ms, an
+		// endless stream) so a busy machine cannot turn one case into
+		// another: an idle bound 50 times the drip's gap.
+		c.Timeout, c.FirstByte, c.Idle = 4*time.Second, 1500*time.Millisecond, 1500*time.Millisecond
 		c.MaxReplyBytes = 256 << 10
 		c.Retries = 1
 	}
@@ -32,9 +35,9 @@ func TestScenarioHostileModel(t *testing.T) {
 		want  string
 		cause Cause // the case the UI words in the person's language
 	}{
-		{"stalls", modeltest.Reply{Silent: true}, "timed out: no first byte of the reply", Cause{Code: CauseModelNoFirstByte, N: "0"}},
-		{"stops midway", modeltest.Reply{Content: "abc", Hold: true}, "timed out: the reply stopped coming", Cause{Code: CauseModelStalled, N: "0"}},
-		{"drips", modeltest.Reply{Content: strings.Repeat("x", 400), Drip: 30 * time.Millisecond}, "timed out: no complete reply", Cause{Code: CauseModelTimeout, N: "2"}},
+		{"stalls", modeltest.Reply{Silent: true}, "timed out: no first byte of the reply", Cause{Code: CauseModelNoFirstByte, N: "2"}},
+		{"stops midway", modeltest.Reply{Content: "abc", Hold: true}, "timed out: the reply stopped coming", Cause{Code: CauseModelStalled, N: "2"}},
+		{"drips", modeltest.Reply{Content: strings.Repeat("x", 400), Drip: 30 * time.Millisecond}, "timed out: no complete reply", Cause{Code: CauseModelTimeout, N: "4"}},
 		{"streams forever", modeltest.Reply{Forever: true}, "larger than 256 KiB and was cut off", Cause{Code: CauseModelTooLarge, N: "256 KiB"}},
 		{"answers a web page", modeltest.Reply{Body: "<!doctype html><html><body>Router login</body></html>"}, "the server answered with a web page, not the API (check the base URL", Cause{Code: CauseModelWebPage}},
 		{"echoes the key", modeltest.Reply{EchoKey: true}, "model API error 401", Cause{Code: CauseModelKey}},
