@@ -1,8 +1,15 @@
 package app
 
 import (
+	"bytes"
+	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -69,6 +76,11 @@ type TestResult struct {
 	OK        bool   `json:"ok"`
 	Message   string `json:"message"`
 	LatencyMs int64  `json:"latency_ms"`
+	// Stage is the part that failed, for the form to say in the person's
+	// language: "form" (a field is wrong, see Field), "connect", "key",
+	// "model", "image", "tools", or "other"; "" when OK.
+	Stage string `json:"stage,omitempty"`
+	Field string `json:"field,omitempty"`
 }
 
 // TestProfile makes one tiny real call with the profile and says plainly
@@ -117,4 +129,112 @@ func explainModelError(err error) string {
 		return "Could not reach the model server: " + net.Msg + ". Is it running, and is the base URL right?"
 	}
 	return err.Error()
+}
+
+// TestForm tests what is in the Settings form, saved or not: one tiny real
+// call with one small image, and for the tools dialect one tool the model
+// must call. key is the typed key; "" uses the saved profile's key (when
+// p.ID names one). The result names the part that failed.
+func (a *App) TestForm(p Profile, key string) (TestResult, error) {
+	p, err := p.validate()
+	if err != nil {
+		var fe *FieldError
+		if errors.As(err, &fe) {
+			return TestResult{Stage: "form", Field: fe.Field, Message: fe.Msg}, nil
+		}
+		return TestResult{Stage: "form", Message: err.Error()}, nil
+	}
+	key = strings.TrimSpace(key)
+	if key == "" && p.ID != "" {
+		if _, saved, err := a.profile(p.ID); err == nil {
+			key = saved
+		}
+	}
+	c, err := clientFor(p, key, 30*time.Second, 0, nil)
+	if err != nil {
+		return TestResult{Stage: "connect", Message: err.Error()}, nil
+	}
+	ctx, cancel := a.callCtx(100 * time.Second)
+	defer cancel()
+	tools := p.Dialect == "tools"
+	res, err := c.Call(ctx, testPrompt(true, tools), false, nil, nil)
+	if err != nil {
+		stage := failedStage(err)
+		if stage == "other" {
+			// The server answered but refused the request: find which part it
+			// refuses by leaving parts out.
+			if tools {
+				if _, e2 := c.Call(ctx, testPrompt(true, false), false, nil, nil); e2 == nil {
+					return TestResult{Stage: "tools", Message: "The model does not accept tool calls: " + explainModelError(err) + " Choose the json reply format instead."}, nil
+				}
+			}
+			if _, e3 := c.Call(ctx, testPrompt(false, false), false, nil, nil); e3 == nil {
+				return TestResult{Stage: "image", Message: "The model does not accept images: " + explainModelError(err) + " Tandem needs a vision-language model."}, nil
+			}
+		}
+		return TestResult{Stage: stage, Message: explainModelError(err)}, nil
+	}
+	if tools && len(res.Reply.ToolCalls) == 0 {
+		return TestResult{Stage: "tools", LatencyMs: res.Latency.Milliseconds(),
+			Message: "The model answered but did not call the tool. Choose the json reply format, or a model with tool calls."}, nil
+	}
+	return TestResult{OK: true, LatencyMs: res.Latency.Milliseconds(),
+		Message: fmt.Sprintf("Connected: %s answered.", p.Model)}, nil
+}
+
+// failedStage names the part of the connection an error shows is wrong.
+func failedStage(err error) string {
+	var auth *model.AuthError
+	var net *model.NetError
+	switch {
+	case errors.As(err, &auth) && auth.Status == 404:
+		return "model"
+	case errors.As(err, &auth):
+		return "key"
+	case errors.As(err, &net), errors.Is(err, context.DeadlineExceeded):
+		return "connect"
+	}
+	return "other"
+}
+
+// testPrompt is Test connection's request: a question about a small
+// image, and a tool to answer with.
+func testPrompt(withImage, withTool bool) model.Prompt {
+	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
+	text := "Reply with the single word OK."
+	if withTool {
+		text = "Call the answer tool with the word OK."
+	}
+	if withImage {
+		msg.MultiContent = []openai.ChatMessagePart{
+			{Type: openai.ChatMessagePartTypeText, Text: text + " (The image is a test pattern.)"},
+			{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: testImage()}},
+		}
+	} else {
+		msg.Content = text
+	}
+	pr := model.Prompt{Messages: []openai.ChatCompletionMessage{msg}}
+	if withTool {
+		pr.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
+			Name: "answer", Description: "Give the answer.",
+			Parameters: map[string]any{"type": "object", "properties": map[string]any{
+				"word": map[string]any{"type": "string"}}, "required": []string{"word"}},
+		}}}
+		pr.ToolChoice = "required"
+	}
+	return pr
+}
+
+// testImage is a 32x32 PNG data URL (big enough for servers with a minimum
+// image size, small enough to cost nothing).
+func testImage() string {
+	img := image.NewRGBA(image.Rect(0, 0, 32, 32))
+	for y := 0; y < 32; y++ {
+		for x := 0; x < 32; x++ {
+			img.Set(x, y, color.RGBA{uint8(x * 8), uint8(y * 8), 128, 255})
+		}
+	}
+	var b bytes.Buffer
+	_ = png.Encode(&b, img)
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
 }

@@ -17,6 +17,19 @@ var dialectVariants = map[string][]string{
 	"json":    {"rel1000", "rel999", "abs"},
 }
 
+// FieldError is a profile field's problem, named so the form can show it
+// next to that field.
+type FieldError struct {
+	Field string // the Profile's JSON name: name, base_url, model, dialect, variant, temperature, top_p, context_tokens, max_tokens
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
 // validate checks a profile before it is stored, with messages that say
 // what to fix.
 func (p Profile) validate() (Profile, error) {
@@ -24,21 +37,21 @@ func (p Profile) validate() (Profile, error) {
 	p.BaseURL = strings.TrimSpace(p.BaseURL)
 	p.Model = strings.TrimSpace(p.Model)
 	if p.Name == "" {
-		return p, errors.New("give the model a name")
+		return p, fieldErr("name", "give the model a name")
 	}
 	u, err := url.Parse(p.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return p, fmt.Errorf("the base URL %q is not an http(s) address like https://api.openai.com/v1", p.BaseURL)
+		return p, fieldErr("base_url", "the base URL %q is not an http(s) address like https://api.openai.com/v1", p.BaseURL)
 	}
 	if u.User != nil {
-		return p, errors.New("put the API key in the key field, not in the base URL")
+		return p, fieldErr("base_url", "put the API key in the key field, not in the base URL")
 	}
 	if p.Model == "" {
-		return p, errors.New("type the model's name, as the provider spells it")
+		return p, fieldErr("model", "type the model's name, as the provider spells it")
 	}
 	vs, ok := dialectVariants[p.Dialect]
 	if !ok {
-		return p, fmt.Errorf("unknown reply format %q", p.Dialect)
+		return p, fieldErr("dialect", "unknown reply format %q", p.Dialect)
 	}
 	if p.Variant == "" {
 		p.Variant = vs[0]
@@ -48,19 +61,19 @@ func (p Profile) validate() (Profile, error) {
 		found = found || v == p.Variant
 	}
 	if !found {
-		return p, fmt.Errorf("the %s format has no variant %q", p.Dialect, p.Variant)
+		return p, fieldErr("variant", "the %s format has no variant %q", p.Dialect, p.Variant)
 	}
 	if t := p.Temperature; t != nil && (*t < 0 || *t > 2) {
-		return p, fmt.Errorf("temperature %g is outside 0–2", *t)
+		return p, fieldErr("temperature", "temperature %g is outside 0–2", *t)
 	}
 	if t := p.TopP; t != nil && (*t <= 0 || *t > 1) {
-		return p, fmt.Errorf("top_p %g must be above 0 and at most 1", *t)
+		return p, fieldErr("top_p", "top_p %g must be above 0 and at most 1", *t)
 	}
 	if p.ContextTokens != 0 && (p.ContextTokens < 2048 || p.ContextTokens > 10_000_000) {
-		return p, fmt.Errorf("context length %d is not a model's context (2048 or more; 0 keeps 32768)", p.ContextTokens)
+		return p, fieldErr("context_tokens", "context length %d is not a model's context (2048 or more; 0 keeps 32768)", p.ContextTokens)
 	}
 	if p.MaxTokens < 0 {
-		return p, errors.New("max tokens cannot be negative (0 keeps the model's default)")
+		return p, fieldErr("max_tokens", "max tokens cannot be negative (0 keeps the model's default)")
 	}
 	return p, nil
 }
