@@ -46,5 +46,5 @@ done
 echo "==> stress: -race -count $count -cpu 1,2 with $(nproc) burner(s): $pkgs"
 start=$(date +%s)
 # shellcheck disable=SC2086 # the package list is words on purpose
-TANDEM_BIN=${TANDEM_BIN:-$PWD/build/bin/tandem} go test -race -tags "$tags" -count "$count" -cpu 1,2 -timeout 60m $pkgs
+TANDEM_BIN=${TANDEM_BIN:-$PWD/build/bin/tandem} go test -race -tags "$tags" -count "$count" -cpu 1,2 -timeout 30m $pkgs
 echo "==> stress: passed in $(( $(date +%s) - start )) s"
