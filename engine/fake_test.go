@@ -36,7 +36,7 @@ type fakePhone struct {
 	closed    bool
 	settle    time.Duration
 	animUntil time.Time
-	animShots int // captures that still show the screen moving, whatever the time
+	animShots int  // captures that still show the screen moving, whatever the time
 	asciiOnly bool // a phone without ADB Keyboard
 	secure    bool // screenshots meet a secure screen
 	shotsGone bool // screenshots fail as if the phone were gone; Info still answers
