@@ -20,9 +20,11 @@ func main() {
 	if cli.ForCLI(os.Args[1:]) {
 		os.Exit(cli.Main(os.Args[1:], savedProfile))
 	}
-	if err := app.DisplayProblem(os.Getenv); err != nil {
-		fmt.Fprintln(os.Stderr, "tandem:", err)
-		os.Exit(1)
+	if !generatingBindings {
+		if err := app.DisplayProblem(os.Getenv); err != nil {
+			fmt.Fprintln(os.Stderr, "tandem:", err)
+			os.Exit(1)
+		}
 	}
 	assets, err := fs.Sub(embedded, "frontend/dist")
 	if err != nil {

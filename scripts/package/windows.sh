@@ -18,8 +18,11 @@ command -v makensis >/dev/null || { echo "windows.sh: makensis missing (apt-get 
 # resource; keep it equal to internal/version.
 sed -i "s/\"productVersion\": \"[^\"]*\"/\"productVersion\": \"$version\"/" wails.json
 
-# -s: the frontend is already built by make (frontend/dist).
-CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc CXX=x86_64-w64-mingw32-g++ \
+# -s: the frontend is already built by make (frontend/dist). No display: wails
+# runs the app once (built with the "bindings" tag) to write the bindings, and
+# CI builds on a machine without one; unsetting it here makes every build
+# prove that step needs none.
+env -u DISPLAY -u WAYLAND_DISPLAY CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc CXX=x86_64-w64-mingw32-g++ \
   "$wails" build -s -platform windows/amd64 -nsis -trimpath \
   -ldflags "-X tandem/internal/version.commit=$commit" -o tandem.exe
 

@@ -1,0 +1,6 @@
+//go:build !bindings
+
+package main
+
+// generatingBindings: see bindings_on.go.
+const generatingBindings = false
