@@ -24,13 +24,13 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"tandem/app/mirror"
+	"tandem/devices/adb"
 	"tandem/engine"
-	"tandem/engine/device/adb"
 	"tandem/engine/model"
 	"tandem/engine/observe"
 	"tandem/internal/datadir"
 	"tandem/internal/version"
+	"tandem/mirror"
 )
 
 // Config is where the app keeps its files. Empty fields mean the OS default.

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"tandem/app/mirror"
 	"tandem/engine"
 	"tandem/engine/action"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
+	"tandem/mirror"
 )
 
 // The methods below are bound to the UI. Each takes only JSON-friendly

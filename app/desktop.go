@@ -8,10 +8,10 @@ import (
 	"strings"
 	"sync"
 
+	"tandem/devices/desktop"
+	"tandem/devices/desktop/host"
 	"tandem/engine"
 	"tandem/engine/device"
-	"tandem/engine/device/desktop"
-	"tandem/engine/device/desktop/host"
 )
 
 // desktopSource offers this computer's displays. A display's driver holds

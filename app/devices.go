@@ -13,10 +13,10 @@ import (
 	"sync"
 	"time"
 
-	"tandem/app/mirror"
+	"tandem/devices/adb"
 	"tandem/engine/action"
 	"tandem/engine/device"
-	"tandem/engine/device/adb"
+	"tandem/mirror"
 )
 
 // DeviceEntry is one device as the device list shows it.

@@ -9,13 +9,13 @@ import (
 	"sync"
 	"time"
 
-	"tandem/app/mirror"
+	"tandem/devices/adb"
 	"tandem/engine/action"
 	"tandem/engine/device"
-	"tandem/engine/device/adb"
-	"tandem/engine/device/adb/scrcpy"
-	"tandem/engine/device/adb/stream"
 	"tandem/internal/h264enc"
+	"tandem/internal/scrcpy"
+	"tandem/mirror"
+	"tandem/mirror/stream"
 )
 
 // feed keeps the mirror of one device (the one the person is looking at)

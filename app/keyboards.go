@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"tandem/engine/device/adb"
+	"tandem/devices/adb"
 	"tandem/internal/datadir"
 )
 

@@ -7,11 +7,11 @@ import (
 	"strconv"
 	"testing"
 
+	"tandem/devices/adb"
 	"tandem/engine/action"
-	"tandem/engine/device/adb"
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
 	"tandem/internal/datadir"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // TestStartGivesKeyboardBack: a Tandem that died while typing (its note in

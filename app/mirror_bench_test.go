@@ -14,10 +14,10 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
-	"tandem/app/mirror"
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
 	"tandem/internal/xvfb"
+	"tandem/mirror"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 func needFFmpeg(tb testing.TB) {

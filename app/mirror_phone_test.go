@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"tandem/app/mirror"
 	"tandem/engine/action"
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
+	"tandem/mirror"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // The phone mirror over scrcpy through the feed: the path is chosen and

@@ -5,7 +5,7 @@ import (
 
 	"path/filepath"
 	"strings"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 	"testing"
 )
 

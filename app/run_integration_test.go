@@ -16,9 +16,9 @@ import (
 
 	"tandem/engine"
 	"tandem/engine/action"
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // privateADBServer starts an adb server on a free port that scans for no

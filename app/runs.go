@@ -8,11 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"tandem/app/mirror"
 	"tandem/engine"
 	"tandem/engine/action"
 	"tandem/engine/device"
 	"tandem/engine/model"
+	"tandem/mirror"
 )
 
 // Runs holds the live run of each device (several devices, several runs,

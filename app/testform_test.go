@@ -6,7 +6,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 // deadURL is an http address where nothing listens.

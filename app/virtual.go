@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"tandem/engine/device"
-	"tandem/engine/device/vphone"
+	"tandem/vphone"
 )
 
 // virtualPhones are the virtual phones this window started ("Try without a

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
 	"tandem/internal/uicheck"
 	"tandem/internal/xvfb"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // TestWindowMirrorsAPhoneOverScrcpy runs the production binary (WebKitGTK,

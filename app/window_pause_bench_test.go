@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/device/vphone/vphonetest"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 	"tandem/internal/uicheck"
 	"tandem/internal/xvfb"
+	"tandem/vphone/vphonetest"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"

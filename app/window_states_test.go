@@ -15,11 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 	"tandem/internal/uicheck"
 	"tandem/internal/xvfb"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 
 	openai "github.com/sashabaranov/go-openai"
 )

@@ -13,11 +13,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"tandem/devices/adb"
+	"tandem/devices/desktop"
+	"tandem/devices/desktop/host"
 	"tandem/engine/action"
 	"tandem/engine/device"
-	"tandem/engine/device/adb"
-	"tandem/engine/device/desktop"
-	"tandem/engine/device/desktop/host"
 )
 
 // deviceRow is one line of `tandem devices`; --json prints an array of them.

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"tandem/devices/adb"
 	"tandem/engine/action"
 	"tandem/engine/device"
-	"tandem/engine/device/adb"
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
 	"tandem/internal/xvfb"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 func TestDevicesListsThisComputer(t *testing.T) {

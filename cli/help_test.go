@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // Every subcommand's -h is help, not an error: exit 0, its options shown.

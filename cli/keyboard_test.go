@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // childEnv makes the test binary act as `tandem` (see TestMain), so a test

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"tandem/devices/adb"
 	"tandem/engine"
-	"tandem/engine/device/adb"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
 	"tandem/engine/observe"

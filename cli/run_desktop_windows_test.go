@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/device/desktop/win"
-	"tandem/engine/device/desktop/win/wintest"
-	"tandem/engine/model/modeltest"
+	"tandem/devices/desktop/win"
+	"tandem/devices/desktop/win/wintest"
+	"tandem/internal/modeltest"
 )
 
 // windowState is what the helper process's window received.

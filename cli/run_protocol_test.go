@@ -9,10 +9,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
 	"tandem/engine/model"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // glmGrid is the phone's node s on AutoGLM's 0–999 grid.

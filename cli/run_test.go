@@ -13,9 +13,9 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the run's goroutines.

@@ -6,11 +6,11 @@ import (
 	"os"
 	"strings"
 
+	"tandem/devices/adb"
+	"tandem/devices/desktop"
+	"tandem/devices/desktop/host"
 	"tandem/engine"
 	"tandem/engine/device"
-	"tandem/engine/device/adb"
-	"tandem/engine/device/desktop"
-	"tandem/engine/device/desktop/host"
 )
 
 // openRunDevice opens the phone with serial o.Serial, or this computer's

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"tandem/engine/device/vphone"
+	"tandem/vphone"
 )
 
 // runVphone starts a virtual phone, attaches it to the user's adb server

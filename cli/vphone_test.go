@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/device/vphone/vphonetest"
+	"tandem/vphone/vphonetest"
 )
 
 // `tandem vphone` attaches a phone to an adb server, prints its serial and

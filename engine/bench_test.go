@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"tandem/engine/action"
-	"tandem/engine/device/vphone"
 	"tandem/engine/model"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
 )
 
 // The figures of issue 5, measured end to end: the virtual phone at a real

@@ -10,13 +10,13 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"tandem/devices/adb"
 	"tandem/engine"
-	"tandem/engine/device/adb"
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 func toolCall(name, args string) openai.ToolCall {

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/device/vphone"
 	"tandem/engine/model"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
 )
 
 // TestScenarioHostileModel: through the real adb server and the virtual

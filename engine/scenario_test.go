@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"tandem/engine/action"
-	"tandem/engine/device/vphone"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
 )
 
 // Scenarios end to end: the real ADB driver, a real adb server, the

@@ -12,13 +12,13 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"tandem/devices/adb"
 	"tandem/engine/device"
-	"tandem/engine/device/adb"
-	"tandem/engine/device/vphone"
-	"tandem/engine/device/vphone/vphonetest"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
 )
 
 // A rig is a virtual phone behind a private, real adb server, reached with

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 #   scripts/stress.sh --changed        only the Go packages the latest
 #                                      session's commits touched (CI)
-default_pkgs="./engine ./engine/device/adb/... ./engine/device/desktop ./engine/device/vphone/... ./app/... ./cli"
+default_pkgs="./engine ./devices/... ./vphone/... ./mirror/... ./app/... ./cli"
 pkgs=${STRESS_PKGS:-$default_pkgs}
 
 if [ "${1:-}" = --changed ]; then

@@ -6,7 +6,8 @@
 // interfaces a driver may also implement, and Capabilities says up front what
 // a driver cannot do so the engine can tell the model instead of failing late.
 //
-// Drivers live in the sub-packages adb, desktop and vphone. Every blocking call
+// Drivers live outside the engine, in devices/adb and devices/desktop (and
+// the virtual phone, vphone, is a phone for devices/adb). Every blocking call
 // takes a context and must return promptly once it is cancelled.
 package device
 

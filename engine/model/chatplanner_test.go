@@ -15,8 +15,8 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"tandem/engine/action"
-	"tandem/engine/model/modeltest"
 	"tandem/engine/observe"
+	"tandem/internal/modeltest"
 )
 
 // lineDialect is a test-only dialect: the prompt lists what it was given,

@@ -14,7 +14,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 const testKey = "sk-secret-0123456789"

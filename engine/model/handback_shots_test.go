@@ -10,7 +10,7 @@ import (
 	"tandem/engine/action"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 // After a hand-back the screenshots follow the dialect's rule as on any

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 // hostileBounds are small bounds so each hostile case ends quickly, yet far

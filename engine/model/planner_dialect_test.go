@@ -13,7 +13,7 @@ import (
 	"tandem/engine/action"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 func toolsPlanner(t *testing.T, s *modeltest.Server) model.Planner {

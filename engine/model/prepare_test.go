@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 func solid(c color.RGBA) *image.RGBA {

@@ -13,7 +13,7 @@ import (
 	"tandem/engine/action"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 // A Qwen2.5-VL model in tools/abs gets its screenshot at the cookbook's

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"tandem/engine/model/modeltest"
+	"tandem/internal/modeltest"
 )
 
 // sentSampling decodes the sampling keys of a captured request body; a key

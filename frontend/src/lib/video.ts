@@ -1,6 +1,6 @@
 // The mirror stream's messages and the H.264 player.
 //
-// The Go side (app/mirror) sends binary messages with a 24-byte header —
+// The Go side (mirror) sends binary messages with a 24-byte header —
 // kind u8 (1 JPEG, 2 H.264), flags u8 (bit 0 codec config, bit 1 key frame),
 // 2 reserved, width u32 and height u32 (the device's screen in pixels: the
 // space of clicks, not the video's size), capture time (Unix ms) u64,
@@ -49,7 +49,7 @@ export function parseMessage(buf: ArrayBuffer): Message | null {
 export interface PathInfo {
   path: string
   reason: string
-  /** why this path, for the UI to word (app/mirror.Path.Code) */
+  /** why this path, for the UI to word (mirror.Path.Code) */
   code: string
 }
 

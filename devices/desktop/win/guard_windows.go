@@ -1,0 +1,311 @@
+//go:build windows
+
+package win
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/go-vgo/robotgo"
+	"golang.org/x/sys/windows"
+
+	"tandem/devices/desktop"
+)
+
+// injector is the one owner of the agent's input state: whether it may
+// drive, where it last put the pointer and which buttons it holds. The
+// person's input arrives on person from the input thread's hooks.
+type injector struct {
+	mu     sync.Mutex
+	armed  bool          // the agent is driving: the person's input means takeover
+	halt   error         // latched ErrTakenOver / ErrStopped / ErrClosed
+	haltCh chan struct{} // closed when halt is set
+	held   map[string]bool
+	person chan struct{} // the hooks saw the person's input (one pending)
+	exp    image.Point   // where the agent last put the pointer
+	// took latches a takeover and signals it; j.mu is held.
+	took func()
+}
+
+func (j *injector) init() {
+	j.haltCh = make(chan struct{})
+	j.held = map[string]bool{}
+	j.person = make(chan struct{}, 1)
+}
+
+// run injects f unless halted, taking first any input of the person's the
+// watcher has not handled yet: a drag step must not warp the pointer back
+// from under a hand that just moved it.
+func (j *injector) run(ctx context.Context, f func()) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.halt != nil {
+		return j.halt
+	}
+	if j.armed && j.personLocked() {
+		j.took()
+		return j.halt
+	}
+	f()
+	return nil
+}
+
+func (j *injector) move(ctx context.Context, p image.Point) error {
+	return j.run(ctx, func() {
+		j.exp = p
+		setCursorPos(p)
+	})
+}
+
+// glide is move for a drag's intermediate steps (see glide).
+func (j *injector) glide(ctx context.Context, p image.Point) error {
+	return j.run(ctx, func() {
+		j.exp = p
+		glide(p)
+	})
+}
+
+func (j *injector) button(ctx context.Context, b string, down bool) error {
+	return j.run(ctx, func() {
+		j.placeLocked()
+		j.toggle(b, down)
+	})
+}
+
+// placeLocked puts the pointer back where the agent put it when a late echo
+// of an earlier warp moved it (Wine; on Windows it is always in place) so a
+// button goes where the agent aimed; j.mu is held.
+func (j *injector) placeLocked() {
+	for i := 0; i < 5; i++ {
+		p, ok := cursorPos()
+		if !ok || p == j.exp || !warps.has(p) {
+			return // in place, or a hand moved it: the takeover check's case
+		}
+		setCursorPos(j.exp)
+		deadline := time.Now().Add(20 * time.Millisecond)
+		for q, _ := cursorPos(); q != j.exp && time.Now().Before(deadline); q, _ = cursorPos() {
+			runtime.Gosched()
+		}
+	}
+}
+
+// toggle presses or releases b; j.mu is held.
+func (j *injector) toggle(b string, down bool) {
+	if down {
+		j.held[b] = true
+		_ = robotgo.Toggle(b)
+		return
+	}
+	_ = robotgo.Toggle(b, "up")
+	delete(j.held, b)
+}
+
+// releaseAll lets go of the buttons the agent holds, even after a halt: the
+// only input sent after one.
+func (j *injector) releaseAll() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for b := range j.held {
+		j.toggle(b, false)
+	}
+}
+
+func (j *injector) sleep(ctx context.Context, d time.Duration) error {
+	j.mu.Lock()
+	h := j.haltCh
+	j.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h:
+		return j.halted()
+	}
+}
+
+// haltLocked latches err; j.mu is held. It reports whether this call set it.
+func (j *injector) haltLocked(err error) bool {
+	if j.halt != nil {
+		return false
+	}
+	j.halt = err
+	j.armed = false
+	close(j.haltCh)
+	return true
+}
+
+func (j *injector) resume() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.halt != nil && j.halt != desktop.ErrClosed {
+		j.halt = nil
+		j.haltCh = make(chan struct{})
+	}
+	j.armed = false
+}
+
+func (j *injector) halted() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.halt
+}
+
+// arm starts watching for the person from now: input before this moment
+// (the person working while the agent waited) is forgotten.
+func (d *Driver) arm(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	j := &d.inj
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.halt != nil {
+		return j.halt
+	}
+	if !j.armed {
+		j.exp, _ = cursorPos()
+		select {
+		case <-j.person:
+		default:
+		}
+		j.armed = true
+	}
+	return nil
+}
+
+// personLocked reports the person's input since the agent's last look:
+// a hook's report, or the pointer moved by a hand; j.mu is held.
+func (j *injector) personLocked() bool {
+	select {
+	case <-j.person:
+		return true
+	default:
+	}
+	p, ok := cursorPos()
+	return ok && pointerMoved(p, j.exp, &warps)
+}
+
+// tookLocked latches ErrTakenOver and signals Takeover; d.inj.mu is held.
+func (d *Driver) tookLocked() {
+	if d.inj.haltLocked(desktop.ErrTakenOver) {
+		signal(d.takeover)
+	}
+}
+
+// watch turns the person's input into a takeover while the agent drives:
+// the hooks' reports at once, the pointer's position every PollInterval.
+func (d *Driver) watch() {
+	defer d.wg.Done()
+	t := time.NewTicker(d.opts.PollInterval)
+	defer t.Stop()
+	for {
+		hooked := false
+		select {
+		case <-d.quit:
+			return
+		case <-d.inj.person:
+			hooked = true
+		case <-t.C:
+		}
+		d.inj.mu.Lock()
+		if d.inj.armed && (hooked || d.inj.personLocked()) {
+			d.tookLocked()
+		}
+		d.inj.mu.Unlock()
+	}
+}
+
+// excluded refuses points on Tandem's own windows.
+func (d *Driver) excluded(p image.Point) error {
+	for _, r := range d.opts.ExcludeRects {
+		if p.In(r) {
+			return fmt.Errorf("%w (%d,%d is in %v)", desktop.ErrOwnWindow, p.X, p.Y, r)
+		}
+	}
+	if len(d.opts.ExcludePIDs) == 0 {
+		return nil
+	}
+	if pid := windowPID(p); pid != 0 && slices.Contains(d.opts.ExcludePIDs, pid) {
+		return fmt.Errorf("%w (process %d at %d,%d)", desktop.ErrOwnWindow, pid, p.X, p.Y)
+	}
+	return nil
+}
+
+// inputThread is a locked OS thread of the driver's own holding the stop
+// hotkey (WM_HOTKEY is posted to the registering thread) and the low-level
+// mouse and keyboard hooks (called on the installing thread, from its
+// message loop).
+type inputThread struct {
+	tid  uint32
+	done chan struct{}
+}
+
+const hotkeyID = 0x5444 // "TD"
+
+// startInput registers the stop chord c and installs the hooks; fire is
+// called on every press of the chord, and the person's input is reported to
+// t. A chord another program holds gives desktop.ErrHotkeyTaken.
+func startInput(c desktop.Chord, t *hookTarget, fire func()) (*inputThread, error) {
+	mods, vk, err := hotkeyOf(c)
+	if err != nil {
+		return nil, fmt.Errorf("stop hotkey: %w", err)
+	}
+	t.stopKeys = chordKeys(c, vk)
+	h := &inputThread{done: make(chan struct{})}
+	ready := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		defer close(h.done)
+		h.tid = windows.GetCurrentThreadId()
+		var m msg
+		// Make the thread's message queue before anyone posts to it.
+		_, _, _ = procPeekMessageW.Call(uintptr(unsafePointer(&m)), 0, wmUser, wmUser, 0)
+		if r, _, e := procRegisterHotKey.Call(0, hotkeyID, uintptr(mods), uintptr(vk)); r == 0 {
+			if e == errHotkeyInUse {
+				ready <- fmt.Errorf("%w: %s", desktop.ErrHotkeyTaken, c)
+			} else {
+				ready <- fmt.Errorf("register stop hotkey %s: %v", c, e)
+			}
+			return
+		}
+		defer procUnregisterHotKey.Call(0, hotkeyID)
+		unhook, err := installHooks(h.tid, t)
+		if err != nil {
+			ready <- err
+			return
+		}
+		defer unhook()
+		ready <- nil
+		for {
+			r, _, _ := procGetMessageW.Call(uintptr(unsafePointer(&m)), 0, 0, 0)
+			if int32(r) <= 0 {
+				return
+			}
+			if m.Message == wmHotkey && m.WParam == hotkeyID {
+				fire()
+			}
+		}
+	}()
+	if err := <-ready; err != nil {
+		<-h.done
+		return nil, err
+	}
+	return h, nil
+}
+
+func (h *inputThread) close() {
+	_, _, _ = procPostThreadMessageW.Call(uintptr(h.tid), wmQuit, 0, 0)
+	<-h.done
+}

@@ -1,0 +1,172 @@
+package layout
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rooms says, for each package of the module, which of the module's
+// packages its production code may import. A key ending in "/" covers the
+// subtree; the longest matching key wins. An allowed entry ending in "/"
+// allows the subtree. Every package must match a key: a new room is placed
+// on purpose, not by accident. docs/develop.md draws the same map.
+var rooms = map[string][]string{
+	// the entry point: the window or the command line
+	"tandem": {"tandem/app", "tandem/cli", "tandem/engine/model"},
+	// the engine knows no driver, no UI, no virtual phone
+	"tandem/engine":               {"tandem/engine/action", "tandem/engine/device", "tandem/engine/model", "tandem/engine/observe"},
+	"tandem/engine/action":        {},
+	"tandem/engine/observe":       {},
+	"tandem/engine/device":        {"tandem/engine/action"},
+	"tandem/engine/model":         {"tandem/engine/action", "tandem/engine/observe"},
+	"tandem/engine/model/dialect": {"tandem/engine/action", "tandem/engine/model", "tandem/engine/observe"},
+	"tandem/engine/sim":           {"tandem/engine", "tandem/engine/action", "tandem/engine/device", "tandem/engine/model"},
+	// drivers: the engine's seam and each other, nothing of the UI
+	"tandem/devices/": {"tandem/engine/action", "tandem/engine/device", "tandem/devices/", "tandem/internal/"},
+	// the virtual phone is a phone: it speaks ADB and scrcpy, knows no Tandem code above
+	"tandem/vphone":            {"tandem/internal/"},
+	"tandem/vphone/vphonetest": {"tandem/vphone"},
+	// the mirror: frames out, phone video in
+	"tandem/mirror":        {"tandem/internal/"},
+	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/internal/"},
+	// shared tooling imports only shared tooling
+	"tandem/internal/": {"tandem/internal/"},
+	// the two front doors: each may use every room, never the other door
+	"tandem/app": {"tandem/engine/", "tandem/engine", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
+	"tandem/cli": {"tandem/engine/", "tandem/engine", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
+	// packaging helpers
+	"tandem/scripts/": {"tandem/internal/"},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+// list runs `go list` over the module for one GOOS, so files that build only
+// on Windows are checked too.
+func list(t *testing.T, goos string) []pkg {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "list", "-e", "-json=ImportPath,Imports", "tandem/...")
+	cmd.Dir = moduleRoot(t)
+	cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=1")
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go list (GOOS=%s): %v\n%s", goos, err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(&out)
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the test")
+		}
+		dir = up
+	}
+}
+
+// room returns the rule for a package: the longest matching key.
+func room(path string) (string, bool) {
+	best := ""
+	for k := range rooms {
+		if (k == path || strings.HasSuffix(k, "/") && strings.HasPrefix(path, k)) && len(k) > len(best) {
+			best = k
+		}
+	}
+	return best, best != ""
+}
+
+func allowed(rule []string, imp string) bool {
+	for _, a := range rule {
+		if a == imp || strings.HasSuffix(a, "/") && strings.HasPrefix(imp, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// arrows returns every import of a module package that its room does not
+// allow, and the packages no room covers.
+func arrows(pkgs []pkg) (bad, unplaced []string) {
+	for _, p := range pkgs {
+		key, ok := room(p.ImportPath)
+		if !ok {
+			unplaced = append(unplaced, p.ImportPath)
+			continue
+		}
+		for _, imp := range p.Imports {
+			if (imp == "tandem" || strings.HasPrefix(imp, "tandem/")) && !allowed(rooms[key], imp) {
+				bad = append(bad, p.ImportPath+" → "+imp)
+			}
+		}
+	}
+	return bad, unplaced
+}
+
+func TestNoArrowBackUp(t *testing.T) {
+	for _, goos := range []string{"linux", "windows"} {
+		bad, unplaced := arrows(list(t, goos))
+		for _, b := range bad {
+			t.Errorf("GOOS=%s: %s is not allowed (internal/layout/imports_test.go, rooms)", goos, b)
+		}
+		for _, u := range unplaced {
+			t.Errorf("GOOS=%s: package %s is in no room: add it to rooms and to docs/develop.md", goos, u)
+		}
+	}
+}
+
+// The checker itself: an engine that imports a driver, or the virtual phone
+// that imports the engine, is caught; a new package outside every room is
+// named.
+func TestArrowsAreCaught(t *testing.T) {
+	pkgs := []pkg{
+		{ImportPath: "tandem/engine", Imports: []string{"context", "tandem/engine/action", "tandem/devices/adb"}},
+		{ImportPath: "tandem/vphone", Imports: []string{"tandem/engine/device"}},
+		{ImportPath: "tandem/devices/adb", Imports: []string{"tandem/engine/device", "tandem/internal/scrcpy"}},
+		{ImportPath: "tandem/cli", Imports: []string{"tandem/app"}},
+		{ImportPath: "tandem/gadgets", Imports: nil},
+	}
+	bad, unplaced := arrows(pkgs)
+	want := []string{"tandem/engine → tandem/devices/adb", "tandem/vphone → tandem/engine/device", "tandem/cli → tandem/app"}
+	if strings.Join(bad, "|") != strings.Join(want, "|") {
+		t.Errorf("arrows = %q, want %q", bad, want)
+	}
+	if len(unplaced) != 1 || unplaced[0] != "tandem/gadgets" {
+		t.Errorf("unplaced = %q", unplaced)
+	}
+}

@@ -1,0 +1,350 @@
+package vphone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"tandem/internal/scrcpy"
+)
+
+// The scrcpy-compatible endpoint. A client pushes its server jar and runs
+// `CLASSPATH=/data/local/tmp/scrcpy-server.jar app_process / <class>
+// <version> scid=... tunnel_forward=true ...`; the phone then listens on the
+// abstract socket scrcpy_<scid>, accepts the video connection (dummy byte,
+// device name, codec meta, framed H.264) and the control connection, and
+// applies touches, keys, text and clipboard pastes to the model. Like the
+// real server it refuses a client of another version, and it needs the jar
+// to have been pushed. It plays the pinned version (scrcpy.Version) unless a
+// test sets another with SetScrcpyVersion.
+
+// SetScrcpyVersion makes the phone's scrcpy endpoint play another server
+// version (to test the client's refusal path).
+func (p *Phone) SetScrcpyVersion(v string) {
+	p.mu.Lock()
+	p.scrcpyVersion = v
+	p.mu.Unlock()
+}
+
+// ScrcpySessions counts the scrcpy server sessions that reached streaming.
+func (p *Phone) ScrcpySessions() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.scrcpySessions
+}
+
+func (p *Phone) serverVersion() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.scrcpyVersion == "" {
+		return scrcpy.Version
+	}
+	return p.scrcpyVersion
+}
+
+// cmdAppProcess runs a Java class; the only one on this phone is the scrcpy
+// server, found through CLASSPATH.
+func cmdAppProcess(p *Phone, c *cmdIO, args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(c.err, "Usage: app_process [java-options] cmd-dir start-class-name [options]")
+		return 1
+	}
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		fmt.Fprintln(c.err, "Usage: app_process [java-options] cmd-dir start-class-name [options]")
+		return 1
+	}
+	class := args[1]
+	cp := c.env["CLASSPATH"]
+	if _, err := p.fs.stat(cp); err != nil || cp == "" || class != scrcpy.ServerClass {
+		fmt.Fprintf(c.err, "Error: Could not find class '%s' (CLASSPATH=%s)\n", class, cp)
+		return 1
+	}
+	a, err := scrcpy.ParseServerArgs(args[2:])
+	if err != nil {
+		fmt.Fprintf(c.err, "[server] ERROR: %v\n", err)
+		return 1
+	}
+	if v := p.serverVersion(); a.Version != v {
+		fmt.Fprintf(c.err, "[server] ERROR: The server version (%s) does not match the client (%s)\n", v, a.Version)
+		return 1
+	}
+	switch {
+	case a.VideoCodec != "h264":
+		fmt.Fprintf(c.err, "[server] ERROR: Video encoder for %q not supported by the virtual phone (h264 only)\n", a.VideoCodec)
+		return 1
+	case !a.TunnelForward:
+		fmt.Fprintln(c.err, "[server] ERROR: The virtual phone supports tunnel_forward=true only (no adb reverse)")
+		return 1
+	case a.Audio:
+		fmt.Fprintln(c.err, "[server] WARN: Audio disabled: the virtual phone has no audio")
+	}
+	name := "localabstract:scrcpy"
+	if a.HasSCID {
+		name = "localabstract:" + scrcpy.SocketName(a.SCID)
+	}
+	fmt.Fprintf(c.out, "[server] INFO: Device: [%s] %s %s (Android %s)\n", p.props["ro.product.manufacturer"], p.props["ro.product.brand"], p.opts.Model, p.props["ro.build.version.release"])
+	if err := p.serveScrcpy(c.ctx, name, a); err != nil {
+		fmt.Fprintf(c.err, "[server] ERROR: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// scrcpyConn is one accepted connection; closing done ends its handler.
+type scrcpyConn struct {
+	rw   io.ReadWriteCloser
+	done chan struct{}
+}
+
+// serveScrcpy listens on name, accepts the sockets and streams until a
+// socket closes or ctx ends.
+func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArgs) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	accepted := make(chan scrcpyConn)
+	var conns []scrcpyConn
+	defer func() {
+		for _, c := range conns {
+			close(c.done)
+		}
+	}()
+	p.HandleSocket(name, func(hctx context.Context, rw io.ReadWriteCloser) error {
+		c := scrcpyConn{rw: rw, done: make(chan struct{})}
+		select {
+		case accepted <- c:
+		case <-hctx.Done():
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+		select {
+		case <-c.done:
+		case <-hctx.Done():
+			cancel() // the client closed a socket: the session ends
+		}
+		return nil
+	})
+	listening := true
+	unlisten := func() {
+		if listening {
+			p.HandleSocket(name, nil)
+			listening = false
+		}
+	}
+	defer unlisten()
+	accept := func() (scrcpyConn, error) {
+		select {
+		case c := <-accepted:
+			conns = append(conns, c)
+			return c, nil
+		case <-ctx.Done():
+			return scrcpyConn{}, ctx.Err()
+		}
+	}
+	video, err := accept()
+	if err != nil {
+		return nil // the client gave up before connecting
+	}
+	p.mu.Lock()
+	dw, dh := p.displaySize()
+	p.mu.Unlock()
+	w, h := scrcpySize(dw, dh, a.MaxSize)
+	size := &videoSize{w: w, h: h}
+	if a.SendMeta {
+		err = scrcpy.WriteVideoHeader(video.rw, scrcpy.VideoHeader{DeviceName: p.opts.Model, Codec: scrcpy.CodecH264, Width: w, Height: h}, a.SendDummyByte)
+	} else if a.SendDummyByte {
+		_, err = video.rw.Write([]byte{0})
+	}
+	if err != nil {
+		return nil
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	if a.Control {
+		control, err := accept()
+		if err != nil {
+			return nil
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer cancel()
+			p.scrcpyControl(ctx, control.rw, size)
+		}()
+	}
+	unlisten()
+	p.mu.Lock()
+	p.scrcpySessions++
+	p.mu.Unlock()
+	start := time.Now()
+	for {
+		// When the display turns, the encoder restarts at the new size: a
+		// new config packet and key frame follow, as from the real server.
+		err = p.encodeScreen(ctx, encodeOptions{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk h264Packet) error {
+			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
+			if !pk.Config {
+				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
+			}
+			if a.SendMeta {
+				return scrcpy.WritePacket(video.rw, sp)
+			}
+			_, err := video.rw.Write(pk.Data)
+			return err
+		})
+		if !errors.Is(err, errRotated) || ctx.Err() != nil {
+			break
+		}
+		p.mu.Lock()
+		dw, dh = p.displaySize()
+		p.mu.Unlock()
+		w, h = scrcpySize(dw, dh, a.MaxSize)
+		size.set(w, h)
+	}
+	cancel()
+	if errors.Is(err, ErrNoEncoder) {
+		return err
+	}
+	return nil
+}
+
+// videoSize is the session's current video size, shared with the control
+// reader (touches refer to it).
+type videoSize struct {
+	mu   sync.Mutex
+	w, h int
+}
+
+func (v *videoSize) set(w, h int) {
+	v.mu.Lock()
+	v.w, v.h = w, h
+	v.mu.Unlock()
+}
+
+func (v *videoSize) get() (int, int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.w, v.h
+}
+
+// scrcpySize is the video size for max_size: the longer side at most
+// maxSize, both sides multiples of 8, as the server rounds for encoders.
+func scrcpySize(w, h, maxSize int) (int, int) {
+	if maxSize > 0 && max(w, h) > maxSize {
+		if w >= h {
+			h, w = h*maxSize/w, maxSize
+		} else {
+			w, h = w*maxSize/h, maxSize
+		}
+	}
+	return w &^ 7, h &^ 7
+}
+
+// scrcpyControl applies the client's control messages until the socket
+// ends. Touch coordinates are in video pixels (vw x vh); an event for
+// another size is ignored, as the real server does after a rotation.
+func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, size *videoSize) {
+	for ctx.Err() == nil {
+		m, err := scrcpy.ReadMsg(rw)
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				p.log.Debug("vphone: scrcpy control", "err", err)
+			}
+			return
+		}
+		vw, vh := size.get()
+		switch m.Type {
+		case scrcpy.TypeInjectTouch:
+			t := m.Touch
+			if int(t.Width) != vw || int(t.Height) != vh {
+				p.log.Debug("vphone: scrcpy touch for another video size ignored", "w", t.Width, "h", t.Height)
+				continue
+			}
+			kind, action := "", ""
+			switch t.Action {
+			case scrcpy.ActionDown:
+				kind, action = "touch_down", "DOWN"
+			case scrcpy.ActionMove:
+				kind, action = "touch_move", "MOVE"
+			case scrcpy.ActionUp:
+				kind, action = "touch_up", "UP"
+			case scrcpy.ActionCancel:
+				kind, action = "touch_cancel", "CANCEL"
+			default:
+				continue
+			}
+			p.mu.Lock()
+			dw, dh := p.displaySize()
+			x := int(int64(t.X) * int64(dw) / int64(vw))
+			y := int(int64(t.Y) * int64(dh) / int64(vh))
+			p.record(kind, []string{strconv.Itoa(x), strconv.Itoa(y)}, x, y)
+			mx, my := p.toModel(x, y)
+			p.motion(action, mx, my)
+			p.mu.Unlock()
+		case scrcpy.TypeInjectKeycode:
+			if m.Key.Action != scrcpy.ActionDown {
+				continue
+			}
+			p.mu.Lock()
+			p.record("key", []string{strconv.Itoa(int(m.Key.Code))}, 0, 0)
+			p.key(int(m.Key.Code))
+			p.mu.Unlock()
+		case scrcpy.TypeBackOrScreenOn:
+			if m.Action != scrcpy.ActionDown {
+				continue
+			}
+			p.mu.Lock()
+			p.record("key", []string{"4"}, 0, 0)
+			p.key(4)
+			p.mu.Unlock()
+		case scrcpy.TypeInjectText:
+			// Characters come through the key map: only what a keyboard
+			// can type (the server logs "Could not inject char" for others).
+			var typed []rune
+			for _, r := range m.Text {
+				if r >= 0x20 && r < 0x7f || r == '\n' {
+					typed = append(typed, r)
+				}
+			}
+			p.mu.Lock()
+			p.record("text", []string{string(typed)}, 0, 0)
+			p.m.typeText(string(typed))
+			p.mu.Unlock()
+		case scrcpy.TypeSetClipboard:
+			cb := m.Clipboard
+			p.mu.Lock()
+			p.clipboard = cb.Text
+			p.record("clipboard", []string{cb.Text}, 0, 0)
+			if cb.Paste {
+				p.record("paste", []string{cb.Text}, 0, 0)
+				p.m.typeText(cb.Text)
+			}
+			p.mu.Unlock()
+			if cb.Sequence != 0 {
+				if err := scrcpy.WriteAckClipboard(rw, cb.Sequence); err != nil {
+					return
+				}
+			}
+		case scrcpy.TypeInjectScroll:
+			s := m.Scroll
+			if int(s.Width) != vw || int(s.Height) != vh {
+				continue
+			}
+			p.mu.Lock()
+			dw, dh := p.displaySize()
+			x := int(int64(s.X) * int64(dw) / int64(vw))
+			y := int(int64(s.Y) * int64(dh) / int64(vh))
+			dy := int(float64(s.V) / 0x7fff * float64(p.opts.Height) / 10)
+			p.record("scroll", []string{strconv.Itoa(x), strconv.Itoa(y), strconv.Itoa(int(s.V))}, x, y)
+			mx, my := p.toModel(x, y)
+			p.m.swipe(mx, my, mx, my+dy)
+			p.mu.Unlock()
+		}
+	}
+}
