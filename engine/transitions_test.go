@@ -168,3 +168,25 @@ func TestIllegalCommands(t *testing.T) {
 		t.Errorf("stop on a finished run: %v", err)
 	}
 }
+
+// The UI's copy of the table is generated from it; this fails when the
+// checked-in file drifts (the table changed, or someone edited the file).
+func TestTransitionsTypeScriptGolden(t *testing.T) {
+	got := TypeScript()
+	path := filepath.Join("..", "frontend", "src", "lib", "gen", "transitions.ts")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./engine -run TypeScript -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the transition table; run go test ./engine -run TypeScript -update and review the diff", path)
+	}
+}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { controls, isLive, mirrorTakesOver, type RunState } from './controls'
+import { controls, isLive, mirrorTakesOver, states, type Control, type RunState } from './controls'
+import { accepts, type Command } from './gen/transitions'
 
-const all: RunState[] = ['Idle', 'Planning', 'Executing', 'WaitingForStability', 'WaitingForUser', 'Paused', 'Manual', 'Done', 'Failed', 'Stopped']
+const all: readonly RunState[] = states
 
 describe('controls', () => {
   it.each([
@@ -12,6 +13,9 @@ describe('controls', () => {
     ['Paused', ['resume', 'stop', 'take_over']],
     ['Manual', ['hand_back', 'stop']],
     ['Done', ['start']],
+    ['WaitingForStability', ['pause', 'stop', 'stop_after', 'take_over']],
+    ['Failed', ['start']],
+    ['Stopped', ['start']],
   ] as [RunState, string[]][])('%s -> %j', (s, want) => {
     expect([...controls(s)].sort()).toEqual(want.sort())
   })
@@ -23,6 +27,18 @@ describe('controls', () => {
   })
   it('never offers pause and resume together', () => {
     for (const s of all) expect(controls(s).has('pause') && controls(s).has('resume')).toBe(false)
+  })
+  it('offers only what the engine accepts in that state (the transition table)', () => {
+    const command: Record<Control, Command> = {
+      start: 'start', pause: 'pause', resume: 'resume', take_over: 'take_over',
+      hand_back: 'hand_back', stop: 'stop', stop_after: 'stop_gracefully',
+    }
+    for (const s of all) {
+      for (const c of controls(s)) {
+        if (c === 'start' && !isLive(s)) continue // a new run, not a command to this one
+        expect(accepts[s][command[c]], `${c} in ${s}`).toBeDefined()
+      }
+    }
   })
   it('mirror clicks take over only while the agent holds the device', () => {
     expect(mirrorTakesOver('Executing')).toBe(true)

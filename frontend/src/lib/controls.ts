@@ -1,54 +1,45 @@
-// Which run controls are available in which engine state. The engine is the
-// authority (an illegal command returns an error there too); this mapping
-// keeps the buttons honest so the person never clicks something that cannot
-// work. Stop is available in every live state and always takes one click.
+// Which run controls are available in which engine state, derived from the
+// engine's transition table (gen/transitions.ts, generated from
+// engine/transitions.go): a button is offered only for a command the state
+// accepts, so the person never clicks something that cannot work. Stop is
+// available in every live state and always takes one click.
+import { accepts, states, terminal, type Command, type RunState } from './gen/transitions'
 
-export type RunState =
-  | 'Idle'
-  | 'Planning'
-  | 'Executing'
-  | 'WaitingForStability'
-  | 'WaitingForUser'
-  | 'Paused'
-  | 'Manual'
-  | 'Done'
-  | 'Failed'
-  | 'Stopped'
+export type { RunState }
+export { states }
 
 export type Control = 'start' | 'pause' | 'resume' | 'take_over' | 'hand_back' | 'stop' | 'stop_after'
 
-const live: RunState[] = ['Planning', 'Executing', 'WaitingForStability', 'WaitingForUser', 'Paused', 'Manual']
-
-export function isLive(s: RunState): boolean {
-  return live.includes(s)
+export function isEnded(s: RunState): boolean {
+  return terminal.includes(s)
 }
 
-export function isEnded(s: RunState): boolean {
-  return s === 'Done' || s === 'Failed' || s === 'Stopped'
+export function isLive(s: RunState): boolean {
+  return s !== 'Idle' && !isEnded(s)
+}
+
+function accepted(s: RunState, c: Command): boolean {
+  return accepts[s][c] !== undefined
 }
 
 /** controls returns the set of enabled controls in state s. */
 export function controls(s: RunState): Set<Control> {
-  switch (s) {
-    case 'Idle':
-    case 'Done':
-    case 'Failed':
-    case 'Stopped':
-      return new Set(['start'])
-    case 'Planning':
-    case 'Executing':
-    case 'WaitingForStability':
-      return new Set(['pause', 'take_over', 'stop', 'stop_after'])
-    case 'WaitingForUser':
-      return new Set(['take_over', 'stop'])
-    case 'Paused':
-      return new Set(['resume', 'take_over', 'stop'])
-    case 'Manual':
-      return new Set(['hand_back', 'stop'])
-  }
+  // An ended run's card starts a new run; Idle starts this one.
+  if (!isLive(s)) return new Set(['start'])
+  const out = new Set<Control>()
+  if (accepted(s, 'pause')) out.add('pause')
+  // WaitingForUser's own "continue" is its dialog's button, not the bar's.
+  if (accepted(s, 'resume') && s !== 'WaitingForUser') out.add('resume')
+  if (accepted(s, 'take_over')) out.add('take_over')
+  if (accepted(s, 'hand_back')) out.add('hand_back')
+  if (accepted(s, 'stop')) out.add('stop')
+  // "Stop after this step" only where the step goes on and the stop waits
+  // for it; where a graceful stop stops at once it would be Stop twice.
+  if (accepts[s].stop_gracefully?.includes(s)) out.add('stop_after')
+  return out
 }
 
 /** Clicking or dragging on the mirror takes over in these states. */
 export function mirrorTakesOver(s: RunState): boolean {
-  return s === 'Planning' || s === 'Executing' || s === 'WaitingForStability' || s === 'Paused' || s === 'WaitingForUser'
+  return accepted(s, 'take_over')
 }

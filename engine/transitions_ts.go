@@ -1,0 +1,72 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+)
+
+// TypeScript renders the transition table for the UI: every state, and for
+// each the person's commands it accepts with the states each may lead to.
+// The UI derives its buttons from it (frontend/src/lib/controls.ts), so the
+// table stays the one authority. The output is the checked-in file
+// frontend/src/lib/gen/transitions.ts; a test fails when the two differ
+// (`go test ./engine -run TypeScript -update` rewrites it).
+func TypeScript() string {
+	var b strings.Builder
+	b.WriteString("// Code generated from the engine's transition table (engine/transitions.go)\n")
+	b.WriteString("// by `go test ./engine -run TypeScript -update`. DO NOT EDIT.\n\n")
+	b.WriteString("export const states = [")
+	for i, s := range States {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "'%s'", s)
+	}
+	b.WriteString("] as const\n\nexport type RunState = (typeof states)[number]\n\n")
+	b.WriteString("/** States a run never leaves. */\nexport const terminal: readonly RunState[] = [")
+	first := true
+	for _, s := range States {
+		if s.Terminal() {
+			if !first {
+				b.WriteString(", ")
+			}
+			first = false
+			fmt.Fprintf(&b, "'%s'", s)
+		}
+	}
+	b.WriteString("]\n\n/** The person's commands. */\nexport type Command =")
+	for t := OnStart; t.IsCommand(); t++ {
+		if _, ok := triggerNames[t]; ok {
+			fmt.Fprintf(&b, "\n  | '%s'", t)
+		}
+	}
+	b.WriteString("\n\n/** The commands each state accepts, and the states each may lead to; any other command is refused. */\n")
+	b.WriteString("export const accepts: Record<RunState, Partial<Record<Command, readonly RunState[]>>> = {\n")
+	for _, s := range States {
+		fmt.Fprintf(&b, "  %s: {", s)
+		n := 0
+		for _, e := range table {
+			if e.from != s || !e.on.IsCommand() {
+				continue
+			}
+			if n > 0 {
+				b.WriteString(",")
+			}
+			n++
+			fmt.Fprintf(&b, " %s: [", e.on)
+			for i, to := range e.to {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				fmt.Fprintf(&b, "'%s'", to)
+			}
+			b.WriteString("]")
+		}
+		if n > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString("},\n")
+	}
+	b.WriteString("}\n")
+	return b.String()
+}
