@@ -3,6 +3,7 @@
 // dev-server harness; calling through this one module keeps the rest of the
 // UI free of window globals and easy to test.
 import type { Action, EngineEvent, Snapshot } from './events'
+import type { EngineSettings } from './gen/types'
 
 export interface Info {
   version: string
@@ -104,6 +105,10 @@ export interface TestResult {
   ok: boolean
   message: string
   latency_ms: number
+  /** the part that failed: connect, image, tools… (empty when ok) */
+  stage?: string
+  /** the form field to fix, when the failure is one field's */
+  field?: string
 }
 
 export interface Region {
@@ -138,6 +143,8 @@ export interface PastAct {
 
 export interface RunDetail {
   run: RunSummary
+  /** the engine settings the run had */
+  settings: EngineSettings
   steps: PastStep[]
   acts?: PastAct[]
   result?: { state: string; success: boolean; summary?: string; reason?: string; pending?: string[] }

@@ -20,6 +20,8 @@ export interface Action {
   direction?: string
   text?: string
   submit?: boolean
+  /** clear the field before typing */
+  clear?: boolean
   key?: string
   keys?: string[]
   app?: string

@@ -1,0 +1,428 @@
+// Code generated from the Go structs the UI receives by
+// `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.
+
+/** action.Action */
+export interface Action {
+  type: string
+  x?: number
+  y?: number
+  x2?: number
+  y2?: number
+  ms?: number
+  direction?: string
+  text?: string
+  submit?: boolean
+  clear?: boolean
+  key?: string
+  keys?: string[]
+  app?: string
+  summary?: string
+  success?: boolean
+  reason?: string
+  question?: string
+  sensitive?: string
+  element?: number
+}
+
+/** app.AdbDevice */
+export interface AdbDevice {
+  serial: string
+  state: string
+}
+
+/** app.AdbStatus */
+export interface AdbStatus {
+  installed: boolean
+  path: string
+  serverOk: boolean
+  devices: AdbDevice[]
+  error: string
+}
+
+/** app.Budget */
+export interface AppBudget {
+  max_steps: number
+  max_tokens: number
+  max_cost: number
+  max_minutes: number
+}
+
+/** app.Settings */
+export interface AppSettings {
+  language: string
+  theme: string
+  recent_goals: string[]
+  active_profile: string
+  profiles: Profile[]
+  budget: AppBudget
+  policy_words: string[]
+  policy_apps: string[]
+  stability_ms: number
+  stop_after_steps: number
+  welcome_done: boolean
+}
+
+/** engine.Cause */
+export interface Cause {
+  code: string
+  n?: string
+  detail?: string
+}
+
+/** app.DeviceEntry */
+export interface DeviceEntry {
+  id: string
+  name: string
+  kind: string
+  state: string
+  screen: Size
+  virtual: boolean
+  problem: string
+}
+
+/** engine.Element */
+export interface Element {
+  label: string
+  bounds: Region
+}
+
+/** engine.Budget */
+export interface EngineBudget {
+  steps?: number
+  tokens?: number
+  cost?: number
+  wall_time?: number
+}
+
+/** engine.Settings */
+export interface EngineSettings {
+  budget: EngineBudget
+  policy: Policy
+  stability: StabilityConfig
+  loop_k: number
+  history: number
+  remind_at: number
+  ui_tree?: boolean
+  unexpected: number
+  device_away_max?: number
+  max_record_bytes?: number
+  model?: string
+  dialect?: string
+  base_url?: string
+}
+
+/** engine.Event */
+export interface Event {
+  run: string
+  seq: number
+  time: string
+  kind: string
+  snapshot?: Snapshot
+  state?: StateEvent
+  step?: StepEvent
+  plan?: PlanEvent
+  thought?: ThoughtEvent
+  retry?: RetryEvent
+  waiting?: WaitingEvent
+  manual?: ManualEvent
+  usage?: UsageEvent
+  request?: Request
+  done?: Result
+  person?: PersonAct
+}
+
+/** app.Info */
+export interface Info {
+  version: string
+  commit: string
+  os: string
+  locale: string
+  dataDir: string
+  settingsPath: string
+  pricesPath: string
+}
+
+/** app.LoadedSettings */
+export interface LoadedSettings {
+  settings: AppSettings
+  warning: string
+  keyboards_restored?: Restored[]
+}
+
+/** engine.ManualEvent */
+export interface ManualEvent {
+  action: Action
+  at: string
+  before?: string
+  after?: string
+  error?: string
+}
+
+/** app.ModelServer */
+export interface ModelServer {
+  name: string
+  baseUrl: string
+  models: string[]
+}
+
+/** app.PastAct */
+export interface PastAct {
+  at: string
+  command: string
+  text?: string
+  action?: Action
+  region?: Region
+  n?: number
+}
+
+/** app.PastStep */
+export interface PastStep {
+  n: number
+  by_person: boolean
+  thought?: string
+  action: Action
+  result: string
+  ms: number
+  frame?: string
+  screen: Size
+  at: string
+}
+
+/** engine.PersonAct */
+export interface PersonAct {
+  command: string
+  text?: string
+  action?: Action
+  actions?: Action[]
+  region?: Region
+  n?: number
+}
+
+/** engine.PlanEvent */
+export interface PlanEvent {
+  thought?: string
+  todo: TodoItem[]
+}
+
+/** engine.Policy */
+export interface Policy {
+  words: string[]
+  apps: string[]
+  off?: boolean
+}
+
+/** app.PresetInfo */
+export interface PresetInfo {
+  id: string
+  name: string
+  base_url: string
+  model: string
+  dialect: string
+  variant: string
+  needs_key: boolean
+}
+
+/** app.Profile */
+export interface Profile {
+  id: string
+  name: string
+  preset: string
+  base_url: string
+  model: string
+  dialect: string
+  variant: string
+  key_masked: string
+  temperature?: number
+  top_p?: number
+  max_tokens?: number
+  context_tokens?: number
+  vision_on_demand?: boolean
+  ui_tree?: boolean
+  action_cache?: boolean
+}
+
+/** engine.Region */
+export interface Region {
+  x1: number
+  y1: number
+  x2: number
+  y2: number
+}
+
+/** engine.Request */
+export interface Request {
+  kind: string
+  message: string
+  action?: Action
+  why?: Why
+  cause?: Cause
+  frame?: string
+}
+
+/** adb.Restored */
+export interface Restored {
+  serial: string
+  ime: string
+}
+
+/** engine.Result */
+export interface Result {
+  state: string
+  success: boolean
+  summary?: string
+  pending?: string[]
+  reason?: string
+  steps: number
+  calls: number
+  usage: Usage
+}
+
+/** engine.RetryEvent */
+export interface RetryEvent {
+  call: number
+  attempt: number
+  of: number
+  wait_ms: number
+  status?: number
+  error: string
+}
+
+/** app.RunDetail */
+export interface RunDetail {
+  run: RunSummary
+  settings?: EngineSettings
+  steps: PastStep[]
+  acts: PastAct[]
+  result?: Result
+}
+
+/** app.RunSummary */
+export interface RunSummary {
+  id: string
+  device: string
+  goal: string
+  state: string
+  success: boolean
+  summary: string
+  started: string
+  steps: number
+  damaged?: number
+  no_start?: boolean
+  first_goal?: string
+}
+
+/** action.Size */
+export interface Size {
+  w: number
+  h: number
+}
+
+/** engine.Snapshot */
+export interface Snapshot {
+  id: string
+  device: string
+  goal: string
+  state: string
+  reason?: string
+  by?: string
+  plan: PlanEvent
+  thought?: string
+  retry?: RetryEvent
+  waiting?: WaitingEvent
+  usage: UsageEvent
+  request?: Request
+  steps?: StepEvent[]
+  result?: Result
+  acts?: PersonAct[]
+  seq: number
+}
+
+/** engine.StabilityConfig */
+export interface StabilityConfig {
+  interval: number
+  stable_frames: number
+  max: number
+  threshold: number
+}
+
+/** engine.StateEvent */
+export interface StateEvent {
+  state: string
+  from: string
+  reason?: string
+  by?: string
+}
+
+/** engine.StepEvent */
+export interface StepEvent {
+  n: number
+  action: Action
+  result: string
+  ms: number
+  by_person?: boolean
+  call?: number
+  frame?: string
+  usage?: Usage
+  salvaged?: string
+  cached?: boolean
+}
+
+/** app.TestResult */
+export interface TestResult {
+  ok: boolean
+  message: string
+  latency_ms: number
+  stage?: string
+  field?: string
+}
+
+/** engine.ThoughtEvent */
+export interface ThoughtEvent {
+  call: number
+  delta: string
+}
+
+/** engine.TodoItem */
+export interface TodoItem {
+  action: Action
+  status: string
+  element?: Element
+}
+
+/** model.Usage */
+export interface Usage {
+  prompt_tokens: number
+  completion_tokens: number
+  cost: number
+  currency?: string
+  unpriced?: boolean
+  estimated?: boolean
+}
+
+/** engine.UsageEvent */
+export interface UsageEvent {
+  total: Usage
+  calls: number
+  steps: number
+  elapsed_ms: number
+}
+
+/** engine.WaitingEvent */
+export interface WaitingEvent {
+  call: number
+  since: string
+  elapsed_ms: number
+}
+
+/** app.WelcomeStatus */
+export interface WelcomeStatus {
+  adb: AdbStatus
+  modelServers: ModelServer[]
+  vphone: boolean
+}
+
+/** engine.Why */
+export interface Why {
+  by: string
+  detail: string
+}
