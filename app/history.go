@@ -41,18 +41,6 @@ type RunSummary struct {
 // engine, the run can be resumed from its record.
 const StateInterrupted = "Interrupted"
 
-// The record's entry kinds this file reads (engine/record.go writes them).
-const (
-	kindStart   = "start"
-	kindObserve = "observe"
-	kindPlan    = "plan"
-	kindAction  = "action"
-	kindManual  = "manual"
-	kindEnd     = "end"
-	kindPerson  = "person"
-	kindState   = "state"
-)
-
 // PastRuns lists the runs recorded under dataDir, newest first. A damaged
 // record is listed from what could be read, with its damage counted (see
 // RunSummary.Damaged); a directory that holds no record, or one that
@@ -104,21 +92,21 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 	s := RunSummary{ID: id, State: StateInterrupted, Summary: "The run was cut off before it ended (Tandem was closed or crashed); it can be resumed."}
 	for _, e := range entries {
 		switch e.Kind {
-		case kindStart:
+		case engine.EntryStart:
 			s.Goal, s.Device, s.Started = e.Goal, e.Device, e.T
-		case kindPerson:
+		case engine.EntryPerson:
 			if e.Command == "edit_goal" && e.Text != "" && e.Text != s.Goal {
 				if s.FirstGoal == "" {
 					s.FirstGoal = s.Goal
 				}
 				s.Goal = e.Text
 			}
-		case kindAction, kindManual:
+		case engine.EntryAction, engine.EntryManual:
 			if e.Action == nil {
 				continue // as ReadRun: the count is the steps listed
 			}
 			s.Steps++
-		case kindEnd:
+		case engine.EntryEnd:
 			if e.End != nil {
 				s.State = e.End.State.String()
 				s.Success = e.End.Success
@@ -216,30 +204,30 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 	var screen action.Size
 	for _, e := range entries {
 		switch e.Kind {
-		case kindStart:
+		case engine.EntryStart:
 			d.Settings = e.Settings
-		case kindObserve:
+		case engine.EntryObserve:
 			if e.Frame != "" {
 				frame = e.Frame
 			}
 			if e.Screen.W > 0 {
 				screen = e.Screen
 			}
-		case kindPlan:
+		case engine.EntryPlan:
 			thought = e.Thought
-		case kindPerson:
+		case engine.EntryPerson:
 			d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N})
-		case kindState:
+		case engine.EntryState:
 			if stateActs[e.By] {
 				d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.By})
 			}
-		case kindAction, kindManual:
+		case engine.EntryAction, engine.EntryManual:
 			if e.Action == nil {
 				continue
 			}
-			st := PastStep{N: len(d.Steps) + 1, ByPerson: e.Kind == kindManual, Action: *e.Action,
+			st := PastStep{N: len(d.Steps) + 1, ByPerson: e.Kind == engine.EntryManual, Action: *e.Action,
 				Result: e.Result, Ms: e.Ms, Frame: frame, Screen: screen, At: e.T}
-			if e.Kind == kindManual {
+			if e.Kind == engine.EntryManual {
 				st.Frame = e.Before
 				if st.Result == "" {
 					st.Result = "ok"
@@ -249,7 +237,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 				thought = ""
 			}
 			d.Steps = append(d.Steps, st)
-		case kindEnd:
+		case engine.EntryEnd:
 			d.Result = e.End
 		}
 	}

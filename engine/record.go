@@ -32,27 +32,49 @@ const (
 	defaultMax  = 512 << 20 // record size above which frames are no longer kept
 )
 
-// Entry kinds.
+// EntryKind names what a line of a run's record is about. The names are the
+// record format (History, `tandem run --resume` and reports read them): one
+// copy, here.
+type EntryKind string
+
+// The record's entry kinds.
 const (
-	recStart   = "start"
-	recState   = "state"
-	recObserve = "observe"
-	recPlan    = "plan"
-	recRetry   = "retry" // a model call attempt failed and is tried again
-	recAction  = "action"
-	recStable  = "stable"
-	recManual  = "manual"
-	recNote    = "note"
-	recRequest = "request"
-	recPerson  = "person" // a command from the person: confirm, deny, answer, edits
-	recHistory = "history"
-	recEnd     = "end"
+	EntryStart   EntryKind = "start"
+	EntryState   EntryKind = "state"
+	EntryObserve EntryKind = "observe"
+	EntryPlan    EntryKind = "plan"
+	EntryRetry   EntryKind = "retry" // a model call attempt failed and is tried again
+	EntryAction  EntryKind = "action"
+	EntryStable  EntryKind = "stable"
+	EntryManual  EntryKind = "manual"
+	EntryNote    EntryKind = "note"
+	EntryRequest EntryKind = "request"
+	EntryPerson  EntryKind = "person" // a command from the person: confirm, deny, answer, edits
+	EntryHistory EntryKind = "history"
+	EntryEnd     EntryKind = "end"
+)
+
+// Short names for the engine's own use.
+const (
+	recStart   = EntryStart
+	recState   = EntryState
+	recObserve = EntryObserve
+	recPlan    = EntryPlan
+	recRetry   = EntryRetry
+	recAction  = EntryAction
+	recStable  = EntryStable
+	recManual  = EntryManual
+	recNote    = EntryNote
+	recRequest = EntryRequest
+	recPerson  = EntryPerson
+	recHistory = EntryHistory
+	recEnd     = EntryEnd
 )
 
 // Entry is one line of a run's record. Only the fields its Kind uses are set.
 type Entry struct {
 	T    time.Time `json:"t"`
-	Kind string    `json:"kind"`
+	Kind EntryKind `json:"kind"`
 
 	// start
 	ID       string    `json:"id,omitempty"`
