@@ -7,15 +7,9 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-)
 
-// Dialects the settings offer, with their variants ("" when none).
-var dialectVariants = map[string][]string{
-	"tools":   {"rel1000", "rel999", "abs"},
-	"autoglm": {""},
-	"uitars":  {"1.0", "1.5", "doubao"},
-	"json":    {"rel1000", "rel999", "abs"},
-}
+	"tandem/engine/model/dialect"
+)
 
 // FieldError is a profile field's problem, named so the form can show it
 // next to that field.
@@ -49,20 +43,14 @@ func (p Profile) validate() (Profile, error) {
 	if p.Model == "" {
 		return p, fieldErr("model", "type the model's name, as the provider spells it")
 	}
-	vs, ok := dialectVariants[p.Dialect]
-	if !ok {
+	if _, ok := dialect.Variants[p.Dialect]; !ok {
 		return p, fieldErr("dialect", "unknown reply format %q", p.Dialect)
 	}
-	if p.Variant == "" {
-		p.Variant = vs[0]
-	}
-	found := false
-	for _, v := range vs {
-		found = found || v == p.Variant
-	}
-	if !found {
+	v, err := dialect.Resolve(p.Dialect, p.Variant)
+	if err != nil {
 		return p, fieldErr("variant", "the %s format has no variant %q", p.Dialect, p.Variant)
 	}
+	p.Variant = v
 	if t := p.Temperature; t != nil && (*t < 0 || *t > 2) {
 		return p, fieldErr("temperature", "temperature %g is outside 0–2", *t)
 	}

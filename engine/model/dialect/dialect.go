@@ -21,6 +21,7 @@ import (
 	"image"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,21 +51,28 @@ func (e *UnknownError) Error() string {
 		strings.Join(Variants[e.Dialect], ", "))
 }
 
-// New returns the named dialect; an empty variant picks the default.
-func New(name, variant string) (model.Dialect, error) {
+// Resolve returns the variant a dialect runs with: the given one when the
+// dialect has it, the default for "", else an *UnknownError. Settings
+// validate a profile with it, so the app and the engine agree.
+func Resolve(name, variant string) (string, error) {
 	vs, ok := Variants[name]
 	if !ok {
-		return nil, &UnknownError{Dialect: name}
+		return "", &UnknownError{Dialect: name}
 	}
 	if variant == "" {
-		variant = vs[0]
+		return vs[0], nil
 	}
-	found := false
-	for _, v := range vs {
-		found = found || v == variant
+	if !slices.Contains(vs, variant) {
+		return "", &UnknownError{Dialect: name, Variant: variant}
 	}
-	if !found {
-		return nil, &UnknownError{Dialect: name, Variant: variant}
+	return variant, nil
+}
+
+// New returns the named dialect; an empty variant picks the default.
+func New(name, variant string) (model.Dialect, error) {
+	variant, err := Resolve(name, variant)
+	if err != nil {
+		return nil, err
 	}
 	switch name {
 	case "tools":
