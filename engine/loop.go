@@ -677,28 +677,6 @@ func (l *loopState) modelError(p *planResult) {
 	l.ask(Request{Kind: AskModelError, Message: msg + "; resume to try again", Cause: &c})
 }
 
-// modelCause names a failed model call's case, so the person is told what
-// to do about it: a refused key, a model the server does not know, a rate
-// limit that outlasted the retries, or any other failure.
-func modelCause(err error) Cause {
-	if c, ok := wireCause(err); ok {
-		return c
-	}
-	var auth *model.AuthError
-	var api *model.APIError
-	switch {
-	case errors.As(err, &auth) && auth.Status == 401:
-		return Cause{Code: CauseModelKey, Detail: auth.Message}
-	case errors.As(err, &auth) && auth.Status == 403:
-		return Cause{Code: CauseModelForbidden, Detail: auth.Message}
-	case errors.As(err, &auth) && auth.Status == 404:
-		return Cause{Code: CauseModelNotFound, N: auth.Model, Detail: auth.BaseURL}
-	case errors.As(err, &api) && api.Status == 429:
-		return Cause{Code: CauseModelRateLimited, Detail: api.Message}
-	}
-	return Cause{Code: CauseModelFailed, Detail: err.Error()}
-}
-
 // next decides what follows once a step's work is done: the next queued
 // action, a new model call, the person, or an end.
 func (l *loopState) next() {

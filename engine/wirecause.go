@@ -31,3 +31,25 @@ func wireCause(err error) (Cause, bool) {
 	}
 	return Cause{}, false
 }
+
+// modelCause names a failed model call's case, so the person is told what
+// to do about it: a refused key, a model the server does not know, a rate
+// limit that outlasted the retries, or any other failure. What an HTTP
+// status means is the model package's to say (model.RefusalOf).
+func modelCause(err error) Cause {
+	if c, ok := wireCause(err); ok {
+		return c
+	}
+	switch r, detail, name, baseURL := model.RefusalOf(err); r {
+	case model.KeyRefused:
+		return Cause{Code: CauseModelKey, Detail: detail}
+	case model.Forbidden:
+		return Cause{Code: CauseModelForbidden, Detail: detail}
+	case model.NoSuchModel:
+		return Cause{Code: CauseModelNotFound, N: name, Detail: baseURL}
+	case model.RateLimited:
+		return Cause{Code: CauseModelRateLimited, Detail: detail}
+	case model.NotRefused:
+	}
+	return Cause{Code: CauseModelFailed, Detail: err.Error()}
+}
