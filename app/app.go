@@ -24,6 +24,7 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
+	"tandem/devices"
 	"tandem/devices/adb"
 	"tandem/engine"
 	"tandem/engine/model"
@@ -114,8 +115,8 @@ func New(cfg Config) *App {
 	if _, warn := loadPrices(cfg.ConfigDir); warn != "" {
 		a.loadWarning = strings.TrimSpace(a.loadWarning + "\n" + warn)
 	}
-	a.devices = NewDevices("", datadir.KeyboardNotes(cfg.DataDir), newDesktopSource())
-	a.virtual = newVirtualPhones(a.devices.adbPort)
+	a.devices = NewDevices("", datadir.KeyboardNotes(cfg.DataDir), devices.NewDesktop())
+	a.virtual = newVirtualPhones(func() int { return adbPort(a.devices) })
 	a.devices.AddSource(a.virtual)
 	a.runs = newRuns(a.devices, a.hub, filepath.Join(cfg.DataDir, "runs"), func(e engine.Event) {
 		a.notify.Notify("run", e)

@@ -14,6 +14,7 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"tandem/devices"
 	"tandem/internal/xvfb"
 	"tandem/mirror"
 	"tandem/vphone"
@@ -165,12 +166,12 @@ func desktopMirrorURL(tb testing.TB, w, h int) (*mirrorClient, string, string) {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { srv.Close() })
-	devices := NewDevices("127.0.0.1:1", tb.TempDir(), newDesktopSource())
-	f := newFeed(devices, hub, func(string) bool { return false })
+	reg := NewDevices("127.0.0.1:1", tb.TempDir(), devices.NewDesktop())
+	f := newFeed(reg, hub, func(string) bool { return false })
 	tb.Cleanup(f.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	list, err := devices.List(ctx)
+	list, err := reg.List(ctx)
 	if err != nil || len(list) == 0 {
 		tb.Fatalf("no display listed: %v %v", list, err)
 	}

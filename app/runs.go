@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"tandem/devices/desktop/host"
 	"tandem/engine"
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -113,8 +114,8 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(device.D
 	r.byDevice[deviceID], r.byID[run.ID()] = run, run
 	r.mu.Unlock()
 	run.Subscribe(engine.EmitterFunc(r.emit))
-	if h, ok := dev.(*desktopHandle); ok {
-		guardDesktop(run, h.Driver)
+	if d, ok := dev.(host.Driver); ok { // this computer: the person's hand and the stop hotkey
+		guardDesktop(run, d)
 	}
 	if err := run.Start(ctx); err != nil {
 		_ = run.Stop(ctx)

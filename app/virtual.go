@@ -95,8 +95,8 @@ func (v *virtualPhones) Close() {
 }
 
 // adbPort is the port of the registry's adb server.
-func (d *Devices) adbPort() int {
-	addr := d.adb.Addr
+func adbPort(d *Devices) int {
+	addr := d.ADB().Addr
 	if addr == "" {
 		return 5037
 	}

@@ -87,7 +87,7 @@ func (a *App) WelcomeCheck() (WelcomeStatus, error) {
 	st := WelcomeStatus{VPhone: true}
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); st.Adb = CheckAdb(ctx, a.devices.adbPort()) }()
+	go func() { defer wg.Done(); st.Adb = CheckAdb(ctx, adbPort(a.devices)) }()
 	go func() { defer wg.Done(); st.ModelServers = FindModelServers(ctx, http.DefaultClient, probes) }()
 	wg.Wait()
 	return st, nil

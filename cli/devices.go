@@ -9,13 +9,11 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
+	"tandem/devices"
 	"tandem/devices/adb"
-	"tandem/devices/desktop"
-	"tandem/devices/desktop/host"
 	"tandem/engine/action"
 	"tandem/engine/device"
 )
@@ -26,42 +24,8 @@ type deviceRow struct {
 	Name    string      `json:"name"`
 	Kind    device.Kind `json:"kind"`
 	State   string      `json:"state"`             // "device" when usable; adb's word otherwise
-	Problem string      `json:"problem,omitempty"` // why "This computer" cannot be driven here
+	Problem string      `json:"problem,omitempty"` // what to do when the device cannot be used
 	Screen  action.Size `json:"screen"`
-}
-
-// deviceProvider lists one family of devices. Each is asked on its own, so
-// a missing adb does not hide the desktop's displays.
-type deviceProvider struct {
-	name string
-	list func(ctx context.Context, warn func(string)) ([]deviceRow, error)
-}
-
-func devicesProviders(srv adb.Server) []deviceProvider {
-	return []deviceProvider{
-		{"adb", func(ctx context.Context, warn func(string)) ([]deviceRow, error) { return adbRows(ctx, srv, warn) }},
-		{"desktop", desktopRows},
-	}
-}
-
-// desktopRows lists this computer's displays ("This computer"). Without an X
-// display (a server, CI without Xvfb) there are none, which is not an error;
-// where the desktop cannot be driven for a reason the person can act on (a
-// Wayland session without XWayland, macOS) it is one row saying so.
-func desktopRows(ctx context.Context, warn func(string)) ([]deviceRow, error) {
-	infos, err := host.Displays(ctx)
-	var u *host.Unavailable
-	if errors.As(err, &u) {
-		return []deviceRow{{ID: strings.TrimSuffix(desktop.IDPrefix, ":"), Name: "This computer", Kind: device.Desktop, State: "unavailable", Problem: u.Reason}}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]deviceRow, 0, len(infos))
-	for _, in := range infos {
-		rows = append(rows, deviceRow{ID: in.ID, Name: "This computer · " + in.Name, Kind: device.Desktop, State: "ready", Screen: in.Screen})
-	}
-	return rows, nil
 }
 
 // devicesTimeout bounds the whole command, so it never hangs.
@@ -87,18 +51,17 @@ func runDevices(ctx context.Context, env Env) int {
 	ctx, cancel := context.WithTimeout(ctx, devicesTimeout)
 	defer cancel()
 
-	rows := []deviceRow{}
-	failed := 0
-	providers := devicesProviders(adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)})
-	for _, p := range providers {
-		warn := func(msg string) { fmt.Fprintf(env.Stderr, "%s: %s\n", p.name, msg) }
-		r, err := p.list(ctx, warn)
-		if err != nil {
-			failed++
-			fmt.Fprintf(env.Stderr, "%s: %v\n", p.name, err)
-			continue
+	reg := devices.New(adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}, "", devices.NewDesktop())
+	list, err := reg.List(ctx)
+	rows := make([]deviceRow, 0, len(list))
+	for _, e := range list {
+		rows = append(rows, rowOf(e))
+	}
+	var le *devices.ListError
+	if errors.As(err, &le) {
+		for _, e := range le.Errs {
+			fmt.Fprintln(env.Stderr, "tandem devices:", e)
 		}
-		rows = append(rows, r...)
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(rows, "", "  ")
@@ -106,7 +69,7 @@ func runDevices(ctx context.Context, env Env) int {
 	} else {
 		printDevices(env.Stdout, rows)
 	}
-	if failed == len(providers) {
+	if le != nil && le.AllFailed() {
 		return ExitFail
 	}
 	return ExitOK
@@ -141,38 +104,12 @@ func printDevices(w io.Writer, rows []deviceRow) {
 	tw.Flush()
 }
 
-// adbRows lists adb's devices, starting its server as the adb client would;
-// online phones are asked for their model and screen size.
-func adbRows(ctx context.Context, srv adb.Server, warn func(string)) ([]deviceRow, error) {
-	if err := srv.Ensure(ctx); err != nil {
-		return nil, err
+// rowOf is a registry entry as `tandem devices` prints it: a display is
+// named "This computer · <display>".
+func rowOf(e devices.Entry) deviceRow {
+	r := deviceRow{ID: e.ID, Name: e.Name, Kind: e.Kind, State: e.State, Screen: e.Screen, Problem: e.Problem}
+	if e.Kind == device.Desktop && e.State != "unavailable" {
+		r.Name = "This computer · " + e.Name
 	}
-	list, err := srv.Devices(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]deviceRow, 0, len(list))
-	for _, e := range list {
-		r := deviceRow{ID: e.Serial, Name: strings.ReplaceAll(e.Model, "_", " "), Kind: device.Phone, State: e.State}
-		if e.Online() {
-			if info, err := adbInfo(ctx, srv, e.Serial); err == nil {
-				r.Name, r.Screen = info.Name, info.Screen
-			} else {
-				warn(e.Serial + ": " + err.Error())
-			}
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
-}
-
-func adbInfo(ctx context.Context, srv adb.Server, serial string) (device.Info, error) {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	d, err := adb.Open(ctx, adb.Options{Server: srv, Serial: serial})
-	if err != nil {
-		return device.Info{}, err
-	}
-	defer d.Close()
-	return d.Info(ctx)
+	return r
 }

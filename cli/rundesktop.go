@@ -3,33 +3,27 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
+	"tandem/devices"
 	"tandem/devices/adb"
-	"tandem/devices/desktop"
 	"tandem/devices/desktop/host"
 	"tandem/engine"
 	"tandem/engine/device"
 )
 
-// openRunDevice opens the phone with serial o.Serial, or this computer's
-// display for "desktop:N" (then desk is its driver, for the safety signals).
-// Tandem's own process is excluded: the terminal running `tandem run` is
-// not, as the person may want the agent to type there.
+// openRunDevice opens device id through the same registry `tandem devices`
+// lists with: a phone on o's adb server, or this computer's display for
+// "desktop:N" (then desk is its driver, for the safety signals). Tandem's
+// own process is excluded: the terminal running `tandem run` is not, as
+// the person may want the agent to type there.
 func openRunDevice(ctx context.Context, id string, o adb.Options) (dev device.Device, desk host.Driver, err error) {
-	if !strings.HasPrefix(id, desktop.IDPrefix) {
-		p, err := adb.Open(ctx, o)
-		if err != nil {
-			return nil, nil, err
-		}
-		return p, nil, nil
-	}
-	d, err := host.Open(ctx, id, host.Options{ExcludePIDs: []int{os.Getpid()}})
+	dev, err = devices.New(o.Server, o.StateDir, devices.NewDesktop()).Open(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	return d, d, nil
+	desk, _ = dev.(host.Driver)
+	return dev, desk, nil
 }
 
 // handTakeover pauses a desktop run when the person used the mouse or

@@ -31,6 +31,8 @@ var rooms = map[string][]string{
 	"tandem/engine/sim":           {"tandem/engine", "tandem/engine/action", "tandem/engine/device", "tandem/engine/model"},
 	// drivers: the engine's seam and each other, nothing of the UI
 	"tandem/devices/": {"tandem/engine/action", "tandem/engine/device", "tandem/devices/", "tandem/internal/"},
+	// the one list of devices and the one way to open them, over the drivers
+	"tandem/devices": {"tandem/engine/action", "tandem/engine/device", "tandem/devices/", "tandem/internal/"},
 	// the virtual phone is a phone: it speaks ADB and scrcpy, knows no Tandem code above
 	"tandem/vphone":            {"tandem/internal/"},
 	"tandem/vphone/vphonetest": {"tandem/vphone"},
@@ -40,8 +42,8 @@ var rooms = map[string][]string{
 	// shared tooling imports only shared tooling
 	"tandem/internal/": {"tandem/internal/"},
 	// the two front doors: each may use every room, never the other door
-	"tandem/app": {"tandem/engine/", "tandem/engine", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
-	"tandem/cli": {"tandem/engine/", "tandem/engine", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
+	"tandem/app": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
+	"tandem/cli": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
 	// packaging helpers
 	"tandem/scripts/": {"tandem/internal/"},
 }

@@ -34,7 +34,7 @@ export const checks: {
   welcome: SameKeys<Be.WelcomeStatus, Go.WelcomeStatus>
   modelServer: SameKeys<Be.ModelServer, Go.ModelServer>
   loaded: SameKeys<Be.LoadedSettings, Go.LoadedSettings>
-  device: SameKeys<Be.DeviceEntry, Go.DeviceEntry>
+  device: SameKeys<Be.DeviceEntry, Go.Entry>
   preset: SameKeys<Be.Preset, Go.PresetInfo>
   profile: SameKeys<Be.Profile, Go.Profile>
   test: SameKeys<Be.TestResult, Go.TestResult>

@@ -69,17 +69,6 @@ export interface Cause {
   detail?: string
 }
 
-/** app.DeviceEntry */
-export interface DeviceEntry {
-  id: string
-  name: string
-  kind: string
-  state: string
-  screen: Size
-  virtual: boolean
-  problem: string
-}
-
 /** engine.Element */
 export interface Element {
   label: string
@@ -109,6 +98,17 @@ export interface EngineSettings {
   model?: string
   dialect?: string
   base_url?: string
+}
+
+/** devices.Entry */
+export interface Entry {
+  id: string
+  name: string
+  kind: string
+  state: string
+  screen: Size
+  virtual: boolean
+  problem: string
 }
 
 /** engine.Event */

@@ -1,4 +1,4 @@
-package app
+package devices
 
 import (
 	"context"
@@ -18,12 +18,12 @@ func TestDesktopListSaysWhyThisComputerIsUnavailable(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("XDG_SESSION_TYPE", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
-	list, err := newDesktopSource().List(context.Background())
+	list, err := NewDesktop().List(context.Background())
 	if err != nil || len(list) != 0 {
 		t.Fatalf("headless: %+v, %v", list, err)
 	}
 	t.Setenv("WAYLAND_DISPLAY", "wayland-0")
-	list, err = newDesktopSource().List(context.Background())
+	list, err = NewDesktop().List(context.Background())
 	if err != nil || len(list) != 1 {
 		t.Fatalf("Wayland: %+v, %v", list, err)
 	}
