@@ -16,14 +16,14 @@ WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.
 
 SEEDS     ?= 100000
 
-.PHONY: run test test-fast stress sim e2e build build-dev frontend setup setup-test vet staticcheck gotest wine-test webtest dev clean
+.PHONY: run test test-fast stress sim e2e build build-dev frontend setup setup-test vet lint gotest wine-test webtest dev clean
 
 ## run: install what is missing, build, and start the app
 run: setup build
 	./$(BIN)
 
-## test: install test needs, then vet, staticcheck, go tests with -race, frontend unit tests, browser e2e
-test: setup-test vet staticcheck gotest wine-test webtest e2e
+## test: install test needs, then vet, lint, go tests with -race, frontend unit tests, browser e2e
+test: setup-test vet lint gotest wine-test webtest e2e
 	@echo "make test: all passed"
 
 ## test-fast: the inner loop: go tests without -race, browser or window tests, and vitest
@@ -62,8 +62,9 @@ dev: setup
 vet: frontend
 	$(GO) vet -tags $(TAGS) ./...
 
-staticcheck: frontend
-	$(GOBIN)/staticcheck -tags $(TAGS) ./...
+## lint: golangci-lint with .golangci.yml (staticcheck, exhaustive, errorlint, contextcheck, funlen, cyclop)
+lint: frontend
+	$(GOBIN)/golangci-lint run ./...
 
 # The window smoke test needs the production binary; TANDEM_BIN tells it where.
 gotest: build

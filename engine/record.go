@@ -373,7 +373,7 @@ func ReadRecordAll(dir string) (RecordRead, error) {
 	for n := 1; ; n++ {
 		line, long, err := readLine(br)
 		off += long
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			out.Torn = long > 0
 			break
 		}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"os"
@@ -652,13 +653,7 @@ func TestModelErrorEscalates(t *testing.T) {
 	}
 }
 
-func asIllegal(err error, target **IllegalError) bool {
-	e, ok := err.(*IllegalError)
-	if ok {
-		*target = e
-	}
-	return ok
-}
+func asIllegal(err error, target **IllegalError) bool { return errors.As(err, target) }
 
 // TestModelCause: a failed model call is named by what the person can do
 // about it.

@@ -24,6 +24,33 @@ command -v node >/dev/null 2>&1 || pkgs+=(nodejs npm)
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 
+# go.mod pins the toolchain (its go line). Any Go from 1.21 on fetches that
+# toolchain by itself through the module proxy (the Makefile exports
+# GOTOOLCHAIN=auto, since some distributions default it to local); older
+# ones cannot.
+if ! command -v go >/dev/null 2>&1; then
+  say "Go is not installed. Install Go 1.21 or newer from https://go.dev/dl/ and re-run."
+  exit 1
+fi
+go_minor=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
+if [ -z "$go_minor" ] || [ "$go_minor" -lt 21 ]; then
+  say "Go $(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || echo '(unknown)') cannot fetch the toolchain go.mod pins. Install Go 1.21 or newer and re-run."
+  exit 1
+fi
+
+# golangci-lint (make lint, part of make test) compiles for minutes on a
+# new machine, so it builds in the background while the system and npm
+# packages install; the script waits for it at the end.
+gobin=$(go env GOPATH)/bin
+lint_version=2.15.0
+lint_pid=""
+lint_log=$(mktemp)
+if [ "$what" = test ] && ! "$gobin/golangci-lint" version 2>/dev/null | grep -q "version $lint_version "; then
+  say "Installing golangci-lint v$lint_version (in the background)"
+  go install "github.com/golangci/golangci-lint/v2/cmd/golangci-lint@v$lint_version" >"$lint_log" 2>&1 &
+  lint_pid=$!
+fi
+
 if ! command -v dpkg-query >/dev/null 2>&1; then
   say "Not a Debian/Ubuntu system: install the equivalents of: ${pkgs[*]} (see README), then re-run."
 else
@@ -38,33 +65,15 @@ else
   fi
 fi
 
-# go.mod pins the toolchain (its go line). Any Go from 1.21 on fetches that
-# toolchain by itself through the module proxy (the Makefile exports
-# GOTOOLCHAIN=auto, since some distributions default it to local); older
-# ones cannot.
-if ! command -v go >/dev/null 2>&1; then
-  say "Go is not installed. Install Go 1.21 or newer from https://go.dev/dl/ and re-run."
-  exit 1
-fi
-go_minor=$(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null | sed -n 's/^go1\.\([0-9]*\).*/\1/p')
-if [ -z "$go_minor" ] || [ "$go_minor" -lt 21 ]; then
-  say "Go $(GOTOOLCHAIN=local go env GOVERSION 2>/dev/null || echo '(unknown)') cannot fetch the toolchain go.mod pins. Install Go 1.21 or newer and re-run."
-  exit 1
-fi
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 if [ "$node_major" -lt 20 ]; then
   say "Node.js $node_major is too old for the frontend build (Vite 8 needs 20.19+). Install Node 20 or newer and re-run."
   exit 1
 fi
 
-gobin=$(go env GOPATH)/bin
 if [ ! -x "$gobin/wails" ]; then
   say "Installing the Wails CLI v2.11.0"
   go install github.com/wailsapp/wails/v2/cmd/wails@v2.11.0
-fi
-if [ "$what" = test ] && [ ! -x "$gobin/staticcheck" ]; then
-  say "Installing staticcheck v0.8.2"
-  go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 fi
 
 # npm packages: reinstall only when the lock file changed since the last install.
@@ -74,3 +83,12 @@ if [ ! -f "$stamp" ] || ! cmp -s frontend/package-lock.json "$stamp"; then
   (cd frontend && npm ci --no-audit --no-fund --loglevel=error)
   cp frontend/package-lock.json "$stamp"
 fi
+
+if [ -n "$lint_pid" ]; then
+  if ! wait "$lint_pid"; then
+    cat "$lint_log" >&2
+    say "Installing golangci-lint failed (above)."
+    exit 1
+  fi
+fi
+rm -f "$lint_log"

@@ -421,7 +421,7 @@ func TestDriverFailureSwitches(t *testing.T) {
 			if !errors.Is(err, tt.want) || ctx.Err() != nil {
 				t.Fatalf("got %v, want %v (context: %v)", err, tt.want, ctx.Err())
 			}
-			if tt.want == device.ErrPermission && !strings.Contains(err.Error(), "USB debugging (Security settings)") {
+			if errors.Is(tt.want, device.ErrPermission) && !strings.Contains(err.Error(), "USB debugging (Security settings)") {
 				t.Errorf("message %q does not say what to turn on", err)
 			}
 		})

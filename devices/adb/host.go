@@ -258,7 +258,7 @@ type Stream struct {
 // Read reads from the device; a read cut short by the context returns ctx.Err().
 func (st *Stream) Read(p []byte) (int, error) {
 	n, err := st.conn.Read(p)
-	if err != nil && err != io.EOF {
+	if err != nil && !errors.Is(err, io.EOF) {
 		err = st.wrap(err)
 	}
 	return n, err
