@@ -126,9 +126,11 @@ func New(cfg Config) *App {
 	return a
 }
 
-// Start begins the background work: the mirror server and the device watch.
-// The window calls it on start-up; tests call it directly.
-func (a *App) Start(ctx context.Context, n Notifier) error {
+// begin starts the background work: the mirror server and the device
+// watch. The window calls it on start-up; tests call it directly. Not
+// exported: Wails binds every exported method, and the page must not be
+// able to call the app's lifecycle.
+func (a *App) begin(ctx context.Context, n Notifier) error {
 	srv, err := mirror.Start(a.hub)
 	if err != nil {
 		return err
@@ -143,9 +145,9 @@ func (a *App) Start(ctx context.Context, n Notifier) error {
 	return nil
 }
 
-// Shutdown stops every run (restoring the phones' keyboards), the mirror
-// feed and server.
-func (a *App) Shutdown() {
+// shutdown stops every run (restoring the phones' keyboards), the mirror
+// feed and server. Not exported, like begin.
+func (a *App) shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	a.runs.StopAll(ctx)
@@ -163,7 +165,7 @@ func (a *App) Shutdown() {
 }
 
 func (a *App) startup(ctx context.Context) {
-	if err := a.Start(ctx, wailsNotifier{ctx: ctx}); err != nil {
+	if err := a.begin(ctx, wailsNotifier{ctx: ctx}); err != nil {
 		wruntime.LogErrorf(ctx, "tandem: %v", err)
 	}
 }
@@ -280,7 +282,7 @@ func Run(assets fs.FS, cfg Config) error {
 		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        a.startup,
-		OnShutdown:       func(context.Context) { a.Shutdown() },
+		OnShutdown:       func(context.Context) { a.shutdown() },
 		Bind:             []any{a},
 		Linux: &linux.Options{
 			ProgramName:         "tandem",

@@ -33,11 +33,11 @@ func TestStartGivesKeyboardBack(t *testing.T) {
 			}
 		}
 		a := New(cfg)
-		if err := a.Start(context.Background(), nopNotifier{}); err != nil {
+		if err := a.begin(context.Background(), nopNotifier{}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := a.GetSettings()
-		a.Shutdown()
+		a.shutdown()
 		if err != nil {
 			t.Fatal(err)
 		}

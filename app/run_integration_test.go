@@ -43,10 +43,10 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	privateADBServer(t)
 	a := testApp(t)
 	events := &recordingNotifier{}
-	if err := a.Start(context.Background(), events); err != nil {
+	if err := a.begin(context.Background(), events); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(a.Shutdown)
+	t.Cleanup(a.shutdown)
 
 	dev, err := a.StartVirtualPhone()
 	if err != nil {
@@ -179,10 +179,10 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 	if err := os.WriteFile(a.feed.scrcpyJar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Start(context.Background(), nopNotifier{}); err != nil {
+	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(a.Shutdown)
+	t.Cleanup(a.shutdown)
 	dev, err := a.StartVirtualPhone()
 	if err != nil {
 		t.Fatal(err)

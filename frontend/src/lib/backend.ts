@@ -167,7 +167,7 @@ export interface RunSummary {
   first_goal?: string
 }
 
-type Bound = {
+export type Bound = {
   Info(): Promise<Info>
   GetSettings(): Promise<LoadedSettings>
   SaveSettings(s: Settings): Promise<Settings>
@@ -185,6 +185,8 @@ type Bound = {
   SaveProfile(p: Profile, apiKey: string): Promise<Profile>
   DeleteProfile(id: string): Promise<void>
   TestProfile(id: string): Promise<TestResult>
+  /** tests the form as typed (key "" uses the saved one), with one image and, for tools, one tool call */
+  TestForm(p: Profile, key: string): Promise<TestResult>
   StartRun(device: string, goal: string): Promise<Snapshot>
   ActiveRuns(): Promise<Snapshot[]>
   Pause(run: string): Promise<void>

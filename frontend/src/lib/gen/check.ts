@@ -12,6 +12,9 @@ type SameKeys<A, B> = [Exclude<keyof A, keyof B>, Exclude<keyof B, keyof A>] ext
   ? true
   : { onlyInUI: Exclude<keyof A, keyof B>; onlyInGo: Exclude<keyof B, keyof A> }
 
+/** The page's Bound interface lists exactly the methods Wails binds. */
+export const boundNames: SameKeys<Be.Bound, Record<Go.BoundMethod, unknown>> = true
+
 export const checks: {
   action: SameKeys<Ev.Action, Go.Action>
   usage: SameKeys<Ev.Usage, Go.Usage>
