@@ -101,10 +101,14 @@ func (a *App) MirrorTouch(id, phase string, x, y int) error {
 	ctx, cancel := a.callCtx(5 * time.Second)
 	defer cancel()
 	if err := a.feed.Touch(ctx, id, phase, x, y); err != nil {
-		a.gestures.track(id, "cancel", x, y, time.Now())
+		a.gestures.track(id, "cancel", x, y, action.Size{}, time.Now())
 		return err
 	}
-	if g, ok := a.gestures.track(id, phase, x, y, time.Now()); ok && manual {
+	var screen action.Size
+	if f, _ := a.hub.Latest(id); f != nil {
+		screen = action.Size{W: f.Width, H: f.Height}
+	}
+	if g, ok := a.gestures.track(id, phase, x, y, screen, time.Now()); ok && manual {
 		return a.runs.InputDone(ctx, id, g)
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"tandem/engine/action"
+	"tandem/mirror"
 )
 
 // Live touches (scrcpy's control socket) reach the phone phase by phase, so
@@ -24,15 +25,9 @@ type touchDown struct {
 	moved bool
 }
 
-// slop is how far a finger may wander and still tap, in device pixels;
-// longPress is how long a still finger makes a long press.
-const (
-	slop      = 16
-	longPress = 500 * time.Millisecond
-)
-
-// track takes one phase and returns the finished gesture on "up".
-func (g *liveGestures) track(device, phase string, x, y int, now time.Time) (action.Action, bool) {
+// track takes one phase and returns the finished gesture on "up", by the
+// mirror's one gesture rule (mirror.Classify) on a screen of this size.
+func (g *liveGestures) track(device, phase string, x, y int, screen action.Size, now time.Time) (action.Action, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.downs == nil {
@@ -43,7 +38,7 @@ func (g *liveGestures) track(device, phase string, x, y int, now time.Time) (act
 	case "down":
 		g.downs[device] = touchDown{x: x, y: y, at: now}
 	case "move":
-		if ok && (abs(x-d.x) > slop || abs(y-d.y) > slop) {
+		if ok && mirror.Beyond(d.x, d.y, x, y, screen) {
 			d.moved = true
 			g.downs[device] = d
 		}
@@ -52,23 +47,9 @@ func (g *liveGestures) track(device, phase string, x, y int, now time.Time) (act
 		if !ok {
 			return action.Action{}, false
 		}
-		held := now.Sub(d.at)
-		switch {
-		case d.moved || abs(x-d.x) > slop || abs(y-d.y) > slop:
-			return action.Action{Type: action.Swipe, X: d.x, Y: d.y, X2: x, Y2: y, Ms: max(int(held.Milliseconds()), 1)}, true
-		case held >= longPress:
-			return action.Action{Type: action.LongPress, X: d.x, Y: d.y, Ms: int(held.Milliseconds())}, true
-		}
-		return action.Action{Type: action.Tap, X: d.x, Y: d.y}, true
+		return mirror.Classify(d.x, d.y, x, y, now.Sub(d.at), d.moved, screen), true
 	default: // "cancel": the finger left without a gesture
 		delete(g.downs, device)
 	}
 	return action.Action{}, false
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }

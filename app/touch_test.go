@@ -34,7 +34,7 @@ func TestLiveGestures(t *testing.T) {
 			var got action.Action
 			var ok bool
 			for _, p := range c.phases {
-				got, ok = g.track("phone", p.name, p.x, p.y, t0.Add(time.Duration(p.ms)*time.Millisecond))
+				got, ok = g.track("phone", p.name, p.x, p.y, action.Size{W: 1080, H: 2400}, t0.Add(time.Duration(p.ms)*time.Millisecond))
 			}
 			if ok != c.ok || !reflect.DeepEqual(got, c.want) {
 				t.Fatalf("got %+v %v, want %+v %v", got, ok, c.want, c.ok)

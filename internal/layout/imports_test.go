@@ -37,7 +37,7 @@ var rooms = map[string][]string{
 	"tandem/vphone":            {"tandem/internal/"},
 	"tandem/vphone/vphonetest": {"tandem/vphone"},
 	// the mirror: frames out, phone video in
-	"tandem/mirror":        {"tandem/internal/"},
+	"tandem/mirror":        {"tandem/engine/action", "tandem/internal/"},
 	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/internal/"},
 	// shared tooling imports only shared tooling
 	"tandem/internal/": {"tandem/internal/"},

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { fit, toDevice, toBox, gesture } from './mirror'
+import gestureVector from './testdata/gestures.json?raw'
+import { fit, toDevice, toBox, gesture, type Gesture, type Point } from './mirror'
 
 const phone = { w: 1080, h: 2400 }
 
@@ -61,4 +62,15 @@ describe('gesture', () => {
       type: 'swipe', x: 500, y: 2000, x2: 500, y2: 600, ms: 100,
     })
   })
+})
+
+describe('the shared gesture rule (src/lib/testdata/gestures.json, also mirror/gesture.go)', () => {
+  type Case = { name: string; screen: { w: number; h: number }; down: Point; up: Point; ms: number; want: Gesture }
+  const cases = (JSON.parse(gestureVector) as { cases: Case[] }).cases
+  it('has cases', () => expect(cases.length).toBeGreaterThan(4))
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(gesture(c.down, c.up, c.ms, c.screen)).toEqual(c.want)
+    })
+  }
 })

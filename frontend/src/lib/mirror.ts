@@ -69,6 +69,8 @@ export type Gesture =
  * gesture classifies a press-move-release on the mirror. Thresholds are in
  * device pixels relative to the screen's short side, so they feel the same on
  * every phone: moving less than 2% is a tap (or a long press when held 500 ms).
+ * The same rule classifies live touches in Go (mirror/gesture.go, Classify);
+ * both are tested on testdata/gestures.json.
  */
 export function gesture(down: Point, up: Point, ms: number, frame: Size): Gesture {
   const slop = Math.max(8, Math.min(frame.w, frame.h) * 0.02)
