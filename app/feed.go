@@ -9,11 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"tandem/devices/adb"
 	"tandem/engine/action"
 	"tandem/engine/device"
 	"tandem/internal/h264enc"
-	"tandem/internal/scrcpy"
 	"tandem/mirror"
 	"tandem/mirror/stream"
 )
@@ -322,19 +320,12 @@ func (f *feed) setSource(src stream.Source) {
 	f.srcMu.Unlock()
 }
 
-// touchActions maps the UI's pointer phases to scrcpy's.
-var touchActions = map[string]byte{"down": scrcpy.ActionDown, "move": scrcpy.ActionMove, "up": scrcpy.ActionUp, "cancel": scrcpy.ActionCancel}
-
 // ErrNoLiveInput means the mirror's path takes no live touches (not scrcpy).
 var ErrNoLiveInput = errors.New("this mirror takes no live touches; send the gesture instead")
 
 // Touch sends one pointer phase ("down", "move", "up", "cancel") at device
 // pixels live to the watched phone, when its mirror runs over scrcpy.
 func (f *feed) Touch(ctx context.Context, id, phase string, x, y int) error {
-	act, ok := touchActions[phase]
-	if !ok {
-		return fmt.Errorf("unknown touch phase %q (down, move, up, cancel)", phase)
-	}
 	f.mu.Lock()
 	watched := f.id == id
 	f.mu.Unlock()
@@ -348,8 +339,7 @@ func (f *feed) Touch(ctx context.Context, id, phase string, x, y int) error {
 	if !ok {
 		return ErrNoLiveInput
 	}
-	err := t.Touch(ctx, act, x, y)
-	return err
+	return stream.TouchPhase(ctx, t, phase, x, y)
 }
 
 // Poke asks for a capture now (after the person acted).
@@ -412,20 +402,13 @@ func (f *feed) Do(ctx context.Context, id string, a action.Action) error {
 	if err := a.Validate(info.Screen); err != nil {
 		return err
 	}
-	// Over scrcpy, text of any script goes through the clipboard and keys
-	// through the control socket: no ADB Keyboard, no `input` process.
+	// Over scrcpy, text and keys go through the control socket.
 	f.srcMu.Lock()
 	t, live := f.src.(stream.Toucher)
 	f.srcMu.Unlock()
-	switch {
-	case live && a.Type == action.TypeText:
-		if err := t.Paste(ctx, a.Text); err != nil || !a.Submit {
+	if live {
+		if handled, err := stream.Do(ctx, t, a); handled {
 			return err
-		}
-		return t.Key(ctx, 66) // KEYCODE_ENTER
-	case live && a.Type == action.Key:
-		if code, err := adb.KeyCode(a.Key); err == nil {
-			return t.Key(ctx, code)
 		}
 	}
 	err = dev.Do(ctx, a)

@@ -38,7 +38,7 @@ var rooms = map[string][]string{
 	"tandem/vphone/vphonetest": {"tandem/vphone"},
 	// the mirror: frames out, phone video in
 	"tandem/mirror":        {"tandem/engine/action", "tandem/internal/"},
-	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/internal/"},
+	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/engine/action", "tandem/internal/"},
 	// shared tooling imports only shared tooling
 	"tandem/internal/": {"tandem/internal/"},
 	// the two front doors: each may use every room, never the other door

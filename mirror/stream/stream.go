@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"tandem/devices/adb"
+	"tandem/engine/action"
+	"tandem/internal/scrcpy"
 )
 
 // Packet is one unit of the video.
@@ -157,4 +159,40 @@ func videoSize(w, h, maxSide int) (int, int) {
 		}
 	}
 	return max(w&^15, 16), max(h&^15, 16)
+}
+
+// phases are the pointer phases the mirror sends, as scrcpy's actions.
+var phases = map[string]byte{"down": scrcpy.ActionDown, "move": scrcpy.ActionMove, "up": scrcpy.ActionUp, "cancel": scrcpy.ActionCancel}
+
+// TouchPhase sends one pointer phase ("down", "move", "up", "cancel") at
+// screen pixels through t.
+func TouchPhase(ctx context.Context, t Toucher, phase string, x, y int) error {
+	act, ok := phases[phase]
+	if !ok {
+		return fmt.Errorf("unknown touch phase %q (down, move, up, cancel)", phase)
+	}
+	return t.Touch(ctx, act, x, y)
+}
+
+// Do performs what the control socket can do better than the driver:
+// text of any script through the clipboard (Enter after it when the action
+// submits) and a named key, with no ADB Keyboard and no `input` process.
+// handled is false for anything else, which the driver then performs.
+func Do(ctx context.Context, t Toucher, a action.Action) (handled bool, err error) {
+	switch a.Type {
+	case action.TypeText:
+		if err := t.Paste(ctx, a.Text); err != nil || !a.Submit {
+			return true, err
+		}
+		enter, _ := adb.KeyCode("enter")
+		return true, t.Key(ctx, enter)
+	case action.Key:
+		code, err := adb.KeyCode(a.Key)
+		if err != nil {
+			return false, nil // a key the phone has no code for: the driver says why
+		}
+		return true, t.Key(ctx, code)
+	default:
+		return false, nil
+	}
 }
