@@ -13,12 +13,23 @@ export function deviceName(d: DeviceEntry, t: (k: 'devices.thisComputer' | 'devi
   return `${t('devices.thisComputer')} · ${t('devices.display', { n: String(n) })}`
 }
 
+// nextFrame runs f before the next repaint (a timer where there is no
+// repaint, as in unit tests).
+const nextFrame = (f: () => void): number =>
+  typeof requestAnimationFrame === 'function' ? requestAnimationFrame(f) : (setTimeout(f, 16) as unknown as number)
+const cancelFrame = (id: number) =>
+  typeof cancelAnimationFrame === 'function' ? cancelAnimationFrame(id) : clearTimeout(id as unknown as ReturnType<typeof setTimeout>)
+
 class Store {
   devices = $state<DeviceEntry[]>([])
   devicesError = $state('')
   selected = $state<string>('')
-  /** runs by device id: the newest run of each device */
-  runs = $state<Record<string, RunView>>({})
+  /**
+   * runs by device id: the newest run of each device. apply() replaces a
+   * view rather than changing it, so the record is raw (not deeply
+   * proxied) and replaced whole.
+   */
+  runs = $state.raw<Record<string, RunView>>({})
   /** the last command error, per device */
   errors = $state<Record<string, string>>({})
   /** where recorded screens are served (for step thumbnails) */
@@ -39,25 +50,61 @@ class Store {
 
   /** handle takes an event from the bus, which may deliver out of order. */
   handle = (e: EngineEvent) => {
-    for (const ev of this.#order.push(e)) this.#fold(ev)
+    for (const ev of this.#order.push(e)) this.#take(ev)
     clearTimeout(this.#gapTimer)
     if (this.#order.waiting) {
       // An event was lost on the way: show what came rather than stall.
-      this.#gapTimer = setTimeout(() => this.#order.flush().forEach((ev) => this.#fold(ev)), 300)
+      this.#gapTimer = setTimeout(() => this.#order.flush().forEach((ev) => this.#take(ev)), 300)
     }
   }
 
+  // The model's thought arrives a token at a time; drawing each would redraw
+  // the window hundreds of times a second. Thought deltas wait for the next
+  // animation frame and are folded together; any other event folds them
+  // first, so the order of events is kept.
+  #thoughts: EngineEvent[] = []
+  #frame = 0
+
+  #take(e: EngineEvent) {
+    if (e.kind === 'thought') {
+      this.#thoughts.push(e)
+      if (!this.#frame) this.#frame = nextFrame(() => this.flushThoughts())
+      return
+    }
+    this.flushThoughts()
+    this.#fold(e)
+  }
+
+  /** flushThoughts folds the waiting thought deltas now (the next frame does it anyway). */
+  flushThoughts() {
+    if (this.#frame) cancelFrame(this.#frame)
+    this.#frame = 0
+    const batch = this.#thoughts
+    this.#thoughts = []
+    if (batch.length === 0) return
+    let runs = this.runs
+    for (const e of batch) runs = this.#folded(runs, e)
+    if (runs !== this.runs) this.runs = runs
+  }
+
   #fold(e: EngineEvent) {
+    const runs = this.#folded(this.runs, e)
+    if (runs !== this.runs) this.runs = runs
+  }
+
+  /** folded returns runs with e applied (the same object when e changes nothing). */
+  #folded(runs: Record<string, RunView>, e: EngineEvent): Record<string, RunView> {
     let device = this.#runDevice.get(e.run)
     if (e.kind === 'snapshot' && e.snapshot?.device) {
       device = e.snapshot.device
       this.#runDevice.set(e.run, device)
     }
-    if (!device) return
-    const cur = this.runs[device]
-    if (cur && cur.id !== e.run && e.kind !== 'snapshot') return
+    if (!device) return runs
+    const cur = runs[device]
+    if (cur && cur.id !== e.run && e.kind !== 'snapshot') return runs
     const next = apply(cur && cur.id === e.run ? cur : null, e)
-    if (next && next !== cur) this.runs[device] = next
+    if (!next || next === cur) return runs
+    return { ...runs, [device]: next }
   }
 
   async refreshDevices() {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { DeviceEntry } from './backend'
+import type { EngineEvent } from './events'
 import { store } from './store.svelte'
 
 const dev = (id: string, kind: 'phone' | 'desktop', state = kind === 'desktop' ? 'ready' : 'device'): DeviceEntry => ({
@@ -18,5 +19,41 @@ describe('device selection', () => {
     store.selected = 'desktop:0'
     store.setDevices([dev('desktop:0', 'desktop'), dev('emulator-5554', 'phone')])
     expect(store.selected).toBe('desktop:0')
+  })
+})
+
+describe('thought deltas', () => {
+  const run = 'thinking-run'
+  const device = 'phone-thoughts'
+  const snapshot = (): EngineEvent => ({
+    run, seq: 1, time: '', kind: 'snapshot',
+    snapshot: {
+      id: run, device, goal: 'g', state: 'Planning',
+      plan: { todo: [] }, usage: { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 },
+      seq: 1,
+    },
+  }) as EngineEvent
+  const thought = (seq: number, delta: string): EngineEvent => ({ run, seq, time: '', kind: 'thought', thought: { call: 1, delta } })
+
+  it('are drawn once per frame, not once per token', () => {
+    store.handle(snapshot())
+    const before = store.runs
+    for (let i = 0; i < 50; i++) store.handle(thought(2 + i, 'x'))
+    expect(store.runs).toBe(before) // nothing redrawn yet
+    store.flushThoughts()
+    expect(store.runs).not.toBe(before)
+    expect(store.runs[device].thought).toBe('x'.repeat(50))
+  })
+  it('are folded before any later event, so order is kept', () => {
+    store.handle(thought(52, 'y'))
+    store.handle({ run, seq: 53, time: '', kind: 'thought', thought: { call: 2, delta: 'new call' } })
+    store.handle({ run, seq: 54, time: '', kind: 'state', state: { state: 'Paused', from: 'Planning' } })
+    expect(store.runs[device].state).toBe('Paused')
+    expect(store.runs[device].thought).toBe('new call')
+  })
+  it('reach the screen by the next frame without any other event', async () => {
+    store.handle({ run, seq: 55, time: '', kind: 'thought', thought: { call: 2, delta: '!' } })
+    await new Promise((r) => setTimeout(r, 100))
+    expect(store.runs[device].thought).toBe('new call!')
   })
 })
