@@ -10,16 +10,10 @@ import (
 	"github.com/go-vgo/robotgo"
 
 	"tandem/engine/action"
-	"tandem/engine/device"
 )
 
-// Timings of composite actions.
 const (
-	defaultLongPress = 800 * time.Millisecond
-	defaultDrag      = 400 * time.Millisecond
-	dragStep         = 16 * time.Millisecond // one intermediate move per frame
-	doubleGap        = 60 * time.Millisecond // well inside every desktop's double-click time
-	pasteTimeout     = 10 * time.Second      // a busy window may take seconds to handle the paste key
+	pasteTimeout = 10 * time.Second // a busy window may take seconds to handle the paste key
 	// No clipboard request for settleQuiet means the watchers have fetched
 	// the new clipboard. 60 ms let a loaded machine's late eager fetch pass
 	// for the paste's own, and the person's clipboard came back before the
@@ -28,85 +22,44 @@ const (
 	settleLimit = 1500 * time.Millisecond // however busy the watchers are
 )
 
-// Do performs one action. Invalid actions wrap action.ErrInvalid, actions a
-// desktop cannot do wrap device.ErrUnsupported, points on Tandem's own
-// windows give ErrOwnWindow, and after the person took over or pressed the
-// stop hotkey every action returns ErrTakenOver or ErrStopped until Resume.
+// Do performs one action (see desktop.Act for what it refuses and when the
+// person's hand counts).
 func (d *Driver) Do(ctx context.Context, a action.Action) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := a.Validate(d.info.Screen); err != nil {
-		return err
-	}
-	if !d.caps.Supports(a.Type) {
-		return fmt.Errorf("%w: %s on a desktop", device.ErrUnsupported, a.Type)
-	}
 	d.doMu.Lock()
 	defer d.doMu.Unlock()
-	if a.Type == action.Wait {
-		return d.inj.sleep(ctx, time.Duration(a.Ms)*time.Millisecond)
-	}
-	p := d.toScreen(a.X, a.Y)
-	if a.Type.Pointed() {
-		if err := d.excluded(p); err != nil {
-			return err
-		}
-	}
-	var keys chord
-	switch a.Type {
-	case action.Key:
-		k, err := normKey(a.Key)
-		if err != nil {
-			return err
-		}
-		keys = chord{Key: k}
-	case action.Hotkey:
-		c, err := parseChord(a.Keys)
-		if err != nil {
-			return err
-		}
-		keys = c
-	}
-	if err := d.arm(ctx); err != nil {
+	return Act(ctx, a, d.info.Screen, d.caps, hands{d})
+}
+
+// hands are the X11 driver's primitives as Act uses them.
+type hands struct{ d *Driver }
+
+func (h hands) Click(ctx context.Context, p image.Point, button string, n int) error {
+	return h.d.click(ctx, p, button, n)
+}
+func (h hands) Press(ctx context.Context, p image.Point, hold time.Duration) error {
+	return h.d.press(ctx, p, hold)
+}
+func (h hands) Drag(ctx context.Context, from, to image.Point, dur time.Duration) error {
+	return h.d.drag(ctx, from, to, dur)
+}
+func (h hands) Scroll(ctx context.Context, p image.Point, direction string) error {
+	if err := h.d.inj.move(ctx, p); err != nil {
 		return err
 	}
-	defer d.disarm()
-	switch a.Type {
-	case action.Tap:
-		return d.click(ctx, p, "left", 1)
-	case action.DoubleTap:
-		return d.click(ctx, p, "left", 2)
-	case action.RightClick:
-		return d.click(ctx, p, "right", 1)
-	case action.LongPress:
-		ms := time.Duration(a.Ms) * time.Millisecond
-		if ms == 0 {
-			ms = defaultLongPress
-		}
-		return d.press(ctx, p, ms)
-	case action.Drag:
-		end := d.toScreen(a.X2, a.Y2)
-		if err := d.excluded(end); err != nil {
-			return err
-		}
-		ms := time.Duration(a.Ms) * time.Millisecond
-		if ms == 0 {
-			ms = defaultDrag
-		}
-		return d.drag(ctx, p, end, ms)
-	case action.Scroll:
-		if err := d.inj.move(ctx, p); err != nil {
-			return err
-		}
-		return d.inj.run(ctx, func() { robotgo.ScrollDir(d.opts.ScrollClicks, a.Direction) })
-	case action.TypeText:
-		return d.typeText(ctx, a.Text, a.Submit)
-	case action.Key, action.Hotkey:
-		return d.tap(ctx, keys)
-	}
-	return fmt.Errorf("%w: %s on a desktop", device.ErrUnsupported, a.Type)
+	return h.d.inj.run(ctx, func() { robotgo.ScrollDir(h.d.opts.ScrollClicks, direction) })
 }
+func (h hands) TypeText(ctx context.Context, text string, submit bool) error {
+	return h.d.typeText(ctx, text, submit)
+}
+func (h hands) Tap(ctx context.Context, c Chord) error           { return h.d.tap(ctx, c) }
+func (h hands) Sleep(ctx context.Context, t time.Duration) error { return h.d.inj.sleep(ctx, t) }
+func (h hands) ToScreen(x, y int) image.Point                    { return h.d.toScreen(x, y) }
+func (h hands) Excluded(p image.Point) error                     { return h.d.excluded(p) }
+func (h hands) Arm(ctx context.Context) error                    { return h.d.arm(ctx) }
+func (h hands) Disarm()                                          { h.d.disarm() }
 
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {
@@ -114,7 +67,7 @@ func (d *Driver) click(ctx context.Context, p image.Point, button string, n int)
 	}
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			if err := d.inj.sleep(ctx, doubleGap); err != nil {
+			if err := d.inj.sleep(ctx, DoubleGap); err != nil {
 				return err
 			}
 		}
@@ -149,7 +102,7 @@ func (d *Driver) drag(ctx context.Context, from, to image.Point, dur time.Durati
 		return err
 	}
 	defer d.inj.release("left")
-	steps := max(int(dur/dragStep), 4)
+	steps := max(int(dur/DragStep), 4)
 	for i := 1; i <= steps; i++ {
 		if err := d.inj.sleep(ctx, dur/time.Duration(steps)); err != nil {
 			return err
@@ -163,20 +116,7 @@ func (d *Driver) drag(ctx context.Context, from, to image.Point, dur time.Durati
 }
 
 func (d *Driver) tap(ctx context.Context, c chord) error {
-	var err error
-	if runErr := d.inj.run(ctx, func() {
-		mods := make([]any, len(c.Mods))
-		for i, m := range c.Mods {
-			mods[i] = m
-		}
-		err = robotgo.KeyTap(c.Key, mods...)
-	}); runErr != nil {
-		return runErr
-	}
-	if err != nil {
-		return fmt.Errorf("%w: key %s: %v", device.ErrUnsupported, c, err)
-	}
-	return nil
+	return KeyTap(func(f func()) error { return d.inj.run(ctx, f) }, c)
 }
 
 // typeText types ASCII key by key (a halt can stop it between two keys) and

@@ -190,17 +190,33 @@ func TestOwnWindowIsRefused(t *testing.T) {
 	}
 }
 
+// pressUnderWay starts a long press on w and returns once the window has
+// its button-down: the agent is acting.
+func pressUnderWay(t *testing.T, d *Driver, w *wintest.Window, x, y int) <-chan error {
+	t.Helper()
+	w.Reset()
+	done := make(chan error, 1)
+	go func() {
+		done <- d.Do(context.Background(), action.Action{Type: action.LongPress, X: x, Y: y, Ms: 5000})
+	}()
+	w.WaitFor(t, "the long press under way", wintest.Has(wintest.WMLButtonDown, -1, -1))
+	return done
+}
+
+// The person's hand while the agent acts takes over: the action stops,
+// later ones are refused until Resume.
 func TestPersonMovingThePointerTakesOver(t *testing.T) {
 	d := openDriver(t, Options{})
 	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x, y := within(d, w, 50, 50)
 	ctx := context.Background()
-	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
-		t.Fatal(err)
-	}
+	done := pressUnderWay(t, d, w, x, y)
 	p := w.Rect.Min.Add(image.Pt(137, 71))                           // nowhere the agent has been
 	wintest.Person(t, "mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y)) // the person's hand
 	waitSignal(t, d.Takeover(), "Takeover")
+	if err := <-done; !errors.Is(err, desktop.ErrTakenOver) {
+		t.Fatalf("the press the person interrupted returned %v, want ErrTakenOver", err)
+	}
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); !errors.Is(err, desktop.ErrTakenOver) {
 		t.Fatalf("Do after a takeover = %v, want ErrTakenOver", err)
 	}
@@ -219,14 +235,39 @@ func TestPersonTypingTakesOver(t *testing.T) {
 	d := openDriver(t, Options{})
 	w := openWindow(t, image.Rect(300, 100, 500, 300))
 	x, y := within(d, w, 50, 50)
+	done := pressUnderWay(t, d, w, x, y)
+	wintest.Person(t, "key", "shift")
+	waitSignal(t, d.Takeover(), "Takeover")
+	if err := <-done; !errors.Is(err, desktop.ErrTakenOver) {
+		t.Fatalf("the press during the person's typing returned %v, want ErrTakenOver", err)
+	}
+	if err := d.Do(context.Background(), action.Action{Type: action.Key, Key: "a"}); !errors.Is(err, desktop.ErrTakenOver) {
+		t.Fatalf("Do after the person typed = %v, want ErrTakenOver", err)
+	}
+}
+
+// Between the agent's actions the computer is the person's: moving the
+// mouse to Tandem's own confirmation dialog and typing there is no
+// takeover, and the agent's next action runs (issue 19; the X11 driver's
+// TestPersonBetweenActionsIsNoTakeover).
+func TestPersonBetweenActionsIsNoTakeover(t *testing.T) {
+	d := openDriver(t, Options{PollInterval: 5 * time.Millisecond})
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
+	x, y := within(d, w, 50, 50)
 	ctx := context.Background()
 	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
 		t.Fatal(err)
 	}
+	p := w.Rect.Min.Add(image.Pt(137, 71))
+	wintest.Person(t, "mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y))
 	wintest.Person(t, "key", "shift")
-	waitSignal(t, d.Takeover(), "Takeover")
-	if err := d.Do(ctx, action.Action{Type: action.Key, Key: "a"}); !errors.Is(err, desktop.ErrTakenOver) {
-		t.Fatalf("Do after the person typed = %v, want ErrTakenOver", err)
+	select {
+	case <-d.Takeover():
+		t.Fatal("the person's input between actions was taken for a takeover")
+	case <-time.After(300 * time.Millisecond): // the watcher looks every 5 ms: 60 chances to misjudge
+	}
+	if err := d.Do(ctx, action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
+		t.Fatalf("the agent's next action after the person's = %v", err)
 	}
 }
 

@@ -184,6 +184,25 @@ func (d *Driver) arm(ctx context.Context) error {
 	return nil
 }
 
+// disarm stops watching once an action is done: the person's own mouse and
+// keyboard take over only while the agent acts, so moving to Tandem's
+// confirmation dialog between two actions is not a takeover (issue 19; the
+// X11 driver does the same). A last look catches input made during the
+// action's final injection.
+func (d *Driver) disarm() {
+	j := &d.inj
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.halt != nil || !j.armed {
+		return
+	}
+	if j.personLocked() {
+		d.tookLocked()
+		return
+	}
+	j.armed = false
+}
+
 // personLocked reports the person's input since the agent's last look:
 // a hook's report, or the pointer moved by a hand; j.mu is held.
 func (j *injector) personLocked() bool {
