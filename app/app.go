@@ -213,7 +213,8 @@ type LoadedSettings struct {
 
 // GetSettings loads the settings, with the start-up warning (a damaged
 // file) until DismissSettingsWarning is called.
-func (a *App) GetSettings() (LoadedSettings, error) {
+func (a *App) GetSettings() (_ LoadedSettings, err error) {
+	defer toUI(&err)
 	s, warn, err := a.settings.Load()
 	if err != nil {
 		return LoadedSettings{Settings: s}, err
@@ -239,7 +240,8 @@ func (a *App) DismissSettingsWarning() {
 // SaveSettings stores the person's preferences and returns them as stored
 // (normalized). Model profiles are kept as they are: they change only through
 // SaveProfile and DeleteProfile, so a stale UI copy can never drop one.
-func (a *App) SaveSettings(s Settings) (Settings, error) {
+func (a *App) SaveSettings(s Settings) (_ Settings, err error) {
+	defer toUI(&err)
 	cur, _, err := a.settings.Load()
 	if err != nil {
 		return s, err

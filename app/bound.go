@@ -19,7 +19,8 @@ import (
 
 // ListDevices returns phones, virtual phones and this computer's displays.
 // An adb problem is shown as an error only when there is nothing to list.
-func (a *App) ListDevices() ([]DeviceEntry, error) {
+func (a *App) ListDevices() (_ []DeviceEntry, err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(15 * time.Second)
 	defer cancel()
 	list, err := a.devices.List(ctx)
@@ -33,7 +34,8 @@ func (a *App) ListDevices() ([]DeviceEntry, error) {
 }
 
 // ConnectDevice connects a phone over Wi-Fi ("ip:port").
-func (a *App) ConnectDevice(addr string) (DeviceEntry, error) {
+func (a *App) ConnectDevice(addr string) (_ DeviceEntry, err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(20 * time.Second)
 	defer cancel()
 	return a.devices.Connect(ctx, addr)
@@ -41,12 +43,13 @@ func (a *App) ConnectDevice(addr string) (DeviceEntry, error) {
 
 // MirrorURL starts keeping the device's mirror fresh and returns the
 // stream's URL (loopback, with the per-launch token).
-func (a *App) MirrorURL(id string) (string, error) {
+func (a *App) MirrorURL(id string) (_ string, err error) {
+	defer toUI(&err)
 	a.mu.Lock()
 	srv := a.mirrorSrv
 	a.mu.Unlock()
 	if srv == nil {
-		return "", errors.New("the mirror server is not running")
+		return "", errMirrorDown
 	}
 	ctx, cancel := a.callCtx(15 * time.Second)
 	defer cancel()
@@ -58,7 +61,8 @@ func (a *App) MirrorURL(id string) (string, error) {
 
 // DeviceInput performs the person's input on a device with no run (the
 // mirror as a remote control).
-func (a *App) DeviceInput(id string, act action.Action) error {
+func (a *App) DeviceInput(id string, act action.Action) (err error) {
+	defer toUI(&err)
 	if a.runs.AgentBusy(id) {
 		return ErrDeviceBusy
 	}
@@ -75,12 +79,13 @@ type Frames struct {
 }
 
 // FramesBase returns where the timeline fetches recorded screens.
-func (a *App) FramesBase() (Frames, error) {
+func (a *App) FramesBase() (_ Frames, err error) {
+	defer toUI(&err)
 	a.mu.Lock()
 	srv := a.mirrorSrv
 	a.mu.Unlock()
 	if srv == nil {
-		return Frames{}, errors.New("the mirror server is not running")
+		return Frames{}, errMirrorDown
 	}
 	return Frames{URL: srv.FramesURL(), Token: srv.Token()}, nil
 }
@@ -93,7 +98,8 @@ func (a *App) FramesBase() (Frames, error) {
 // While a run is on the device only the person driving it (Manual) may
 // touch: the finished gesture is recorded in the run like any input of
 // theirs, so the model is told on hand back.
-func (a *App) MirrorTouch(id, phase string, x, y int) error {
+func (a *App) MirrorTouch(id, phase string, x, y int) (err error) {
+	defer toUI(&err)
 	manual, live := a.runs.PersonDrives(id)
 	if live && !manual {
 		return ErrDeviceBusy
@@ -130,70 +136,80 @@ func (a *App) withRun(id string, f func(r *engine.Run) error) error {
 }
 
 // Pause pauses the run: an in-flight model call is cancelled at once.
-func (a *App) Pause(id string) error {
+func (a *App) Pause(id string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.Pause(ctx) })
 }
 
 // Resume continues a paused run (or one waiting after an escalation).
-func (a *App) Resume(id string) error {
+func (a *App) Resume(id string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.Resume(ctx) })
 }
 
 // TakeOver hands the device to the person.
-func (a *App) TakeOver(id string) error {
+func (a *App) TakeOver(id string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.TakeOver(ctx) })
 }
 
 // HandBack returns control to the agent with the person's note and region.
-func (a *App) HandBack(id, note string, region *engine.Region) error {
+func (a *App) HandBack(id, note string, region *engine.Region) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.HandBack(ctx, note, region) })
 }
 
 // Stop ends the run now.
-func (a *App) Stop(id string) error {
+func (a *App) Stop(id string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.Stop(ctx) })
 }
 
 // StopAfter lets the run take at most n more steps.
-func (a *App) StopAfter(id string, n int) error {
+func (a *App) StopAfter(id string, n int) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.StopGracefully(ctx, n) })
 }
 
 // Confirm lets a sensitive action go ahead.
-func (a *App) Confirm(id string) error {
+func (a *App) Confirm(id string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.Confirm(ctx) })
 }
 
 // Deny refuses a sensitive action; the model is told why.
-func (a *App) Deny(id, reason string) error {
+func (a *App) Deny(id, reason string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.Deny(ctx, reason) })
 }
 
 // Answer replies to the model's question or gives guidance.
-func (a *App) Answer(id, text string) error {
+func (a *App) Answer(id, text string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.Answer(ctx, text) })
 }
 
 // Input is one of the person's inputs while they drive a run.
-func (a *App) Input(id string, act action.Action) error {
+func (a *App) Input(id string, act action.Action) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(20 * time.Second)
 	defer cancel()
 	defer a.feed.Poke()
@@ -201,14 +217,16 @@ func (a *App) Input(id string, act action.Action) error {
 }
 
 // EditGoal changes a run's goal.
-func (a *App) EditGoal(id, goal string) error {
+func (a *App) EditGoal(id, goal string) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.EditGoal(ctx, goal) })
 }
 
 // EditPending replaces a run's queued actions.
-func (a *App) EditPending(id string, acts []action.Action) error {
+func (a *App) EditPending(id string, acts []action.Action) (err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(10 * time.Second)
 	defer cancel()
 	return a.withRun(id, func(r *engine.Run) error { return r.EditPending(ctx, acts) })
@@ -216,7 +234,8 @@ func (a *App) EditPending(id string, acts []action.Action) error {
 
 // PastRuns lists recorded runs, newest first.
 // A run still going is listed with its live state, not as interrupted.
-func (a *App) PastRuns() ([]RunSummary, error) {
+func (a *App) PastRuns() (_ []RunSummary, err error) {
+	defer toUI(&err)
 	list, err := PastRuns(a.runs.dataDir)
 	for i, s := range list {
 		if r, gerr := a.runs.Get(s.ID); gerr == nil && s.State == StateInterrupted {
@@ -228,7 +247,8 @@ func (a *App) PastRuns() ([]RunSummary, error) {
 
 // ResumeRun continues an interrupted run from its record on its device,
 // with the active model profile.
-func (a *App) ResumeRun(id string) (engine.Snapshot, error) {
+func (a *App) ResumeRun(id string) (_ engine.Snapshot, err error) {
+	defer toUI(&err)
 	planner, _, err := a.plannerNow() // the record's settings hold
 	if err != nil {
 		return engine.Snapshot{}, err
@@ -239,14 +259,21 @@ func (a *App) ResumeRun(id string) (engine.Snapshot, error) {
 }
 
 // RunSteps returns a recorded run step by step, for the history view.
-func (a *App) RunSteps(id string) (RunDetail, error) { return ReadRun(a.runs.dataDir, id) }
+func (a *App) RunSteps(id string) (_ RunDetail, err error) {
+	defer toUI(&err)
+	return ReadRun(a.runs.dataDir, id)
+}
 
 // ExportReport writes a run's self-contained HTML report and returns its path.
-func (a *App) ExportReport(id string) (string, error) { return ExportReport(a.runs.dataDir, id) }
+func (a *App) ExportReport(id string) (_ string, err error) {
+	defer toUI(&err)
+	return ExportReport(a.runs.dataDir, id)
+}
 
 // StartVirtualPhone starts a virtual phone inside Tandem and attaches it to
 // the adb server, so a person can try the agent without a phone.
-func (a *App) StartVirtualPhone() (DeviceEntry, error) {
+func (a *App) StartVirtualPhone() (_ DeviceEntry, err error) {
+	defer toUI(&err)
 	ctx, cancel := a.callCtx(30 * time.Second)
 	defer cancel()
 	serial, err := a.virtual.Start(ctx)
@@ -267,10 +294,11 @@ func (a *App) StartVirtualPhone() (DeviceEntry, error) {
 }
 
 // StartRun starts a task on a device with the active model profile.
-func (a *App) StartRun(deviceID, goal string) (engine.Snapshot, error) {
+func (a *App) StartRun(deviceID, goal string) (_ engine.Snapshot, err error) {
+	defer toUI(&err)
 	goal = strings.TrimSpace(goal)
 	if goal == "" {
-		return engine.Snapshot{}, errors.New("type a goal first")
+		return engine.Snapshot{}, errNoGoal
 	}
 	planner, set, err := a.plannerNow()
 	if err != nil {

@@ -85,7 +85,8 @@ type TestResult struct {
 
 // TestProfile makes one tiny real call with the profile and says plainly
 // whether it works and, if not, what to change.
-func (a *App) TestProfile(id string) (TestResult, error) {
+func (a *App) TestProfile(id string) (_ TestResult, err error) {
+	defer toUI(&err)
 	p, key, err := a.profile(id)
 	if err != nil {
 		return TestResult{}, err
@@ -135,8 +136,9 @@ func explainModelError(err error) string {
 // call with one small image, and for the tools dialect one tool the model
 // must call. key is the typed key; "" uses the saved profile's key (when
 // p.ID names one). The result names the part that failed.
-func (a *App) TestForm(p Profile, key string) (TestResult, error) {
-	p, err := p.validate()
+func (a *App) TestForm(p Profile, key string) (_ TestResult, err error) {
+	defer toUI(&err)
+	p, err = p.validate()
 	if err != nil {
 		var fe *FieldError
 		if errors.As(err, &fe) {

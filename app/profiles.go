@@ -73,15 +73,17 @@ func newProfileID() string {
 }
 
 // Profiles lists the model profiles (keys masked).
-func (a *App) Profiles() ([]Profile, error) {
+func (a *App) Profiles() (_ []Profile, err error) {
+	defer toUI(&err)
 	s, _, err := a.settings.Load()
 	return s.Profiles, err
 }
 
 // SaveProfile stores a profile. apiKey replaces the stored key when not
 // empty; it is never returned, only its masked form.
-func (a *App) SaveProfile(p Profile, apiKey string) (Profile, error) {
-	p, err := p.validate()
+func (a *App) SaveProfile(p Profile, apiKey string) (_ Profile, err error) {
+	defer toUI(&err)
+	p, err = p.validate()
 	if err != nil {
 		return p, err
 	}
@@ -123,7 +125,8 @@ func (a *App) SaveProfile(p Profile, apiKey string) (Profile, error) {
 }
 
 // DeleteProfile removes a profile and its stored key.
-func (a *App) DeleteProfile(id string) error {
+func (a *App) DeleteProfile(id string) (err error) {
+	defer toUI(&err)
 	s, _, err := a.settings.Load()
 	if err != nil {
 		return err

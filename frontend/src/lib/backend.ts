@@ -4,6 +4,7 @@
 // UI free of window globals and easy to test.
 import type { Action, EngineEvent, Snapshot } from './events'
 import type { EngineSettings } from './gen/types'
+import { parseSaid, saidText } from './said'
 
 export interface Info {
   version: string
@@ -254,10 +255,14 @@ export function onDevices(cb: (d: DeviceEntry[]) => void): () => void {
   return window.runtime?.EventsOn('devices', (d) => cb(d as DeviceEntry[])) ?? (() => {})
 }
 
-/** errorText turns a rejected backend call into the sentence to show. */
+/**
+ * errorText turns a rejected backend call into the sentence to show, in the
+ * UI's language when the backend sent a code (app/said.go).
+ */
 export function errorText(e: unknown): string {
-  if (e instanceof Error) return e.message
-  return String(e)
+  const message = e instanceof Error ? e.message : String(e)
+  const said = parseSaid(message)
+  return said ? saidText(said) : message
 }
 
 /**

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest'
+import { i18n } from './i18n.svelte'
+import { errorText } from './backend'
+import { parseSaid, saidTables, saidText } from './said'
+
+describe('said', () => {
+  it('has every code in both languages, with the same placeholders', () => {
+    expect(Object.keys(saidTables['zh-CN']).sort()).toEqual(Object.keys(saidTables.en).sort())
+    for (const [k, v] of Object.entries(saidTables.en)) {
+      for (const p of v.match(/\{\w+\}/g) ?? []) expect(saidTables['zh-CN'][k], k).toContain(p)
+    }
+  })
+  it('words a coded backend error in the UI language, not the English that came with it', () => {
+    const rejected = JSON.stringify({ code: 'device_busy', text: 'a task is already running on this device: stop it first' })
+    i18n.lang = 'zh-CN'
+    expect(errorText(rejected)).toBe('这台设备上已有任务在运行：请先停止它。')
+    i18n.lang = 'en'
+    expect(errorText(new Error(rejected))).toBe('A task is already running on this device: stop it first.')
+  })
+  it('words the run state in an illegal command as the UI does', () => {
+    i18n.lang = 'zh-CN'
+    expect(saidText({ code: 'illegal', params: { command: 'pause', state: 'Done' }, text: 'engine: cannot pause while Done' })).toContain('“已完成”')
+    i18n.lang = 'en'
+  })
+  it('shows the English text of a code it does not know, and plain errors as they are', () => {
+    expect(errorText(JSON.stringify({ code: 'something_new', text: 'the new thing broke' }))).toBe('the new thing broke')
+    expect(errorText(new Error('plain'))).toBe('plain')
+    expect(parseSaid('{not json')).toBeNull()
+    expect(parseSaid('{"code":1}')).toBeNull()
+  })
+})

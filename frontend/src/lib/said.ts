@@ -1,0 +1,71 @@
+// What the backend tells the person arrives as a code with parameters
+// (app/said.go, Said) and is worded here in the UI's language; the Go side
+// never words a message for the Chinese UI. A code this table does not know
+// shows the English text that came with it.
+import { i18n, type Lang } from './i18n.svelte'
+
+export interface Said {
+  code: string
+  params?: Record<string, string>
+  text: string
+}
+
+type Table = Record<string, string>
+
+const en: Table = {
+  device_busy: 'A task is already running on this device: stop it first.',
+  run_gone: 'That task is no longer running.',
+  no_adb: 'adb is not installed: install it (Debian/Ubuntu: sudo apt install adb) to use phones.',
+  no_live_input: 'This mirror takes no live touches; the gesture is sent instead.',
+  mirror_down: 'The screen mirror is not running. Restart Tandem.',
+  no_goal: 'Type a goal first.',
+  no_key: 'No API key is stored for this model: add one in Settings.',
+  needs_keyboard: 'Typing this text needs ADB Keyboard on the phone (install it, then try again).',
+  device_permission: 'The phone refused the input: on Xiaomi/MIUI turn on “USB debugging (Security settings)” in Developer options.',
+  secure_screen: 'The phone shows a secure screen (a password or payment page) that cannot be captured.',
+  unsupported: 'This device cannot do that.',
+  device_gone: 'The device is gone: check the cable or the connection, then try again.',
+  illegal: 'That cannot be done while the task is “{state}”.',
+  field: '{text}',
+}
+
+const zh: Table = {
+  device_busy: '这台设备上已有任务在运行：请先停止它。',
+  run_gone: '该任务已不在运行。',
+  no_adb: '未安装 adb：请先安装（Debian/Ubuntu：sudo apt install adb）才能使用手机。',
+  no_live_input: '当前画面通道不支持实时触控，将改为发送手势。',
+  mirror_down: '屏幕镜像服务未运行，请重启 Tandem。',
+  no_goal: '请先输入目标。',
+  no_key: '此模型没有保存 API 密钥：请在设置中添加。',
+  needs_keyboard: '输入这段文字需要手机上安装 ADB Keyboard（安装后再试）。',
+  device_permission: '手机拒绝了输入：小米/MIUI 请在开发者选项中开启“USB 调试（安全设置）”。',
+  secure_screen: '手机正显示安全界面（密码或支付页面），无法截取画面。',
+  unsupported: '这台设备不支持该操作。',
+  device_gone: '设备已断开：请检查数据线或连接后重试。',
+  illegal: '任务处于“{state}”状态，现在无法执行此操作。',
+  field: '{text}',
+}
+
+export const saidTables: Record<Lang, Table> = { en, 'zh-CN': zh }
+
+/** saidText words a Said in the UI's language (its English text when the code is unknown). */
+export function saidText(s: Said, lang: Lang = i18n.lang): string {
+  const pattern = saidTables[lang][s.code]
+  if (!pattern) return s.text
+  const params: Record<string, string> = { ...s.params, text: s.text }
+  // A run state is worded as the rest of the UI words it.
+  const state = params.state ? `state.${params.state}` : ''
+  if (state && i18n.has(state)) params.state = i18n.t(state as Parameters<typeof i18n.t>[0])
+  return pattern.replace(/\{(\w+)\}/g, (m, k: string) => params[k] ?? m)
+}
+
+/** parseSaid reads a Said from a rejected backend call's text, or null. */
+export function parseSaid(message: string): Said | null {
+  if (!message.startsWith('{')) return null
+  try {
+    const v = JSON.parse(message) as Partial<Said>
+    return typeof v.code === 'string' && typeof v.text === 'string' ? (v as Said) : null
+  } catch {
+    return null
+  }
+}
