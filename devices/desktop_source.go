@@ -41,7 +41,7 @@ func (s *Desktop) List(ctx context.Context) ([]Entry, error) {
 	infos, err := host.Displays(ctx)
 	var u *host.Unavailable
 	if errors.As(err, &u) {
-		return []Entry{{ID: strings.TrimSuffix(desktop.IDPrefix, ":"), Name: "This computer", Kind: device.Desktop, State: "unavailable", Problem: u.Reason}}, nil
+		return []Entry{{ID: strings.TrimSuffix(desktop.IDPrefix, ":"), Name: "This computer", Kind: device.Desktop, State: "unavailable", Problem: u.Reason, ProblemCode: u.Code}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("list this computer's displays: %w", err)

@@ -35,7 +35,12 @@ type Entry struct {
 	State   string      `json:"state"` // "device" (usable phone), "ready" (desktop), "offline", "unauthorized", "unavailable", ...
 	Screen  action.Size `json:"screen"`
 	Virtual bool        `json:"virtual"`
-	Problem string      `json:"problem"` // what the person should do when the device is not usable
+	Problem string      `json:"problem"` // what the person should do when the device is not usable, in English
+	// ProblemCode names the problem for the UI to word in the person's
+	// language: unauthorized, no_permissions, offline, no_answer, state
+	// (ProblemParam the adb state), needs_x11, unsupported_os.
+	ProblemCode  string `json:"problem_code,omitempty"`
+	ProblemParam string `json:"problem_param,omitempty"`
 }
 
 // Usable reports whether a run can start on the device.
@@ -171,7 +176,7 @@ func (d *Registry) phone(ctx context.Context, e adb.Entry) Entry {
 	case e.Online():
 		info, err := d.info(ctx, e.Serial)
 		if err != nil {
-			de.State, de.Problem = "offline", "The phone did not answer: "+err.Error()
+			de.State, de.Problem, de.ProblemCode, de.ProblemParam = "offline", "The phone did not answer: "+err.Error(), "no_answer", err.Error()
 			break
 		}
 		de.Screen = info.Screen
@@ -179,12 +184,16 @@ func (d *Registry) phone(ctx context.Context, e adb.Entry) Entry {
 			de.Name = info.Name
 		}
 	case e.State == "unauthorized":
+		de.ProblemCode = "unauthorized"
 		de.Problem = "Unlock the phone and tap “Allow” on the USB debugging prompt."
 	case strings.HasPrefix(e.State, "no permissions"):
+		de.ProblemCode = "no_permissions"
 		de.Problem = "No permission to use this USB device: add a udev rule for Android phones (Debian: sudo apt install android-sdk-platform-tools-common), then plug it in again."
 	case e.State == "offline":
+		de.ProblemCode = "offline"
 		de.Problem = "The phone is offline: unplug it and plug it in again, or reconnect over Wi-Fi."
 	default:
+		de.ProblemCode, de.ProblemParam = "state", e.State
 		de.Problem = "The phone is " + e.State + "."
 	}
 	return de

@@ -69,7 +69,10 @@ export interface DeviceEntry {
   state: string // "device", "offline", "unauthorized", "ready"
   screen: { w: number; h: number }
   virtual: boolean
-  problem: string // what the person should do, when state is not usable
+  problem: string // what the person should do, when state is not usable (English)
+  /** the problem's code, worded by said.ts's problemText */
+  problem_code?: string
+  problem_param?: string
 }
 
 export interface Preset {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { i18n } from './i18n.svelte'
 import { errorText } from './backend'
-import { parseSaid, saidTables, saidText } from './said'
+import { parseSaid, problemText, saidTables, saidText } from './said'
 
 describe('said', () => {
   it('has every code in both languages, with the same placeholders', () => {
@@ -27,5 +27,14 @@ describe('said', () => {
     expect(errorText(new Error('plain'))).toBe('plain')
     expect(parseSaid('{not json')).toBeNull()
     expect(parseSaid('{"code":1}')).toBeNull()
+  })
+})
+
+describe('device problems', () => {
+  it('are worded from their code', () => {
+    const d = { problem: 'Unlock the phone and tap “Allow” on the USB debugging prompt.', problem_code: 'unauthorized' }
+    expect(problemText(d, 'zh-CN')).toContain('允许 USB 调试')
+    expect(problemText({ problem: 'The phone is bootloader.', problem_code: 'state', problem_param: 'bootloader' }, 'zh-CN')).toBe('手机状态为 bootloader。')
+    expect(problemText({ problem: 'old backend' }, 'zh-CN')).toBe('old backend')
   })
 })

@@ -27,6 +27,13 @@ const en: Table = {
   device_gone: 'The device is gone: check the cable or the connection, then try again.',
   illegal: 'That cannot be done while the task is “{state}”.',
   field: '{text}',
+  'problem.unauthorized': 'Unlock the phone and tap “Allow” on the USB debugging prompt.',
+  'problem.no_permissions': 'No permission to use this USB device: add a udev rule for Android phones (Debian: sudo apt install android-sdk-platform-tools-common), then plug it in again.',
+  'problem.offline': 'The phone is offline: unplug it and plug it in again, or reconnect over Wi-Fi.',
+  'problem.no_answer': 'The phone did not answer: {param}',
+  'problem.state': 'The phone is {param}.',
+  'problem.needs_x11': 'This computer needs an X11 session or XWayland: log in with “GNOME on Xorg” or enable XWayland.',
+  'problem.unsupported_os': 'This computer (macOS) is not supported yet: only phones can be driven here.',
 }
 
 const zh: Table = {
@@ -44,6 +51,13 @@ const zh: Table = {
   device_gone: '设备已断开：请检查数据线或连接后重试。',
   illegal: '任务处于“{state}”状态，现在无法执行此操作。',
   field: '{text}',
+  'problem.unauthorized': '请解锁手机，并在“允许 USB 调试”提示中点击“允许”。',
+  'problem.no_permissions': '没有使用此 USB 设备的权限：请为安卓手机添加 udev 规则（Debian：sudo apt install android-sdk-platform-tools-common），然后重新插入。',
+  'problem.offline': '手机处于离线状态：请拔下后重新插入，或重新通过 Wi-Fi 连接。',
+  'problem.no_answer': '手机没有响应：{param}',
+  'problem.state': '手机状态为 {param}。',
+  'problem.needs_x11': '这台电脑需要 X11 会话或 XWayland：请以“GNOME on Xorg”登录，或启用 XWayland。',
+  'problem.unsupported_os': '暂不支持这台电脑（macOS）：这里只能操作手机。',
 }
 
 export const saidTables: Record<Lang, Table> = { en, 'zh-CN': zh }
@@ -68,4 +82,10 @@ export function parseSaid(message: string): Said | null {
   } catch {
     return null
   }
+}
+
+/** problemText words why a device cannot be used, in the UI's language. */
+export function problemText(d: { problem: string; problem_code?: string; problem_param?: string }, lang: Lang = i18n.lang): string {
+  if (!d.problem_code) return d.problem
+  return saidText({ code: `problem.${d.problem_code}`, params: { param: d.problem_param ?? '' }, text: d.problem }, lang)
 }

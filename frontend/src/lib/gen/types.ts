@@ -109,6 +109,8 @@ export interface Entry {
   screen: Size
   virtual: boolean
   problem: string
+  problem_code?: string
+  problem_param?: string
 }
 
 /** engine.Event */
