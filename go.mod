@@ -9,6 +9,7 @@ require (
 	github.com/go-vgo/robotgo v1.0.0
 	github.com/jezek/xgb v1.2.0
 	github.com/kbinani/screenshot v0.0.0-20250624051815-089614a94018
+	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/wailsapp/wails/v2 v2.11.0
@@ -39,7 +40,6 @@ require (
 	github.com/mattn/go-colorable v0.1.13 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
 	github.com/otiai10/gosseract/v2 v2.4.1 // indirect
-	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c // indirect
 	github.com/pkg/errors v0.9.1 // indirect
 	github.com/power-devops/perfstat v0.0.0-20240221224432-82ca36839d55 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect

@@ -41,12 +41,16 @@ type Config struct {
 	// ScrcpyServer is a scrcpy-server jar for the phone mirror; "" searches
 	// the usual install paths (stream.JarPaths).
 	ScrcpyServer string
+	// Opener is a command that opens a file ("" the system's default
+	// program); TANDEM_OPENER.
+	Opener string
 }
 
 // ConfigFromEnv reads TANDEM_CONFIG_DIR and TANDEM_DATA_DIR (tests and
 // portable installs use them) and fills the rest with OS defaults.
 func ConfigFromEnv() Config {
-	c := Config{ConfigDir: os.Getenv("TANDEM_CONFIG_DIR"), DataDir: os.Getenv("TANDEM_DATA_DIR"), ScrcpyServer: os.Getenv("TANDEM_SCRCPY_SERVER")}
+	c := Config{ConfigDir: os.Getenv("TANDEM_CONFIG_DIR"), DataDir: os.Getenv("TANDEM_DATA_DIR"), ScrcpyServer: os.Getenv("TANDEM_SCRCPY_SERVER"),
+		Opener: os.Getenv("TANDEM_OPENER")}
 	if c.ConfigDir == "" {
 		if d, err := os.UserConfigDir(); err == nil {
 			c.ConfigDir = filepath.Join(d, "tandem")
@@ -81,9 +85,11 @@ type App struct {
 	runs     *Runs
 	virtual  *virtualPhones
 	notify   Notifier
+	open     func(path string) error // opens a file with the system's program
 
 	mu          sync.Mutex
-	ctx         context.Context // Wails' context, set on startup
+	askSave     func(name string) (string, error) // the save dialog; nil without the window
+	ctx         context.Context                   // Wails' context, set on startup
 	stop        context.CancelFunc
 	loadWarning string
 	restored    []adb.Restored // phones whose keyboard the start-up gave back
@@ -110,7 +116,7 @@ func (nopNotifier) Notify(string, any) {}
 // is moved aside at start and its warning kept until the person dismisses it.
 func New(cfg Config) *App {
 	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir), secrets: NewSecrets(cfg.ConfigDir),
-		hub: mirror.NewHub(), notify: nopNotifier{}}
+		hub: mirror.NewHub(), notify: nopNotifier{}, open: opener(cfg.Opener)}
 	_, a.loadWarning, _ = a.settings.Load()
 	if _, warn := loadPrices(cfg.ConfigDir); warn != "" {
 		a.loadWarning = strings.TrimSpace(a.loadWarning + "\n" + warn)
@@ -165,6 +171,9 @@ func (a *App) shutdown() {
 }
 
 func (a *App) startup(ctx context.Context) {
+	a.mu.Lock()
+	a.askSave = wailsSaveDialog(ctx)
+	a.mu.Unlock()
 	if err := a.begin(ctx, wailsNotifier{ctx: ctx}); err != nil {
 		wruntime.LogErrorf(ctx, "tandem: %v", err)
 	}

@@ -10,7 +10,7 @@
 // and exposes the app's config dir so a test can seed or inspect settings.
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, existsSync } from 'node:fs'
+import { mkdtempSync, rmSync, existsSync, writeFileSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve, dirname } from 'node:path'
@@ -121,6 +121,11 @@ export async function startApp(opts = {}) {
   const ownConfig = !opts.configDir
   const configDir = opts.configDir || mkdtempSync(join(tmpdir(), 'tandem-e2e-cfg-'))
   const dataDir = mkdtempSync(join(tmpdir(), 'tandem-e2e-data-'))
+  // What the app would open with the system's program (a report) is written
+  // down here instead of starting a browser (TANDEM_OPENER).
+  const openedLog = join(dataDir, 'opened.log')
+  const opener = join(dataDir, 'opener.sh')
+  writeFileSync(opener, `#!/bin/sh\nprintf '%s\\n' "$1" >> '${openedLog}'\n`, { mode: 0o755 })
   const port = await freePort()
   // The dev binary's server demands a per-launch token (as the mirror does),
   // and checks Origin and Host: the page is opened with the token, which
@@ -136,6 +141,7 @@ export async function startApp(opts = {}) {
       TANDEM_CONFIG_DIR: configDir,
       TANDEM_DATA_DIR: dataDir,
       TANDEM_DEV_TOKEN: token,
+      TANDEM_OPENER: opener,
       ...adb.env,
       ...(opts.env || {}),
     },
@@ -168,6 +174,8 @@ export async function startApp(opts = {}) {
       adb,
       pageErrors,
       logs: () => log,
+      /** the files the app opened with the system's program, in order */
+      opened: () => (existsSync(openedLog) ? readFileSync(openedLog, 'utf8').split('\n').filter(Boolean) : []),
       async stop() {
         await browser?.close().catch(() => {})
         proc.kill('SIGKILL')

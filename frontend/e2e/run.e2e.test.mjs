@@ -326,6 +326,11 @@ test('history lists the runs and exports a report that opens', async () => {
   assert.match(await report.locator('h1').innerText(), /Add one to the counter/)
   assert.ok((await report.locator('section.step img').count()) >= 1)
   await report.close()
+  // Open shows it with the system's program (recorded by the harness).
+  await page.getByTestId('report-open').click()
+  for (const deadline = Date.now() + 10_000; app.opened().length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50))
+  assert.deepEqual(app.opened(), [path], 'Open opened the report')
+  assert.equal(await page.getByTestId('report-save-as').count(), 1, 'Save a copy is offered')
   await page.keyboard.press('Escape')
 })
 

@@ -209,6 +209,10 @@ export type Bound = {
   ResumeRun(run: string): Promise<Snapshot>
   RunSteps(run: string): Promise<RunDetail>
   ExportReport(run: string): Promise<string>
+  /** writes the report and opens it in the person's browser */
+  OpenReport(run: string): Promise<void>
+  /** asks where to save a copy (the system's dialog); "" when cancelled */
+  SaveReportAs(run: string): Promise<string>
   WelcomeCheck(): Promise<WelcomeStatus>
   DismissWelcome(): Promise<Settings>
   UseLocalModel(server: ModelServer, model: string): Promise<Profile>
