@@ -87,9 +87,9 @@ func TestSayErrorNamesTheCase(t *testing.T) {
 		if !errors.Is(err, c.err) {
 			t.Errorf("%v: the Said no longer wraps the error", c.err)
 		}
-		before := err
+		before := err.Error()
 		toUI(&err)
-		if err != before {
+		if err.Error() != before {
 			t.Errorf("%v: said twice", c.err)
 		}
 	}
