@@ -256,7 +256,23 @@ func (a *App) SaveSettings(s Settings) (_ Settings, err error) {
 		return s, err
 	}
 	s.Profiles = cur.Profiles
+	// The page's copy may predate a model saved meanwhile (SaveProfile makes
+	// the first one active): a save built on it must not unset that model,
+	// or the next Start says "no model is set up". The page can pick
+	// another model, never none.
+	if !hasProfile(cur.Profiles, s.ActiveProfile) {
+		s.ActiveProfile = cur.ActiveProfile
+	}
 	return a.settings.Save(s)
+}
+
+func hasProfile(ps []Profile, id string) bool {
+	for _, p := range ps {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // LocaleFromEnv maps the POSIX locale variables to a UI language: any

@@ -100,3 +100,36 @@ func TestSaveSettingsKeepsProfiles(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// A model saved while the page still held settings from before it (a
+// recent goal, the welcome put away) stays the one in use: a save built on
+// the old copy does not unset it, so Start never says "no model is set up"
+// right after the person added one. The page can still pick another.
+func TestSaveSettingsFromAStaleCopyKeepsTheNewModel(t *testing.T) {
+	a := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir()})
+	stale, err := a.GetSettings() // the page's copy: no model yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.SaveProfile(Profile{Name: "Local", BaseURL: "http://127.0.0.1:9/v1", Model: "m", Dialect: "tools"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := stale.Settings
+	s.RecentGoals = []string{"open settings"}
+	got, err := a.SaveSettings(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ActiveProfile != p.ID || len(got.RecentGoals) != 1 {
+		t.Fatalf("after a save from the stale copy: active %q (want %q), recent %v", got.ActiveProfile, p.ID, got.RecentGoals)
+	}
+	q, err := a.SaveProfile(Profile{Name: "Cloud", BaseURL: "https://api.example.com/v1", Model: "x", Dialect: "tools"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.ActiveProfile = q.ID
+	if got, err = a.SaveSettings(got); err != nil || got.ActiveProfile != q.ID {
+		t.Fatalf("picking another model: %q %v", got.ActiveProfile, err)
+	}
+}
