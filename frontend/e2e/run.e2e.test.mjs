@@ -80,7 +80,7 @@ async function addModel(name, modelName, key = '') {
   await page.getByTestId('pf-url').fill(model.url)
   await page.getByTestId('pf-model').fill(modelName)
   if (key) await page.getByTestId('pf-key').fill(key)
-  await page.getByTestId('pf-save').click()
+  await page.getByTestId('settings-save').click()
 }
 
 /** until polls cond (sync or async) until it holds or fails the test after ms. */
