@@ -5,8 +5,15 @@
 // shows at once that it was heard.
 import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp } from './harness.mjs'
+import { startApp, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall, hold, text, status } from './modelserver.mjs'
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+
+async function shot(name) {
+  mkdirSync(artifactsDir, { recursive: true })
+  await app.page.screenshot({ path: join(artifactsDir, name) })
+}
 
 let app
 let model
@@ -142,6 +149,7 @@ test('Settings has one Save, and a wrong field is said next to it and nothing is
   await page.getByTestId('err-base_url').waitFor()
   assert.match(await page.getByTestId('err-base_url').innerText(), /http\(s\) address/)
   assert.equal(await page.getByTestId('pf-url').getAttribute('aria-invalid'), 'true')
+  await shot('settings-field-error.png')
   assert.equal(await page.getByTestId('profile-Broken model').count(), 0, 'nothing was saved')
   const profiles = await page.evaluate(() => window.go.app.App.Profiles())
   assert.ok(!profiles.some((p) => p.name === 'Broken model'), 'the backend has no such model')
@@ -164,6 +172,7 @@ test('closing Settings with unsaved edits asks first: keep editing, or discard',
   await page.getByTestId('pf-name').fill('Renamed model')
   await page.keyboard.press('Escape')
   await page.getByTestId('settings-unsaved').waitFor()
+  await shot('settings-unsaved.png')
   await page.getByTestId('unsaved-keep').click()
   assert.equal(await page.getByTestId('pf-name').inputValue(), 'Renamed model', 'the edit is kept')
   await page.getByTestId('settings').isVisible()
@@ -184,6 +193,7 @@ test('Test connection tests what is in the form: a dead address fails though the
   await result.waitFor({ timeout: 20_000 })
   assert.equal(await result.getAttribute('data-stage'), 'connect', await result.innerText())
   assert.match(await result.innerText(), /Could not reach the server/)
+  await shot('settings-test-failed.png')
   // The saved model, tested as it is stored, works.
   await page.getByTestId('pf-url').fill(model.url)
   model.push(toolCall('answer', { text: 'OK' }))
