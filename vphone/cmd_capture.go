@@ -1,0 +1,100 @@
+package vphone
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// Screens out: screencap and uiautomator dump.
+
+func cmdScreencap(p *Phone, c *cmdIO, args []string) int {
+	asPNG := false
+	file := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-d" && i+1 < len(args):
+			i++
+		case strings.HasPrefix(a, "-"):
+			for _, f := range a[1:] {
+				switch f {
+				case 'p':
+					asPNG = true
+				case 'h':
+					fmt.Fprintln(c.err, "usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n   -d: specify the physical display ID to capture (default: 0)\nIf FILENAME ends with .png it will be saved as a png.\nIf FILENAME is not given, the results will be printed to stdout.")
+					return 0
+				}
+			}
+		default:
+			file = a
+		}
+	}
+	if strings.HasSuffix(file, ".png") {
+		asPNG = true
+	}
+	var data []byte
+	if asPNG {
+		var err error
+		data, err = p.ScreenshotPNG()
+		if err != nil {
+			fmt.Fprintln(c.err, "Error: failed to capture the screen")
+			return 1
+		}
+	} else {
+		img := p.Screenshot()
+		b := img.Bounds()
+		data = make([]byte, 16, 16+len(img.Pix))
+		binary.LittleEndian.PutUint32(data[0:], uint32(b.Dx()))
+		binary.LittleEndian.PutUint32(data[4:], uint32(b.Dy()))
+		binary.LittleEndian.PutUint32(data[8:], 1)  // PIXEL_FORMAT_RGBA_8888
+		binary.LittleEndian.PutUint32(data[12:], 1) // dataspace sRGB
+		data = append(data, img.Pix...)
+	}
+	if file != "" {
+		if err := p.fs.write(file, data, 0o660, false); err != nil {
+			fmt.Fprintf(c.err, "Error opening file: %s (%s).\n", file, errText(err))
+			return 1
+		}
+		return 0
+	}
+	if p.faultsNow().dropScreencap && c.drop != nil {
+		c.out.Write(data[:len(data)/2])
+		c.drop()
+		return 1
+	}
+	c.out.Write(data)
+	return 0
+}
+
+func cmdUiautomator(p *Phone, c *cmdIO, args []string) int {
+	if len(args) == 0 || args[0] != "dump" {
+		fmt.Fprintln(c.err, "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n    dump [--verbose][file]\n      [--compressed]: dumps compressed layout information.\n      [file]: the location where the dumped XML should be stored, default is\n      /sdcard/window_dump.xml")
+		return 1
+	}
+	file := "/sdcard/window_dump.xml"
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			file = a
+		}
+	}
+	p.mu.Lock()
+	idle := p.faults.idleError
+	var dump []byte
+	if !idle {
+		dump = p.dumpLocked()
+	}
+	p.mu.Unlock()
+	if idle {
+		fmt.Fprintln(c.err, "ERROR: could not get idle state.")
+		return 0
+	}
+	if file == "/dev/tty" || file == "/proc/self/fd/1" {
+		c.out.Write(dump)
+	} else if err := p.fs.write(file, dump, 0o660, false); err != nil {
+		fmt.Fprintf(c.err, "ERROR: could not write %s: %s\n", file, errText(err))
+		return 1
+	}
+	fmt.Fprintf(c.out, "UI hierchary dumped to: %s\n", file)
+	return 0
+}
