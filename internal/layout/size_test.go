@@ -27,11 +27,7 @@ var exempt = map[string]string{
 	// Debt, to be paid: each entry removed as its file or function is split.
 	"devices/adb/driver_test.go":   "debt: to split (issue 15)",
 	"engine/loop.go":               "debt: to split (issue 15)",
-	"engine/model/client.go":       "debt: to split (issue 15)",
-	"engine/observe/compress.go":   "debt: to split (issue 15)",
 	"engine/run_test.go":           "debt: to split (issue 15)",
-	"vphone/model.go":              "debt: to split (issue 15)",
-	"vphone/phone.go":              "debt: to split (issue 15)",
 	"func app/feed.go desktopLoop": "debt: to split (issue 15)",
 	"func app/run_integration_test.go TestAppRunsATaskOnTheVirtualPhone": "debt: to split (issue 15)",
 	"func app/window_mirror_test.go TestWindowMirrorsAPhoneOverScrcpy":   "debt: to split (issue 15)",

@@ -1,0 +1,86 @@
+package vphone
+
+import (
+	"strings"
+	"time"
+)
+
+// The failure switches tests use to drive every error path of a driver.
+
+// ---- failure switches ----
+
+// SetLatency delays every shell and exec command by d.
+func (p *Phone) SetLatency(d time.Duration) { p.withFaults(func(f *faults) { f.latency = d }) }
+
+// SetIdleError makes `uiautomator dump` fail with "ERROR: could not get
+// idle state." as it does while an app animates without end.
+func (p *Phone) SetIdleError(on bool) { p.withFaults(func(f *faults) { f.idleError = on }) }
+
+// SetInjectDenied makes input injection fail as on Xiaomi/MIUI without
+// "USB debugging (Security settings)".
+func (p *Phone) SetInjectDenied(on bool) { p.withFaults(func(f *faults) { f.injectDenied = on }) }
+
+// SetSecure makes screenshots all black, as for a FLAG_SECURE window.
+func (p *Phone) SetSecure(on bool) { p.withFaults(func(f *faults) { f.secure = on }) }
+
+// SetDropMidScreencap makes every screencap send half its data and then
+// drop the connection, as a pulled cable would.
+func (p *Phone) SetDropMidScreencap(on bool) { p.withFaults(func(f *faults) { f.dropScreencap = on }) }
+
+func (p *Phone) withFaults(fn func(*faults)) {
+	p.mu.Lock()
+	fn(&p.faults)
+	p.mu.Unlock()
+}
+
+func (p *Phone) faultsNow() faults {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.faults
+}
+
+// SetOffline drops every connection and refuses new ones while on; the
+// adb server sees the phone go offline, and reconnects by itself after
+// SetOffline(false).
+func (p *Phone) SetOffline(on bool) {
+	p.netMu.Lock()
+	p.offline = on
+	p.netMu.Unlock()
+	if on {
+		p.dropAll()
+	}
+}
+
+// Disconnect drops every connection once; the adb server reconnects.
+func (p *Phone) Disconnect() { p.dropAll() }
+
+// HandleSocket serves device sockets ("tcp:8080", "localabstract:name") for
+// forwards. A name ending in "*" matches every name with that prefix
+// (for example "localabstract:scrcpy_*"). A nil handler removes it.
+func (p *Phone) HandleSocket(name string, h SocketHandler) {
+	p.netMu.Lock()
+	defer p.netMu.Unlock()
+	if h == nil {
+		delete(p.handlers, name)
+		return
+	}
+	p.handlers[name] = h
+}
+
+func (p *Phone) socketHandler(service string) SocketHandler {
+	p.netMu.Lock()
+	defer p.netMu.Unlock()
+	if h, ok := p.handlers[service]; ok {
+		return h
+	}
+	var best string
+	for k := range p.handlers {
+		if pre, ok := strings.CutSuffix(k, "*"); ok && strings.HasPrefix(service, pre) && len(k) > len(best) {
+			best = k
+		}
+	}
+	if best == "" {
+		return nil
+	}
+	return p.handlers[best]
+}
