@@ -1,0 +1,287 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+	"tandem/engine/model"
+)
+
+// Acting: what runs next, the policy's check before each action, one atomic
+// device action at a time, and the wait for the screen to settle.
+
+// next decides what follows once a step's work is done: the next queued
+// action, a new model call, the person, or an end.
+func (l *loopState) next() {
+	if l.current != nil {
+		l.doneActs = append(l.doneActs, *l.current)
+		l.current = nil
+	}
+	if len(l.queue) == 0 {
+		if l.softLimit >= 0 && l.steps >= l.softLimit {
+			l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+			return
+		}
+		l.plan("")
+		return
+	}
+	a := l.queue[0]
+	l.queue = l.queue[1:]
+	l.current = &a
+	l.currentEl = l.elementAt(a)
+	l.confirmed = false
+	switch a.Type {
+	case action.Finish:
+		success := a.Success == nil || *a.Success
+		l.setResult("ok")
+		l.end(Result{State: Done, Success: success, Summary: a.Summary, Pending: pendingOf(a)})
+		return
+	case action.Fail:
+		l.setResult("ok")
+		l.end(Result{State: Failed, Reason: a.Reason})
+		return
+	default: // the other cases need nothing here
+	}
+	if l.softLimit >= 0 && l.steps >= l.softLimit {
+		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+		return
+	}
+	l.emitPlan()
+	switch a.Type {
+	case action.AskUser:
+		l.setResult("asked the person")
+		l.ask(Request{Kind: AskQuestion, Message: a.Question})
+		return
+	case action.TakeOver:
+		l.setResult("handed to the person")
+		reason := a.Reason
+		if reason == "" {
+			reason = "the model asked the person to take over"
+		}
+		l.enterManual(reason, &Request{Kind: AskTakeOver, Message: reason})
+		return
+	default: // the other cases need nothing here
+	}
+	if c := l.budget.exceeded(l.spent()); c.Code != "" {
+		l.queue = append([]action.Action{a}, l.queue...)
+		l.current = nil
+		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
+		return
+	}
+	if why := l.sensitive(a); why.By != "" {
+		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why})
+		return
+	}
+	l.execute()
+}
+
+// sensitive is the policy's verdict on a, the next action, on the newest
+// screen. What the screen shows is part of it (the label under a tap, the
+// app in front), so a screen that could not be read is never taken for a
+// harmless one: the person is asked.
+func (l *loopState) sensitive(a action.Action) Why {
+	p := l.r.settings.Policy
+	label, app := "", ""
+	if l.currentEl != nil {
+		label = l.currentEl.Label
+	}
+	if l.fresh {
+		app = l.app
+	}
+	if why := p.Why(Target{Action: a, Label: label, App: app}); why.By != "" || p.Off {
+		return why
+	}
+	// A rule may name the app as the person knows it ("支付宝") rather
+	// than by its package.
+	if l.fresh && l.appName != "" {
+		if why := p.Why(Target{Action: a, Label: label, App: l.appName}); why.By != "" {
+			return why
+		}
+	}
+	_, hasTree := l.r.dev.(device.UITree)
+	if a.Type.Pointed() && len(p.Words) > 0 && hasTree && l.r.settings.UITree && (!l.fresh || l.tree == nil) {
+		return Why{By: "unread", Detail: "the screen's labels could not be read"}
+	}
+	_, hasApp := l.r.dev.(foregrounder)
+	if len(p.Apps) > 0 && hasApp && app == "" {
+		return Why{By: "unread", Detail: "the app in front could not be read"}
+	}
+	return Why{}
+}
+
+// elementAt is the UI-tree element under a pointed action, when the tree
+// describes the screen the action was chosen on.
+func (l *loopState) elementAt(a action.Action) *Element {
+	if !a.Type.Pointed() || !l.fresh {
+		return nil
+	}
+	if e, ok := elementAt(l.tree, a.X, a.Y); ok {
+		return &e
+	}
+	return nil
+}
+
+// execute starts the current action.
+func (l *loopState) execute() {
+	a := *l.current
+	l.to(Executing, "")
+	if l.state != Executing {
+		return
+	}
+	l.emitPlan()
+	ctx, gen := l.newWork()
+	l.actBefore = l.print
+	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	if l.fresh {
+		l.actBeforeFrame, l.actBeforeTree = l.frame, l.tree
+	}
+	l.actStarted = time.Now()
+	l.fresh = false
+	r := l.r
+	l.spawn(func() {
+		t0 := time.Now()
+		ran, err := r.gate.do(func() error {
+			actx, cancel := actionContext(ctx, a)
+			defer cancel()
+			return r.dev.Do(actx, a)
+		})
+		if !ran {
+			return // stopped before it started
+		}
+		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
+	})
+}
+
+// actionBound is how long Stop waits for an input already on its way to
+// the device to return.
+const actionBound = 5 * time.Second
+
+// actionContext is the context a device action runs under. An input (a
+// tap, a key, text) is not called back by cancelling its caller: adb's
+// shell goes on and the tap lands anyway, so cancelling only made Do
+// return early and "Stopped" could be announced before the tap reached the
+// phone (issue 19: 1 run in 8, 2.2 ms later). Such an action runs to its
+// end, bounded by actionBound; Stop waits for it at the action gate, so
+// Stopped means nothing more will happen. A wait is no input: it stays
+// cancellable.
+func actionContext(ctx context.Context, a action.Action) (context.Context, context.CancelFunc) {
+	if a.Type == action.Wait {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), actionBound)
+}
+
+// actionDone handles the end of a device action.
+func (l *loopState) actionDone(res *actResult) {
+	l.cancel = nil
+	a := *l.current
+	l.steps++
+	result := "ok"
+	if res.err != nil {
+		result = res.err.Error()
+	}
+	l.setResult(result)
+	l.r.rec.add(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
+	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms,
+		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached}})
+	l.callUsage, l.callSalvaged, l.callCached = nil, "", false
+	l.emitUsage()
+	if res.err != nil && errors.Is(res.err, device.ErrGone) {
+		l.lost(res.err)
+		return
+	}
+	if l.pauseAfter || l.takeOverAfter {
+		l.current = nil
+		l.doneActs = append(l.doneActs, a)
+		if l.takeOverAfter {
+			l.enterManual("the person took over", nil)
+		} else {
+			l.to(Paused, "paused by the person")
+		}
+		l.pauseAfter, l.takeOverAfter = false, false
+		return
+	}
+	if res.err != nil {
+		l.flushQueue(fmt.Sprintf("%s failed: %v.", a, res.err))
+		// Only the person can fix these (a setting, an app to install): the
+		// model would try again and again.
+		if errors.Is(res.err, device.ErrPermission) || errors.Is(res.err, device.ErrNeedsKeyboard) {
+			l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("%s failed: %v; fix it on the device and resume, or take over and do it yourself", a, res.err),
+				Action: &a, Cause: &Cause{Code: CauseActionFailed, Detail: res.err.Error()}})
+			return
+		}
+		l.current = nil
+		l.plan("the action failed")
+		return
+	}
+	if !a.Type.ChangesScreen() {
+		l.next()
+		return
+	}
+	l.to(WaitingForStability, "")
+	ctx, gen := l.newWork()
+	r := l.r
+	cfg := l.r.settings.Stability
+	var prepare func(image.Image)
+	if p, ok := r.planner.(model.Preparer); ok {
+		prepare = p.Prepare
+	}
+	look := len(l.queue) > 0 // a queued action is checked against this screen
+	l.spawn(func() {
+		s, err := waitStable(ctx, r.clock, r.shoot, cfg, prepare)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			r.postErr(ctx, gen, err)
+			return
+		}
+		res := &stableResult{s: s}
+		if look {
+			res.tree = r.readTree(ctx)
+			res.app = r.foreground(ctx)
+		}
+		r.post(message{on: OnStable, gen: gen, settled: res})
+	})
+}
+
+// stable handles a settled screen after an action.
+func (l *loopState) stable(res *stableResult) {
+	l.cancel = nil
+	s := res.s
+	a := *l.current
+	l.frame, l.print, l.tree, l.app, l.fresh = s.Frame, s.Print, res.tree, res.app, true
+	diff := s.Print.Diff(l.actBefore)
+	if l.actBefore.IsZero() {
+		diff = 1
+	}
+	st := s.Stable
+	l.r.rec.add(Entry{Kind: recStable, N: l.steps, Ms: s.Waited.Milliseconds(), Stable: &st, Diff: diff})
+	th := l.r.settings.Stability.Threshold
+	changed := screenChanged(l.actBeforeFrame, s.Frame, l.actBeforeTree, res.tree)
+	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	switch v, why := l.loops.observe(a, l.actBefore, changed, th); v {
+	case loopNudge:
+		l.flushQueue("")
+		l.note("It looks like you are going round in circles: " + why.String() + ". Look at the screen carefully and try something different; if the goal cannot be reached, finish and say why.")
+		l.current = nil
+		l.plan("loop detected: nudging the model")
+		return
+	case loopEscalate:
+		l.flushQueue("")
+		l.current = nil
+		l.ask(Request{Kind: AskLoop, Message: "the agent seems stuck: " + why.String() + ". Answer with a hint, take over, resume, or stop.",
+			Action: &a, Cause: &why})
+		return
+	default: // the other cases need nothing here
+	}
+	if len(l.queue) > 0 && diff > l.r.settings.Unexpected {
+		l.flushQueue(fmt.Sprintf("After %s the screen changed more than expected (%.0f%% of it), so the rest of your plan was not done.", a, diff*100))
+	}
+	l.next()
+}

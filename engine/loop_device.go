@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+)
+
+// A device that went away: the run pauses, counts down, and resumes by
+// itself when the device answers again.
+
+// lost handles a device that went away (or could not be observed): the
+// run pauses with the reason and resumes by itself when the device answers.
+func (l *loopState) lost(err error) {
+	l.cancelWork()
+	if !errors.Is(err, device.ErrGone) {
+		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume", Cause: &Cause{Code: CauseDevice, Detail: deviceDetail(err)}})
+		return
+	}
+	waiters := l.pauseAfter || l.takeOverAfter
+	takeOver := l.takeOverAfter
+	l.pauseAfter, l.takeOverAfter = false, false
+	if l.current != nil {
+		l.queue = append([]action.Action{*l.current}, l.queue...)
+		l.current = nil
+	}
+	l.fresh, l.hasInfo = false, false
+	if takeOver {
+		// The person asked for the device while the action ran: they get
+		// it (and their TakeOver returns), gone or not; a Paused run left
+		// their command waiting until the run ended (sim seed 3391).
+		l.enterManual("the person took over", nil)
+		return
+	}
+	l.faults++
+	if l.faults > maxFaults && !waiters {
+		// It answers, then fails again: pausing and resuming by itself
+		// would cycle for ever (issue 16: 162 times a minute).
+		n := l.faults
+		l.faults = 0
+		l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("the device failed %d times in a row (%v); check it and resume, take over, or stop", n, err),
+			Cause: &Cause{Code: CauseDeviceRepeated, N: fmt.Sprint(n), Detail: deviceDetail(err)}})
+		return
+	}
+	l.deviceLost = true
+	l.to(Paused, "device lost: "+err.Error())
+	if l.state != Paused {
+		return
+	}
+	l.watch(err)
+}
+
+// away handles a device that stays away: left > 0 is the countdown (seconds
+// before the run gives up), 0 the end.
+func (l *loopState) away(left int, cause error) {
+	if l.state != Paused || !l.deviceLost {
+		return
+	}
+	if left > 0 {
+		l.to(Paused, fmt.Sprintf("device lost: %v; waiting %d s more for it", cause, left))
+		return
+	}
+	l.end(Result{State: Failed, Reason: fmt.Sprintf("the device stayed away for %s: %v", l.r.settings.DeviceAwayMax, cause)})
+}
+
+// maxFaults is how many times in a row the device may be lost (and come
+// back) before the person is asked.
+const maxFaults = 3
+
+// watch polls a lost device until it answers (the run then resumes by
+// itself) or stays away longer than the settings allow (the run fails,
+// its record intact). Every second it says how long it will still wait.
+func (l *loopState) watch(cause error) {
+	ctx, cancel := context.WithCancel(l.r.runCtx)
+	l.watchCancel = cancel
+	gen := l.gen
+	r := l.r
+	limit := l.r.settings.DeviceAwayMax
+	l.spawn(func() {
+		start := r.now()
+		told := time.Duration(0)
+		for {
+			if r.clock.Sleep(ctx, 250*time.Millisecond) != nil {
+				return
+			}
+			if away := r.since(start); away >= limit {
+				r.post(message{on: OnDeviceAway, gen: gen, err: cause})
+				return
+			} else if away-told >= time.Second {
+				told = away
+				r.post(message{on: OnDeviceAway, gen: gen, n: int((limit - away + time.Second - 1) / time.Second), err: cause})
+			}
+			actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+			_, err := r.dev.Info(actx)
+			acancel()
+			if err == nil {
+				r.post(message{on: OnDeviceBack, gen: gen})
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,229 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// What the loop's handlers share: asking the person, ending the run, notes
+// to the model, the history, the events of the plan and the usage.
+
+// ask moves to WaitingForUser with a request.
+func (l *loopState) ask(req Request) {
+	l.cancelWork()
+	l.to(WaitingForUser, req.Message)
+	if l.state != WaitingForUser {
+		return
+	}
+	if req.Frame == "" {
+		req.Frame = l.callFrame
+	}
+	l.request = &req
+	l.r.rec.add(Entry{Kind: recRequest, Request: &req})
+	l.r.hub.emit(Event{Kind: KindRequest, Request: &req})
+}
+
+// end finishes the run. It closes the action gate first, so once the state
+// reads Stopped no device action can start.
+func (l *loopState) end(res Result) {
+	if !allowed(l.state, l.on, res.State) && !strings.HasPrefix(res.Reason, "internal error") {
+		res = Result{State: Failed, Reason: fmt.Sprintf("internal error: %s --%s--> %s is not in the transition table", l.state, l.on, res.State)}
+	}
+	l.cancelWork()
+	l.r.runCancel()
+	l.r.gate.close()
+	if l.watchCancel != nil {
+		l.watchCancel()
+		l.watchCancel = nil
+	}
+	res.Steps, res.Calls, res.Usage = l.steps, l.calls, l.usage
+	if res.State == Done && !res.Success && res.Reason == "" {
+		res.Reason = "the model finished without success"
+	}
+	l.r.res = res
+	reason := res.Reason
+	if res.State == Done {
+		reason = res.Summary
+	}
+	l.recordHistory()
+	l.emitUsage() // the final figures, elapsed time included
+	l.set(res.State, reason)
+	r := res
+	l.r.rec.add(Entry{Kind: recEnd, End: &r})
+	l.r.hub.emit(Event{Kind: KindDone, Done: &r})
+	for _, w := range append(l.pauseWaiters, l.takeOverWaiters...) {
+		w <- ErrFinished
+	}
+	l.pauseWaiters, l.takeOverWaiters = nil, nil
+	if l.manualReply != nil {
+		l.manualReply <- ErrFinished
+		l.manualReply = nil
+	}
+	// A finished run may be kept (a list of past runs); it must not pin
+	// the last screen (megabytes) in memory.
+	l.frame, l.tree = nil, nil
+}
+
+// flushQueue drops the queued actions; when why is set the model is told
+// what was dropped.
+func (l *loopState) flushQueue(why string) {
+	if len(l.queue) > 0 && why != "" {
+		parts := make([]string, len(l.queue))
+		for i, a := range l.queue {
+			parts[i] = a.String()
+		}
+		l.note(why + " Not done: " + strings.Join(parts, ", ") + ".")
+	}
+	l.queue = nil
+}
+
+func (l *loopState) note(s string) {
+	l.notes = append(l.notes, s)
+	l.r.rec.add(Entry{Kind: recNote, Text: s})
+}
+
+// setResult writes the outcome of the current action into the history.
+func (l *loopState) setResult(result string) {
+	if l.histIdx < 0 || l.histIdx >= len(l.history) {
+		return
+	}
+	h := &l.history[l.histIdx]
+	if h.Result == "" || h.Result == "ok" {
+		h.Result = result
+	} else if result != "ok" {
+		h.Result += "; " + result
+	}
+	l.recordHistory()
+}
+
+func (l *loopState) recordHistory() {
+	if l.histIdx < 0 || l.histIdx >= len(l.history) {
+		return
+	}
+	s := l.history[l.histIdx]
+	s.Actions = append([]action.Action(nil), s.Actions...)
+	l.r.rec.add(Entry{Kind: recHistory, N: l.histIdx + 1, Step: &s})
+}
+
+func (l *loopState) recentHistory() []model.Step {
+	h := l.history
+	if n := l.r.settings.History; len(h) > n {
+		h = h[len(h)-n:]
+	}
+	return append([]model.Step(nil), h...)
+}
+
+func (l *loopState) spent() spent {
+	var el time.Duration
+	if !l.started.IsZero() {
+		el = l.r.since(l.started)
+	}
+	return spent{steps: l.steps, usage: l.usage, elapsed: l.elapsedPrior + el}
+}
+
+func (l *loopState) stepsLeft() int {
+	left := 0
+	if l.budget.Steps > 0 {
+		left = l.budget.Steps - l.steps
+	}
+	if l.softLimit >= 0 {
+		soft := l.softLimit - l.steps
+		if left == 0 || soft < left {
+			left = max(soft, 0)
+			if left == 0 {
+				left = 1 // a finish is still allowed
+			}
+		}
+	}
+	return left
+}
+
+func (l *loopState) emitPlan() {
+	todo := make([]TodoItem, 0, len(l.doneActs)+1+len(l.queue))
+	for _, a := range l.doneActs {
+		todo = append(todo, TodoItem{Action: a, Status: TodoDone})
+	}
+	if l.current != nil {
+		todo = append(todo, TodoItem{Action: *l.current, Status: TodoCurrent, Element: l.currentEl})
+	}
+	for _, a := range l.queue {
+		todo = append(todo, TodoItem{Action: a, Status: TodoPending})
+	}
+	l.r.hub.emit(Event{Kind: KindPlan, Plan: &PlanEvent{Thought: l.thought, Todo: todo}})
+}
+
+func (l *loopState) emitUsage() {
+	sp := l.spent()
+	l.r.hub.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.calls, Steps: l.steps, ElapsedMs: sp.elapsed.Milliseconds()}})
+}
+
+// pendingOf returns the issues a finish leaves open: its Pending field
+// when the dialect filled it, else lines of the summary marked as pending.
+func pendingOf(a action.Action) []string {
+	var out []string
+	for _, line := range strings.Split(a.Summary, "\n") {
+		t := strings.TrimSpace(line)
+		for _, p := range []string{"pending:", "todo:", "待办:", "待办：", "未完成:", "未完成："} {
+			if len(t) > len(p) && strings.EqualFold(t[:len(p)], p) {
+				out = append(out, strings.TrimSpace(t[len(p):]))
+			}
+		}
+	}
+	return out
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// restore rebuilds a crashed run's progress from its record.
+func (l *loopState) restore(entries []Entry) {
+	var first, last time.Time
+	hist := map[int]model.Step{}
+	maxIdx := 0
+	for _, e := range entries {
+		if first.IsZero() {
+			first = e.T
+		}
+		last = e.T
+		switch e.Kind {
+		case recStart:
+			if e.Goal != "" && l.goal == "" {
+				l.goal = e.Goal
+			}
+		case recPlan:
+			l.calls = max(l.calls, e.Call)
+			if e.Usage != nil {
+				l.usage = l.usage.Add(*e.Usage)
+			}
+		case recAction:
+			l.steps = max(l.steps, e.N)
+		case recHistory:
+			if e.Step != nil {
+				hist[e.N] = *e.Step
+				maxIdx = max(maxIdx, e.N)
+			}
+		case recPerson:
+			if e.Command == "edit_goal" {
+				l.goal = e.Text
+			}
+		default: // the other cases need nothing here
+		}
+	}
+	for i := 1; i <= maxIdx; i++ {
+		if s, ok := hist[i]; ok {
+			l.history = append(l.history, s)
+		}
+	}
+	l.histIdx = -1
+	l.elapsedPrior = last.Sub(first)
+	l.r.hub.setGoal(l.goal)
+	l.note(fmt.Sprintf("This run was interrupted after %d action(s) and has been resumed from its record. The screen may have changed since: look at it again before you continue.", l.steps))
+}

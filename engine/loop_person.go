@@ -1,0 +1,392 @@
+package engine
+
+import (
+	"fmt"
+	"image"
+	"strings"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// The person's commands, as the loop handles them.
+
+func (l *loopState) pause(m message) error {
+	switch l.state {
+	case Executing:
+		l.pauseAfter = true
+		l.pauseWaiters = append(l.pauseWaiters, m.reply)
+		return nil
+	case Planning, WaitingForStability:
+		l.cancelWork()
+		if l.current != nil {
+			l.doneActs = append(l.doneActs, *l.current)
+			l.current = nil
+		}
+	default: // the other cases need nothing here
+	}
+	l.to(Paused, "paused by the person")
+	return nil
+}
+
+func (l *loopState) resume() error {
+	switch l.state {
+	case Paused:
+		l.resumeFromPause("resumed by the person")
+	case WaitingForUser:
+		switch l.request.Kind {
+		case AskBudget:
+			l.budget = l.budget.extend(l.r.settings.Budget, l.spent())
+		case AskLoop, AskModelError, AskDevice:
+			l.loops.reset()
+		default:
+			return &IllegalError{State: l.state, Trigger: OnResume, Why: "it waits for " + string(l.request.Kind) + ", not for resume"}
+		}
+		l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+		l.request = nil
+		if l.current != nil && !l.edited {
+			l.queue = append([]action.Action{*l.current}, l.queue...)
+		}
+		l.current = nil
+		if l.edited {
+			l.observe("resumed by the person")
+			return nil
+		}
+		l.flushQueue("The run stopped to ask the person before these planned actions were done; decide again what to do.")
+		l.plan("resumed by the person")
+	default: // the other cases need nothing here
+	}
+	return nil
+}
+
+// resumeFromPause looks again and re-plans; what was still queued is told
+// to the model rather than run blind.
+func (l *loopState) resumeFromPause(reason string) {
+	l.deviceLost = false
+	l.fresh = false
+	if l.current != nil {
+		l.queue = append([]action.Action{*l.current}, l.queue...)
+		l.current = nil
+	}
+	l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+	if l.edited {
+		l.observe(reason)
+		return
+	}
+	l.flushQueue("The run was paused before these planned actions were done; decide again what to do.")
+	l.plan(reason)
+}
+
+func (l *loopState) takeOver(m message) error {
+	if l.state == Executing {
+		l.takeOverAfter = true
+		l.takeOverWaiters = append(l.takeOverWaiters, m.reply)
+		return nil
+	}
+	l.cancelWork()
+	if l.current != nil && l.state == WaitingForStability {
+		l.doneActs = append(l.doneActs, *l.current)
+	}
+	l.current = nil
+	l.enterManual("the person took over", nil)
+	return nil
+}
+
+func (l *loopState) enterManual(reason string, req *Request) {
+	l.manualLog = nil
+	l.takeOverAsked = ""
+	if req != nil {
+		l.takeOverAsked = req.Message
+	}
+	l.deviceLost = false
+	l.to(Manual, reason)
+	if l.state != Manual {
+		return
+	}
+	if req != nil {
+		l.request = req
+		l.r.rec.add(Entry{Kind: recRequest, Request: req})
+		l.r.hub.emit(Event{Kind: KindRequest, Request: req})
+	}
+}
+
+func (l *loopState) manualInput(m message) error {
+	if l.manualBusy {
+		return ErrBusy
+	}
+	a := m.act
+	if engineHandled(a.Type) {
+		return fmt.Errorf("%w: %s is not an input", action.ErrInvalid, a.Type)
+	}
+	if err := a.Validate(l.info.Screen); err != nil {
+		return err
+	}
+	l.manualBusy = true
+	l.manualReply = m.reply
+	r := l.r
+	ctx := l.r.runCtx
+	cfg := l.r.settings.Stability
+	done := m.done // already on the device (a live touch): only its result is recorded
+	l.spawn(func() {
+		res := &manualResult{a: a, at: time.Now()}
+		var err error
+		if !done {
+			var before image.Image
+			if before, err = r.shoot(ctx); err == nil {
+				res.beforePrint = FingerprintOf(before)
+				res.before = r.rec.frame(ctx, before)
+				t0 := time.Now()
+				var ran bool
+				ran, err = r.gate.do(func() error {
+					actx, cancel := actionContext(ctx, a)
+					defer cancel()
+					return r.dev.Do(actx, a)
+				})
+				res.ms = time.Since(t0).Milliseconds()
+				if !ran {
+					err = ErrFinished
+				}
+			}
+		}
+		if err == nil {
+			res.s, err = waitStable(ctx, r.clock, r.shoot, cfg, nil)
+			if err == nil {
+				res.after = r.rec.frame(ctx, res.s.Frame)
+			}
+		}
+		res.err = err
+		r.post(message{on: OnManualDone, manual: res})
+	})
+	return nil
+}
+
+func (l *loopState) manualDone(res *manualResult) {
+	l.manualBusy = false
+	l.manualLog = append(l.manualLog, manualInput{a: res.a, at: res.at, err: res.err})
+	ev := &ManualEvent{Action: res.a, At: res.at, Before: res.before, After: res.after}
+	result := "ok"
+	if res.err != nil {
+		ev.Error, result = res.err.Error(), res.err.Error()
+	} else {
+		l.frame, l.print, l.tree, l.app, l.fresh = res.s.Frame, res.s.Print, nil, "", true
+	}
+	a := res.a
+	l.r.rec.add(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
+	l.r.hub.emit(Event{Kind: KindManual, Manual: ev})
+	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms, ByPerson: true, Frame: res.before}})
+	if l.manualReply != nil {
+		l.manualReply <- res.err
+		l.manualReply = nil
+	}
+}
+
+func (l *loopState) handBack(note string, region *Region) error {
+	if l.manualBusy {
+		return &IllegalError{State: l.state, Trigger: OnHandBack, Why: "an input is still running"}
+	}
+	words := describeManual(l.manualLog, l.takeOverAsked, note, region)
+	l.r.rec.add(Entry{Kind: recPerson, Command: "hand_back", Text: note, Region: region})
+	acts := make([]action.Action, 0, len(l.manualLog))
+	for _, in := range l.manualLog {
+		if in.err == nil {
+			acts = append(acts, in.a)
+		}
+	}
+	step := model.Step{N: len(l.history) + 1, Actions: acts, Result: "done by the person", ByPerson: true, Note: strings.TrimSpace(note)}
+	if region != nil {
+		// Device pixels: each dialect tells the model in its own grid.
+		r := image.Rect(region.X1, region.Y1, region.X2, region.Y2)
+		step.Region = &r
+	}
+	l.history = append(l.history, step)
+	l.histIdx = len(l.history) - 1
+	l.recordHistory()
+	l.note(words)
+	l.manualLog = nil
+	l.request = nil
+	l.loops.reset()
+	l.plan("handed back by the person")
+	return nil
+}
+
+// describeManual tells the model, in words, what the person did.
+func describeManual(log []manualInput, asked, note string, region *Region) string {
+	// What the person did, their note and the region they marked are in
+	// the history step (model.Step), which the dialect writes in the
+	// model's own coordinates; this note only frames it.
+	var b strings.Builder
+	if asked != "" {
+		fmt.Fprintf(&b, "You asked the person to take over (%s). ", asked)
+	} else {
+		b.WriteString("The person took over control. ")
+	}
+	ok := 0
+	for _, in := range log {
+		if in.err == nil {
+			ok++
+		}
+	}
+	if ok == 0 {
+		b.WriteString("They made no input through Tandem.")
+	} else {
+		fmt.Fprintf(&b, "Their %d input(s) are the last step of the history.", ok)
+	}
+	if strings.TrimSpace(note) != "" || region != nil {
+		b.WriteString(" Read their note and marked region there.")
+	}
+	b.WriteString(" They have handed control back to you: look at the current screen and continue.")
+	return b.String()
+}
+
+// describeAction puts one action into words.
+func describeAction(a action.Action) string {
+	switch a.Type {
+	case action.Tap:
+		return fmt.Sprintf("tapped at (%d,%d)", a.X, a.Y)
+	case action.DoubleTap:
+		return fmt.Sprintf("double-tapped at (%d,%d)", a.X, a.Y)
+	case action.LongPress:
+		return fmt.Sprintf("long-pressed at (%d,%d)", a.X, a.Y)
+	case action.RightClick:
+		return fmt.Sprintf("right-clicked at (%d,%d)", a.X, a.Y)
+	case action.Swipe:
+		return fmt.Sprintf("swiped from (%d,%d) to (%d,%d)", a.X, a.Y, a.X2, a.Y2)
+	case action.Drag:
+		return fmt.Sprintf("dragged from (%d,%d) to (%d,%d)", a.X, a.Y, a.X2, a.Y2)
+	case action.Scroll:
+		return fmt.Sprintf("scrolled %s at (%d,%d)", a.Direction, a.X, a.Y)
+	case action.TypeText:
+		s := fmt.Sprintf("typed %q", a.Text)
+		if a.Submit {
+			s += " and submitted"
+		}
+		return s
+	case action.Key:
+		return "pressed the " + a.Key + " key"
+	case action.Hotkey:
+		return "pressed " + strings.Join(a.Keys, "+")
+	case action.Launch:
+		return "opened " + a.App
+	case action.Wait:
+		return fmt.Sprintf("waited %d ms", a.Ms)
+	default: // the other cases need nothing here
+	}
+	return a.String()
+}
+
+func (l *loopState) stopGracefully(n int) error {
+	switch l.state {
+	case Planning, Executing, WaitingForStability:
+		// The step under way is one of the n ("stop after this step" is
+		// n = 1); with n = 0 it still ends, as an atomic action cannot be
+		// called back.
+		switch {
+		case l.state == Executing && l.current != nil: // not yet counted in steps
+			l.softLimit = l.steps + max(n, 1)
+		case l.state == WaitingForStability && l.current != nil: // counted already
+			l.softLimit = l.steps + max(n-1, 0)
+		default:
+			l.softLimit = l.steps + n
+		}
+		l.r.rec.add(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
+		l.note(fmt.Sprintf("The person asked you to stop: you may take at most %d more action(s). Wrap up now: finish with a summary of what is done and what is still pending.", n))
+		l.to(l.state, fmt.Sprintf("stopping gracefully: at most %d more step(s)", n))
+	default:
+		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+	}
+	return nil
+}
+
+func (l *loopState) confirm() error {
+	if l.request == nil || l.request.Kind != AskConfirm {
+		return &IllegalError{State: l.state, Trigger: OnConfirm, Why: "nothing waits for confirmation"}
+	}
+	l.r.rec.add(Entry{Kind: recPerson, Command: "confirm", Action: l.current})
+	l.request = nil
+	l.confirmed = true
+	if l.softLimit >= 0 && l.steps >= l.softLimit {
+		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+		return nil
+	}
+	l.execute()
+	return nil
+}
+
+func (l *loopState) deny(reason string) error {
+	if l.request == nil || l.request.Kind != AskConfirm {
+		return &IllegalError{State: l.state, Trigger: OnDeny, Why: "nothing waits for confirmation"}
+	}
+	a := *l.current
+	l.r.rec.add(Entry{Kind: recPerson, Command: "deny", Action: &a, Text: reason})
+	l.setResult("denied by the person")
+	msg := fmt.Sprintf("The person did NOT allow %s.", a)
+	if strings.TrimSpace(reason) != "" {
+		msg += fmt.Sprintf(" Their reason: %q.", strings.TrimSpace(reason))
+	}
+	msg += " Do not do it; find another way that respects this, or finish and say what is left."
+	l.current = nil
+	l.request = nil
+	l.flushQueue("")
+	l.note(msg)
+	l.plan("denied by the person")
+	return nil
+}
+
+func (l *loopState) answer(text string) error {
+	if l.request == nil || l.request.Kind == AskConfirm {
+		return &IllegalError{State: l.state, Trigger: OnAnswer, Why: "it waits for confirm or deny"}
+	}
+	req := *l.request
+	l.r.rec.add(Entry{Kind: recPerson, Command: "answer", Text: text})
+	switch req.Kind {
+	case AskQuestion:
+		l.note(fmt.Sprintf("You asked the person: %q. They answered: %q.", req.Message, text))
+	default:
+		l.note(fmt.Sprintf("The run stopped to ask the person (%s). Their guidance: %q.", req.Message, text))
+		if req.Kind == AskBudget {
+			l.budget = l.budget.extend(l.r.settings.Budget, l.spent())
+		}
+		l.loops.reset()
+	}
+	l.request = nil
+	l.current = nil
+	l.plan("answered by the person")
+	return nil
+}
+
+func (l *loopState) editGoal(goal string) {
+	l.goal = goal
+	l.r.hub.setGoal(goal)
+	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_goal", Text: goal})
+	if l.state == Idle {
+		l.to(Idle, "goal edited")
+		return
+	}
+	l.note(fmt.Sprintf("The person changed the goal. The goal is now: %q.", goal))
+	if !l.edited {
+		// A plan made for the old goal is dropped, unless the person set
+		// the steps themselves (the pause panel edits both together).
+		l.flushQueue("")
+	}
+	if l.state == Planning {
+		l.cancelWork()
+		l.plan("the goal changed")
+		return
+	}
+	l.to(l.state, "goal edited")
+}
+
+func (l *loopState) editPending(acts []action.Action) error {
+	for _, a := range acts {
+		if err := a.Validate(l.info.Screen); err != nil {
+			return err
+		}
+	}
+	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
+	l.queue = append([]action.Action(nil), acts...)
+	l.edited = l.state == Paused || l.state == WaitingForUser
+	l.to(l.state, "pending actions edited")
+	l.emitPlan()
+	return nil
+}

@@ -1,0 +1,380 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+	"tandem/engine/model"
+)
+
+// Planning: the work a step starts off the loop (observe the screen, ask the
+// model once) and what the loop makes of its result.
+
+// newWork cancels any work in flight and returns a context for new work.
+func (l *loopState) newWork() (context.Context, uint64) {
+	l.cancelWork()
+	ctx, cancel := context.WithCancel(l.r.runCtx)
+	l.cancel = cancel
+	l.gen++
+	return ctx, l.gen
+}
+
+func (l *loopState) cancelWork() {
+	if l.cancel != nil {
+		l.cancel()
+		l.cancel = nil
+	}
+	l.gen++
+}
+
+func (l *loopState) spawn(f func()) {
+	l.r.wg.Add(1)
+	go func() {
+		defer l.r.wg.Done()
+		f()
+	}()
+}
+
+// plan starts a Planning step: one observation and one model call. Budgets
+// are checked first; one used up asks the person instead.
+func (l *loopState) plan(reason string) {
+	if c := l.budget.exceeded(l.spent()); c.Code != "" {
+		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
+		return
+	}
+	l.to(Planning, reason)
+	if l.state != Planning {
+		return
+	}
+	l.edited = false
+	l.flushQueue("")
+	l.emitPlan()
+	stepsLeft := l.stepsLeft()
+	if stepsLeft > 0 && stepsLeft <= l.r.settings.RemindAt {
+		l.note(fmt.Sprintf("Only %d step(s) are left. If the goal is reached, finish now with a summary; if it cannot be reached in time, finish and say what is missing.", stepsLeft))
+	}
+	ctx, gen := l.newWork()
+	l.notesSent = len(l.notes)
+	in := model.Input{
+		Goal:      l.goal,
+		History:   l.recentHistory(),
+		Notes:     append([]string(nil), l.notes...),
+		StepsLeft: stepsLeft,
+		Supported: l.r.dev.Capabilities().Actions,
+	}
+	var frame image.Image
+	var print Fingerprint
+	var tree []byte
+	if l.fresh {
+		frame, print, tree = l.frame, l.print, l.tree
+	}
+	app := ""
+	if l.fresh {
+		app = l.app
+	}
+	var info *device.Info
+	if l.hasInfo {
+		i := l.info
+		info = &i
+	}
+	call := l.calls + 1
+	r := l.r
+	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree, app) })
+}
+
+// observe looks at the screen again without asking the model and then
+// runs the queue: the steps the person edited while the run was paused are
+// what runs next (issue 19: they were thrown away on Continue), checked
+// against the screen as it is now.
+func (l *loopState) observe(reason string) {
+	l.to(Planning, reason)
+	if l.state != Planning {
+		return
+	}
+	l.emitPlan()
+	ctx, gen := l.newWork()
+	var info *device.Info
+	if l.hasInfo {
+		i := l.info
+		info = &i
+	}
+	r := l.r
+	l.spawn(func() { r.observeAndPlan(ctx, gen, 0, model.Input{}, info, nil, Fingerprint{}, nil, "") })
+}
+
+// currentApper is a device that can name its foreground app (adb phones);
+// the model is told it (AutoGLM's current_app) and the record keeps it.
+type currentApper interface {
+	CurrentApp(ctx context.Context) (string, error)
+}
+
+// observeAndPlan is the Planning worker: look at the screen (unless the
+// loop already has a fresh frame from the stability wait), then ask the
+// model once.
+func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model.Input,
+	info *device.Info, frame image.Image, print Fingerprint, tree []byte, app string) {
+	res := &planResult{}
+	t0 := time.Now()
+	if info == nil {
+		i, err := r.dev.Info(ctx)
+		if err != nil {
+			r.postErr(ctx, gen, err)
+			return
+		}
+		info, res.info = &i, &i
+	}
+	if frame == nil {
+		img, err := r.dev.Screenshot(ctx)
+		switch {
+		case errors.Is(err, device.ErrSecureScreen):
+			res.obs.Secure = true
+		case err != nil:
+			r.postErr(ctx, gen, err)
+			return
+		default:
+			frame, print = img, FingerprintOf(img)
+		}
+	}
+	// The settled frame of the last action comes without a tree; the
+	// policy's label check and the json dialect need one for this screen.
+	if t, ok := r.dev.(device.UITree); ok && r.settings.UITree && tree == nil {
+		b, err := t.UITree(ctx)
+		if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
+			r.postErr(ctx, gen, err)
+			return
+		}
+		tree = b
+	}
+	if app == "" {
+		app = r.foreground(ctx) // the package, for the policy's app rules
+	}
+	res.app = app
+	if a, ok := r.dev.(currentApper); ok {
+		// The name the model is told (AutoGLM's current_app). Best effort:
+		// a step is planned without the name rather than not at all.
+		if name, err := a.CurrentApp(ctx); err == nil {
+			res.obs.App = name
+		}
+	}
+	if _, ok := frame.(secureFrame); ok {
+		res.obs.Secure = true // the settled screen of the last action was secure
+	}
+	res.frame, res.print, res.tree = frame, print, tree
+	if !res.obs.Secure {
+		res.obs.Screenshot = frame
+	} else {
+		in.Notes = append(in.Notes, secureNote)
+	}
+	res.obs.UITree, res.obs.Screen = tree, info.Screen
+	res.file = r.rec.frame(ctx, frame)
+	res.observeMs = time.Since(t0).Milliseconds()
+	in.Observation = res.obs
+	if call == 0 {
+		res.only = true
+		r.post(message{on: OnPlanned, gen: gen, planned: res})
+		return
+	}
+	// A failed attempt that the client retries is told to the person (and
+	// kept in the record) rather than left as a long silent "Thinking…".
+	pctx := model.WithRetryNotice(ctx, func(rt model.Retry) {
+		if ctx.Err() == nil {
+			r.rec.add(Entry{Kind: recRetry, Call: call, Error: rt.Error, Ms: rt.WaitMs})
+			r.hub.emit(Event{Kind: KindRetry, Retry: &RetryEvent{Call: call, Retry: rt}})
+		}
+	})
+	pctx = model.WithWaitNotice(pctx, func(w model.Waiting) {
+		if ctx.Err() == nil {
+			r.hub.emit(Event{Kind: KindWaiting, Waiting: &WaitingEvent{Call: call, Waiting: w}})
+		}
+	})
+	res.plan, res.err = r.planner.Plan(pctx, in, func(delta string) {
+		if ctx.Err() == nil {
+			r.hub.emit(Event{Kind: KindThought, Thought: &ThoughtEvent{Call: call, Delta: delta}})
+		}
+	})
+	if ctx.Err() != nil {
+		return // cancelled: the loop has moved on
+	}
+	r.post(message{on: OnPlanned, gen: gen, planned: res})
+}
+
+// foregrounder is a device that can name the app in front (the adb driver).
+type foregrounder interface {
+	ForegroundApp(ctx context.Context) (pkg, activity string, err error)
+}
+
+// foreground names the app in front; "" when the device cannot say, or
+// when no policy rule needs it (asking costs an adb round trip a step).
+func (r *Run) foreground(ctx context.Context) string {
+	f, ok := r.dev.(foregrounder)
+	if p := r.settings.Policy; !ok || p.Off || len(p.Apps) == 0 {
+		return ""
+	}
+	pkg, _, err := f.ForegroundApp(ctx)
+	if err != nil {
+		return ""
+	}
+	return pkg
+}
+
+// readTree dumps the UI tree (one retry: a dump often fails while the
+// screen still moves); nil when the device has none or it cannot be read.
+func (r *Run) readTree(ctx context.Context) []byte {
+	t, ok := r.dev.(device.UITree)
+	if p := r.settings.Policy; !ok || !r.settings.UITree || p.Off || len(p.Words) == 0 {
+		return nil
+	}
+	for range 2 {
+		if b, err := t.UITree(ctx); err == nil {
+			return b
+		}
+	}
+	return nil
+}
+
+// secureNote tells the model why it gets no picture, so it does not plan
+// blind as if it saw the screen.
+const secureNote = "The screen is secure (the app blocks screenshots, as payment and password screens do): no picture of it can be sent. Do not guess positions; decide from the history and the UI tree if there is one, or ask the person to take over."
+
+// postErr reports a failed piece of work: a lost device is its own trigger;
+// anything else the loop turns into the step's failure. Cancelled work
+// reports nothing.
+func (r *Run) postErr(ctx context.Context, gen uint64, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	if errors.Is(err, device.ErrGone) {
+		r.post(message{on: OnDeviceLost, gen: gen, err: err})
+		return
+	}
+	r.post(message{on: OnDeviceLost, gen: gen, err: &observeError{err}})
+}
+
+// deviceDetail is a device error's own words, without the "cannot
+// observe" wrapping a UI words itself.
+func deviceDetail(err error) string {
+	var oe *observeError
+	if errors.As(err, &oe) {
+		return oe.err.Error()
+	}
+	return err.Error()
+}
+
+// observeError is a failure to look at the screen that is not a lost
+// device (a driver error, a permission); the run pauses with it too, since
+// it cannot plan blind.
+type observeError struct{ err error }
+
+func (e *observeError) Error() string { return "cannot observe the device: " + e.err.Error() }
+func (e *observeError) Unwrap() error { return e.err }
+
+// planned handles the model's reply.
+func (l *loopState) planned(p *planResult) {
+	l.cancel = nil
+	if p.info != nil {
+		l.info, l.hasInfo = *p.info, true
+	}
+	if p.err == nil {
+		l.faults = 0
+	}
+	if p.frame != nil {
+		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
+		l.app, l.appName = p.app, p.obs.App
+	}
+	l.r.rec.add(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
+		App: p.obs.App, Secure: p.obs.Secure, Ms: p.observeMs})
+	if p.only {
+		l.edited = false
+		l.next()
+		return
+	}
+	if p.err != nil {
+		l.modelError(p)
+		return
+	}
+	l.calls++
+	l.usage = l.usage.Add(p.plan.Usage)
+	u := p.plan.Usage
+	l.callFrame, l.callUsage = p.file, &u
+	l.callSalvaged, l.callCached = p.plan.Salvaged, p.plan.Cached
+	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
+		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
+		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached})
+	l.emitUsage()
+	acts, err := l.accept(p.plan.Actions)
+	if err != nil {
+		l.modelError(&planResult{err: &model.ParseError{Reason: err.Error(), Raw: p.plan.Raw}})
+		return
+	}
+	l.parseRetried = false
+	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
+	l.thought = p.plan.Thought
+	l.history = append(l.history, model.Step{N: len(l.history) + 1, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...),
+		Reply: p.plan.Raw, App: p.obs.App})
+	l.histIdx = len(l.history) - 1
+	l.recordHistory()
+	l.doneActs, l.current, l.queue = nil, nil, acts
+	l.next()
+}
+
+// accept checks a reply's actions: everything after the first finish or
+// fail is dropped, every action must be valid on this screen and one the
+// device can do.
+func (l *loopState) accept(acts []action.Action) ([]action.Action, error) {
+	if len(acts) == 0 {
+		return nil, errors.New("the reply has no action; answer with at least one action, or finish with a summary")
+	}
+	caps := l.r.dev.Capabilities()
+	out := make([]action.Action, 0, len(acts))
+	for _, a := range acts {
+		if err := a.Validate(l.info.Screen); err != nil {
+			return nil, err
+		}
+		if engineHandled(a.Type) || caps.Supports(a.Type) {
+			out = append(out, a)
+		} else {
+			return nil, fmt.Errorf("this device cannot do %s; use one of %v", a.Type, caps.Actions)
+		}
+		if a.Type.Terminal() {
+			break
+		}
+	}
+	return out, nil
+}
+
+func engineHandled(t action.Type) bool {
+	return t == action.Finish || t == action.Fail || t == action.AskUser || t == action.TakeOver
+}
+
+// modelError: a reply that could not be used gets one corrective retry
+// with the reason; anything else (or a second bad reply) goes to the person.
+func (l *loopState) modelError(p *planResult) {
+	var pe *model.ParseError
+	if errors.As(p.err, &pe) {
+		l.calls++
+		l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, Raw: cut(pe.Raw, maxRawBytes), Error: pe.Error()})
+		if !l.parseRetried {
+			l.parseRetried = true
+			l.note("Your previous reply could not be used: " + pe.Reason + ". Reply again, following the required format exactly.")
+			l.plan("corrective retry after a reply that could not be used")
+			return
+		}
+		l.parseRetried = false
+		l.ask(Request{Kind: AskModelError, Message: "the model's reply could not be used twice in a row: " + pe.Reason,
+			Cause: &Cause{Code: CauseModelUnusable, Detail: pe.Reason}})
+		return
+	}
+	l.calls++
+	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, Error: p.err.Error()})
+	msg := "the model call failed: " + p.err.Error()
+	if errors.Is(p.err, model.ErrAuth) {
+		msg += " (check the model settings)"
+	}
+	c := modelCause(p.err)
+	l.ask(Request{Kind: AskModelError, Message: msg + "; resume to try again", Cause: &c})
+}
