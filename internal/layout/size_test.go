@@ -25,12 +25,10 @@ const (
 var exempt = map[string]string{
 	"frontend/src/lib/i18n.svelte.ts": "table data: the UI's strings, one per line, in two languages",
 	// Debt, to be paid: each entry removed as its file or function is split.
-	"devices/adb/driver_test.go":   "debt: to split (issue 15)",
-	"engine/run_test.go":           "debt: to split (issue 15)",
-	"func app/feed.go desktopLoop": "debt: to split (issue 15)",
-	"func app/run_integration_test.go TestAppRunsATaskOnTheVirtualPhone": "debt: to split (issue 15)",
-	"func app/window_mirror_test.go TestWindowMirrorsAPhoneOverScrcpy":   "debt: to split (issue 15)",
-	"func app/window_states_test.go TestWindowStates":                    "debt: to split (issue 15)",
+	"func app/feed.go desktopLoop":                                          "debt: to split (issue 15)",
+	"func app/run_integration_test.go TestAppRunsATaskOnTheVirtualPhone":    "debt: to split (issue 15)",
+	"func app/window_mirror_test.go TestWindowMirrorsAPhoneOverScrcpy":      "debt: to split (issue 15)",
+	"func app/window_states_test.go TestWindowStates":                       "debt: to split (issue 15)",
 	"func cli/run.go runRun":                                                "debt: to split (issue 15)",
 	"func devices/adb/driver_test.go TestDriverActions":                     "debt: to split (issue 15)",
 	"func devices/desktop/desktop.go Open":                                  "debt: to split (issue 15)",
