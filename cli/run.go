@@ -4,21 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	"tandem/devices/adb"
 	"tandem/engine"
-	"tandem/engine/model"
-	"tandem/engine/model/dialect"
-	"tandem/engine/observe"
-	"tandem/internal/datadir"
 )
 
 // runRun is `tandem run`: a headless run on one phone with live progress.
@@ -26,200 +18,21 @@ import (
 // stdin; an empty line or end of input stops the run. Exit 0 only when the
 // run finished with success.
 func runRun(ctx context.Context, env Env) int {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	dev := fs.String("device", "", "adb serial of the phone, or desktop:N for this computer's display N (required)")
-	goal := fs.String("goal", "", "what the agent should do (required)")
-	dia := fs.String("dialect", "tools", "model dialect: tools, autoglm, uitars, json")
-	variant := fs.String("variant", "", "dialect variant")
-	mdl := fs.String("model", os.Getenv("TANDEM_MODEL"), "model name")
-	base := fs.String("base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL")
-	maxSteps := fs.Int("max-steps", 50, "step budget")
-	dataDir := fs.String("data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app, so its History lists the run; env TANDEM_DATA_DIR moves the data dir)")
-	resume := fs.String("resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
-	asJSON := fs.Bool("json", false, "print events as JSON lines")
-	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
-	timeout := fs.Duration("timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
-	var own model.Sampling
-	fs.Func("temperature", "sampling temperature (default: the dialect's reference, 0 for most)", floatFlag(&own.Temperature, 0, 2))
-	fs.Func("top-p", "nucleus sampling top_p (default: the dialect's reference)", floatFlag(&own.TopP, 0.001, 1))
-	fs.IntVar(&own.MaxTokens, "max-tokens", 0, "reply token limit (default: the dialect's reference)")
-	var popt model.PlannerOptions
-	fs.IntVar(&popt.ContextTokens, "context-tokens", 0, "the model's context length; the history sent is trimmed to fit (default 32768)")
-	fs.IntVar(&popt.VerbatimSteps, "verbatim-steps", 0, "recent steps shown in full; older ones are summarized (default 3)")
-	fs.BoolVar(&popt.SmallModel, "vision-on-demand", false, "send a screenshot only when the UI tree is not enough (tools and json dialects)")
-	fs.BoolVar(&popt.UITree, "ui-tree", false, "the model also reads the compact UI tree as text (tools dialect)")
-	actionCache := fs.Bool("action-cache", false, "reuse a decision for an identical screen at the same step (each reuse is marked in the record)")
-	profile := fs.String("profile", "", "use a model profile saved in the app (its URL, model, reply format and key); flags given here win")
-	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: tandem run --device ID --goal TEXT (--base-url URL | --profile NAME) [options]")
-		fmt.Fprintln(env.Stderr, "Run one task on a phone without the window, with live progress.")
-		fs.PrintDefaults()
-		fmt.Fprintln(env.Stderr, "")
-		printEnvironment(env.Stderr, "TANDEM_BASE_URL", "TANDEM_MODEL", "TANDEM_API_KEY", "TANDEM_ADB_PORT", "ANDROID_ADB_SERVER_PORT", "TANDEM_CONFIG_DIR")
-	}
-	if code, ok := parseFlags(fs, env.Args); !ok {
+	o, code, ok := parseRun(env)
+	if !ok {
 		return code
 	}
-	key := os.Getenv("TANDEM_API_KEY")
-	if *profile != "" {
-		if env.Profiles == nil {
-			fmt.Fprintf(env.Stderr, "run: cannot read the app's saved profiles for %q\n", *profile)
-			return ExitUsage
-		}
-		p, err := env.Profiles(*profile)
-		if err != nil {
-			fmt.Fprintln(env.Stderr, "run:", err)
-			return ExitUsage
-		}
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		if !set["base-url"] {
-			*base = p.BaseURL
-		}
-		if !set["model"] {
-			*mdl = p.Model
-		}
-		if !set["dialect"] && p.Dialect != "" {
-			*dia, *variant = p.Dialect, p.Variant
-		}
-		if key == "" {
-			key = p.APIKey
-		}
-		if !set["temperature"] {
-			own.Temperature = p.Sampling.Temperature
-		}
-		if !set["top-p"] {
-			own.TopP = p.Sampling.TopP
-		}
-		if !set["max-tokens"] {
-			own.MaxTokens = p.Sampling.MaxTokens
-		}
-		if !set["context-tokens"] {
-			popt.ContextTokens = p.ContextTokens
-		}
-		popt.SmallModel = popt.SmallModel || p.VisionOnDemand
-		popt.UITree = popt.UITree || p.UITree
-		*actionCache = *actionCache || p.ActionCache
-	}
-	shared := datadir.Dir(os.Getenv)
-	if *dataDir == "" {
-		*dataDir = datadir.Runs(shared) // where the app keeps its records too
-	}
-	if *resume != "" && *dev == "" {
-		*dev = recordedDevice(filepath.Join(*dataDir, *resume))
-	}
-	if *dev == "" || (*goal == "" && *resume == "") || *base == "" {
-		fmt.Fprintln(env.Stderr, "run: --device, --goal (or --resume ID) and --base-url (or TANDEM_BASE_URL, or --profile) are required")
-		return ExitUsage
-	}
-	if fs.NArg() > 0 || *port <= 0 || *port > 65535 || *maxSteps <= 0 || *timeout < 0 {
-		fmt.Fprintln(env.Stderr, "run: unexpected arguments, or a bad --adb-port, --max-steps or --timeout")
-		return ExitUsage
-	}
-	d, err := dialect.New(*dia, *variant)
+	planner, err := o.planner()
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	client, err := model.NewClient(model.ClientConfig{BaseURL: *base, APIKey: key, Model: *mdl, Prices: model.DefaultPrices(),
-		Sampling: model.DefaultSampling(*dia, *variant).Over(own)})
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "run:", err)
-		return ExitUsage
-	}
-	if *actionCache {
-		popt.Cache = observe.NewActionCache[model.Plan](0)
-	}
-	if popt.ContextTokens < 0 || popt.VerbatimSteps < 0 {
-		fmt.Fprintln(env.Stderr, "run: --context-tokens and --verbatim-steps cannot be negative")
-		return ExitUsage
-	}
-	// Where the driver keeps the person's keyboard while it types: the same
-	// folder as the app's, so whichever starts next repairs the other's crash.
-	stateDir := datadir.KeyboardNotes(shared)
-	server := adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}
-	restored, err := adb.RestorePending(ctx, server, stateDir)
-	if msg := adb.RestoredText(restored); msg != "" {
-		fmt.Fprintln(env.Stderr, "run:", msg)
-	}
-	if err != nil {
-		fmt.Fprintln(env.Stderr, "run: could not give a keyboard back:", err)
-	}
-	phone, desk, err := openRunDevice(ctx, *dev, adb.Options{Server: server, Serial: *dev, StateDir: stateDir})
+	r, desk, reqs, err := o.start(ctx, env, planner)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
 	}
-	reqs := make(chan engine.Request, 4)
-	pr := &progress{env: env, json: *asJSON}
-	cfg := engine.Config{Goal: *goal, Device: phone, DeviceID: *dev, Planner: model.NewPlanner(client, d, popt),
-		DataDir: *dataDir, Settings: engine.Settings{Budget: engine.Budget{Steps: *maxSteps}, Policy: engine.DefaultPolicy(),
-			// The policy's label check ("Pay ¥99") needs the screen's tree.
-			UITree: phone.Capabilities().UITree,
-			Model:  *mdl, Dialect: *dia, BaseURL: *base},
-		Emitter: engine.EmitterFunc(func(e engine.Event) {
-			pr.print(e)
-			if e.Kind == engine.KindRequest {
-				select {
-				case reqs <- *e.Request:
-				default:
-				}
-			}
-		})}
-	var r *engine.Run
-	if *resume != "" {
-		cfg.Settings = engine.Settings{} // the record's
-		r, err = engine.Resume(filepath.Join(*dataDir, *resume), cfg)
-	} else {
-		r, err = engine.New(cfg)
-	}
-	if err != nil {
-		_ = phone.Close()
-		fmt.Fprintln(env.Stderr, "run:", err)
-		return ExitFail
-	}
-	if err := r.Start(ctx); err != nil {
-		fmt.Fprintln(env.Stderr, "run:", err)
-		return ExitFail
-	}
-	lines := readLines(env.Stdin, r.Done())
-	var limit <-chan time.Time
-	if *timeout > 0 {
-		t := time.NewTimer(*timeout)
-		defer t.Stop()
-		limit = t.C
-	}
-	var takeover, stopKey <-chan struct{}
-	if desk != nil {
-		takeover, stopKey = desk.Takeover(), desk.StopHotkey()
-	}
-	for {
-		select {
-		case <-takeover:
-			handTakeover(ctx, env, r, desk, lines)
-		case <-stopKey:
-			fmt.Fprintln(env.Stderr, "run: stop hotkey pressed")
-			_ = r.Stop(ctx)
-		case <-ctx.Done():
-			_ = r.Stop(context.Background())
-			<-r.Done()
-			return ExitFail
-		case <-limit:
-			fmt.Fprintf(env.Stderr, "run: --timeout %s reached: stopping the run\n", *timeout)
-			_ = r.Stop(context.Background())
-			<-r.Done()
-			return ExitFail
-		case <-r.Done():
-			res := r.Result()
-			if res.State == engine.Done && res.Success {
-				return ExitOK
-			}
-			return ExitFail
-		case req := <-reqs:
-			answerRequest(ctx, env, r, req, lines)
-		}
-	}
+	return supervise(ctx, env, r, desk, reqs, o.timeout)
 }
 
 // floatFlag parses a float flag within [lo, hi] into *dst, so an unset
@@ -374,5 +187,6 @@ func (p *progress) print(e engine.Event) {
 		for _, pend := range e.Done.Pending {
 			fmt.Fprintln(out, "  pending:", pend)
 		}
+	default: // the rest is not printed
 	}
 }
