@@ -43,6 +43,8 @@ type fakePhone struct {
 	did       []action.Action
 	shots     int
 	block     chan struct{} // when set, Do waits for it (or ctx)
+	shotBlock chan struct{} // when set, Screenshot waits for it (or ctx)
+	shotEnter chan struct{} // when set, Screenshot signals it on entry
 	doStarted chan struct{} // when set, Do signals it on entry
 	guard     *atomic.Bool  // when set and true, Do records a violation
 	violation atomic.Int32
@@ -70,6 +72,22 @@ func (p *fakePhone) UITree(ctx context.Context) ([]byte, error) {
 func (p *fakePhone) Screenshot(ctx context.Context) (image.Image, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	p.mu.Lock()
+	block, enter := p.shotBlock, p.shotEnter
+	p.mu.Unlock()
+	if enter != nil {
+		select {
+		case enter <- struct{}{}:
+		default:
+		}
+	}
+	if block != nil {
+		select {
+		case <-block:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -386,3 +404,40 @@ var (
 	tapDead = tap(350, 400)
 	tapNav  = tap(5, 400)
 )
+
+// waitFor waits until an event satisfies ok; the deadline guards a hang.
+func (e *events) waitFor(t testing.TB, what string, ok func(Event) bool) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		e.mu.Lock()
+		for _, ev := range e.all {
+			if ok(ev) {
+				e.mu.Unlock()
+				return
+			}
+		}
+		e.mu.Unlock()
+		select {
+		case <-e.ch:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; states so far %v", what, e.states())
+		}
+	}
+}
+
+// waitReason waits for a state event whose reason contains s.
+func (e *events) waitReason(t testing.TB, s string) {
+	t.Helper()
+	e.waitFor(t, "a state change with reason "+s, func(ev Event) bool {
+		return ev.Kind == KindState && strings.Contains(ev.State.Reason, s)
+	})
+}
+
+// waitPerson waits for the person's act cmd.
+func (e *events) waitPerson(t testing.TB, cmd string) {
+	t.Helper()
+	e.waitFor(t, "the person's "+cmd, func(ev Event) bool {
+		return ev.Kind == KindPerson && ev.Person.Command == cmd
+	})
+}

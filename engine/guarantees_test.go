@@ -94,6 +94,97 @@ func TestPauseEditsRunNext(t *testing.T) {
 	}
 }
 
+// The person's edited steps run next even when the goal edit reaches the
+// engine after the run resumed and is looking at the screen before running
+// them (the pause panel sends both; a device coming back resumes the run
+// in between). The goal edit is told to the model at its next call; it
+// does not start one (sim seed 5163).
+func TestGoalEditWhileLookingBeforeEditedStepsKeepsThem(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus, tapPlus), reply(finish("done")))
+	f.start()
+	f.ev.waitState(t, WaitingForStability)
+	ctx := context.Background()
+	if err := f.run.Pause(ctx); err != nil {
+		t.Fatal(err)
+	}
+	edited := tap(200, 420)
+	if err := f.run.EditPending(ctx, []action.Action{edited}); err != nil {
+		t.Fatal(err)
+	}
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
+	f.phone.mu.Lock()
+	f.phone.shotBlock, f.phone.shotEnter = release, entered
+	f.phone.mu.Unlock()
+	if err := f.run.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-entered: // the run looks at the screen before the edited step
+	case <-time.After(30 * time.Second):
+		t.Fatal("the resumed run never looked at the screen")
+	}
+	if err := f.run.EditGoal(ctx, "count to one"); err != nil {
+		t.Fatal(err)
+	}
+	f.phone.mu.Lock()
+	f.phone.shotBlock = nil
+	f.phone.mu.Unlock()
+	close(release)
+	f.wait()
+	_, _, _, did := f.phone.get()
+	if len(did) < 2 || did[1].String() != edited.String() {
+		t.Fatalf("did %v, want the edited %v second", did, edited)
+	}
+	calls := f.plan.calls()
+	if len(calls) != 2 {
+		t.Fatalf("%d model calls, want 2 (the edited step ran without one)", len(calls))
+	}
+	if notes := strings.Join(calls[1].Notes, " "); !strings.Contains(notes, "count to one") {
+		t.Errorf("the next call was not told the new goal: %s", notes)
+	}
+}
+
+// A Pause asked for while an action runs is kept when the device drops out
+// under that action: once the device is back the run stays paused, as the
+// person asked, instead of resuming by itself (sim seed 3955).
+func TestPauseDuringActionSurvivesADeviceBlip(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapPlus, tapPlus), reply(finish("done")))
+	release, started := make(chan struct{}), make(chan struct{}, 4)
+	f.phone.mu.Lock()
+	f.phone.block, f.phone.doStarted = release, started
+	f.phone.mu.Unlock()
+	f.start()
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no action started")
+	}
+	ctx := context.Background()
+	paused := make(chan error, 1)
+	go func() { paused <- f.run.Pause(ctx) }()
+	f.ev.waitPerson(t, "pause") // the pause is waiting for the action
+	f.phone.mu.Lock()
+	f.phone.gone, f.phone.block = true, nil
+	f.phone.mu.Unlock()
+	close(release)
+	if err := <-paused; err != nil {
+		t.Fatal(err)
+	}
+	f.phone.mu.Lock()
+	f.phone.gone = false
+	f.phone.mu.Unlock()
+	f.ev.waitReason(t, "the device is back")
+	if st := f.run.Snapshot().State; st != Paused {
+		t.Fatalf("after the device came back the run is %s, want Paused (the person paused it)", st)
+	}
+	if err := f.run.Resume(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res := f.wait(); res.State != Done {
+		t.Fatalf("%+v", res)
+	}
+}
+
 // Stop waits for a tap already on its way: Stopped means nothing more
 // will reach the phone (sim seed 169).
 func TestStopWaitsForTheTapOnItsWay(t *testing.T) {

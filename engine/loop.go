@@ -141,6 +141,7 @@ type loopState struct {
 	cancel context.CancelFunc
 
 	pauseWaiters    []chan error
+	holdPause       bool // the person paused while the device was away: it comes back paused
 	takeOverWaiters []chan error
 	pauseAfter      bool
 	takeOverAfter   bool
@@ -263,6 +264,12 @@ func (l *loopState) handle(m message) error {
 	case OnDeviceBack:
 		if l.state == Paused && l.deviceLost {
 			l.note("The device was disconnected for a while and is back; look at the screen again.")
+			if l.holdPause {
+				// Paused by the person too: the device is back, the pause stays.
+				l.deviceLost, l.holdPause = false, false
+				l.to(Paused, "the device is back; still paused as you asked")
+				return nil
+			}
 			l.resumeFromPause("the device is back")
 		}
 	}

@@ -23,6 +23,7 @@ func (l *loopState) lost(err error) {
 	}
 	waiters := l.pauseAfter || l.takeOverAfter
 	takeOver := l.takeOverAfter
+	personPaused := l.pauseAfter
 	l.pauseAfter, l.takeOverAfter = false, false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
@@ -47,6 +48,9 @@ func (l *loopState) lost(err error) {
 		return
 	}
 	l.deviceLost = true
+	// The person asked to pause while the action ran: the run stays paused
+	// once the device is back (sim seed 3955).
+	l.holdPause = l.holdPause || personPaused
 	l.to(Paused, "device lost: "+err.Error())
 	if l.state != Paused {
 		return

@@ -15,6 +15,11 @@ import (
 func (l *loopState) pause(m message) error {
 	switch l.state {
 	case Executing:
+		// The run pauses once the atomic action returns; the person's act
+		// is theirs now (timeline, History, report).
+		if !l.pauseAfter {
+			l.r.rec.add(Entry{Kind: recPerson, Command: "pause"})
+		}
 		l.pauseAfter = true
 		l.pauseWaiters = append(l.pauseWaiters, m.reply)
 		return nil
@@ -63,7 +68,7 @@ func (l *loopState) resume() error {
 // resumeFromPause looks again and re-plans; what was still queued is told
 // to the model rather than run blind.
 func (l *loopState) resumeFromPause(reason string) {
-	l.deviceLost = false
+	l.deviceLost, l.holdPause = false, false
 	l.fresh = false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
@@ -80,6 +85,9 @@ func (l *loopState) resumeFromPause(reason string) {
 
 func (l *loopState) takeOver(m message) error {
 	if l.state == Executing {
+		if !l.takeOverAfter {
+			l.r.rec.add(Entry{Kind: recPerson, Command: "take_over"})
+		}
 		l.takeOverAfter = true
 		l.takeOverWaiters = append(l.takeOverWaiters, m.reply)
 		return nil
@@ -369,11 +377,14 @@ func (l *loopState) editGoal(goal string) {
 		// the steps themselves (the pause panel edits both together).
 		l.flushQueue("")
 	}
-	if l.state == Planning {
+	if l.state == Planning && !l.edited {
 		l.cancelWork()
 		l.plan("the goal changed")
 		return
 	}
+	// Looking at the screen before the person's own steps (a resume after
+	// the pause panel's edits): those run first; the model hears of the new
+	// goal at its next call, from the note (sim seed 5163).
 	l.to(l.state, "goal edited")
 }
 

@@ -123,7 +123,7 @@ var table = []edge{
 	{Paused, OnStopGracefully, []State{Stopped}},
 	{Paused, OnEditGoal, []State{Paused}},
 	{Paused, OnEditPending, []State{Paused}},
-	{Paused, OnDeviceBack, []State{Planning, WaitingForUser}},
+	{Paused, OnDeviceBack, []State{Planning, WaitingForUser, Paused}},
 	{Paused, OnDeviceAway, []State{Paused, Failed}},
 
 	// A person's input and its result leave the run in Manual.

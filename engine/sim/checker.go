@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"image"
 	"reflect"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"tandem/engine"
 	"tandem/engine/action"
+	"tandem/engine/model"
 )
 
 // checker holds what the invariants need to know and the violations found.
@@ -29,6 +31,7 @@ type checker struct {
 	grace      bool           // a graceful stop is in force
 	graceLeft  int            // device actions it still allows
 	expect     *action.Action // what the person's edit says runs next
+	handBack   *handBack      // what the next model call must be told of the person's hand back
 	agentActs  int
 	started    bool // the action of the current Executing has started
 }
@@ -133,6 +136,50 @@ func (c *checker) Emit(e engine.Event) {
 		}
 	case engine.KindRequest:
 		c.log("request: %s %s", e.Request.Kind, e.Request.Message)
+	}
+}
+
+// handBack is what the person said when handing back.
+type handBack struct {
+	note   string
+	region engine.Region
+}
+
+// setHandBack expects the next model call to carry the person's hand back
+// (invariant 4); nil forgets it (the command was refused).
+func (c *checker) setHandBack(h *handBack) {
+	c.mu.Lock()
+	c.handBack = h
+	c.mu.Unlock()
+}
+
+// modelCall checks a model call's input against the person's last hand
+// back (invariant 4): the history's last step is theirs, with their note
+// and region, and a note tells the model they handed control back.
+func (c *checker) modelCall(in model.Input) {
+	c.mu.Lock()
+	h := c.handBack
+	c.handBack = nil
+	c.mu.Unlock()
+	if h == nil {
+		return
+	}
+	c.checks.Add(1)
+	if len(in.History) == 0 {
+		c.fail("invariant 4: after the person handed back, the model was told no history")
+		return
+	}
+	last := in.History[len(in.History)-1]
+	want := image.Rect(h.region.X1, h.region.Y1, h.region.X2, h.region.Y2)
+	if !last.ByPerson || last.Note != h.note || last.Region == nil || *last.Region != want {
+		c.fail("invariant 4: the step after the hand back is not the person's with their note %q and region %v: %+v", h.note, want, last)
+	}
+	told := false
+	for _, n := range in.Notes {
+		told = told || strings.Contains(n, "handed control back")
+	}
+	if !told {
+		c.fail("invariant 4: the model was not told the person handed control back (notes %q)", in.Notes)
 	}
 }
 

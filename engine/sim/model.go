@@ -36,6 +36,12 @@ func (m *scripted) Plan(ctx context.Context, in model.Input, onThought func(stri
 	slow := m.rng.IntN(10) == 0
 	m.mu.Unlock()
 	m.checkInput(in)
+	if ctx.Err() == nil {
+		// A worker cancelled before the person took over may still reach
+		// the model with what it was told then; only a live call is the
+		// one after the hand back.
+		m.chk.modelCall(in)
+	}
 	if slow {
 		for i := 0; i < 50 && ctx.Err() == nil; i++ {
 			runtime.Gosched()

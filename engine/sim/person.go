@@ -127,7 +127,16 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 			})
 		}
 		reg := &engine.Region{X1: 2, Y1: 2, X2: screenW / 2, Y2: screenH / 2}
-		return "hand_back", p.plain(func(ctx context.Context) error { return run.HandBack(ctx, "did it", reg) })
+		return "hand_back", p.plain(func(ctx context.Context) error {
+			// Expected before the call: the loop starts the next model
+			// call before HandBack returns.
+			p.chk.setHandBack(&handBack{note: "did it", region: *reg})
+			err := run.HandBack(ctx, "did it", reg)
+			if err != nil {
+				p.chk.setHandBack(nil)
+			}
+			return err
+		})
 	case engine.Paused:
 		switch {
 		case k < 30:
