@@ -31,7 +31,13 @@ type checker struct {
 	grace      bool           // a graceful stop is in force
 	graceLeft  int            // device actions it still allows
 	expect     *action.Action // what the person's edit says runs next
+	pending    bool           // the edit has not returned yet: accepted or refused is not known
+	armed      bool           // the run announced the edit: from now the next action must be it
+	ranFirst   *action.Action // the first action that began after the run announced the edit
 	handBack   *handBack      // what the next model call must be told of the person's hand back
+	hbPending  bool           // HandBack has not returned yet
+	hbCall     *model.Input   // the first live model call while it was pending
+	hbSeq      atomic.Int64   // counts hand backs: a model call started before the last one is not judged
 	agentActs  int
 	started    bool // the action of the current Executing has started
 }
@@ -90,11 +96,41 @@ func (c *checker) action(a action.Action, sensitive bool) {
 		c.graceLeft--
 	}
 	if c.expect != nil {
-		c.checks.Add(1)
-		if !reflect.DeepEqual(*c.expect, a) {
-			c.violations = append(c.violations, fmt.Sprintf("invariant 5: the person's edited step %s did not run next; %s did", *c.expect, a))
+		if c.pending {
+			// Judged once the edit returns (a refused edit expects
+			// nothing); an action that began before the run took the edit
+			// (the atomic action under way) is not the next one.
+			if c.armed && c.ranFirst == nil {
+				c.ranFirst = &a
+			}
+			return
 		}
+		c.judgeEditLocked(a)
+	}
+}
+
+// judgeEditLocked checks that a is the person's edited step; c.mu is held.
+func (c *checker) judgeEditLocked(a action.Action) {
+	c.checks.Add(1)
+	if !reflect.DeepEqual(*c.expect, a) {
+		c.violations = append(c.violations, fmt.Sprintf("invariant 5: the person's edited step %s did not run next; %s did", *c.expect, a))
+	}
+	c.expect = nil
+}
+
+// editReturned settles an edit made while actions may already run:
+// accepted, the first action that ran meanwhile (if any) must be the edited
+// one; refused, nothing is expected.
+func (c *checker) editReturned(accepted bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	first := c.ranFirst
+	c.pending, c.armed, c.ranFirst = false, false, nil
+	switch {
+	case !accepted:
 		c.expect = nil
+	case first != nil && c.expect != nil:
+		c.judgeEditLocked(*first)
 	}
 }
 
@@ -117,6 +153,11 @@ func (c *checker) Emit(e engine.Event) {
 			c.mu.Unlock()
 		}
 		c.log("state: %s -> %s (%s) %s", s.From, s.State, s.By, s.Reason)
+		if s.By == "edit_pending" {
+			c.mu.Lock()
+			c.armed = c.pending
+			c.mu.Unlock()
+		}
 		if s.By == "stop_gracefully" && !s.State.Terminal() {
 			c.mu.Lock()
 			// The step under way is one of the n; an atomic action already
@@ -145,25 +186,64 @@ type handBack struct {
 	region engine.Region
 }
 
-// setHandBack expects the next model call to carry the person's hand back
-// (invariant 4); nil forgets it (the command was refused).
-func (c *checker) setHandBack(h *handBack) {
+// expectHandBack expects the next model call to carry the person's hand
+// back (invariant 4), pending until handBackReturned says whether it was
+// accepted (the loop starts that call before HandBack returns).
+func (c *checker) expectHandBack(h *handBack) {
+	c.hbSeq.Add(1)
 	c.mu.Lock()
-	c.handBack = h
+	c.handBack, c.hbPending, c.hbCall = h, true, nil
 	c.mu.Unlock()
 }
 
-// modelCall checks a model call's input against the person's last hand
-// back (invariant 4): the history's last step is theirs, with their note
-// and region, and a note tells the model they handed control back.
-func (c *checker) modelCall(in model.Input) {
+// handBackReturned settles the expectation: refused, nothing is expected;
+// accepted, a call made meanwhile is judged now.
+func (c *checker) handBackReturned(accepted bool) {
 	c.mu.Lock()
-	h := c.handBack
-	c.handBack = nil
-	c.mu.Unlock()
-	if h == nil {
+	h, in := c.handBack, c.hbCall
+	c.hbPending, c.hbCall = false, nil
+	if !accepted {
+		c.handBack = nil
+		c.mu.Unlock()
 		return
 	}
+	if in != nil {
+		c.handBack = nil
+	}
+	c.mu.Unlock()
+	if in != nil && h != nil {
+		c.log("judging the model call made while HandBack was on its way")
+		c.judgeHandBack(h, *in)
+	}
+}
+
+// modelCall checks a model call's input against the person's last hand
+// back (invariant 4). seq is hbSeq when the call began: a call that began
+// before the hand back (cancelled by the take over, but already past its
+// own check) carries what it was told then.
+func (c *checker) modelCall(in model.Input, seq int64) {
+	if seq != c.hbSeq.Load() {
+		return
+	}
+	c.mu.Lock()
+	h := c.handBack
+	if h != nil && c.hbPending {
+		if c.hbCall == nil {
+			c.hbCall = &in
+		}
+		c.mu.Unlock()
+		return
+	}
+	c.handBack = nil
+	c.mu.Unlock()
+	if h != nil {
+		c.judgeHandBack(h, in)
+	}
+}
+
+// judgeHandBack: the history's last step is the person's, with their note
+// and region, and a note tells the model they handed control back.
+func (c *checker) judgeHandBack(h *handBack, in model.Input) {
 	c.checks.Add(1)
 	if len(in.History) == 0 {
 		c.fail("invariant 4: after the person handed back, the model was told no history")
@@ -172,7 +252,11 @@ func (c *checker) modelCall(in model.Input) {
 	last := in.History[len(in.History)-1]
 	want := image.Rect(h.region.X1, h.region.Y1, h.region.X2, h.region.Y2)
 	if !last.ByPerson || last.Note != h.note || last.Region == nil || *last.Region != want {
-		c.fail("invariant 4: the step after the hand back is not the person's with their note %q and region %v: %+v", h.note, want, last)
+		ns := make([]int, 0, len(in.History))
+		for _, st := range in.History {
+			ns = append(ns, st.N)
+		}
+		c.fail("invariant 4: the step after the hand back is not the person's with their note %q and region %v: %+v (history steps %v)", h.note, want, last, ns)
 	}
 	told := false
 	for _, n := range in.Notes {
@@ -186,7 +270,15 @@ func (c *checker) modelCall(in model.Input) {
 // clearExpect forgets an edit's expectation (another command came after it).
 func (c *checker) setExpect(a *action.Action) {
 	c.mu.Lock()
-	c.expect = a
+	c.expect, c.pending, c.armed, c.ranFirst = a, false, false, nil
+	c.mu.Unlock()
+}
+
+// expectEdit expects a, pending until editReturned says whether the edit
+// was accepted.
+func (c *checker) expectEdit(a *action.Action) {
+	c.mu.Lock()
+	c.expect, c.pending, c.armed, c.ranFirst = a, true, false, nil
 	c.mu.Unlock()
 }
 

@@ -30,6 +30,7 @@ func newModel(seed uint64, chk *checker) *scripted {
 }
 
 func (m *scripted) Plan(ctx context.Context, in model.Input, onThought func(string)) (model.Plan, error) {
+	seq := m.chk.hbSeq.Load()
 	m.mu.Lock()
 	m.calls++
 	reply := m.draw()
@@ -40,7 +41,7 @@ func (m *scripted) Plan(ctx context.Context, in model.Input, onThought func(stri
 		// A worker cancelled before the person took over may still reach
 		// the model with what it was told then; only a live call is the
 		// one after the hand back.
-		m.chk.modelCall(in)
+		m.chk.modelCall(in, seq)
 	}
 	if slow {
 		for i := 0; i < 50 && ctx.Err() == nil; i++ {

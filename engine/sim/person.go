@@ -130,11 +130,9 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 		return "hand_back", p.plain(func(ctx context.Context) error {
 			// Expected before the call: the loop starts the next model
 			// call before HandBack returns.
-			p.chk.setHandBack(&handBack{note: "did it", region: *reg})
+			p.chk.expectHandBack(&handBack{note: "did it", region: *reg})
 			err := run.HandBack(ctx, "did it", reg)
-			if err != nil {
-				p.chk.setHandBack(nil)
-			}
+			p.chk.handBackReturned(err == nil)
 			return err
 		})
 	case engine.Paused:
@@ -146,12 +144,11 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 			acts := []action.Action{{Type: action.Tap, X: x, Y: y}}
 			return "edit_pending", func(ctx context.Context) error {
 				// Expected before the call: a device coming back may run
-				// the edited step before EditPending has returned.
-				p.chk.setExpect(&acts[0])
+				// the edited step before EditPending has returned; whether
+				// the edit counts is known when it returns.
+				p.chk.expectEdit(&acts[0])
 				err := run.EditPending(ctx, acts)
-				if err != nil {
-					p.chk.setExpect(nil)
-				}
+				p.chk.editReturned(err == nil)
 				return err
 			}
 		case k < 60:
