@@ -25,10 +25,24 @@ import (
 // clipboard that held something other than text (an image, files) cannot be
 // restored: it is cleared rather than left holding the agent's text. Pastes
 // larger than maxPaste are refused (no INCR transfers).
+//
+// Waking: Chromium's X11 event loop can stall in the middle of a paste with
+// our answer already read off its connection but not yet handled (it looks
+// like a wakeup lost between libxcb's queue and the poll on its socket); it
+// resumes on the
+// next X event it receives, whenever that comes. On a desktop nobody touches
+// that can be seconds, and if the next event is the person's clipboard coming
+// back, the paste reads that instead of ours or is dropped. So whenever the
+// driver waits for clipboard traffic and hears none for a while, it nudges:
+// it sets and deletes a property on the root window, which every app that
+// watches the root (Chromium does, for the workspace) receives as an event.
+// Seen under load in TestPastesBackToBack: the stalled request arrives within
+// a millisecond of the nudge.
 type clipboard struct {
-	c   *xgb.Conn
-	win xproto.Window
-	a   struct{ clipboard, utf8, targets, text, prop, incr, mimeUTF8, mime xproto.Atom }
+	c    *xgb.Conn
+	win  xproto.Window
+	root xproto.Window
+	a    struct{ clipboard, utf8, targets, text, prop, incr, mimeUTF8, mime, nudge xproto.Atom }
 
 	mu        sync.Mutex
 	data      []byte
@@ -44,7 +58,7 @@ func newClipboard(c *xgb.Conn) (*clipboard, error) {
 	cb := &clipboard{c: c, asked: make(chan struct{}, 1), notify: make(chan xproto.SelectionNotifyEvent, 1)}
 	for name, dst := range map[string]*xproto.Atom{"CLIPBOARD": &cb.a.clipboard, "UTF8_STRING": &cb.a.utf8,
 		"TARGETS": &cb.a.targets, "TEXT": &cb.a.text, "TANDEM_SELECTION": &cb.a.prop, "INCR": &cb.a.incr,
-		"text/plain;charset=utf-8": &cb.a.mimeUTF8, "text/plain": &cb.a.mime} {
+		"text/plain;charset=utf-8": &cb.a.mimeUTF8, "text/plain": &cb.a.mime, "_TANDEM_NUDGE": &cb.a.nudge} {
 		a, err := internAtom(c, name)
 		if err != nil {
 			return nil, fmt.Errorf("clipboard: %w", err)
@@ -63,6 +77,7 @@ func newClipboard(c *xgb.Conn) (*clipboard, error) {
 		return nil, fmt.Errorf("clipboard window: %w", err)
 	}
 	cb.win = win
+	cb.root = root
 	return cb, nil
 }
 
@@ -148,18 +163,25 @@ func (cb *clipboard) deliveries() uint64 {
 	return cb.delivered
 }
 
-// settle waits until apps that fetch a new clipboard at once (Chromium does,
-// on the owner change) have done so: no request for quiet, at most limit.
+// settle waits until the apps are done with the clipboard for now: no
+// request for quiet, with a nudge halfway through the silence (see
+// clipboard), at most limit.
 func (cb *clipboard) settle(ctx context.Context, quiet, limit time.Duration) error {
 	end := time.NewTimer(limit)
 	defer end.Stop()
+	nudged := false
 	for {
-		q := time.NewTimer(quiet)
+		q := time.NewTimer(quiet / 2)
 		select {
 		case <-cb.asked:
 			q.Stop()
+			nudged = false
 		case <-q.C:
-			return nil
+			if nudged {
+				return nil
+			}
+			cb.nudge()
+			nudged = true
 		case <-end.C:
 			q.Stop()
 			return nil
@@ -171,12 +193,16 @@ func (cb *clipboard) settle(ctx context.Context, quiet, limit time.Duration) err
 }
 
 // waitDelivery waits until a data transfer after the first `after` ones, or
-// until d, halt or ctx.
+// until d, halt or ctx, nudging every nudgeEvery of silence.
 func (cb *clipboard) waitDelivery(ctx context.Context, after uint64, d time.Duration, halt <-chan struct{}) error {
 	end := time.NewTimer(d)
 	defer end.Stop()
+	tick := time.NewTicker(nudgeEvery)
+	defer tick.Stop()
 	for cb.deliveries() <= after {
 		select {
+		case <-tick.C:
+			cb.nudge()
 		case <-cb.asked:
 		case <-end.C:
 			return errPasteTimeout
@@ -187,6 +213,17 @@ func (cb *clipboard) waitDelivery(ctx context.Context, after uint64, d time.Dura
 		}
 	}
 	return nil
+}
+
+// nudgeEvery is how often a wait for a fetch nudges the apps.
+const nudgeEvery = 125 * time.Millisecond
+
+// nudge sends every app watching the root window a PropertyNotify, waking an
+// event loop stalled with our answer unread (see clipboard). The property is
+// set and deleted at once, so the root keeps nothing.
+func (cb *clipboard) nudge() {
+	xproto.ChangeProperty(cb.c, xproto.PropModeReplace, cb.root, cb.a.nudge, xproto.AtomInteger, 32, 1, []byte{0, 0, 0, 0})
+	xproto.DeleteProperty(cb.c, cb.root, cb.a.nudge)
 }
 
 var errPasteTimeout = errors.New("the focused window did not fetch the pasted text")
