@@ -93,15 +93,17 @@ func (l *loopState) sensitive(a action.Action) Why {
 	if l.fresh {
 		app = l.app
 	}
-	if why := p.Why(Target{Action: a, Label: label, App: app}); why.By != "" || p.Off {
-		return why
-	}
-	// A rule may name the app as the person knows it ("支付宝") rather
-	// than by its package.
-	if l.fresh && l.appName != "" {
-		if why := p.Why(Target{Action: a, Label: label, App: l.appName}); why.By != "" {
-			return why
+	// A rule may name the app as the person knows it ("支付宝", "Shop")
+	// rather than by its package.
+	var names []string
+	if l.fresh {
+		names = append(names, l.appName)
+		if n, ok := l.r.dev.(appNamer); ok {
+			names = append(names, n.AppNames(app)...)
 		}
+	}
+	if why := p.Why(Target{Action: a, Label: label, App: app, Names: names}); why.By != "" || p.Off {
+		return why
 	}
 	_, hasTree := l.r.dev.(device.UITree)
 	if a.Type.Pointed() && len(p.Words) > 0 && hasTree && l.r.settings.UITree && (!l.fresh || l.tree == nil) {

@@ -208,6 +208,12 @@ type foregrounder interface {
 	ForegroundApp(ctx context.Context) (pkg, activity string, err error)
 }
 
+// appNamer is a device that knows the names people give an app (the adb
+// driver's table of popular apps, and the parts of a package's name).
+type appNamer interface {
+	AppNames(pkg string) []string
+}
+
 // foreground names the app in front; "" when the device cannot say, or
 // when no policy rule needs it (asking costs an adb round trip a step).
 func (r *Run) foreground(ctx context.Context) string {

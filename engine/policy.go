@@ -33,8 +33,9 @@ func DefaultPolicy() Policy {
 // the device has a UI tree) and the foreground app.
 type Target struct {
 	Action action.Action
-	Label  string // text or description of the element the action hits
-	App    string
+	Label  string   // text or description of the element the action hits
+	App    string   // the app in front, as the device names it
+	Names  []string // other names the app in front goes by (a device's AppNames)
 }
 
 // Why says which rule asks for a confirmation, in parts a UI can word in
@@ -71,8 +72,14 @@ func (p Policy) Why(t Target) Why {
 		return Why{}
 	}
 	for _, app := range p.Apps {
-		if app != "" && (strings.EqualFold(app, t.App) || strings.EqualFold(app, t.Action.App)) {
-			return Why{By: "app", Detail: app}
+		app = strings.TrimSpace(app)
+		if app == "" {
+			continue
+		}
+		for _, name := range append([]string{t.App, t.Action.App}, t.Names...) {
+			if strings.EqualFold(app, name) {
+				return Why{By: "app", Detail: app}
+			}
 		}
 	}
 	hay := strings.ToLower(strings.Join([]string{t.Label, t.Action.Text, t.Action.App}, "\n"))

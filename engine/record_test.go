@@ -135,6 +135,16 @@ func TestPolicy(t *testing.T) {
 	if (Policy{Apps: []string{"Bank"}}).Why(Target{Action: tapPlus, App: "bank"}).By == "" {
 		t.Error("app rule missed")
 	}
+	// A rule naming the app as the person knows it holds inside the app.
+	alipay := Target{Action: tapPlus, App: "com.eg.android.AlipayGphone", Names: []string{"支付宝", "alipay", "AlipayGphone"}}
+	for _, rule := range []string{"Alipay", " 支付宝 ", "com.eg.android.alipaygphone"} {
+		if (Policy{Apps: []string{rule}}).Why(alipay).By != "app" {
+			t.Errorf("app rule %q missed inside the app", rule)
+		}
+	}
+	if (Policy{Apps: []string{"Bank"}}).Why(alipay).By != "" {
+		t.Error("a rule for another app matched")
+	}
 	if e, _ := elementAt([]byte(`<node text="Pay now" bounds="[0,0][10,10]"/>`), 5, 5); e.Label != "Pay now" {
 		t.Error("elementAt")
 	}

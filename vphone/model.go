@@ -24,6 +24,7 @@ type model struct {
 	scale   float64
 	apps    []App
 	animFor time.Duration
+	digits  int // the Counter's text size
 	now     func() time.Time
 	version uint64 // bumped on every change; keys the screenshot cache
 
@@ -65,7 +66,7 @@ type FormState struct {
 func newModel(o *Options, now func() time.Time) *model {
 	m := &model{
 		w: o.Width, h: o.Height, scale: float64(o.Width) / designW,
-		apps: builtinApps(), animFor: o.AnimationFor, now: now,
+		apps: builtinApps(), animFor: o.AnimationFor, digits: o.CounterText, now: now,
 		fg: PkgLauncher, wifi: true, captcha: o.CaptchaCode, chatOpen: -1, chatSent: map[int][]string{},
 	}
 	return m

@@ -28,6 +28,7 @@ type Options struct {
 	AnimationFor  time.Duration // how long the Animation app moves after a tap; 1.5 s
 	FontPath      string        // a CJK font; DefaultFontPath
 	CaptchaCode   string        // the login code; random when empty
+	CounterText   int           // the Counter's digits, in design units (1080 wide); 160
 	Logger        *slog.Logger
 	Now           func() time.Time // clock; time.Now
 }
@@ -64,6 +65,11 @@ func WithFont(path string) Option { return func(o *Options) { o.FontPath = path 
 // WithCaptcha fixes the login screen's code.
 func WithCaptcha(code string) Option { return func(o *Options) { o.CaptchaCode = code } }
 
+// WithCounterText sets the height of the Counter app's digits in design
+// units (the screen is 1080 wide): small digits change only a few pixels
+// when the count goes up.
+func WithCounterText(size int) Option { return func(o *Options) { o.CounterText = size } }
+
 // WithLogger sets the logger for protocol diagnostics.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
 
@@ -91,6 +97,9 @@ func (o *Options) defaults() error {
 	}
 	if !o.featuresSet {
 		o.Features = []string{"shell_v2", "cmd"}
+	}
+	if o.CounterText <= 0 {
+		o.CounterText = 160
 	}
 	if o.AnimationFor == 0 {
 		o.AnimationFor = 1500 * time.Millisecond

@@ -144,7 +144,7 @@ func (m *model) counterScreen() *node {
 	a, _ := m.app(PkgCounter)
 	root, content := m.root(PkgCounter, white)
 	content.add(m.appBar(PkgCounter, "Counter", a.color))
-	v := m.label(PkgCounter+":id/counter_value", fmt.Sprint(m.counter), m.rc(0, 600, designW, 900), 160, textDark)
+	v := m.label(PkgCounter+":id/counter_value", fmt.Sprint(m.counter), m.rc(0, 600, designW, 900), m.digits, textDark)
 	v.center = true
 	content.add(v,
 		m.button(PkgCounter+":id/minus", "-1", m.rc(140, 1100, 500, 1300), rgb(0x75, 0x75, 0x75), func(m *model, _, _ int) { m.counter-- }),

@@ -256,6 +256,31 @@ func AppLabel(pkg string) string {
 	return pkg
 }
 
+// AppNames are the names a person may give the app with package pkg in a
+// rule of their confirmation policy: its names in the table above
+// ("支付宝", "alipay"), the package itself, and each part of the package
+// after the first ("shop" for com.tandem.shop), so a rule that names the
+// app as people know it holds inside the app, not only at its launch.
+func (d *Device) AppNames(pkg string) []string {
+	if pkg == "" {
+		return nil
+	}
+	var names []string
+	for _, a := range apps {
+		for _, p := range a.pkgs {
+			if p == pkg {
+				names = append(names, a.names...)
+				break
+			}
+		}
+	}
+	names = append(names, pkg)
+	if segs := strings.Split(pkg, "."); len(segs) > 1 {
+		names = append(names, segs[1:]...)
+	}
+	return names
+}
+
 // CurrentApp names the foreground app as AppLabel does; "" when nothing
 // has focus. AutoGLM's prompt states it as current_app each step.
 func (d *Device) CurrentApp(ctx context.Context) (string, error) {

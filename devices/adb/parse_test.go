@@ -199,6 +199,20 @@ func TestScrollSwipe(t *testing.T) {
 	}
 }
 
+func TestAppNames(t *testing.T) {
+	d := &Device{}
+	for pkg, want := range map[string][]string{
+		"com.eg.android.AlipayGphone": {"支付宝", "alipay", "zhifubao", "com.eg.android.AlipayGphone", "eg", "android", "AlipayGphone"},
+		"com.tandem.shop":             {"com.tandem.shop", "tandem", "shop"},
+		"me.ele":                      {"饿了么", "eleme", "me.ele", "ele"},
+		"":                            nil,
+	} {
+		if got := d.AppNames(pkg); !reflect.DeepEqual(got, want) {
+			t.Errorf("AppNames(%q) = %q, want %q", pkg, got, want)
+		}
+	}
+}
+
 func TestResolveApp(t *testing.T) {
 	installed := []string{"com.android.settings", "com.tencent.mm", "com.eg.android.AlipayGphone", "com.android.chrome",
 		"com.google.android.youtube", "com.miui.notes", "com.tandem.counter", "com.tandem.notes", "com.example.shop.checkout",
