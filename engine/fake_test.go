@@ -305,44 +305,41 @@ func (e *events) kinds(k EventKind) []Event {
 // waitState waits until the run reports state s.
 func (e *events) waitState(t testing.TB, s State) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
-	for {
-		e.mu.Lock()
-		for _, ev := range e.all {
-			if ev.Kind == KindState && ev.State.State == s {
-				e.mu.Unlock()
-				return
-			}
-		}
-		e.mu.Unlock()
-		select {
-		case <-e.ch:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; states so far %v", s, e.states())
-		}
-	}
+	e.waitStateN(t, s, 1)
 }
 
 // waitStateN waits until state s has been entered n times.
 func (e *events) waitStateN(t testing.TB, s State, n int) {
 	t.Helper()
 	deadline := time.After(10 * time.Second)
-	for {
-		c := 0
-		for _, x := range e.states() {
-			if x == s {
-				c++
-			}
-		}
-		if c >= n {
-			return
-		}
+	for e.entered(s) < n {
 		select {
 		case <-e.ch:
 		case <-deadline:
 			t.Fatalf("timed out waiting for %s #%d; states so far %v", s, n, e.states())
 		}
 	}
+}
+
+// entered counts the times the run entered s. WaitingForUser counts once
+// its request has been announced as well (the state event comes first), so
+// a test that reads the request after the wait finds it.
+func (e *events) entered(s State) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n, asking := 0, false
+	for _, ev := range e.all {
+		switch {
+		case ev.Kind == KindState && ev.State.State == s && s == WaitingForUser:
+			asking = true
+		case ev.Kind == KindState && ev.State.State == s:
+			n++
+		case ev.Kind == KindRequest && asking:
+			n++
+			asking = false
+		}
+	}
+	return n
 }
 
 // fixture is a run on a fake phone with a scripted planner.
