@@ -190,6 +190,7 @@ type Driver struct {
 	caps   device.Capabilities
 
 	cap     *capturer
+	pids    pidCache  // for maskOwn
 	ctl     *xgb.Conn // the watcher's, the hotkey grab's and the clipboard's
 	clip    *clipboard
 	stop    chord
@@ -314,14 +315,25 @@ func (d *Driver) Capabilities() device.Capabilities { return d.caps }
 func (d *Driver) Bounds() image.Rectangle { return d.bounds }
 
 // Screenshot captures the display, in the coordinate space of actions.
+// Tandem's own windows are painted over (see maskOwn).
 func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
-	return d.cap.capture(ctx, d.bounds)
+	img, err := d.cap.capture(ctx, d.bounds)
+	if err != nil {
+		return nil, err
+	}
+	d.maskOwn(img)
+	return img, nil
 }
 
 // ScreenshotInto is Screenshot reusing dst's pixels when it has the display's
 // size (the frame is overwritten: the caller must be done with it).
 func (d *Driver) ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error) {
-	return d.cap.captureInto(ctx, d.bounds, dst)
+	img, err := d.cap.captureInto(ctx, d.bounds, dst)
+	if err != nil {
+		return nil, err
+	}
+	d.maskOwn(img)
+	return img, nil
 }
 
 // Takeover fires when the person moves the mouse, clicks or types while the

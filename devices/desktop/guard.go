@@ -397,29 +397,14 @@ func (d *Driver) excluded(p image.Point) error {
 // topWindowAt returns the topmost viewable top-level window containing p (0
 // when the point is on the bare root).
 func (d *Driver) topWindowAt(p image.Point) (xproto.Window, error) {
-	root := xproto.Setup(d.ctl).DefaultScreen(d.ctl).Root
-	tree, err := xproto.QueryTree(d.ctl, root).Reply()
+	wins, err := d.stack()
 	if err != nil {
-		return 0, fmt.Errorf("window tree: %w", err)
-	}
-	attrs := make([]xproto.GetWindowAttributesCookie, len(tree.Children))
-	geoms := make([]xproto.GetGeometryCookie, len(tree.Children))
-	for i, w := range tree.Children {
-		attrs[i] = xproto.GetWindowAttributes(d.ctl, w)
-		geoms[i] = xproto.GetGeometry(d.ctl, xproto.Drawable(w))
+		return 0, err
 	}
 	found := xproto.Window(0)
-	// Children come bottom to top; the last viewable one containing p wins.
-	for i, w := range tree.Children {
-		a, errA := attrs[i].Reply()
-		g, errG := geoms[i].Reply()
-		if errA != nil || errG != nil || a.MapState != xproto.MapStateViewable || a.Class != xproto.WindowClassInputOutput {
-			continue
-		}
-		b := int(g.BorderWidth)
-		r := image.Rect(int(g.X), int(g.Y), int(g.X)+int(g.Width)+2*b, int(g.Y)+int(g.Height)+2*b)
-		if p.In(r) {
-			found = w
+	for _, w := range wins { // bottom to top: the last containing p wins
+		if p.In(w.r) {
+			found = w.id
 		}
 	}
 	return found, nil

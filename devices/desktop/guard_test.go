@@ -249,3 +249,68 @@ func TestStopHotkeySharedByTwoDrivers(t *testing.T) {
 		t.Fatal("after the holder closed, the other driver no longer hears the stop hotkey")
 	}
 }
+
+// Tandem's own windows are left out of what the agent sees (and of the
+// mirror): painted over in screenshots, except where another window lies on
+// top of them; excluded rectangles likewise (issue 17: the agent saw, and
+// the mirror mirrored, Tandem's own window).
+func TestOwnWindowIsLeftOutOfScreenshots(t *testing.T) {
+	page(t)
+	xterm := func(geom string) *exec.Cmd {
+		c := exec.Command("xterm", "-bg", "white", "-geometry", geom, "-e", "sleep", "60")
+		c.Env = env.display.Env()
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+		return c
+	}
+	own := xterm("40x10+100+100")
+	d := open(t, Options{ExcludePIDs: []int{own.Process.Pid}, ExcludeRects: []image.Rectangle{image.Rect(1800, 0, 1920, 40)}})
+	waitTop := func(p image.Point, pid int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if w, err := d.topWindowAt(p); err == nil && w != 0 && d.windowPID(w, 2) == pid {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no window of process %d at %v", pid, p)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitTop(image.Pt(110, 110), own.Process.Pid)
+	other := xterm("20x5+150+105") // on top of part of Tandem's window
+	waitTop(image.Pt(160, 115), other.Process.Pid)
+
+	shot, err := d.Screenshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := shot.(*image.RGBA)
+	for _, c := range []struct {
+		p    image.Point
+		own  bool
+		what string
+	}{
+		{image.Pt(110, 110), true, "Tandem's window"},
+		{image.Pt(105, 180), true, "Tandem's window beside the other"},
+		{image.Pt(160, 115), false, "the window on top of Tandem's"},
+		{image.Pt(1850, 20), true, "an excluded rectangle"},
+		{image.Pt(900, 700), false, "the page"},
+		{image.Pt(60, 60), false, "outside every window"},
+	} {
+		if got := img.RGBAAt(c.p.X, c.p.Y) == ownColour; got != c.own {
+			t.Errorf("%s at %v: painted over %v, want %v (pixel %v)", c.what, c.p, got, c.own, img.RGBAAt(c.p.X, c.p.Y))
+		}
+	}
+	// The mirror's path (ScreenshotInto) is masked the same way.
+	into, err := d.ScreenshotInto(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if into.RGBAAt(110, 110) != ownColour || into.RGBAAt(160, 115) == ownColour {
+		t.Errorf("ScreenshotInto: Tandem's window %v, the other %v", into.RGBAAt(110, 110), into.RGBAAt(160, 115))
+	}
+}
