@@ -89,6 +89,8 @@ type App struct {
 
 	mu          sync.Mutex
 	askSave     func(name string) (string, error) // the save dialog; nil without the window
+	window      windowControl                     // nil without the window
+	compact     compactState                      // the window as a bar (compact.go)
 	ctx         context.Context                   // Wails' context, set on startup
 	stop        context.CancelFunc
 	loadWarning string
@@ -173,6 +175,7 @@ func (a *App) shutdown() {
 func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.askSave = wailsSaveDialog(ctx)
+	a.window = wailsWindow{ctx}
 	a.mu.Unlock()
 	if err := a.begin(ctx, wailsNotifier{ctx: ctx}); err != nil {
 		wruntime.LogErrorf(ctx, "tandem: %v", err)
@@ -304,8 +307,8 @@ func Run(assets fs.FS, cfg Config) error {
 		Title:            "Tandem",
 		Width:            1280,
 		Height:           820,
-		MinWidth:         960,
-		MinHeight:        640,
+		MinWidth:         minW,
+		MinHeight:        minH,
 		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        a.startup,

@@ -169,6 +169,8 @@ export async function startApp(opts = {}) {
       page,
       browser,
       url,
+      /** the private X display the binary's window is on */
+      display: xvfb.display,
       configDir,
       dataDir,
       adb,

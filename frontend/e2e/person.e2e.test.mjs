@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { startApp, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall, hold, text, status } from './modelserver.mjs'
 import { mkdirSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 
 async function shot(name) {
@@ -74,7 +75,7 @@ function test(name, fn) {
 async function until(cond, what, ms = 10_000) {
   const deadline = Date.now() + ms
   while (!(await cond())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting: ${what}`)
+    if (Date.now() > deadline) assert.fail(`timed out waiting: ${typeof what === 'function' ? what() : what}`)
     await new Promise((r) => setTimeout(r, 20))
   }
 }
@@ -291,4 +292,56 @@ test('a refused model call offers Open Settings, above the question, and Escape 
   assert.equal(await page.getByTestId('request-message').isVisible(), true, 'the question behind Settings stayed')
   await page.getByTestId('request-stop').click()
   await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
+})
+
+/** windowSize is the size of Tandem's own window on the harness's display (xdotool). */
+function windowSize() {
+  const env = { ...process.env, DISPLAY: app.display }
+  const id = execFileSync('xdotool', ['search', '--onlyvisible', '--name', '^Tandem$'], { env }).toString().trim().split('\n')[0]
+  const out = execFileSync('xdotool', ['getwindowgeometry', '--shell', id], { env }).toString()
+  const v = Object.fromEntries(out.trim().split('\n').map((l) => l.split('=')))
+  return { w: Number(v.WIDTH), h: Number(v.HEIGHT), x: Number(v.X), y: Number(v.Y) }
+}
+
+test('while the agent drives this computer the window is a bar on top with Pause and Stop, and comes back whole', async () => {
+  const { page } = app
+  const before = windowSize()
+  assert.ok(before.w >= 960 && before.h >= 640, `the window before: ${JSON.stringify(before)}`)
+  await page.getByTestId('device-desktop:0').click()
+  const n = model.requests.length
+  model.push(hold)
+  await start('Tidy the desktop')
+  await page.getByTestId('desktop-go').click()
+  await until(() => model.requests.length > n, 'the model was called')
+  const bar = page.getByTestId('compact-bar')
+  await bar.waitFor({ timeout: 10_000 })
+  assert.match(await bar.innerText(), /Tandem is controlling this computer/)
+  assert.match(await bar.innerText(), /Ctrl\+Shift\+Esc/)
+  assert.equal(await page.getByTestId('mirror').isVisible(), false, 'the mirror of this computer shows in the bar')
+  await until(() => windowSize().h < 200, () => `the window became a bar: ${JSON.stringify(windowSize())}`)
+  const small = windowSize()
+  assert.ok(small.w < before.w && small.y === 0, `the bar ${JSON.stringify(small)}`)
+  // The page at the bar's size, as the window shows it (the dev binary's
+  // own window draws the page in this chromium, not in itself).
+  await page.setViewportSize({ width: small.w, height: small.h })
+  await shot('compact-bar.png')
+  await page.setViewportSize({ width: 1280, height: 800 })
+  // The whole window on request, and back to the bar.
+  await page.getByTestId('compact-expand').click()
+  await page.getByTestId('desktop-banner').waitFor()
+  await until(() => windowSize().h >= 640, 'the whole window came back')
+  await page.getByTestId('desktop-compact').click()
+  await bar.waitFor()
+  await until(() => windowSize().h < 200, () => `the bar again: ${JSON.stringify(windowSize())}`)
+  // Stop from the bar: the run stops and the window is as it was.
+  await page.getByTestId('compact-stop').click()
+  await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 10_000 })
+  await bar.waitFor({ state: 'detached' })
+  let last
+  await until(() => {
+    last = windowSize()
+    return last.w === before.w && last.h === before.h
+  }, 'the window back at its size').catch((e) => {
+    throw new Error(`${e.message}: ${JSON.stringify(last)}, want ${JSON.stringify(before)}`)
+  })
 })

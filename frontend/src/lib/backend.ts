@@ -216,6 +216,8 @@ export type Bound = {
   WelcomeCheck(): Promise<WelcomeStatus>
   DismissWelcome(): Promise<Settings>
   UseLocalModel(server: ModelServer, model: string): Promise<Profile>
+  /** the window as a small bar on top of the others (a desktop run), or back as it was */
+  SetCompact(on: boolean): Promise<void>
 }
 
 type Runtime = {

@@ -463,6 +463,7 @@ export type BoundMethod =
   | 'SaveProfile'
   | 'SaveReportAs'
   | 'SaveSettings'
+  | 'SetCompact'
   | 'StartRun'
   | 'StartVirtualPhone'
   | 'Stop'
