@@ -294,6 +294,27 @@ test('a refused model call offers Open Settings, above the question, and Escape 
   await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 5000 })
 })
 
+test('the mirror can have the window to itself, the run\'s controls kept, and give it back', async () => {
+  const { page } = app
+  const screen = page.getByTestId('mirror-screen')
+  await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor()
+  const before = await screen.boundingBox()
+  await page.getByTestId('mirror-large').click()
+  let large
+  await until(async () => {
+    large = await screen.boundingBox()
+    return large.width * large.height > 1.5 * before.width * before.height && large.height > before.height
+  }, () => `the mirror grew: ${JSON.stringify(before)} -> ${JSON.stringify(large)}`)
+  for (const id of ['devices', 'timeline', 'goal']) assert.equal(await page.getByTestId(id).isVisible(), false, `${id} beside the large mirror`)
+  assert.ok(await page.getByTestId('controls').isVisible(), 'the run\'s controls went with the panels')
+  await shot('mirror-large.png')
+  await page.getByTestId('mirror-large').click()
+  // Back among the panels (the welcome above them comes back too, with
+  // what it finds now, so the mirror's height is not compared).
+  await until(async () => (await screen.boundingBox()).width < large.width * 0.8, 'the mirror back among the panels')
+  for (const id of ['devices', 'timeline', 'goal']) assert.ok(await page.getByTestId(id).isVisible(), `${id} back`)
+})
+
 /** windowSize is the size of Tandem's own window on the harness's display (xdotool). */
 function windowSize() {
   const env = { ...process.env, DISPLAY: app.display }

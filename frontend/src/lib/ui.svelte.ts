@@ -5,6 +5,8 @@ class UI {
   /** the region the person marked on the mirror, in device pixels */
   region = $state<Region | null>(null)
   selecting = $state(false)
+  /** the mirror has the window to itself (the run's controls stay) */
+  mirrorLarge = $state(false)
   handBackOpen = $state(false)
   /** the person agreed, this session, to let a task control this computer */
   desktopConfirmed = $state(false)
