@@ -34,25 +34,6 @@ func onFirstExecuting(ev *events, do func()) Emitter {
 	})
 }
 
-// startWith is rig.start with an emitter of the test's own.
-func (g *rig) startWith(srv *modeltest.Server, goal string, settings Settings, ev *events, em Emitter) *scenario {
-	g.t.Helper()
-	s := &scenario{t: g.t, g: g, srv: srv, ev: ev, dir: g.t.TempDir()}
-	r, err := New(Config{Goal: goal, Device: g.open(), Planner: planner(g.t, srv, plannerOpts{}), DataDir: s.dir, Emitter: em, Settings: settings})
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	s.run = r
-	g.t.Cleanup(func() {
-		_ = r.Stop(context.Background())
-		<-r.Done()
-	})
-	if err := r.Start(context.Background()); err != nil {
-		g.t.Fatal(err)
-	}
-	return s
-}
-
 // taps counts the taps that reached the phone.
 func taps(p *vphone.Phone) int {
 	n := 0
@@ -165,7 +146,7 @@ func TestScenarioPauseEditsRunNext(t *testing.T) {
 	ctx := context.Background()
 	var s *scenario
 	paused := make(chan error, 1)
-	s = g.startWith(srv, "Count to three", Settings{Stability: slowStability}, ev,
+	s = g.startWith(srv, "Count to three", Settings{Stability: slowStability}, plannerOpts{}, ev,
 		onFirstExecuting(ev, func() { paused <- s.run.Pause(ctx) }))
 	if err := <-paused; err != nil {
 		t.Fatal(err)
@@ -206,7 +187,7 @@ func TestScenarioStopAfterThisStep(t *testing.T) {
 	ev := newEvents()
 	var s *scenario
 	asked := make(chan error, 1)
-	s = g.startWith(srv, "Count to three", Settings{Stability: slowStability}, ev,
+	s = g.startWith(srv, "Count to three", Settings{Stability: slowStability}, plannerOpts{}, ev,
 		onFirstExecuting(ev, func() { asked <- s.run.StopGracefully(context.Background(), 1) }))
 	if err := <-asked; err != nil {
 		t.Fatal(err)

@@ -151,11 +151,19 @@ type scenario struct {
 
 func (g *rig) start(srv *modeltest.Server, goal string, settings Settings, o plannerOpts) *scenario {
 	g.t.Helper()
+	ev := newEvents()
+	return g.startWith(srv, goal, settings, o, ev, ev)
+}
+
+// startWith is start with the events recorded in ev and emitted to em (an
+// emitter of the test's own that passes them on to ev).
+func (g *rig) startWith(srv *modeltest.Server, goal string, settings Settings, o plannerOpts, ev *events, em Emitter) *scenario {
+	g.t.Helper()
 	if settings.Stability.Interval == 0 {
 		settings.Stability = fastStability
 	}
-	s := &scenario{t: g.t, g: g, srv: srv, ev: newEvents(), dir: g.t.TempDir()}
-	r, err := New(Config{Goal: goal, Device: g.open(), Planner: planner(g.t, srv, o), DataDir: s.dir, Emitter: s.ev, Settings: settings})
+	s := &scenario{t: g.t, g: g, srv: srv, ev: ev, dir: g.t.TempDir()}
+	r, err := New(Config{Goal: goal, Device: g.open(), Planner: planner(g.t, srv, o), DataDir: s.dir, Emitter: em, Settings: settings})
 	if err != nil {
 		g.t.Fatal(err)
 	}
