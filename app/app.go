@@ -9,6 +9,7 @@ package app
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -254,19 +255,58 @@ func (a *App) DismissSettingsWarning() {
 // SaveProfile and DeleteProfile, so a stale UI copy can never drop one.
 func (a *App) SaveSettings(s Settings) (_ Settings, err error) {
 	defer toUI(&err)
-	cur, _, err := a.settings.Load()
-	if err != nil {
-		return s, err
-	}
-	s.Profiles = cur.Profiles
-	// The page's copy may predate a model saved meanwhile (SaveProfile makes
-	// the first one active): a save built on it must not unset that model,
-	// or the next Start says "no model is set up". The page can pick
-	// another model, never none.
-	if !hasProfile(cur.Profiles, s.ActiveProfile) {
-		s.ActiveProfile = cur.ActiveProfile
-	}
-	return a.settings.Save(s)
+	return a.settings.Update(func(cur *Settings) error {
+		s.Profiles = cur.Profiles
+		// The page's copy may predate a model saved meanwhile (SaveProfile
+		// makes the first one active): a save built on it must not unset
+		// that model, or the next Start says "no model is set up". The page
+		// can pick another model, never none.
+		if !hasProfile(cur.Profiles, s.ActiveProfile) {
+			s.ActiveProfile = cur.ActiveProfile
+		}
+		*cur = s
+		return nil
+	})
+}
+
+// UpdateSettings changes only the settings patch names (by their JSON
+// names: {"recent_goals": [...]}) on top of the settings as stored, and
+// returns them as stored. The page sends what the person changed, never its
+// whole copy: two pages (the dev build's window and a browser), or the page
+// and a profile saved meanwhile, cannot undo each other's changes. Model
+// profiles change only through SaveProfile and DeleteProfile; the active
+// one must name a profile that exists.
+func (a *App) UpdateSettings(patch map[string]json.RawMessage) (_ Settings, err error) {
+	defer toUI(&err)
+	return a.settings.Update(func(cur *Settings) error {
+		b, err := json.Marshal(cur)
+		if err != nil {
+			return err
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(b, &fields); err != nil {
+			return err
+		}
+		for k, v := range patch {
+			if _, ok := fields[k]; !ok || k == "profiles" {
+				return fmt.Errorf("%q is not a setting the page can change", k)
+			}
+			fields[k] = v
+		}
+		if b, err = json.Marshal(fields); err != nil {
+			return err
+		}
+		next := *cur
+		if err := json.Unmarshal(b, &next); err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+		next.Profiles = cur.Profiles
+		if !hasProfile(cur.Profiles, next.ActiveProfile) {
+			next.ActiveProfile = cur.ActiveProfile
+		}
+		*cur = next
+		return nil
+	})
 }
 
 func hasProfile(ps []Profile, id string) bool {

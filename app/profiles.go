@@ -88,66 +88,57 @@ func (a *App) SaveProfile(p Profile, apiKey string) (_ Profile, err error) {
 		return p, err
 	}
 	apiKey = strings.TrimSpace(apiKey)
-	s, _, err := a.settings.Load()
-	if err != nil {
-		return p, err
-	}
-	i := -1
-	for j, q := range s.Profiles {
-		if q.ID == p.ID && p.ID != "" {
-			i = j
+	_, err = a.settings.Update(func(s *Settings) error {
+		i := -1
+		for j, q := range s.Profiles {
+			if q.ID == p.ID && p.ID != "" {
+				i = j
+			}
 		}
-	}
-	if p.ID == "" || i < 0 {
-		p.ID = newProfileID()
-	}
-	if i >= 0 {
-		p.KeyMasked = s.Profiles[i].KeyMasked
-	}
-	if apiKey != "" {
-		if err := a.secrets.Set(p.ID, apiKey); err != nil {
-			return p, fmt.Errorf("store the API key: %w", err)
+		if p.ID == "" || i < 0 {
+			p.ID = newProfileID()
 		}
-		p.KeyMasked = Masked(apiKey)
-	}
-	if i >= 0 {
-		s.Profiles[i] = p
-	} else {
-		s.Profiles = append(s.Profiles, p)
-	}
-	if s.ActiveProfile == "" {
-		s.ActiveProfile = p.ID
-	}
-	if _, err := a.settings.Save(s); err != nil {
-		return p, err
-	}
-	return p, nil
+		if i >= 0 {
+			p.KeyMasked = s.Profiles[i].KeyMasked
+		}
+		if apiKey != "" {
+			if err := a.secrets.Set(p.ID, apiKey); err != nil {
+				return fmt.Errorf("store the API key: %w", err)
+			}
+			p.KeyMasked = Masked(apiKey)
+		}
+		if i >= 0 {
+			s.Profiles[i] = p
+		} else {
+			s.Profiles = append(s.Profiles, p)
+		}
+		if s.ActiveProfile == "" {
+			s.ActiveProfile = p.ID
+		}
+		return nil
+	})
+	return p, err
 }
 
 // DeleteProfile removes a profile and its stored key.
 func (a *App) DeleteProfile(id string) (err error) {
 	defer toUI(&err)
-	s, _, err := a.settings.Load()
-	if err != nil {
-		return err
-	}
-	kept := s.Profiles[:0]
-	for _, p := range s.Profiles {
-		if p.ID != id {
-			kept = append(kept, p)
+	_, err = a.settings.Update(func(s *Settings) error {
+		kept := s.Profiles[:0]
+		for _, p := range s.Profiles {
+			if p.ID != id {
+				kept = append(kept, p)
+			}
 		}
-	}
-	s.Profiles = kept
-	if s.ActiveProfile == id {
-		s.ActiveProfile = ""
-		if len(kept) > 0 {
-			s.ActiveProfile = kept[0].ID
+		s.Profiles = kept
+		if s.ActiveProfile == id {
+			s.ActiveProfile = ""
+			if len(kept) > 0 {
+				s.ActiveProfile = kept[0].ID
+			}
 		}
-	}
-	if err := a.secrets.Delete(id); err != nil {
-		return err
-	}
-	_, err = a.settings.Save(s)
+		return a.secrets.Delete(id)
+	})
 	return err
 }
 

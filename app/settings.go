@@ -151,6 +151,27 @@ func NewSettingsStore(dir string) *SettingsStore {
 func (s *SettingsStore) Load() (Settings, string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.load()
+}
+
+// Update changes the stored settings with f, all under the store's lock: a
+// change is made on top of the settings as stored, never on a copy another
+// writer has since replaced (two windows, the page and a profile saved).
+// Nothing is written when f fails.
+func (s *SettingsStore) Update(f func(*Settings) error) (Settings, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, _, err := s.load()
+	if err != nil {
+		return set, err
+	}
+	if err := f(&set); err != nil {
+		return set, err
+	}
+	return s.save(set)
+}
+
+func (s *SettingsStore) load() (Settings, string, error) {
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return DefaultSettings(), "", nil
@@ -171,9 +192,13 @@ func (s *SettingsStore) Load() (Settings, string, error) {
 
 // Save writes the settings atomically with mode 0600.
 func (s *SettingsStore) Save(set Settings) (Settings, error) {
-	set = set.normalize()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.save(set)
+}
+
+func (s *SettingsStore) save(set Settings) (Settings, error) {
+	set = set.normalize()
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
 		return set, fmt.Errorf("create settings folder: %w", err)
 	}

@@ -1,9 +1,12 @@
 package app
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -131,5 +134,62 @@ func TestSaveSettingsFromAStaleCopyKeepsTheNewModel(t *testing.T) {
 	got.ActiveProfile = q.ID
 	if got, err = a.SaveSettings(got); err != nil || got.ActiveProfile != q.ID {
 		t.Fatalf("picking another model: %q %v", got.ActiveProfile, err)
+	}
+}
+
+// Two pages change different settings at the same moment (the dev build's
+// window and a browser both put the welcome away and store a recent goal):
+// each change is kept. Saving whole copies, the later page's stale copy
+// undid the other's recent goal (the browser suite's "a task runs to the
+// green summary", under load).
+func TestUpdateSettingsKeepsConcurrentChanges(t *testing.T) {
+	a := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir()})
+	a.secrets.ring = brokenRing{}
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			goals, _ := json.Marshal([]string{fmt.Sprintf("goal %d", i)})
+			if _, err := a.UpdateSettings(map[string]json.RawMessage{"recent_goals": goals}); err != nil {
+				t.Error(err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, err := a.UpdateSettings(map[string]json.RawMessage{"welcome_done": json.RawMessage("true")}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	p, err := a.SaveProfile(Profile{Name: "Local", BaseURL: "http://127.0.0.1:9/v1", Model: "m", Dialect: "tools"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	got, _, err := a.settings.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.WelcomeDone || len(got.RecentGoals) != 1 || len(got.Profiles) != 1 || got.ActiveProfile != p.ID {
+		t.Fatalf("settings after the two pages and a profile: %+v", got)
+	}
+	// A change of the theme leaves the rest as stored.
+	got, err = a.UpdateSettings(map[string]json.RawMessage{"theme": json.RawMessage(`"dark"`)})
+	if err != nil || got.Theme != "dark" || !got.WelcomeDone || len(got.Profiles) != 1 {
+		t.Fatalf("after the theme: %+v, %v", got, err)
+	}
+	// What a page may not change is refused, and nothing is written.
+	for _, bad := range []map[string]json.RawMessage{
+		{"profiles": json.RawMessage(`[]`)},
+		{"no_such_setting": json.RawMessage(`1`)},
+		{"theme": json.RawMessage(`42`)},
+	} {
+		if _, err := a.UpdateSettings(bad); err == nil {
+			t.Errorf("%s was taken", bad)
+		}
+	}
+	if after, _, _ := a.settings.Load(); after.Theme != "dark" || len(after.Profiles) != 1 {
+		t.Fatalf("a refused change was written: %+v", after)
 	}
 }

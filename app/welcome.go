@@ -97,12 +97,10 @@ func (a *App) WelcomeCheck() (_ WelcomeStatus, err error) {
 // DismissWelcome records that the welcome was seen, so it is not shown again.
 func (a *App) DismissWelcome() (_ Settings, err error) {
 	defer toUI(&err)
-	s, _, err := a.settings.Load()
-	if err != nil {
-		return s, err
-	}
-	s.WelcomeDone = true
-	return a.settings.Save(s)
+	return a.settings.Update(func(s *Settings) error {
+		s.WelcomeDone = true
+		return nil
+	})
 }
 
 func (a *App) context() context.Context {

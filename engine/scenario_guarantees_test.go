@@ -145,9 +145,11 @@ func TestScenarioPauseEditsRunNext(t *testing.T) {
 	ev := newEvents()
 	ctx := context.Background()
 	var s *scenario
+	started := make(chan struct{}) // s is set
 	paused := make(chan error, 1)
 	s = g.startWith(srv, "Count to three", Settings{Stability: slowStability}, plannerOpts{}, ev,
-		onFirstExecuting(ev, func() { paused <- s.run.Pause(ctx) }))
+		onFirstExecuting(ev, func() { <-started; paused <- s.run.Pause(ctx) }))
+	close(started)
 	if err := <-paused; err != nil {
 		t.Fatal(err)
 	}
@@ -186,9 +188,11 @@ func TestScenarioStopAfterThisStep(t *testing.T) {
 	srv := modeltest.New(t, tools("Three times +1.", call("tap", plus), call("tap", plus), call("tap", plus)))
 	ev := newEvents()
 	var s *scenario
+	started := make(chan struct{}) // s is set
 	asked := make(chan error, 1)
 	s = g.startWith(srv, "Count to three", Settings{Stability: slowStability}, plannerOpts{}, ev,
-		onFirstExecuting(ev, func() { asked <- s.run.StopGracefully(context.Background(), 1) }))
+		onFirstExecuting(ev, func() { <-started; asked <- s.run.StopGracefully(context.Background(), 1) }))
+	close(started)
 	if err := <-asked; err != nil {
 		t.Fatal(err)
 	}

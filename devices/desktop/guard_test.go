@@ -41,8 +41,11 @@ func TestPhysicalTakeoverStopsTheAgent(t *testing.T) {
 	d := open(t, Options{})
 	ctx := context.Background()
 	done := make(chan error, 1)
+	// A drag long enough to be still under way however late a loaded
+	// machine shows its first moves (3 s ended before the person moved
+	// under make stress, and a finished drag has no one to take over from).
 	go func() {
-		done <- d.Do(ctx, action.Action{Type: action.Drag, X: 100, Y: 100, X2: 900, Y2: 900, Ms: 3000})
+		done <- d.Do(ctx, action.Action{Type: action.Drag, X: 100, Y: 100, X2: 900, Y2: 900, Ms: 30000})
 	}()
 	p.waitFor(t, "the drag under way", func(evs []pageEvent) bool {
 		for _, e := range ofType(evs, "mousemove") {

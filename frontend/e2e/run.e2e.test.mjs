@@ -156,12 +156,16 @@ test('a task runs to the green summary, steps filling the timeline', async () =>
   assert.match(await page.getByTestId('step-usage').first().innerText(), /Call 1 · [\d,]+ tokens/)
   await shot('run-done.png')
   // The welcome is put away after the first task, and stays away once the
-  // goal is stored among the recent ones (two saves at once).
+  // goal is stored among the recent ones (two saves at once, and from two
+  // pages: the dev build's own window runs the page as well as chromium).
   await page.getByTestId('welcome').waitFor({ state: 'detached' })
+  let saved
   await until(() => {
-    const saved = JSON.parse(readFileSync(join(app.configDir, 'settings.json'), 'utf8'))
+    saved = JSON.parse(readFileSync(join(app.configDir, 'settings.json'), 'utf8'))
     return saved.welcome_done === true && saved.recent_goals?.includes('Add one to the counter')
-  }, 'the settings hold both the recent goal and the welcome put away')
+  }, 'the settings hold both the recent goal and the welcome put away').catch((e) => {
+    throw new Error(`${e.message}: welcome_done ${saved?.welcome_done}, recent_goals ${JSON.stringify(saved?.recent_goals)}`)
+  })
 })
 
 test('Pay waits for the person: denied is told to the model, allowed goes ahead', async () => {

@@ -175,6 +175,8 @@ export type Bound = {
   Info(): Promise<Info>
   GetSettings(): Promise<LoadedSettings>
   SaveSettings(s: Settings): Promise<Settings>
+  /** changes only the settings named, on top of those stored; returns them as stored */
+  UpdateSettings(patch: Partial<Settings>): Promise<Settings>
   DismissSettingsWarning(): Promise<void>
   ListDevices(): Promise<DeviceEntry[]>
   ConnectDevice(addr: string): Promise<DeviceEntry>

@@ -471,5 +471,6 @@ export type BoundMethod =
   | 'TakeOver'
   | 'TestForm'
   | 'TestProfile'
+  | 'UpdateSettings'
   | 'UseLocalModel'
   | 'WelcomeCheck'
