@@ -335,6 +335,22 @@ test('history lists the runs and exports a report that opens', async () => {
   for (const deadline = Date.now() + 10_000; app.opened().length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50))
   assert.deepEqual(app.opened(), [path], 'Open opened the report')
   assert.equal(await page.getByTestId('report-save-as').count(), 1, 'Save a copy is offered')
+  // The payment's report says what the person did: the denial with its
+  // reason, then the Allow, between the agent's steps.
+  await page.getByTestId('past-run').filter({ hasText: 'Buy the item in the shop' }).locator('[data-testid^="export-"]').click()
+  let payPath = path
+  await until(async () => {
+    payPath = (await page.getByTestId('history-message').innerText()).replace(/^.*?(\/\S+report\.html).*$/s, '$1')
+    return payPath !== path
+  }, 'the payment\'s report written')
+  const pay = await app.browser.newPage({ viewport: { width: 900, height: 700 } })
+  await pay.goto('file://' + payPath)
+  const acts = await pay.locator('section.act').allInnerTexts()
+  assert.ok(acts.some((a) => /Denied/.test(a) && /too expensive/.test(a)), `the denial and its reason: ${acts}`)
+  assert.ok(acts.some((a) => /Allowed/.test(a)), `the Allow: ${acts}`)
+  assert.ok(acts.every((a) => /by the person/.test(a)))
+  await pay.screenshot({ path: join(artifactsDir, 'report-person.png'), fullPage: true })
+  await pay.close()
   await page.keyboard.press('Escape')
 })
 
@@ -433,9 +449,11 @@ test('with two models, the goal bar picks the one new tasks use', async () => {
   await pick.waitFor()
   await pick.selectOption({ label: 'Model: Second model' })
   await page.getByTestId('model-badge').getByText('Second model').waitFor()
-  const saved = JSON.parse(readFileSync(join(app.configDir, 'settings.json'), 'utf8'))
-  const second = saved.profiles.find((p) => p.name === 'Second model')
-  assert.equal(saved.active_profile, second.id)
+  // The badge follows the pick at once; the file once the save is through.
+  await until(() => {
+    const saved = JSON.parse(readFileSync(join(app.configDir, 'settings.json'), 'utf8'))
+    return saved.active_profile === saved.profiles.find((p) => p.name === 'Second model')?.id
+  }, 'the pick stored as the model new tasks use')
   await pick.selectOption({ label: 'Model: Scripted model' })
   await page.getByTestId('model-badge').getByText('Scripted model').waitFor()
 })
