@@ -304,7 +304,7 @@ func TestOwnWindowIsLeftOutOfScreenshots(t *testing.T) {
 		{image.Pt(900, 700), false, "the page"},
 		{image.Pt(60, 60), false, "outside every window"},
 	} {
-		if got := img.RGBAAt(c.p.X, c.p.Y) == ownColour; got != c.own {
+		if got := img.RGBAAt(c.p.X, c.p.Y) == OwnColour; got != c.own {
 			t.Errorf("%s at %v: painted over %v, want %v (pixel %v)", c.what, c.p, got, c.own, img.RGBAAt(c.p.X, c.p.Y))
 		}
 	}
@@ -313,7 +313,7 @@ func TestOwnWindowIsLeftOutOfScreenshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if into.RGBAAt(110, 110) != ownColour || into.RGBAAt(160, 115) == ownColour {
+	if into.RGBAAt(110, 110) != OwnColour || into.RGBAAt(160, 115) == OwnColour {
 		t.Errorf("ScreenshotInto: Tandem's window %v, the other %v", into.RGBAAt(110, 110), into.RGBAAt(160, 115))
 	}
 }

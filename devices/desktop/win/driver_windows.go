@@ -138,7 +138,8 @@ func (d *Driver) Capabilities() device.Capabilities { return d.caps }
 // Bounds is the monitor's rectangle on the virtual screen.
 func (d *Driver) Bounds() image.Rectangle { return d.bounds }
 
-// Screenshot captures the monitor, in the coordinate space of actions.
+// Screenshot captures the monitor, in the coordinate space of actions;
+// Tandem's own windows are painted over (own_windows.go).
 func (d *Driver) Screenshot(ctx context.Context) (image.Image, error) {
 	return d.ScreenshotInto(ctx, nil)
 }
@@ -157,6 +158,7 @@ func (d *Driver) ScreenshotInto(ctx context.Context, _ *image.RGBA) (*image.RGBA
 	if err != nil {
 		return nil, fmt.Errorf("%w: capture %v: %v", device.ErrGone, d.bounds, err)
 	}
+	d.maskOwn(img)
 	return img, nil
 }
 

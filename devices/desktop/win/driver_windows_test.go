@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"image/color"
 	"os"
 	"strings"
 	"testing"
@@ -340,5 +341,80 @@ func waitSignal(t *testing.T, c <-chan struct{}, name string) {
 	case <-c:
 	case <-time.After(10 * time.Second):
 		t.Fatalf("%s never fired", name)
+	}
+}
+
+// foreignEnv names the rectangle TestHelperForeignWindow opens its window at.
+const foreignEnv = "TANDEM_WINTEST_FOREIGN"
+
+// TestHelperForeignWindow is not a test: started by openForeign as a child
+// process, it shows a test window of another process until it is killed.
+func TestHelperForeignWindow(t *testing.T) {
+	var r image.Rectangle
+	if _, err := fmt.Sscan(os.Getenv(foreignEnv), &r.Min.X, &r.Min.Y, &r.Max.X, &r.Max.Y); err != nil {
+		t.Skip("started by openForeign only")
+	}
+	wintest.Open(t, r)
+	time.Sleep(2 * time.Minute) // killed by the test that started it
+}
+
+// openForeign shows a test window at r that belongs to another process (this
+// test binary, started again).
+func openForeign(t *testing.T, r image.Rectangle) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), fmt.Sprintf("%s=%d %d %d %d", foreignEnv, r.Min.X, r.Min.Y, r.Max.X, r.Max.Y))
+	// Not the test's output: under Wine a child holding it keeps go test waiting.
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	p, err := os.StartProcess(exe, []string{exe, "-test.run=^TestHelperForeignWindow$"}, &os.ProcAttr{Env: env, Files: []*os.File{null, null, null}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Kill(); _, _ = p.Wait() })
+}
+
+func TestOwnWindowIsLeftOutOfScreenshots(t *testing.T) {
+	d := openDriver(t, Options{ExcludePIDs: []int{os.Getpid()}})
+	w := openWindow(t, image.Rect(40, 60, 240, 220))
+	at := func(img *image.RGBA, x, y int) color.RGBA { return img.RGBAAt(within(d, w, x, y)) }
+	shot := func() *image.RGBA {
+		img, err := d.ScreenshotInto(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	img := shot()
+	for i := range wintest.Quadrants {
+		if c := at(img, i%2*100+50, i/2*80+40); c != desktop.OwnColour {
+			t.Errorf("quadrant %d of Tandem's own window shows %v in the shot, want it painted over", i, c)
+		}
+	}
+	if c := at(img, -10, 40); c == desktop.OwnColour {
+		t.Error("left of the window is painted over")
+	}
+
+	// Another program's window over the right half shows; the left half stays hidden.
+	openForeign(t, w.Rect.Add(image.Pt(100, 0)))
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		img = shot()
+		if at(img, 150, 40) == wintest.Quadrants[0] { // the other window's top-left quadrant
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the other program's window does not show over Tandem's: %v at its top-left quadrant", at(img, 150, 40))
+		}
+		time.Sleep(50 * time.Millisecond) // it starts and paints in its own time
+	}
+	if c := at(img, 50, 40); c != desktop.OwnColour {
+		t.Errorf("the uncovered half of Tandem's window shows %v, want it painted over", c)
 	}
 }
