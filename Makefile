@@ -56,7 +56,8 @@ build-dev: frontend
 	$(GO) build -tags dev,$(TAGS) -ldflags '$(LDFLAGS)' -o $(DEVBIN) .
 
 ## dev: live-reloading development window (wails dev)
-dev: setup
+dev:
+	@scripts/setup.sh dev
 	$(GOBIN)/wails dev -tags $(TAGS)
 
 vet: frontend

@@ -2,7 +2,8 @@
 # Installs what Tandem needs on Debian/Ubuntu, quickly when it is already there.
 #   scripts/setup.sh build   build and run the app (make run)
 #   scripts/setup.sh test    also the test tools (make test)
-#   scripts/setup.sh package also the packaging tools (make package)
+#   scripts/setup.sh dev     also the Wails CLI (make dev)
+#   scripts/setup.sh package also the packaging tools and the Wails CLI (make package)
 # Uses sudo only when not root. Every step checks before it installs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +72,9 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 
-if [ ! -x "$gobin/wails" ]; then
+# The Wails CLI serves `make dev` and builds the Windows installer; the app
+# and the tests are built with go build.
+if [ "$what" = dev ] || [ "$what" = package ] && [ ! -x "$gobin/wails" ]; then
   say "Installing the Wails CLI v2.11.0"
   go install github.com/wailsapp/wails/v2/cmd/wails@v2.11.0
 fi
