@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"image"
 	"time"
@@ -76,9 +75,12 @@ type manualInput struct {
 	err error
 }
 
-// loopState is everything the loop goroutine owns.
+// loopState is the run's core: everything the loop goroutine owns and
+// decides on. It holds no device, model, record or goroutine; what it
+// wants done it appends to fx (effects.go).
 type loopState struct {
-	r     *Run
+	coreEnv
+	fx    []effect
 	state State
 	// callFrame is the recorded screen of the newest model call, callUsage
 	// what that call cost until a step has shown it.
@@ -128,7 +130,6 @@ type loopState struct {
 	// it changed anything (nil: not known).
 	actBeforeFrame image.Image
 	actBeforeTree  []byte
-	actStarted     time.Time
 
 	loops     loopDetector
 	softLimit int // -1: none
@@ -136,9 +137,9 @@ type loopState struct {
 	request   *Request
 	confirmed bool
 
-	// work
-	gen    uint64
-	cancel context.CancelFunc
+	// work: the generation of the work in flight (results of older work
+	// are dropped)
+	gen uint64
 
 	pauseWaiters    []chan error
 	holdPause       bool // the person paused while the device was away: it comes back paused
@@ -147,7 +148,7 @@ type loopState struct {
 	takeOverAfter   bool
 	deviceLost      bool
 	faults          int // the device lost this many times without a good observation between
-	watchCancel     context.CancelFunc
+	watching        bool
 
 	edited        bool // the person edited the queue while the run waited
 	manualBusy    bool
@@ -156,9 +157,49 @@ type loopState struct {
 	takeOverAsked string
 }
 
+// coreEnv is what the core knows of the world it does not change: the
+// run's settings, its clock, and what the device can do and tell.
+type coreEnv struct {
+	settings Settings
+	clock    Clock
+	caps     device.Capabilities
+	hasTree  bool // the device can read its UI tree
+	hasApp   bool // the device can name the app in front
+	// appNames are the names people give the app with package pkg (nil:
+	// the device knows none).
+	appNames func(pkg string) []string
+}
+
 func newLoopState(r *Run) *loopState {
-	return &loopState{r: r, goal: r.cfg.Goal, softLimit: -1, budget: r.settings.Budget,
-		loops: loopDetector{k: r.settings.LoopK}, histIdx: -1}
+	env := coreEnv{settings: r.settings, clock: r.clock, caps: r.dev.Capabilities()}
+	_, env.hasTree = r.dev.(device.UITree)
+	_, env.hasApp = r.dev.(foregrounder)
+	if n, ok := r.dev.(appNamer); ok {
+		env.appNames = n.AppNames
+	}
+	return newCore(env, r.cfg.Goal)
+}
+
+// newCore is a run's core in Idle, before anything happened.
+func newCore(env coreEnv, goal string) *loopState {
+	return &loopState{coreEnv: env, goal: goal, softLimit: -1, budget: env.settings.Budget,
+		loops: loopDetector{k: env.settings.LoopK}, histIdx: -1}
+}
+
+// out appends effects for the runner.
+func (l *loopState) out(fx ...effect) { l.fx = append(l.fx, fx...) }
+
+func (l *loopState) record(e Entry) { l.out(fxRecord{e}) }
+
+func (l *loopState) emit(e Event) { l.out(fxEmit{e}) }
+
+func (l *loopState) reply(to chan error, err error) { l.out(fxReply{to, err}) }
+
+// take returns the effects decided so far and forgets them.
+func (l *loopState) take() []effect {
+	fx := l.fx
+	l.fx = nil
+	return fx
 }
 
 func (r *Run) loop() {
@@ -177,6 +218,7 @@ func (r *Run) loop() {
 		}
 		l.on = m.on
 		err := l.handle(m)
+		r.perform(l.take())
 		if m.reply != nil && !l.deferred(m) {
 			m.reply <- err
 		}
@@ -223,7 +265,7 @@ func (l *loopState) handle(m message) error {
 	}
 	switch m.on {
 	case OnStart:
-		l.started = l.r.now()
+		l.started = l.clock.Now()
 		l.plan("")
 	case OnPause:
 		return l.pause(m)
@@ -295,23 +337,23 @@ func (l *loopState) set(s State, reason string) {
 	if l.on.IsCommand() || l.on == OnDeviceLost || l.on == OnDeviceAway {
 		ev.By = l.on.String()
 	}
-	l.r.rec.add(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})
-	l.r.hub.emit(Event{Kind: KindState, State: ev})
+	l.record(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})
+	l.emit(Event{Kind: KindState, State: ev})
 	l.personState()
 	if s == Paused {
 		for _, w := range l.pauseWaiters {
-			w <- nil
+			l.reply(w, nil)
 		}
 		l.pauseWaiters = nil
 	}
 	if s == Manual {
 		for _, w := range l.takeOverWaiters {
-			w <- nil
+			l.reply(w, nil)
 		}
 		l.takeOverWaiters = nil
 	}
-	if s != Paused && l.watchCancel != nil {
-		l.watchCancel()
-		l.watchCancel = nil
+	if s != Paused && l.watching {
+		l.watching = false
+		l.out(fxUnwatch{})
 	}
 }

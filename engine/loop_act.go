@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
-	"tandem/engine/model"
 )
 
 // Acting: what runs next, the policy's check before each action, one atomic
@@ -85,7 +83,7 @@ func (l *loopState) next() {
 // app in front), so a screen that could not be read is never taken for a
 // harmless one: the person is asked.
 func (l *loopState) sensitive(a action.Action) Why {
-	p := l.r.settings.Policy
+	p := l.settings.Policy
 	label, app := "", ""
 	if l.currentEl != nil {
 		label = l.currentEl.Label
@@ -98,19 +96,17 @@ func (l *loopState) sensitive(a action.Action) Why {
 	var names []string
 	if l.fresh {
 		names = append(names, l.appName)
-		if n, ok := l.r.dev.(appNamer); ok {
-			names = append(names, n.AppNames(app)...)
+		if l.appNames != nil {
+			names = append(names, l.appNames(app)...)
 		}
 	}
 	if why := p.Why(Target{Action: a, Label: label, App: app, Names: names}); why.By != "" || p.Off {
 		return why
 	}
-	_, hasTree := l.r.dev.(device.UITree)
-	if a.Type.Pointed() && len(p.Words) > 0 && hasTree && l.r.settings.UITree && (!l.fresh || l.tree == nil) {
+	if a.Type.Pointed() && len(p.Words) > 0 && l.hasTree && l.settings.UITree && (!l.fresh || l.tree == nil) {
 		return Why{By: "unread", Detail: "the screen's labels could not be read"}
 	}
-	_, hasApp := l.r.dev.(foregrounder)
-	if len(p.Apps) > 0 && hasApp && app == "" {
+	if len(p.Apps) > 0 && l.hasApp && app == "" {
 		return Why{By: "unread", Detail: "the app in front could not be read"}
 	}
 	return Why{}
@@ -136,27 +132,13 @@ func (l *loopState) execute() {
 		return
 	}
 	l.emitPlan()
-	ctx, gen := l.newWork()
 	l.actBefore = l.print
 	l.actBeforeFrame, l.actBeforeTree = nil, nil
 	if l.fresh {
 		l.actBeforeFrame, l.actBeforeTree = l.frame, l.tree
 	}
-	l.actStarted = time.Now()
 	l.fresh = false
-	r := l.r
-	l.spawn(func() {
-		t0 := time.Now()
-		ran, err := r.gate.do(func() error {
-			actx, cancel := actionContext(ctx, a)
-			defer cancel()
-			return r.dev.Do(actx, a)
-		})
-		if !ran {
-			return // stopped before it started
-		}
-		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
-	})
+	l.startWork(actWork{a})
 }
 
 // actionBound is how long Stop waits for an input already on its way to
@@ -180,7 +162,6 @@ func actionContext(ctx context.Context, a action.Action) (context.Context, conte
 
 // actionDone handles the end of a device action.
 func (l *loopState) actionDone(res *actResult) {
-	l.cancel = nil
 	a := *l.current
 	l.steps++
 	result := "ok"
@@ -188,8 +169,8 @@ func (l *loopState) actionDone(res *actResult) {
 		result = res.err.Error()
 	}
 	l.setResult(result)
-	l.r.rec.add(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
-	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms,
+	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
+	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms,
 		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached}})
 	l.callUsage, l.callSalvaged, l.callCached = nil, "", false
 	l.emitUsage()
@@ -226,35 +207,11 @@ func (l *loopState) actionDone(res *actResult) {
 		return
 	}
 	l.to(WaitingForStability, "")
-	ctx, gen := l.newWork()
-	r := l.r
-	cfg := l.r.settings.Stability
-	var prepare func(image.Image)
-	if p, ok := r.planner.(model.Preparer); ok {
-		prepare = p.Prepare
-	}
-	look := len(l.queue) > 0 // a queued action is checked against this screen
-	l.spawn(func() {
-		s, err := waitStable(ctx, r.clock, r.shoot, cfg, prepare)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			r.postErr(ctx, gen, err)
-			return
-		}
-		res := &stableResult{s: s}
-		if look {
-			res.tree = r.readTree(ctx)
-			res.app = r.foreground(ctx)
-		}
-		r.post(message{on: OnStable, gen: gen, settled: res})
-	})
+	l.startWork(stableWork{look: len(l.queue) > 0}) // a queued action is checked against the settled screen
 }
 
 // stable handles a settled screen after an action.
 func (l *loopState) stable(res *stableResult) {
-	l.cancel = nil
 	s := res.s
 	a := *l.current
 	l.frame, l.print, l.tree, l.app, l.fresh = s.Frame, s.Print, res.tree, res.app, true
@@ -263,8 +220,8 @@ func (l *loopState) stable(res *stableResult) {
 		diff = 1
 	}
 	st := s.Stable
-	l.r.rec.add(Entry{Kind: recStable, N: l.steps, Ms: s.Waited.Milliseconds(), Stable: &st, Diff: diff})
-	th := l.r.settings.Stability.Threshold
+	l.record(Entry{Kind: recStable, N: l.steps, Ms: s.Waited.Milliseconds(), Stable: &st, Diff: diff})
+	th := l.settings.Stability.Threshold
 	changed := screenChanged(l.actBeforeFrame, s.Frame, l.actBeforeTree, res.tree)
 	l.actBeforeFrame, l.actBeforeTree = nil, nil
 	switch v, why := l.loops.observe(a, l.actBefore, changed, th); v {
@@ -282,7 +239,7 @@ func (l *loopState) stable(res *stableResult) {
 		return
 	default: // the other cases need nothing here
 	}
-	if len(l.queue) > 0 && diff > l.r.settings.Unexpected {
+	if len(l.queue) > 0 && diff > l.settings.Unexpected {
 		l.flushQueue(fmt.Sprintf("After %s the screen changed more than expected (%.0f%% of it), so the rest of your plan was not done.", a, diff*100))
 	}
 	l.next()

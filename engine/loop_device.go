@@ -1,10 +1,8 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -68,43 +66,17 @@ func (l *loopState) away(left int, cause error) {
 		l.to(Paused, fmt.Sprintf("device lost: %v; waiting %d s more for it", cause, left))
 		return
 	}
-	l.end(Result{State: Failed, Reason: fmt.Sprintf("the device stayed away for %s: %v", l.r.settings.DeviceAwayMax, cause)})
+	l.end(Result{State: Failed, Reason: fmt.Sprintf("the device stayed away for %s: %v", l.settings.DeviceAwayMax, cause)})
 }
 
 // maxFaults is how many times in a row the device may be lost (and come
 // back) before the person is asked.
 const maxFaults = 3
 
-// watch polls a lost device until it answers (the run then resumes by
-// itself) or stays away longer than the settings allow (the run fails,
-// its record intact). Every second it says how long it will still wait.
+// watch starts polling a lost device (Run.watchDevice): it resumes the run
+// by itself when the device answers, or fails it once the device stayed
+// away longer than the settings allow.
 func (l *loopState) watch(cause error) {
-	ctx, cancel := context.WithCancel(l.r.runCtx)
-	l.watchCancel = cancel
-	gen := l.gen
-	r := l.r
-	limit := l.r.settings.DeviceAwayMax
-	l.spawn(func() {
-		start := r.now()
-		told := time.Duration(0)
-		for {
-			if r.clock.Sleep(ctx, 250*time.Millisecond) != nil {
-				return
-			}
-			if away := r.since(start); away >= limit {
-				r.post(message{on: OnDeviceAway, gen: gen, err: cause})
-				return
-			} else if away-told >= time.Second {
-				told = away
-				r.post(message{on: OnDeviceAway, gen: gen, n: int((limit - away + time.Second - 1) / time.Second), err: cause})
-			}
-			actx, acancel := context.WithTimeout(ctx, 2*time.Second)
-			_, err := r.dev.Info(actx)
-			acancel()
-			if err == nil {
-				r.post(message{on: OnDeviceBack, gen: gen})
-				return
-			}
-		}
-	})
+	l.watching = true
+	l.out(fxWatch{gen: l.gen, cause: cause, limit: l.settings.DeviceAwayMax})
 }

@@ -23,8 +23,8 @@ func (l *loopState) ask(req Request) {
 		req.Frame = l.callFrame
 	}
 	l.request = &req
-	l.r.rec.add(Entry{Kind: recRequest, Request: &req})
-	l.r.hub.emit(Event{Kind: KindRequest, Request: &req})
+	l.record(Entry{Kind: recRequest, Request: &req})
+	l.emit(Event{Kind: KindRequest, Request: &req})
 }
 
 // end finishes the run. It closes the action gate first, so once the state
@@ -34,17 +34,14 @@ func (l *loopState) end(res Result) {
 		res = Result{State: Failed, Reason: fmt.Sprintf("internal error: %s --%s--> %s is not in the transition table", l.state, l.on, res.State)}
 	}
 	l.cancelWork()
-	l.r.runCancel()
-	l.r.gate.close()
-	if l.watchCancel != nil {
-		l.watchCancel()
-		l.watchCancel = nil
-	}
+	l.watching = false
 	res.Steps, res.Calls, res.Usage = l.steps, l.calls, l.usage
 	if res.State == Done && !res.Success && res.Reason == "" {
 		res.Reason = "the model finished without success"
 	}
-	l.r.res = res
+	// Nothing may start from here on: the gate closes before the state
+	// reads final.
+	l.out(fxEnd{res})
 	reason := res.Reason
 	if res.State == Done {
 		reason = res.Summary
@@ -53,14 +50,14 @@ func (l *loopState) end(res Result) {
 	l.emitUsage() // the final figures, elapsed time included
 	l.set(res.State, reason)
 	r := res
-	l.r.rec.add(Entry{Kind: recEnd, End: &r})
-	l.r.hub.emit(Event{Kind: KindDone, Done: &r})
+	l.record(Entry{Kind: recEnd, End: &r})
+	l.emit(Event{Kind: KindDone, Done: &r})
 	for _, w := range append(l.pauseWaiters, l.takeOverWaiters...) {
-		w <- ErrFinished
+		l.reply(w, ErrFinished)
 	}
 	l.pauseWaiters, l.takeOverWaiters = nil, nil
 	if l.manualReply != nil {
-		l.manualReply <- ErrFinished
+		l.reply(l.manualReply, ErrFinished)
 		l.manualReply = nil
 	}
 	// A finished run may be kept (a list of past runs); it must not pin
@@ -83,7 +80,7 @@ func (l *loopState) flushQueue(why string) {
 
 func (l *loopState) note(s string) {
 	l.notes = append(l.notes, s)
-	l.r.rec.add(Entry{Kind: recNote, Text: s})
+	l.record(Entry{Kind: recNote, Text: s})
 }
 
 // setResult writes the outcome of the current action into the history.
@@ -106,12 +103,12 @@ func (l *loopState) recordHistory() {
 	}
 	s := l.history[l.histIdx]
 	s.Actions = append([]action.Action(nil), s.Actions...)
-	l.r.rec.add(Entry{Kind: recHistory, N: l.histIdx + 1, Step: &s})
+	l.record(Entry{Kind: recHistory, N: l.histIdx + 1, Step: &s})
 }
 
 func (l *loopState) recentHistory() []model.Step {
 	h := l.history
-	if n := l.r.settings.History; len(h) > n {
+	if n := l.settings.History; len(h) > n {
 		h = h[len(h)-n:]
 	}
 	return append([]model.Step(nil), h...)
@@ -120,7 +117,7 @@ func (l *loopState) recentHistory() []model.Step {
 func (l *loopState) spent() spent {
 	var el time.Duration
 	if !l.started.IsZero() {
-		el = l.r.since(l.started)
+		el = l.clock.Now().Sub(l.started)
 	}
 	return spent{steps: l.steps, usage: l.usage, elapsed: l.elapsedPrior + el}
 }
@@ -153,12 +150,12 @@ func (l *loopState) emitPlan() {
 	for _, a := range l.queue {
 		todo = append(todo, TodoItem{Action: a, Status: TodoPending})
 	}
-	l.r.hub.emit(Event{Kind: KindPlan, Plan: &PlanEvent{Thought: l.thought, Todo: todo}})
+	l.emit(Event{Kind: KindPlan, Plan: &PlanEvent{Thought: l.thought, Todo: todo}})
 }
 
 func (l *loopState) emitUsage() {
 	sp := l.spent()
-	l.r.hub.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.calls, Steps: l.steps, ElapsedMs: sp.elapsed.Milliseconds()}})
+	l.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.calls, Steps: l.steps, ElapsedMs: sp.elapsed.Milliseconds()}})
 }
 
 // pendingOf returns the issues a finish leaves open: its Pending field
@@ -224,6 +221,6 @@ func (l *loopState) restore(entries []Entry) {
 	}
 	l.histIdx = -1
 	l.elapsedPrior = last.Sub(first)
-	l.r.hub.setGoal(l.goal)
+	l.out(fxGoal{l.goal})
 	l.note(fmt.Sprintf("This run was interrupted after %d action(s) and has been resumed from its record. The screen may have changed since: look at it again before you continue.", l.steps))
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"image"
 	"strings"
-	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/model"
@@ -18,7 +17,7 @@ func (l *loopState) pause(m message) error {
 		// The run pauses once the atomic action returns; the person's act
 		// is theirs now (timeline, History, report).
 		if !l.pauseAfter {
-			l.r.rec.add(Entry{Kind: recPerson, Command: "pause"})
+			l.record(Entry{Kind: recPerson, Command: "pause"})
 		}
 		l.pauseAfter = true
 		l.pauseWaiters = append(l.pauseWaiters, m.reply)
@@ -42,13 +41,13 @@ func (l *loopState) resume() error {
 	case WaitingForUser:
 		switch l.request.Kind {
 		case AskBudget:
-			l.budget = l.budget.extend(l.r.settings.Budget, l.spent())
+			l.budget = l.budget.extend(l.settings.Budget, l.spent())
 		case AskLoop, AskModelError, AskDevice:
 			l.loops.reset()
 		default:
 			return &IllegalError{State: l.state, Trigger: OnResume, Why: "it waits for " + string(l.request.Kind) + ", not for resume"}
 		}
-		l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+		l.record(Entry{Kind: recPerson, Command: "resume"})
 		l.request = nil
 		if l.current != nil && !l.edited {
 			l.queue = append([]action.Action{*l.current}, l.queue...)
@@ -74,7 +73,7 @@ func (l *loopState) resumeFromPause(reason string) {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
-	l.r.rec.add(Entry{Kind: recPerson, Command: "resume"})
+	l.record(Entry{Kind: recPerson, Command: "resume"})
 	if l.edited {
 		l.observe(reason)
 		return
@@ -86,7 +85,7 @@ func (l *loopState) resumeFromPause(reason string) {
 func (l *loopState) takeOver(m message) error {
 	if l.state == Executing {
 		if !l.takeOverAfter {
-			l.r.rec.add(Entry{Kind: recPerson, Command: "take_over"})
+			l.record(Entry{Kind: recPerson, Command: "take_over"})
 		}
 		l.takeOverAfter = true
 		l.takeOverWaiters = append(l.takeOverWaiters, m.reply)
@@ -114,8 +113,8 @@ func (l *loopState) enterManual(reason string, req *Request) {
 	}
 	if req != nil {
 		l.request = req
-		l.r.rec.add(Entry{Kind: recRequest, Request: req})
-		l.r.hub.emit(Event{Kind: KindRequest, Request: req})
+		l.record(Entry{Kind: recRequest, Request: req})
+		l.emit(Event{Kind: KindRequest, Request: req})
 	}
 }
 
@@ -132,40 +131,8 @@ func (l *loopState) manualInput(m message) error {
 	}
 	l.manualBusy = true
 	l.manualReply = m.reply
-	r := l.r
-	ctx := l.r.runCtx
-	cfg := l.r.settings.Stability
-	done := m.done // already on the device (a live touch): only its result is recorded
-	l.spawn(func() {
-		res := &manualResult{a: a, at: time.Now()}
-		var err error
-		if !done {
-			var before image.Image
-			if before, err = r.shoot(ctx); err == nil {
-				res.beforePrint = FingerprintOf(before)
-				res.before = r.rec.frame(ctx, before)
-				t0 := time.Now()
-				var ran bool
-				ran, err = r.gate.do(func() error {
-					actx, cancel := actionContext(ctx, a)
-					defer cancel()
-					return r.dev.Do(actx, a)
-				})
-				res.ms = time.Since(t0).Milliseconds()
-				if !ran {
-					err = ErrFinished
-				}
-			}
-		}
-		if err == nil {
-			res.s, err = waitStable(ctx, r.clock, r.shoot, cfg, nil)
-			if err == nil {
-				res.after = r.rec.frame(ctx, res.s.Frame)
-			}
-		}
-		res.err = err
-		r.post(message{on: OnManualDone, manual: res})
-	})
+	// m.done: already on the device (a live touch): only its result is recorded.
+	l.out(fxManual{manualWork{a: a, done: m.done}})
 	return nil
 }
 
@@ -180,11 +147,11 @@ func (l *loopState) manualDone(res *manualResult) {
 		l.frame, l.print, l.tree, l.app, l.fresh = res.s.Frame, res.s.Print, nil, "", true
 	}
 	a := res.a
-	l.r.rec.add(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
-	l.r.hub.emit(Event{Kind: KindManual, Manual: ev})
-	l.r.hub.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms, ByPerson: true, Frame: res.before}})
+	l.record(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
+	l.emit(Event{Kind: KindManual, Manual: ev})
+	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms, ByPerson: true, Frame: res.before}})
 	if l.manualReply != nil {
-		l.manualReply <- res.err
+		l.reply(l.manualReply, res.err)
 		l.manualReply = nil
 	}
 }
@@ -194,7 +161,7 @@ func (l *loopState) handBack(note string, region *Region) error {
 		return &IllegalError{State: l.state, Trigger: OnHandBack, Why: "an input is still running"}
 	}
 	words := describeManual(l.manualLog, l.takeOverAsked, note, region)
-	l.r.rec.add(Entry{Kind: recPerson, Command: "hand_back", Text: note, Region: region})
+	l.record(Entry{Kind: recPerson, Command: "hand_back", Text: note, Region: region})
 	acts := make([]action.Action, 0, len(l.manualLog))
 	for _, in := range l.manualLog {
 		if in.err == nil {
@@ -297,7 +264,7 @@ func (l *loopState) stopGracefully(n int) error {
 		default:
 			l.softLimit = l.steps + n
 		}
-		l.r.rec.add(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
+		l.record(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
 		l.note(fmt.Sprintf("The person asked you to stop: you may take at most %d more action(s). Wrap up now: finish with a summary of what is done and what is still pending.", n))
 		l.to(l.state, fmt.Sprintf("stopping gracefully: at most %d more step(s)", n))
 	default:
@@ -310,7 +277,7 @@ func (l *loopState) confirm() error {
 	if l.request == nil || l.request.Kind != AskConfirm {
 		return &IllegalError{State: l.state, Trigger: OnConfirm, Why: "nothing waits for confirmation"}
 	}
-	l.r.rec.add(Entry{Kind: recPerson, Command: "confirm", Action: l.current})
+	l.record(Entry{Kind: recPerson, Command: "confirm", Action: l.current})
 	l.request = nil
 	l.confirmed = true
 	if l.softLimit >= 0 && l.steps >= l.softLimit {
@@ -326,7 +293,7 @@ func (l *loopState) deny(reason string) error {
 		return &IllegalError{State: l.state, Trigger: OnDeny, Why: "nothing waits for confirmation"}
 	}
 	a := *l.current
-	l.r.rec.add(Entry{Kind: recPerson, Command: "deny", Action: &a, Text: reason})
+	l.record(Entry{Kind: recPerson, Command: "deny", Action: &a, Text: reason})
 	l.setResult("denied by the person")
 	msg := fmt.Sprintf("The person did NOT allow %s.", a)
 	if strings.TrimSpace(reason) != "" {
@@ -346,14 +313,14 @@ func (l *loopState) answer(text string) error {
 		return &IllegalError{State: l.state, Trigger: OnAnswer, Why: "it waits for confirm or deny"}
 	}
 	req := *l.request
-	l.r.rec.add(Entry{Kind: recPerson, Command: "answer", Text: text})
+	l.record(Entry{Kind: recPerson, Command: "answer", Text: text})
 	switch req.Kind {
 	case AskQuestion:
 		l.note(fmt.Sprintf("You asked the person: %q. They answered: %q.", req.Message, text))
 	default:
 		l.note(fmt.Sprintf("The run stopped to ask the person (%s). Their guidance: %q.", req.Message, text))
 		if req.Kind == AskBudget {
-			l.budget = l.budget.extend(l.r.settings.Budget, l.spent())
+			l.budget = l.budget.extend(l.settings.Budget, l.spent())
 		}
 		l.loops.reset()
 	}
@@ -365,8 +332,8 @@ func (l *loopState) answer(text string) error {
 
 func (l *loopState) editGoal(goal string) {
 	l.goal = goal
-	l.r.hub.setGoal(goal)
-	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_goal", Text: goal})
+	l.out(fxGoal{goal})
+	l.record(Entry{Kind: recPerson, Command: "edit_goal", Text: goal})
 	if l.state == Idle {
 		l.to(Idle, "goal edited")
 		return
@@ -394,7 +361,7 @@ func (l *loopState) editPending(acts []action.Action) error {
 			return err
 		}
 	}
-	l.r.rec.add(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
+	l.record(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
 	l.queue = append([]action.Action(nil), acts...)
 	l.edited = l.state == Paused || l.state == WaitingForUser
 	l.to(l.state, "pending actions edited")

@@ -15,29 +15,18 @@ import (
 // Planning: the work a step starts off the loop (observe the screen, ask the
 // model once) and what the loop makes of its result.
 
-// newWork cancels any work in flight and returns a context for new work.
-func (l *loopState) newWork() (context.Context, uint64) {
+// startWork cancels any work in flight and starts w as the new work.
+func (l *loopState) startWork(w work) {
 	l.cancelWork()
-	ctx, cancel := context.WithCancel(l.r.runCtx)
-	l.cancel = cancel
 	l.gen++
-	return ctx, l.gen
+	l.out(fxWork{l.gen, w})
 }
 
+// cancelWork cancels the work in flight; its result, should it come, is
+// of an older generation and dropped.
 func (l *loopState) cancelWork() {
-	if l.cancel != nil {
-		l.cancel()
-		l.cancel = nil
-	}
 	l.gen++
-}
-
-func (l *loopState) spawn(f func()) {
-	l.r.wg.Add(1)
-	go func() {
-		defer l.r.wg.Done()
-		f()
-	}()
+	l.out(fxCancel{})
 }
 
 // plan starts a Planning step: one observation and one model call. Budgets
@@ -55,17 +44,16 @@ func (l *loopState) plan(reason string) {
 	l.flushQueue("")
 	l.emitPlan()
 	stepsLeft := l.stepsLeft()
-	if stepsLeft > 0 && stepsLeft <= l.r.settings.RemindAt {
+	if stepsLeft > 0 && stepsLeft <= l.settings.RemindAt {
 		l.note(fmt.Sprintf("Only %d step(s) are left. If the goal is reached, finish now with a summary; if it cannot be reached in time, finish and say what is missing.", stepsLeft))
 	}
-	ctx, gen := l.newWork()
 	l.notesSent = len(l.notes)
 	in := model.Input{
 		Goal:      l.goal,
 		History:   l.recentHistory(),
 		Notes:     append([]string(nil), l.notes...),
 		StepsLeft: stepsLeft,
-		Supported: l.r.dev.Capabilities().Actions,
+		Supported: l.caps.Actions,
 	}
 	var frame image.Image
 	var print Fingerprint
@@ -82,9 +70,7 @@ func (l *loopState) plan(reason string) {
 		i := l.info
 		info = &i
 	}
-	call := l.calls + 1
-	r := l.r
-	l.spawn(func() { r.observeAndPlan(ctx, gen, call, in, info, frame, print, tree, app) })
+	l.startWork(planWork{call: l.calls + 1, in: in, info: info, frame: frame, print: print, tree: tree, app: app})
 }
 
 // observe looks at the screen again without asking the model and then
@@ -97,14 +83,12 @@ func (l *loopState) observe(reason string) {
 		return
 	}
 	l.emitPlan()
-	ctx, gen := l.newWork()
 	var info *device.Info
 	if l.hasInfo {
 		i := l.info
 		info = &i
 	}
-	r := l.r
-	l.spawn(func() { r.observeAndPlan(ctx, gen, 0, model.Input{}, info, nil, Fingerprint{}, nil, "") })
+	l.startWork(planWork{info: info})
 }
 
 // currentApper is a device that can name its foreground app (adb phones);
@@ -281,7 +265,6 @@ func (e *observeError) Unwrap() error { return e.err }
 
 // planned handles the model's reply.
 func (l *loopState) planned(p *planResult) {
-	l.cancel = nil
 	if p.info != nil {
 		l.info, l.hasInfo = *p.info, true
 	}
@@ -292,7 +275,7 @@ func (l *loopState) planned(p *planResult) {
 		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
 		l.app, l.appName = p.app, p.obs.App
 	}
-	l.r.rec.add(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
+	l.record(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
 		App: p.obs.App, Secure: p.obs.Secure, Ms: p.observeMs})
 	if p.only {
 		l.edited = false
@@ -308,7 +291,7 @@ func (l *loopState) planned(p *planResult) {
 	u := p.plan.Usage
 	l.callFrame, l.callUsage = p.file, &u
 	l.callSalvaged, l.callCached = p.plan.Salvaged, p.plan.Cached
-	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
+	l.record(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
 		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
 		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached})
 	l.emitUsage()
@@ -335,7 +318,7 @@ func (l *loopState) accept(acts []action.Action) ([]action.Action, error) {
 	if len(acts) == 0 {
 		return nil, errors.New("the reply has no action; answer with at least one action, or finish with a summary")
 	}
-	caps := l.r.dev.Capabilities()
+	caps := l.caps
 	out := make([]action.Action, 0, len(acts))
 	for _, a := range acts {
 		if err := a.Validate(l.info.Screen); err != nil {
@@ -363,7 +346,7 @@ func (l *loopState) modelError(p *planResult) {
 	var pe *model.ParseError
 	if errors.As(p.err, &pe) {
 		l.calls++
-		l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, Raw: cut(pe.Raw, maxRawBytes), Error: pe.Error()})
+		l.record(Entry{Kind: recPlan, Call: l.calls, Raw: cut(pe.Raw, maxRawBytes), Error: pe.Error()})
 		if !l.parseRetried {
 			l.parseRetried = true
 			l.note("Your previous reply could not be used: " + pe.Reason + ". Reply again, following the required format exactly.")
@@ -376,7 +359,7 @@ func (l *loopState) modelError(p *planResult) {
 		return
 	}
 	l.calls++
-	l.r.rec.add(Entry{Kind: recPlan, Call: l.calls, Error: p.err.Error()})
+	l.record(Entry{Kind: recPlan, Call: l.calls, Error: p.err.Error()})
 	msg := "the model call failed: " + p.err.Error()
 	if errors.Is(p.err, model.ErrAuth) {
 		msg += " (check the model settings)"

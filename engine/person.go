@@ -7,6 +7,6 @@ package engine
 func (l *loopState) personState() {
 	switch l.on {
 	case OnPause, OnTakeOver, OnStop:
-		l.r.hub.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
+		l.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
 	}
 }

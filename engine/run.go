@@ -10,6 +10,11 @@
 //     messages on one channel, so there is exactly one writer and no flag
 //     soup. The transition table lives in transitions.go; a command the
 //     current state does not accept returns an *IllegalError.
+//   - The state's owner decides and does not do: the core (loopState)
+//     turns a message into a new state and a list of effects (record,
+//     emit, reply, start or cancel work, end), which the loop performs in
+//     order (effects.go). The core touches no device, model or channel, so
+//     core_test.go checks the person's guarantees on its decisions alone.
 //   - The model call, the device action and the stability wait run off the
 //     loop, each under its own cancellable context. Pause and stop cancel
 //     that context at once, so neither waits for a model reply (peers that
@@ -171,6 +176,10 @@ type Run struct {
 	gate      gate
 	stopping  atomic.Bool // set by Stop before its command reaches the loop
 	wg        sync.WaitGroup
+	// The work in flight and the device watch, cancelled by effects
+	// (effects.go); owned by the loop goroutine.
+	workCancel  context.CancelFunc
+	watchCancel context.CancelFunc
 
 	res Result // valid once finished is closed
 
@@ -474,6 +483,7 @@ func Resume(dir string, cfg Config) (*Run, error) {
 	r.rec = rec
 	r.rec.onPerson = r.hub.personEntry
 	r.lp.restore(entries)
+	r.perform(r.lp.take())
 	r.launch()
 	return r, nil
 }

@@ -1,0 +1,433 @@
+package engine
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+	"tandem/engine/model"
+)
+
+// The core alone (effects.go): no device, no model, no goroutine. The test
+// plays the runner and the person, at random but from a seed: it starts
+// each run, answers the work the core starts with results of the right
+// generation (replies with several actions, "Pay" anywhere in them, trees
+// and apps that could not be read, lost devices), and sends the person's
+// commands at any moment. After every message it checks, on the effects the
+// core returned, what the person is promised:
+//
+//   - a sensitive action runs only from a Confirm of that very action: a tap
+//     on "Pay ¥99" (by where it is on the screen, whatever the tree said) or
+//     any action while the shop is in front or the app in front is unknown;
+//   - the work in flight is the work of the state (Planning looks or asks
+//     the model, Executing acts, WaitingForStability waits; Paused, Manual,
+//     WaitingForUser and the end have none), and the person's input runs in
+//     Manual only;
+//   - a refused command changes nothing: no effect, the same state;
+//   - nothing is started after the run's end.
+
+var coreRuns = flag.Int("core-runs", 3000, "random runs of the core (TestCoreKeepsThePromises)")
+
+var (
+	coreScreen = action.Size{W: 1080, H: 2400}
+	payBounds  = image.Rect(700, 2200, 1000, 2300)
+	addBounds  = image.Rect(100, 100, 500, 200)
+	coreTree   = []byte(`<hierarchy><node text="Add one" bounds="[100,100][500,200]" /><node text="Pay ¥99" bounds="[700,2200][1000,2300]" /></hierarchy>`)
+)
+
+const (
+	shopPkg  = "com.tandem.shop"
+	otherPkg = "com.tandem.notes"
+)
+
+func coreEnvForTest() coreEnv {
+	s := Settings{UITree: true, Policy: Policy{Words: []string{"pay"}, Apps: []string{"Shop"}}}.withDefaults()
+	return coreEnv{
+		settings: s,
+		clock:    &fakeCoreClock{},
+		caps:     device.Capabilities{Actions: []action.Type{action.Tap, action.TypeText, action.Swipe, action.Key, action.Wait}},
+		hasTree:  true,
+		hasApp:   true,
+		appNames: func(pkg string) []string {
+			if pkg == shopPkg {
+				return []string{"Shop", "商店"}
+			}
+			return nil
+		},
+	}
+}
+
+// coreRig is the runner and the person around one core.
+type coreRig struct {
+	l      *loopState
+	rng    *rand.Rand
+	live   work // the work in flight, as the runner would hold it
+	gen    uint64
+	manual *manualWork
+	watch  *fxWatch
+	app    string // the app in front as last reported to the core ("": unknown)
+	ended  bool
+	asked  *action.Action // the action the open confirmation is about
+	trace  []string
+	// confirmed counts the actions a Confirm ran, sensitive or not.
+	confirmed int
+}
+
+func (c *coreRig) logf(format string, args ...any) {
+	c.trace = append(c.trace, fmt.Sprintf(format, args...))
+}
+
+func sensitiveTruth(a action.Action, app string) bool {
+	if a.Type.Pointed() && image.Pt(a.X, a.Y).In(payBounds) {
+		return true
+	}
+	return app != otherPkg
+}
+
+// send hands m to the core as the loop does and checks the effects.
+func (c *coreRig) send(m message) error {
+	l := c.l
+	if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
+		return nil // dropped, as the loop drops results of cancelled work
+	}
+	if m.on.IsCommand() {
+		m.reply = make(chan error, 2)
+	}
+	if !m.on.IsCommand() && m.on != OnManualDone && m.gen == c.gen {
+		c.live = nil // the work in flight has come back
+	}
+	before := l.state
+	l.on = m.on
+	err := l.handle(m)
+	fx := l.take()
+	c.logf("%s in %s -> %s (err %v) fx %s", m.on, before, l.state, err, describeFx(fx))
+	if err != nil {
+		if len(fx) > 0 || l.state != before {
+			return fmt.Errorf("the refused %s changed the run: %s -> %s, effects %s", m.on, before, l.state, describeFx(fx))
+		}
+		if _, ok := lookup(before, m.on); !ok && !errors.As(err, new(*IllegalError)) && !errors.Is(err, ErrFinished) {
+			return fmt.Errorf("%s in %s is not a move of the table but was refused with %v, not an IllegalError", m.on, before, err)
+		}
+	}
+	if err := c.apply(m, fx); err != nil {
+		return err
+	}
+	if m.on == OnConfirm && err == nil {
+		c.asked = nil
+	}
+	return c.checkWork()
+}
+
+// apply follows the effects as the runner would, checking each.
+func (c *coreRig) apply(m message, fx []effect) error {
+	l := c.l
+	for _, f := range fx {
+		switch f := f.(type) {
+		case fxCancel:
+			c.live = nil
+		case fxEnd:
+			c.live, c.ended = nil, true
+		case fxWork:
+			if c.ended {
+				return fmt.Errorf("%T started after the end", f.w)
+			}
+			if a, ok := f.w.(actWork); ok && sensitiveTruth(a.a, c.app) {
+				if m.on != OnConfirm {
+					return fmt.Errorf("%s runs unconfirmed (app in front %q) on %s", a.a, c.app, m.on)
+				}
+			}
+			if a, ok := f.w.(actWork); ok && m.on == OnConfirm {
+				if c.asked == nil || !sameAction(*c.asked, a.a) {
+					return fmt.Errorf("Confirm ran %s, the person was asked about %v", a.a, c.asked)
+				}
+				c.confirmed++
+			}
+			c.live, c.gen = f.w, f.gen
+		case fxManual:
+			if l.state != Manual || c.ended {
+				return fmt.Errorf("the person's input starts in %s", l.state)
+			}
+			w := f.w
+			c.manual = &w
+		case fxWatch:
+			w := f
+			c.watch = &w
+		case fxUnwatch:
+			c.watch = nil
+		case fxEmit:
+			if f.e.Kind == KindRequest && f.e.Request != nil {
+				c.asked = f.e.Request.Action
+			}
+		default: // records, replies and the goal change nothing here
+		}
+	}
+	return nil
+}
+
+// checkWork: the work in flight is the work of the state.
+func (c *coreRig) checkWork() error {
+	l := c.l
+	var want string
+	switch l.state {
+	case Planning:
+		want = "planWork"
+	case Executing:
+		want = "actWork"
+	case WaitingForStability:
+		want = "stableWork"
+	default:
+	}
+	if got := workName(c.live); got != want {
+		return fmt.Errorf("in %s the work in flight is %q, want %q", l.state, got, want)
+	}
+	if l.state.Terminal() {
+		c.ended = true
+	}
+	return nil
+}
+
+func workName(w work) string {
+	if w == nil {
+		return ""
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", w), "engine.")
+}
+
+func describeFx(fx []effect) string {
+	parts := make([]string, 0, len(fx))
+	for _, f := range fx {
+		switch f := f.(type) {
+		case fxWork:
+			parts = append(parts, fmt.Sprintf("work(%d,%s)", f.gen, workName(f.w)))
+		case fxEmit:
+			parts = append(parts, "emit("+string(f.e.Kind)+")")
+		case fxRecord:
+			parts = append(parts, "record("+string(f.e.Kind)+")")
+		default:
+			parts = append(parts, strings.TrimPrefix(fmt.Sprintf("%T", f), "engine."))
+		}
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}
+
+// randomAction is one action a model or the person might send.
+func (c *coreRig) randomAction() action.Action {
+	pt := func(r image.Rectangle) (int, int) {
+		return r.Min.X + c.rng.IntN(r.Dx()), r.Min.Y + c.rng.IntN(r.Dy())
+	}
+	switch c.rng.IntN(9) {
+	case 0, 1:
+		x, y := pt(payBounds)
+		return action.Action{Type: action.Tap, X: x, Y: y}
+	case 2, 3:
+		x, y := pt(addBounds)
+		return action.Action{Type: action.Tap, X: x, Y: y}
+	case 4:
+		return action.Action{Type: action.TypeText, Text: "你好"}
+	case 5:
+		return action.Action{Type: action.Swipe, X: 500, Y: 1500, X2: 500, Y2: 500}
+	case 6:
+		return action.Action{Type: action.Finish, Summary: "done"}
+	case 7:
+		return action.Action{Type: action.AskUser, Question: "which one?"}
+	default:
+		return action.Action{Type: action.Wait, Ms: 100}
+	}
+}
+
+func (c *coreRig) frame() image.Image {
+	img := image.NewGray(image.Rect(0, 0, 16, 32))
+	v := uint8(c.rng.IntN(256))
+	for i := range img.Pix {
+		img.Pix[i] = v
+	}
+	img.Set(c.rng.IntN(16), c.rng.IntN(32), color.Gray{Y: v ^ 0xff})
+	return img
+}
+
+// look is what the device reports now: a tree (or none, a failed dump) and
+// the app in front (or "", it could not say).
+func (c *coreRig) look() ([]byte, string) {
+	var tree []byte
+	if c.rng.IntN(4) > 0 {
+		tree = coreTree
+	}
+	c.app = []string{shopPkg, otherPkg, otherPkg, ""}[c.rng.IntN(4)]
+	return tree, c.app
+}
+
+// result finishes the work in flight.
+func (c *coreRig) result() message {
+	gen := c.gen
+	switch w := c.live.(type) {
+	case planWork:
+		p := &planResult{only: w.call == 0}
+		if w.info == nil {
+			p.info = &device.Info{Screen: coreScreen}
+		}
+		if c.rng.IntN(12) == 0 {
+			return message{on: OnDeviceLost, gen: gen, err: device.ErrGone}
+		}
+		p.frame = w.frame
+		p.tree, p.app = w.tree, w.app
+		if p.frame == nil || p.tree == nil || p.app == "" {
+			p.frame = c.frame()
+			p.tree, p.app = c.look()
+		}
+		p.print = FingerprintOf(p.frame)
+		p.obs = model.Observation{Screen: coreScreen}
+		if !p.only {
+			switch c.rng.IntN(10) {
+			case 0:
+				p.err = errors.New("the model is unreachable")
+			case 1:
+				p.err = &model.ParseError{Reason: "garbage", Raw: "??"}
+			default:
+				n := 1 + c.rng.IntN(4)
+				for range n {
+					p.plan.Actions = append(p.plan.Actions, c.randomAction())
+				}
+			}
+		}
+		return message{on: OnPlanned, gen: gen, planned: p}
+	case actWork:
+		res := &actResult{}
+		switch c.rng.IntN(15) {
+		case 0:
+			res.err = device.ErrGone
+		case 1:
+			res.err = errors.New("input failed")
+		default:
+		}
+		return message{on: OnActionDone, gen: gen, acted: res}
+	case stableWork:
+		f := c.frame()
+		res := &stableResult{s: Settled{Frame: f, Print: FingerprintOf(f), Stable: true}}
+		if w.look {
+			res.tree, res.app = c.look()
+		} else {
+			c.app = "" // not read: unknown to the core
+		}
+		return message{on: OnStable, gen: gen, settled: res}
+	default:
+		return message{}
+	}
+}
+
+// command is something the person does now.
+func (c *coreRig) command() message {
+	switch c.rng.IntN(14) {
+	case 0:
+		return message{on: OnPause}
+	case 1:
+		return message{on: OnResume}
+	case 2:
+		return message{on: OnTakeOver}
+	case 3:
+		a := c.randomAction()
+		if !a.Type.Pointed() {
+			a = action.Action{Type: action.Tap, X: 300, Y: 150}
+		}
+		return message{on: OnManualInput, act: a}
+	case 4:
+		return message{on: OnHandBack, text: "did it", region: &Region{X1: 100, Y1: 100, X2: 500, Y2: 200}}
+	case 5:
+		if c.rng.IntN(6) == 0 {
+			return message{on: OnStop}
+		}
+		return message{on: OnConfirm}
+	case 6:
+		return message{on: OnStopGracefully, n: c.rng.IntN(3)}
+	case 7, 8:
+		return message{on: OnConfirm}
+	case 9:
+		return message{on: OnDeny, text: "not now"}
+	case 10:
+		return message{on: OnAnswer, text: "the first"}
+	case 11:
+		return message{on: OnEditGoal, text: "买一个"}
+	case 12:
+		return message{on: OnEditPending, actions: []action.Action{c.randomAction(), c.randomAction()}}
+	default:
+		return message{on: OnStart}
+	}
+}
+
+// other is what else may arrive: the person's input settling, the device
+// coming back or staying away.
+func (c *coreRig) other() (message, bool) {
+	if c.manual != nil {
+		w := *c.manual
+		c.manual = nil
+		f := c.frame()
+		c.app = ""
+		return message{on: OnManualDone, manual: &manualResult{a: w.a, s: Settled{Frame: f, Print: FingerprintOf(f), Stable: true}}}, true
+	}
+	if c.watch != nil {
+		w := *c.watch
+		if c.rng.IntN(3) == 0 {
+			c.watch = nil
+			return message{on: OnDeviceBack, gen: w.gen}, true
+		}
+		return message{on: OnDeviceAway, gen: w.gen, n: c.rng.IntN(3), err: w.cause}, true
+	}
+	return message{}, false
+}
+
+func runCore(seed uint64) (*coreRig, error) {
+	c := &coreRig{l: newCore(coreEnvForTest(), "buy the cheapest one"), rng: rand.New(rand.NewPCG(seed, 19))}
+	if err := c.send(message{on: OnStart}); err != nil {
+		return c, err
+	}
+	for i := 0; i < 150 && !c.ended; i++ {
+		var m message
+		switch k := c.rng.IntN(10); {
+		case k < 5 && c.live != nil:
+			m = c.result()
+		case k < 7:
+			var ok bool
+			if m, ok = c.other(); !ok {
+				m = c.command()
+			}
+		default:
+			m = c.command()
+		}
+		if err := c.send(m); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+func TestCoreKeepsThePromises(t *testing.T) {
+	runs := *coreRuns
+	if testing.Short() {
+		runs /= 10
+	}
+	ends := map[State]int{}
+	confirmed := 0
+	for seed := range uint64(runs) {
+		c, err := runCore(seed)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, strings.Join(c.trace, "\n"))
+		}
+		ends[c.l.state]++
+		confirmed += c.confirmed
+	}
+	// The runs must reach what they check: confirmations that run, and
+	// runs that end every way.
+	if confirmed < runs/10 || ends[Done] == 0 || ends[Stopped] == 0 || ends[Failed] == 0 {
+		t.Errorf("the random runs do not reach the checks: %d confirmations run, ends %v", confirmed, ends)
+	}
+	t.Logf("%d runs: %d confirmations run, ends %v", runs, confirmed, ends)
+}
+
+// fakeCoreClock is a clock nobody waits on: the core only reads it.
+type fakeCoreClock struct{ wallClock }

@@ -1,0 +1,256 @@
+package engine
+
+import (
+	"context"
+	"image"
+	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/device"
+	"tandem/engine/model"
+)
+
+// The loop's handlers decide; they do not do. A handler reads the run's
+// state and a message and changes the state; everything it wants done in
+// the world (write the record, tell the UI, answer a waiting command, start
+// or cancel work on the device or the model, end the run) it appends as an
+// effect. The loop performs the effects in order once the handler returns
+// (Run.perform), before it answers the command and before it reads the
+// next message. So the core (loopState) holds no device, model, record or
+// channel of its own: what it decided is a list a test can read, and the
+// guarantees are checked where the decision is made (core_test.go).
+
+// effect is one thing the core asks the runner to do.
+type effect interface{ perform(r *Run) }
+
+// fxRecord writes an entry to the run's record.
+type fxRecord struct{ e Entry }
+
+// fxEmit tells the UI (and the snapshot) about an event.
+type fxEmit struct{ e Event }
+
+// fxGoal sets the goal the snapshot shows.
+type fxGoal struct{ goal string }
+
+// fxReply answers a command that was waiting for its outcome.
+type fxReply struct {
+	to  chan error
+	err error
+}
+
+// fxCancel cancels the work in flight (its results are dropped by their
+// generation).
+type fxCancel struct{}
+
+// fxWork starts work off the loop under a fresh context, cancelled by the
+// next fxCancel; its result comes back as a message of generation gen.
+type fxWork struct {
+	gen uint64
+	w   work
+}
+
+// fxManual starts the person's input under the run's context: nothing the
+// agent does cancels it.
+type fxManual struct{ w manualWork }
+
+// fxWatch polls a lost device until it answers or the wait runs out.
+type fxWatch struct {
+	gen   uint64
+	cause error
+	limit time.Duration
+}
+
+// fxUnwatch stops the device watch.
+type fxUnwatch struct{}
+
+// fxEnd ends the run: all work is cancelled and the action gate closed, so
+// from here on no device action can start.
+type fxEnd struct{ res Result }
+
+// work is a piece of work the loop starts off its goroutine.
+type work interface {
+	do(ctx context.Context, r *Run, gen uint64)
+}
+
+// planWork observes the screen and (call > 0) asks the model once.
+type planWork struct {
+	call  int
+	in    model.Input
+	info  *device.Info
+	frame image.Image
+	print Fingerprint
+	tree  []byte
+	app   string
+}
+
+// actWork performs one device action through the gate.
+type actWork struct{ a action.Action }
+
+// stableWork waits for the screen to settle after an action; look: also
+// read the settled screen's tree and app, for the queue's policy check.
+type stableWork struct{ look bool }
+
+// manualWork is one input of the person (done: it already happened on the
+// device, only its result is recorded).
+type manualWork struct {
+	a    action.Action
+	done bool
+}
+
+func (f fxRecord) perform(r *Run) { r.rec.add(f.e) }
+func (f fxEmit) perform(r *Run)   { r.hub.emit(f.e) }
+func (f fxGoal) perform(r *Run)   { r.hub.setGoal(f.goal) }
+func (f fxReply) perform(*Run)    { f.to <- f.err }
+
+func (fxCancel) perform(r *Run) {
+	if r.workCancel != nil {
+		r.workCancel()
+		r.workCancel = nil
+	}
+}
+
+func (f fxWork) perform(r *Run) {
+	fxCancel{}.perform(r)
+	ctx, cancel := context.WithCancel(r.runCtx)
+	r.workCancel = cancel
+	r.spawn(func() { f.w.do(ctx, r, f.gen) })
+}
+
+func (f fxManual) perform(r *Run) {
+	ctx := r.runCtx
+	r.spawn(func() { f.w.do(ctx, r) })
+}
+
+func (f fxWatch) perform(r *Run) {
+	fxUnwatch{}.perform(r)
+	ctx, cancel := context.WithCancel(r.runCtx)
+	r.watchCancel = cancel
+	r.spawn(func() { r.watchDevice(ctx, f.gen, f.cause, f.limit) })
+}
+
+func (fxUnwatch) perform(r *Run) {
+	if r.watchCancel != nil {
+		r.watchCancel()
+		r.watchCancel = nil
+	}
+}
+
+func (f fxEnd) perform(r *Run) {
+	fxCancel{}.perform(r)
+	r.runCancel()
+	r.gate.close()
+	fxUnwatch{}.perform(r)
+	r.res = f.res
+}
+
+// perform does what the core decided, in order.
+func (r *Run) perform(fx []effect) {
+	for _, f := range fx {
+		f.perform(r)
+	}
+}
+
+func (r *Run) spawn(f func()) {
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+}
+
+func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
+	r.observeAndPlan(ctx, gen, w.call, w.in, w.info, w.frame, w.print, w.tree, w.app)
+}
+
+func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
+	t0 := time.Now()
+	ran, err := r.gate.do(func() error {
+		actx, cancel := actionContext(ctx, w.a)
+		defer cancel()
+		return r.dev.Do(actx, w.a)
+	})
+	if !ran {
+		return // stopped before it started
+	}
+	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
+}
+
+func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
+	var prepare func(image.Image)
+	if p, ok := r.planner.(model.Preparer); ok {
+		prepare = p.Prepare
+	}
+	s, err := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, prepare)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		r.postErr(ctx, gen, err)
+		return
+	}
+	res := &stableResult{s: s}
+	if w.look {
+		res.tree = r.readTree(ctx)
+		res.app = r.foreground(ctx)
+	}
+	r.post(message{on: OnStable, gen: gen, settled: res})
+}
+
+func (w manualWork) do(ctx context.Context, r *Run) {
+	a := w.a
+	res := &manualResult{a: a, at: time.Now()}
+	var err error
+	if !w.done {
+		var before image.Image
+		if before, err = r.shoot(ctx); err == nil {
+			res.beforePrint = FingerprintOf(before)
+			res.before = r.rec.frame(ctx, before)
+			t0 := time.Now()
+			var ran bool
+			ran, err = r.gate.do(func() error {
+				actx, cancel := actionContext(ctx, a)
+				defer cancel()
+				return r.dev.Do(actx, a)
+			})
+			res.ms = time.Since(t0).Milliseconds()
+			if !ran {
+				err = ErrFinished
+			}
+		}
+	}
+	if err == nil {
+		res.s, err = waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil)
+		if err == nil {
+			res.after = r.rec.frame(ctx, res.s.Frame)
+		}
+	}
+	res.err = err
+	r.post(message{on: OnManualDone, manual: res})
+}
+
+// watchDevice polls a lost device until it answers (the run then resumes
+// by itself) or stays away longer than limit (the run fails, its record
+// intact). Every second it says how long it will still wait.
+func (r *Run) watchDevice(ctx context.Context, gen uint64, cause error, limit time.Duration) {
+	start := r.now()
+	told := time.Duration(0)
+	for {
+		if r.clock.Sleep(ctx, 250*time.Millisecond) != nil {
+			return
+		}
+		if away := r.since(start); away >= limit {
+			r.post(message{on: OnDeviceAway, gen: gen, err: cause})
+			return
+		} else if away-told >= time.Second {
+			told = away
+			r.post(message{on: OnDeviceAway, gen: gen, n: int((limit - away + time.Second - 1) / time.Second), err: cause})
+		}
+		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := r.dev.Info(actx)
+		acancel()
+		if err == nil {
+			r.post(message{on: OnDeviceBack, gen: gen})
+			return
+		}
+	}
+}
