@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -31,7 +32,10 @@ import (
 //     WaitingForUser and the end have none), and the person's input runs in
 //     Manual only;
 //   - a refused command changes nothing: no effect, the same state;
-//   - nothing is started after the run's end.
+//   - nothing is started after the run's end;
+//   - the record, cut at a random message and at the end and read back
+//     through JSON, restores what the run had done (steps, calls, cost,
+//     goal, history with the person's steps), as a resume reads it.
 
 var coreRuns = flag.Int("core-runs", 3000, "random runs of the core (TestCoreKeepsThePromises)")
 
@@ -78,6 +82,7 @@ type coreRig struct {
 	trace  []string
 	// confirmed counts the actions a Confirm ran, sensitive or not.
 	confirmed int
+	records   []Entry // what the core wrote to the record, in order
 }
 
 func (c *coreRig) logf(format string, args ...any) {
@@ -165,7 +170,9 @@ func (c *coreRig) apply(m message, fx []effect) error {
 			if f.e.Kind == KindRequest && f.e.Request != nil {
 				c.asked = f.e.Request.Action
 			}
-		default: // records, replies and the goal change nothing here
+		case fxRecord:
+			c.records = append(c.records, f.e)
+		default: // replies and the goal change nothing here
 		}
 	}
 	return nil
@@ -290,6 +297,7 @@ func (c *coreRig) result() message {
 			case 1:
 				p.err = &model.ParseError{Reason: "garbage", Raw: "??"}
 			default:
+				p.plan.Usage = model.Usage{PromptTokens: 1000 + c.rng.IntN(500), CompletionTokens: c.rng.IntN(90), Cost: 0.001}
 				n := 1 + c.rng.IntN(4)
 				for range n {
 					p.plan.Actions = append(p.plan.Actions, c.randomAction())
@@ -382,11 +390,19 @@ func (c *coreRig) other() (message, bool) {
 }
 
 func runCore(seed uint64) (*coreRig, error) {
-	c := &coreRig{l: newCore(coreEnvForTest(), "buy the cheapest one"), rng: rand.New(rand.NewPCG(seed, 19))}
+	const goal = "buy the cheapest one"
+	c := &coreRig{l: newCore(coreEnvForTest(), goal), rng: rand.New(rand.NewPCG(seed, 19))}
+	c.records = []Entry{{Kind: recStart, Goal: goal}} // as New writes it
 	if err := c.send(message{on: OnStart}); err != nil {
 		return c, err
 	}
+	cut := c.rng.IntN(150)
 	for i := 0; i < 150 && !c.ended; i++ {
+		if i == cut {
+			if err := c.checkReplay(); err != nil {
+				return c, err
+			}
+		}
 		var m message
 		switch k := c.rng.IntN(10); {
 		case k < 5 && c.live != nil:
@@ -403,7 +419,38 @@ func runCore(seed uint64) (*coreRig, error) {
 			return c, err
 		}
 	}
-	return c, nil
+	return c, c.checkReplay()
+}
+
+// checkReplay: a run interrupted now resumes from its record (through
+// JSON, as it is on disk) with what it had done: its steps, model calls,
+// cost, goal and history, the person's steps with their notes and regions.
+func (c *coreRig) checkReplay() error {
+	b, err := json.Marshal(c.records)
+	if err != nil {
+		return err
+	}
+	var entries []Entry
+	if err := json.Unmarshal(b, &entries); err != nil {
+		return err
+	}
+	r := newCore(coreEnvForTest(), "")
+	r.restore(entries)
+	l := c.l
+	type progress struct {
+		Steps, Calls int
+		Usage        model.Usage
+		Goal         string
+		History      []model.Step
+	}
+	got := progress{r.steps, r.calls, r.usage, r.goal, r.history}
+	want := progress{l.steps, l.calls, l.usage, l.goal, l.history}
+	gj, _ := json.Marshal(got)
+	wj, _ := json.Marshal(want)
+	if string(gj) != string(wj) {
+		return fmt.Errorf("the record restores\n%s\nthe run had\n%s", gj, wj)
+	}
+	return nil
 }
 
 func TestCoreKeepsThePromises(t *testing.T) {
