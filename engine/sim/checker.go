@@ -282,6 +282,22 @@ func (c *checker) expectEdit(a *action.Action) {
 	c.mu.Unlock()
 }
 
+// resumed starts over with a run resumed after a crash: what the crashed
+// run was expected to do (a confirmation, an edit, a hand back, a graceful
+// stop) went with it; the resumed run starts from its record.
+func (c *checker) resumed(r *engine.Run) {
+	c.hbSeq.Add(1)
+	c.mu.Lock()
+	c.confirmed, c.expect, c.pending, c.armed, c.ranFirst = nil, nil, false, false, nil
+	c.handBack, c.hbPending, c.hbCall = nil, false, nil
+	c.grace, c.graceLeft, c.graceN, c.started = false, 0, 0, false
+	c.mu.Unlock()
+	c.stopReturned.Store(false)
+	c.ended.Store(false)
+	c.run.Store(r)
+	c.log("person: resumed the crashed run from its record")
+}
+
 func (c *checker) setConfirmed(a *action.Action) {
 	c.mu.Lock()
 	c.confirmed = a

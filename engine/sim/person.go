@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"time"
 
@@ -22,6 +23,10 @@ type person struct {
 	chk *checker
 	rng *rand.Rand
 	run *engine.Run
+	// resume reopens a crashed run from a copy of its record (nil: this
+	// run keeps no record and does not crash).
+	resume  func(dir string) (*engine.Run, error)
+	crashes int
 }
 
 // hangGuard bounds one command in real time: a command that does not
@@ -85,6 +90,9 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 	k := r.IntN(100)
 	if k < 2 {
 		return "stop", p.stop
+	}
+	if k == 2 && p.resume != nil {
+		return "crash", p.crash
 	}
 	switch s.State {
 	case engine.WaitingForUser:
@@ -189,6 +197,35 @@ func (p *person) plain(f func(context.Context) error) command {
 // resumeAfterEdit continues a paused run; an edit made while paused keeps
 // its expectation (it must be what runs next).
 func (p *person) resumeAfterEdit(ctx context.Context) error { return p.run.Resume(ctx) }
+
+// crash is the app dying at this moment: its record is copied as it is on
+// disk now (a line half written, an action on its way not yet in it), the
+// old run goes nowhere any more, and the person resumes the copy from
+// History. A copy that holds the run's end, or nothing yet, has nothing to
+// resume.
+func (p *person) crash(ctx context.Context) error {
+	p.crashes++
+	dst := fmt.Sprintf("%s-crash%d", p.run.Dir(), p.crashes)
+	if err := os.CopyFS(dst, os.DirFS(p.run.Dir())); err != nil {
+		return fmt.Errorf("copying the record: %w", err)
+	}
+	_ = p.run.Stop(ctx)
+	select {
+	case <-p.run.Done():
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	r, err := p.resume(dst)
+	if errors.Is(err, engine.ErrEnded) || errors.Is(err, engine.ErrNoRecord) {
+		return engine.ErrFinished // nothing to resume: it had ended, or died before its first line reached the disk
+	}
+	if err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	p.chk.resumed(r)
+	p.run = r
+	return r.Start(ctx)
+}
 
 func (p *person) stop(ctx context.Context) error {
 	p.chk.setExpect(nil)

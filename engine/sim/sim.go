@@ -17,7 +17,12 @@
 //  2. no sensitive action runs unconfirmed, wherever it is in a plan;
 //  3. every command is accepted (and does what it says) or refused with an
 //     error; none hangs;
+//  4. what the person did when they handed back (their step, note and
+//     region, and the words saying so) reaches the next model call;
 //  5. a step the person edited while paused is what runs next;
+//  6. a run whose app crashes at any moment (its record copied as it is on
+//     disk then) resumes from that record and keeps every promise above
+//     (one seed in eight keeps a record and may crash);
 //
 // and besides: step numbers are unique in the history the model is told,
 // a secure screen is said to the model in words, and "stop after N steps"
@@ -32,6 +37,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -81,16 +87,28 @@ func Simulate(seed uint64, opt Options) Outcome {
 	ph := newPhone(seed, opt.Faults, chk)
 	pol := engine.DefaultPolicy()
 	pol.Apps = []string{bankApp}
-	run, err := engine.New(engine.Config{
-		ID: fmt.Sprintf("sim-%d", seed), Goal: "count to three", Device: ph, DeviceID: "sim",
-		Planner: newModel(seed, chk), Emitter: chk, Clock: newClock(),
-		Settings: engine.Settings{Policy: pol, UITree: true, Budget: engine.Budget{Steps: 60}},
-	})
+	cfg := engine.Config{Device: ph, Planner: newModel(seed, chk), Emitter: chk, Clock: newClock()}
+	crashes := seed%8 == 0
+	if crashes {
+		dir, err := os.MkdirTemp("", "tandem-sim-*")
+		if err != nil {
+			return Outcome{Seed: seed, Violations: []string{err.Error()}}
+		}
+		defer os.RemoveAll(dir)
+		cfg.DataDir = dir
+	}
+	first := cfg
+	first.ID, first.Goal, first.DeviceID = fmt.Sprintf("sim-%d", seed), "count to three", "sim"
+	first.Settings = engine.Settings{Policy: pol, UITree: true, Budget: engine.Budget{Steps: 60}}
+	run, err := engine.New(first)
 	if err != nil {
 		return Outcome{Seed: seed, Violations: []string{err.Error()}}
 	}
 	chk.run.Store(run)
 	p := &person{chk: chk, rng: rand.New(rand.NewPCG(seed, 0x9e75)), run: run}
+	if crashes {
+		p.resume = func(dir string) (*engine.Run, error) { return engine.Resume(dir, cfg) }
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	if err := run.Start(ctx); err != nil {
@@ -98,6 +116,7 @@ func Simulate(seed uint64, opt Options) Outcome {
 	}
 	for i := 0; i < opt.Moves && p.act(); i++ {
 	}
+	run = p.run // a crash resumed it as another
 	if !run.Snapshot().State.Terminal() {
 		p.chk.log("person: stop (end of the script)")
 		p.judge("stop", p.stop(ctx))

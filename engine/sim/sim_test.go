@@ -2,6 +2,7 @@ package sim
 
 import (
 	"flag"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,36 @@ func BenchmarkSimulation(b *testing.B) {
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(b.N)/sec, "runs/s")
 	b.ReportMetric(float64(checks)/sec, "invariant-checks/s")
+}
+
+// TestCrashesAreResumed: the seeds that crash do crash, and the runs
+// resumed from the copied record go on to act on the phone, so invariant 6
+// is checked on runs that did something after their resume.
+func TestCrashesAreResumed(t *testing.T) {
+	n := uint64(300)
+	if raceOn {
+		n = 100
+	}
+	crashed, acted := 0, 0
+	for seed := uint64(8); seed <= 8*n; seed += 8 {
+		o := Simulate(seed, Options{})
+		if o.Failed() {
+			t.Fatalf("%s", o)
+		}
+		after := false
+		for _, line := range o.Trace {
+			if strings.Contains(line, "resumed the crashed run") {
+				after = true
+				crashed++
+			}
+			if after && strings.HasPrefix(line, "device: ") && strings.Contains(line, "person false") {
+				acted++
+				break
+			}
+		}
+	}
+	t.Logf("%d seeds that may crash: %d resumes, %d resumed runs acted", n, crashed, acted)
+	if crashed < int(n/15) || acted < int(n/30) {
+		t.Errorf("too few crashes resumed (%d) or resumed runs that acted (%d) to check anything", crashed, acted)
+	}
 }
