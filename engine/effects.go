@@ -158,10 +158,6 @@ func (r *Run) spawn(f func()) {
 	}()
 }
 
-func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
-	r.observeAndPlan(ctx, gen, w.call, w.in, w.info, w.frame, w.print, w.tree, w.app)
-}
-
 func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
 	t0 := time.Now()
 	ran, err := r.gate.do(func() error {

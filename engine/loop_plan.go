@@ -97,18 +97,40 @@ type currentApper interface {
 	CurrentApp(ctx context.Context) (string, error)
 }
 
-// observeAndPlan is the Planning worker: look at the screen (unless the
-// loop already has a fresh frame from the stability wait), then ask the
-// model once.
-func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model.Input,
-	info *device.Info, frame image.Image, print Fingerprint, tree []byte, app string) {
+// do is the Planning worker: look at the screen (unless the loop already
+// has a fresh frame from the stability wait), then ask the model once
+// (call 0: only look).
+func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
+	res, in, err := r.observe(ctx, w)
+	if err != nil {
+		r.postErr(ctx, gen, err)
+		return
+	}
+	if w.call == 0 {
+		res.only = true
+		r.post(message{on: OnPlanned, gen: gen, planned: res})
+		return
+	}
+	r.askModel(ctx, w.call, in, res)
+	if ctx.Err() != nil {
+		return // cancelled: the loop has moved on
+	}
+	r.post(message{on: OnPlanned, gen: gen, planned: res})
+}
+
+// observe looks at the screen for w: the device's size when the loop does
+// not know it, a screenshot (or the fresh frame w carries; a secure screen
+// is said in words), the UI tree and the app in front where the policy or
+// the dialect needs them. The frame is recorded; in is w's input with the
+// observation.
+func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input, error) {
 	res := &planResult{}
+	in, info, frame, print, tree, app := w.in, w.info, w.frame, w.print, w.tree, w.app
 	t0 := time.Now()
 	if info == nil {
 		i, err := r.dev.Info(ctx)
 		if err != nil {
-			r.postErr(ctx, gen, err)
-			return
+			return nil, in, err
 		}
 		info, res.info = &i, &i
 	}
@@ -118,8 +140,7 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 		case errors.Is(err, device.ErrSecureScreen):
 			res.obs.Secure = true
 		case err != nil:
-			r.postErr(ctx, gen, err)
-			return
+			return nil, in, err
 		default:
 			frame, print = img, FingerprintOf(img)
 		}
@@ -129,8 +150,7 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 	if t, ok := r.dev.(device.UITree); ok && r.settings.UITree && tree == nil {
 		b, err := t.UITree(ctx)
 		if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
-			r.postErr(ctx, gen, err)
-			return
+			return nil, in, err
 		}
 		tree = b
 	}
@@ -158,13 +178,14 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 	res.file = r.rec.frame(ctx, frame)
 	res.observeMs = time.Since(t0).Milliseconds()
 	in.Observation = res.obs
-	if call == 0 {
-		res.only = true
-		r.post(message{on: OnPlanned, gen: gen, planned: res})
-		return
-	}
-	// A failed attempt that the client retries is told to the person (and
-	// kept in the record) rather than left as a long silent "Thinking…".
+	return res, in, nil
+}
+
+// askModel makes model call number call and puts its reply in res. A
+// failed attempt that the client retries is told to the person (and kept
+// in the record) rather than left as a long silent "Thinking…", as is each
+// second it waits; the model's thought streams to the UI as it comes.
+func (r *Run) askModel(ctx context.Context, call int, in model.Input, res *planResult) {
 	pctx := model.WithRetryNotice(ctx, func(rt model.Retry) {
 		if ctx.Err() == nil {
 			r.rec.add(Entry{Kind: recRetry, Call: call, Error: rt.Error, Ms: rt.WaitMs})
@@ -181,10 +202,6 @@ func (r *Run) observeAndPlan(ctx context.Context, gen uint64, call int, in model
 			r.hub.emit(Event{Kind: KindThought, Thought: &ThoughtEvent{Call: call, Delta: delta}})
 		}
 	})
-	if ctx.Err() != nil {
-		return // cancelled: the loop has moved on
-	}
-	r.post(message{on: OnPlanned, gen: gen, planned: res})
 }
 
 // foregrounder is a device that can name the app in front (the adb driver).
