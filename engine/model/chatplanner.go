@@ -172,18 +172,7 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 		obs.Screen = action.Size{W: b.Dx(), H: b.Dy()}
 		in.Observation.Screen = obs.Screen
 	}
-	budget := budgetOf(p.dialect, p.client)
-
-	var compact *observe.Compact
-	if len(obs.UITree) > 0 {
-		c, err := observe.Compress(obs.UITree, p.client.tokens, observe.CompressOptions{
-			Screen: imagePoint(obs.Screen)})
-		if err == nil {
-			compact = c
-		}
-		// A tree that cannot be read is treated as no tree: the screenshot
-		// then carries the step (NeedVision sees compact == nil).
-	}
+	compact := p.compress(obs)
 
 	var signature string
 	if p.opt.Cache != nil && compact != nil {
@@ -194,28 +183,9 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 			return plan, nil
 		}
 	}
-
-	if len(in.History) == 0 {
-		clear(p.shots)
-	}
-	var shots []EncodedImage
-	vision, _ := observe.NeedVision(observe.VisionInput{Always: budget.Always, Compact: compact,
-		SmallModel: p.opt.SmallModel, RecentFailures: recentFailures(in.History), Goal: in.Goal})
-	if vision && obs.Screenshot != nil && !obs.Secure {
-		s, err := p.prepared(ctx, obs.Screenshot)
-		if err != nil {
-			return Plan{}, fmt.Errorf("planner: %w", err)
-		}
-		cur := EncodedImage{Data: s.Data, MIME: s.MIME}
-		cur.Size.W, cur.Size.H = s.W, s.H
-		shots = p.previousShots(in.History)
-		shots = append(shots, cur)
-		p.shots[len(in.History)] = cur
-		// Keep the KeepImages newest (person steps leave gaps in the keys).
-		keys := slices.Sorted(maps.Keys(p.shots))
-		for _, k := range keys[:max(0, len(keys)-p.opt.KeepImages)] {
-			delete(p.shots, k)
-		}
+	shots, err := p.screenshots(ctx, in, compact)
+	if err != nil {
+		return Plan{}, err
 	}
 
 	in.History, in.Notes = p.window(in.History, in.Notes)
@@ -239,34 +209,87 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 		onThought(res.Reply.Content)
 	}
 	plan := Plan{Raw: rawReply(res.Reply), Usage: res.Usage, Latency: res.Latency, RequestBytes: res.RequestBytes}
-	g := Geometry{Screen: obs.Screen}
+	if err := p.parse(&plan, res.Reply, obs.Screen, shots, compact, in.Supported); err != nil {
+		return plan, err
+	}
+	if signature != "" {
+		p.opt.Cache.Put(signature, in.Goal, len(in.History), plan)
+	}
+	return plan, nil
+}
+
+// compress is the UI tree made small for the prompt; nil when there is
+// none or it cannot be read (the screenshot then carries the step:
+// NeedVision sees compact == nil).
+func (p *chatPlanner) compress(obs Observation) *observe.Compact {
+	if len(obs.UITree) == 0 {
+		return nil
+	}
+	c, err := observe.Compress(obs.UITree, p.client.tokens, observe.CompressOptions{Screen: imagePoint(obs.Screen)})
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// screenshots are the images this request sends: none when the tree
+// suffices (NeedVision), else the earlier steps' kept screens and this one,
+// prepared for the model; this one is kept for later steps.
+func (p *chatPlanner) screenshots(ctx context.Context, in Input, compact *observe.Compact) ([]EncodedImage, error) {
+	obs := in.Observation
+	if len(in.History) == 0 {
+		clear(p.shots)
+	}
+	budget := budgetOf(p.dialect, p.client)
+	vision, _ := observe.NeedVision(observe.VisionInput{Always: budget.Always, Compact: compact,
+		SmallModel: p.opt.SmallModel, RecentFailures: recentFailures(in.History), Goal: in.Goal})
+	if !vision || obs.Screenshot == nil || obs.Secure {
+		return nil, nil
+	}
+	s, err := p.prepared(ctx, obs.Screenshot)
+	if err != nil {
+		return nil, fmt.Errorf("planner: %w", err)
+	}
+	cur := EncodedImage{Data: s.Data, MIME: s.MIME}
+	cur.Size.W, cur.Size.H = s.W, s.H
+	shots := append(p.previousShots(in.History), cur)
+	p.shots[len(in.History)] = cur
+	// Keep the KeepImages newest (person steps leave gaps in the keys).
+	keys := slices.Sorted(maps.Keys(p.shots))
+	for _, k := range keys[:max(0, len(keys)-p.opt.KeepImages)] {
+		delete(p.shots, k)
+	}
+	return shots, nil
+}
+
+// parse reads the reply into plan: actions in device pixels (the geometry
+// of the screen, the image sent and the tree's elements), each one the
+// device can do. An action it cannot do goes back to the model like an
+// unreadable reply: the engine's corrective retry tells it why.
+func (p *chatPlanner) parse(plan *Plan, reply Reply, screen action.Size, shots []EncodedImage, compact *observe.Compact, supported []action.Type) error {
+	g := Geometry{Screen: screen}
 	if len(shots) > 0 {
 		g.Image = shots[len(shots)-1].Size
 	}
 	if compact != nil {
 		g.Elements = compact.Rects()
 	}
-	parsed, err := p.dialect.Parse(res.Reply, g)
+	parsed, err := p.dialect.Parse(reply, g)
 	if err != nil {
 		var pe *ParseError
 		if errors.As(err, &pe) && pe.Raw == "" {
 			pe.Raw = plan.Raw
 		}
-		return plan, err
+		return err
 	}
 	plan.Thought, plan.Salvaged = parsed.Thought, parsed.Salvaged
-	if len(in.Supported) > 0 {
-		// An action this device cannot do goes back to the model like an
-		// unreadable reply: the engine's corrective retry tells it why.
-		if err := CheckSupported(parsed.Actions, in.Supported); err != nil {
-			return plan, &ParseError{Reason: err.Error(), Raw: plan.Raw}
+	if len(supported) > 0 {
+		if err := CheckSupported(parsed.Actions, supported); err != nil {
+			return &ParseError{Reason: err.Error(), Raw: plan.Raw}
 		}
 	}
 	plan.Actions = parsed.Actions
-	if signature != "" {
-		p.opt.Cache.Put(signature, in.Goal, len(in.History), plan)
-	}
-	return plan, nil
+	return nil
 }
 
 // previousShots returns the screenshots of the model's last KeepImages-1

@@ -33,7 +33,6 @@ var exempt = map[string]string{
 	"func devices/desktop/desktop.go Open":                                  "debt: to split (issue 15)",
 	"func devices/desktop/input_test.go TestPointerActionsLandOnTheirPoint": "debt: to split (issue 15)",
 	"func engine/e2e_test.go TestE2ECounter":                                "debt: to split (issue 15)",
-	"func engine/model/chatplanner.go Plan":                                 "debt: to split (issue 15)",
 	"func engine/model/dialect/autoglm.go glmAction":                        "debt: to split (issue 15)",
 	"func engine/model/dialect/jsonstep.go action":                          "debt: to split (issue 15)",
 	"func engine/model/dialect/tools.go qwenAction":                         "debt: to split (issue 15)",
