@@ -86,8 +86,7 @@ type command func(context.Context) error
 // choose picks a move that fits what the person sees (with some moves that
 // do not fit, which the run must refuse).
 func (p *person) choose(s engine.Snapshot) (string, command) {
-	r, run := p.rng, p.run
-	k := r.IntN(100)
+	k := p.rng.IntN(100)
 	if k < 2 {
 		return "stop", p.stop
 	}
@@ -96,76 +95,102 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 	}
 	switch s.State {
 	case engine.WaitingForUser:
-		if s.Request == nil {
-			return "", nil
-		}
-		switch {
-		case k < 50 && s.Request.Kind == engine.AskConfirm && s.Request.Action != nil:
-			a := *s.Request.Action
-			return "confirm", func(ctx context.Context) error {
-				p.chk.setExpect(nil)
-				p.chk.setConfirmed(&a)
-				err := run.Confirm(ctx)
-				if err != nil {
-					p.chk.setConfirmed(nil)
-				}
-				return err
-			}
-		case k < 65:
-			return "deny", func(ctx context.Context) error { p.chk.setExpect(nil); return run.Deny(ctx, "no") }
-		case k < 80:
-			return "answer", func(ctx context.Context) error { p.chk.setExpect(nil); return run.Answer(ctx, "the first one") }
-		case k < 90:
-			return "resume", p.plain(run.Resume)
-		}
-		return "take_over", p.plain(run.TakeOver)
+		return p.chooseAnswer(s, k)
 	case engine.Manual:
-		switch {
-		case k < 45:
-			x, y := inThird(r, 0)
-			a := action.Action{Type: action.Tap, X: x, Y: y}
-			return "input " + a.String(), func(ctx context.Context) error {
-				p.chk.inInput.Store(true)
-				defer p.chk.inInput.Store(false)
-				return run.Input(ctx, a)
-			}
-		case k < 55:
-			return "input_done", p.plain(func(ctx context.Context) error {
-				return run.InputDone(ctx, action.Action{Type: action.Key, Key: "back"})
-			})
-		}
-		reg := &engine.Region{X1: 2, Y1: 2, X2: screenW / 2, Y2: screenH / 2}
-		return "hand_back", p.plain(func(ctx context.Context) error {
-			// Expected before the call: the loop starts the next model
-			// call before HandBack returns.
-			p.chk.expectHandBack(&handBack{note: "did it", region: *reg})
-			err := run.HandBack(ctx, "did it", reg)
-			p.chk.handBackReturned(err == nil)
-			return err
-		})
+		return p.chooseManual(k)
 	case engine.Paused:
-		switch {
-		case k < 30:
-			return "resume", p.resumeAfterEdit
-		case k < 50:
-			x, y := inThird(r, 0)
-			acts := []action.Action{{Type: action.Tap, X: x, Y: y}}
-			return "edit_pending", func(ctx context.Context) error {
-				// Expected before the call: a device coming back may run
-				// the edited step before EditPending has returned; whether
-				// the edit counts is known when it returns.
-				p.chk.expectEdit(&acts[0])
-				err := run.EditPending(ctx, acts)
-				p.chk.editReturned(err == nil)
-				return err
-			}
-		case k < 60:
-			return "edit_goal", func(ctx context.Context) error { return run.EditGoal(ctx, "count to ten") }
-		case k < 80:
-			return "take_over", p.plain(run.TakeOver)
-		}
+		return p.choosePaused(k)
+	default:
+		return p.chooseRunning(k)
+	}
+}
+
+// chooseAnswer answers the run's request (or takes over instead).
+func (p *person) chooseAnswer(s engine.Snapshot, k int) (string, command) {
+	run := p.run
+	if s.Request == nil {
 		return "", nil
 	}
+	switch {
+	case k < 50 && s.Request.Kind == engine.AskConfirm && s.Request.Action != nil:
+		a := *s.Request.Action
+		return "confirm", func(ctx context.Context) error {
+			p.chk.setExpect(nil)
+			p.chk.setConfirmed(&a)
+			err := run.Confirm(ctx)
+			if err != nil {
+				p.chk.setConfirmed(nil)
+			}
+			return err
+		}
+	case k < 65:
+		return "deny", func(ctx context.Context) error { p.chk.setExpect(nil); return run.Deny(ctx, "no") }
+	case k < 80:
+		return "answer", func(ctx context.Context) error { p.chk.setExpect(nil); return run.Answer(ctx, "the first one") }
+	case k < 90:
+		return "resume", p.plain(run.Resume)
+	}
+	return "take_over", p.plain(run.TakeOver)
+}
+
+// chooseManual makes an input on the phone or hands back.
+func (p *person) chooseManual(k int) (string, command) {
+	r, run := p.rng, p.run
+	switch {
+	case k < 45:
+		x, y := inThird(r, 0)
+		a := action.Action{Type: action.Tap, X: x, Y: y}
+		return "input " + a.String(), func(ctx context.Context) error {
+			p.chk.inInput.Store(true)
+			defer p.chk.inInput.Store(false)
+			return run.Input(ctx, a)
+		}
+	case k < 55:
+		return "input_done", p.plain(func(ctx context.Context) error {
+			return run.InputDone(ctx, action.Action{Type: action.Key, Key: "back"})
+		})
+	}
+	reg := &engine.Region{X1: 2, Y1: 2, X2: screenW / 2, Y2: screenH / 2}
+	return "hand_back", p.plain(func(ctx context.Context) error {
+		// Expected before the call: the loop starts the next model
+		// call before HandBack returns.
+		p.chk.expectHandBack(&handBack{note: "did it", region: *reg})
+		err := run.HandBack(ctx, "did it", reg)
+		p.chk.handBackReturned(err == nil)
+		return err
+	})
+}
+
+// choosePaused resumes, edits the steps or the goal, or takes over.
+func (p *person) choosePaused(k int) (string, command) {
+	r, run := p.rng, p.run
+	switch {
+	case k < 30:
+		return "resume", p.resumeAfterEdit
+	case k < 50:
+		x, y := inThird(r, 0)
+		acts := []action.Action{{Type: action.Tap, X: x, Y: y}}
+		return "edit_pending", func(ctx context.Context) error {
+			// Expected before the call: a device coming back may run
+			// the edited step before EditPending has returned; whether
+			// the edit counts is known when it returns.
+			p.chk.expectEdit(&acts[0])
+			err := run.EditPending(ctx, acts)
+			p.chk.editReturned(err == nil)
+			return err
+		}
+	case k < 60:
+		return "edit_goal", func(ctx context.Context) error { return run.EditGoal(ctx, "count to ten") }
+	case k < 80:
+		return "take_over", p.plain(run.TakeOver)
+	}
+	return "", nil
+}
+
+// chooseRunning interrupts a working run (or does something out of place,
+// which the run must refuse).
+func (p *person) chooseRunning(k int) (string, command) {
+	r, run := p.rng, p.run
 	switch {
 	case k < 12:
 		return "pause", p.plain(run.Pause)
