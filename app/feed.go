@@ -118,87 +118,29 @@ func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, po
 	}
 	defer close(done)
 	defer f.hub.EndVideo(id)
-	var enc *h264enc.Encoder
-	defer func() {
-		if enc != nil {
-			enc.Close()
-		}
-	}()
-	var buf *image.RGBA
-	var prev []byte
+	d := &desktopFeed{f: f, id: id, changed: time.Now()}
+	defer d.stopEncoder()
 	next := time.NewTimer(0)
 	defer next.Stop()
-	failures := 0
-	changed := time.Now()
 	for ctx.Err() == nil {
 		at := time.Now()
-		img, err := into.ScreenshotInto(ctx, buf)
+		img, err := into.ScreenshotInto(ctx, d.buf)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err != nil:
-			failures++
+			d.failures++
 		default:
-			failures = 0
-			buf = img
-			w, h := img.Bounds().Dx(), img.Bounds().Dy()
-			if f.hub.StillsOnly(id) {
-				// A window without an H.264 decoder watches: pictures.
-				if enc != nil || prev == nil {
-					if enc != nil {
-						enc.Close()
-						enc = nil
-					}
-					f.hub.EndVideo(id)
-					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video", Code: "no_decoder"})
-					prev = []byte{} // differs from any picture: the next one is sent
-				}
-				if !bytes.Equal(prev, img.Pix) {
-					_ = f.hub.Publish(id, img, at)
-					prev = append(prev[:0], img.Pix...)
-					changed = at
-				}
-				break
-			}
-			if enc == nil || len(prev) != len(img.Pix) {
-				if enc != nil {
-					enc.Close()
-				}
-				vw, vh := fitSide(w, h, f.hub.MaxSide)
-				enc, err = h264enc.Start(ctx, h264enc.Options{SrcW: w, SrcH: h, Width: vw, Height: vh}, func(p h264enc.Packet) error {
-					f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
-					return nil
-				})
-				if err != nil {
-					// No ffmpeg: JPEG stills (loop closes its own channel;
-					// ours is closed by the defer when it returns).
-					f.hub.EndVideo(id)
-					f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video", Code: "desktop_encoder_failed"})
-					enc = nil
-					f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, make(chan struct{}))
-					return
-				}
-				f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh), Code: "desktop_video"})
-				prev = nil
-			}
-			if !bytes.Equal(prev, img.Pix) {
-				if err := enc.Encode(img.Pix, at); err != nil {
-					enc.Close()
-					enc = nil
-					continue
-				}
-				prev = append(prev[:0], img.Pix...)
-				changed = at
+			d.failures = 0
+			d.buf = img
+			if !d.show(ctx, img, at) {
+				// No ffmpeg: JPEG stills (loop closes its own channel;
+				// ours is closed by the defer when it returns).
+				f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, make(chan struct{}))
+				return
 			}
 		}
-		every := time.Second / 60
-		switch {
-		case failures > 0:
-			every = min(50*time.Millisecond*time.Duration(1<<min(failures, 6)), 5*time.Second)
-		case at.Sub(changed) > desktopIdleAfter:
-			every = time.Second / desktopIdleRate
-		}
-		next.Reset(time.Until(at.Add(every)))
+		next.Reset(time.Until(at.Add(d.pace(at))))
 		select {
 		case <-ctx.Done():
 			return
@@ -206,6 +148,94 @@ func (f *feed) desktopLoop(ctx context.Context, id string, dev device.Device, po
 		case <-next.C:
 		}
 	}
+}
+
+// desktopFeed is the state of one desktop mirror: the H.264 encoder (nil:
+// none yet, or pictures), the last screen sent, when it last changed.
+type desktopFeed struct {
+	f        *feed
+	id       string
+	enc      *h264enc.Encoder
+	buf      *image.RGBA
+	prev     []byte
+	failures int
+	changed  time.Time
+}
+
+func (d *desktopFeed) stopEncoder() {
+	if d.enc != nil {
+		d.enc.Close()
+		d.enc = nil
+	}
+}
+
+// show sends a screen that changed, as video or, to a window that cannot
+// decode H.264, as a picture; false when no encoder can start (the caller
+// falls back to pictures).
+func (d *desktopFeed) show(ctx context.Context, img *image.RGBA, at time.Time) bool {
+	hub := d.f.hub
+	if hub.StillsOnly(d.id) {
+		// A window without an H.264 decoder watches: pictures.
+		if d.enc != nil || d.prev == nil {
+			d.stopEncoder()
+			hub.EndVideo(d.id)
+			hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video", Code: "no_decoder"})
+			d.prev = []byte{} // differs from any picture: the next one is sent
+		}
+		if !bytes.Equal(d.prev, img.Pix) {
+			_ = hub.Publish(d.id, img, at)
+			d.prev = append(d.prev[:0], img.Pix...)
+			d.changed = at
+		}
+		return true
+	}
+	if d.enc == nil || len(d.prev) != len(img.Pix) {
+		if err := d.startEncoder(ctx, img.Bounds().Dx(), img.Bounds().Dy()); err != nil {
+			hub.EndVideo(d.id)
+			hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video", Code: "desktop_encoder_failed"})
+			return false
+		}
+	}
+	if !bytes.Equal(d.prev, img.Pix) {
+		if err := d.enc.Encode(img.Pix, at); err != nil {
+			d.stopEncoder() // started again with the next screen
+			return true
+		}
+		d.prev = append(d.prev[:0], img.Pix...)
+		d.changed = at
+	}
+	return true
+}
+
+// startEncoder (re)starts the encoder for a w x h screen.
+func (d *desktopFeed) startEncoder(ctx context.Context, w, h int) error {
+	d.stopEncoder()
+	hub := d.f.hub
+	vw, vh := fitSide(w, h, hub.MaxSide)
+	enc, err := h264enc.Start(ctx, h264enc.Options{SrcW: w, SrcH: h, Width: vw, Height: vh}, func(p h264enc.Packet) error {
+		hub.PublishVideo(d.id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.enc = enc
+	hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh), Code: "desktop_video"})
+	d.prev = nil
+	return nil
+}
+
+// pace is how long to wait before the next look: 60 times a second, 10
+// once the screen has not changed for a second, backing off while capture
+// fails.
+func (d *desktopFeed) pace(at time.Time) time.Duration {
+	switch {
+	case d.failures > 0:
+		return min(50*time.Millisecond*time.Duration(1<<min(d.failures, 6)), 5*time.Second)
+	case at.Sub(d.changed) > desktopIdleAfter:
+		return time.Second / desktopIdleRate
+	}
+	return time.Second / 60
 }
 
 // The desktop mirror's idle pace (see desktopLoop).
