@@ -214,18 +214,7 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.StopHotkey == "" {
-		opts.StopHotkey = DefaultStopHotkey
-	}
-	if opts.PollInterval <= 0 {
-		opts.PollInterval = 25 * time.Millisecond
-	}
-	if len(opts.PasteKeys) == 0 {
-		opts.PasteKeys = []string{"ctrl", "v"}
-	}
-	if opts.ScrollClicks <= 0 {
-		opts.ScrollClicks = 5
-	}
+	opts = opts.withDefaults()
 	stop, err := parseChord([]string{opts.StopHotkey})
 	if err != nil {
 		return nil, fmt.Errorf("stop hotkey: %w", err)
@@ -234,24 +223,9 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paste keys: %w", err)
 	}
-	capConn, err := dial(ctx, opts.Display)
+	capConn, m, err := openMonitor(ctx, id, index, opts.Display)
 	if err != nil {
 		return nil, err
-	}
-	if opts.Display != "" && opts.Display != os.Getenv("DISPLAY") {
-		if err := robotgo.SetXDisplayName(opts.Display); err != nil {
-			capConn.Close()
-			return nil, fmt.Errorf("robotgo display: %w", err)
-		}
-	}
-	ms, err := monitors(capConn)
-	if err != nil {
-		capConn.Close()
-		return nil, err
-	}
-	if index >= len(ms) {
-		capConn.Close()
-		return nil, fmt.Errorf("%w: %s (this computer has %d)", ErrNoDisplay, id, len(ms))
 	}
 	ctl, err := dial(ctx, opts.Display)
 	if err != nil {
@@ -261,8 +235,8 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	d := &Driver{
 		opts:     opts,
 		index:    index,
-		bounds:   ms[index].Bounds,
-		info:     infoFor(index, ms[index], hidpiScale(capConn)),
+		bounds:   m.Bounds,
+		info:     infoFor(index, m, hidpiScale(capConn)),
 		caps:     capabilities(),
 		cap:      newCapturer(capConn),
 		ctl:      ctl,
@@ -271,18 +245,7 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 		stopped:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 	}
-	d.inj.init(paste)
-	root := xproto.Setup(ctl).DefaultScreen(ctl).Root
-	d.inj.check = func() bool { return d.sampleLocked(root) }
-	if d.clip, err = newClipboard(ctl); err != nil {
-		d.closeConns()
-		return nil, err
-	}
-	grab := d.grabStop
-	if opts.StopKeys != nil {
-		grab = func() error { return opts.StopKeys.join(d) }
-	}
-	if err := grab(); err != nil {
+	if err := d.ready(paste); err != nil {
 		d.closeConns()
 		return nil, err
 	}
@@ -290,6 +253,64 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	go d.events()
 	go d.watch()
 	return d, nil
+}
+
+func (o Options) withDefaults() Options {
+	if o.StopHotkey == "" {
+		o.StopHotkey = DefaultStopHotkey
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 25 * time.Millisecond
+	}
+	if len(o.PasteKeys) == 0 {
+		o.PasteKeys = []string{"ctrl", "v"}
+	}
+	if o.ScrollClicks <= 0 {
+		o.ScrollClicks = 5
+	}
+	return o
+}
+
+// openMonitor connects to the display for capture and finds monitor index
+// on it; robotgo is pointed at the same display.
+func openMonitor(ctx context.Context, id string, index int, display string) (*xgb.Conn, monitor, error) {
+	capConn, err := dial(ctx, display)
+	if err != nil {
+		return nil, monitor{}, err
+	}
+	if display != "" && display != os.Getenv("DISPLAY") {
+		if err := robotgo.SetXDisplayName(display); err != nil {
+			capConn.Close()
+			return nil, monitor{}, fmt.Errorf("robotgo display: %w", err)
+		}
+	}
+	ms, err := monitors(capConn)
+	if err != nil {
+		capConn.Close()
+		return nil, monitor{}, err
+	}
+	if index >= len(ms) {
+		capConn.Close()
+		return nil, monitor{}, fmt.Errorf("%w: %s (this computer has %d)", ErrNoDisplay, id, len(ms))
+	}
+	return capConn, ms[index], nil
+}
+
+// ready readies the driver's hands: the injector (and its check of the
+// person's input), the clipboard, the stop hotkey.
+func (d *Driver) ready(paste Chord) error {
+	d.inj.init(paste)
+	root := xproto.Setup(d.ctl).DefaultScreen(d.ctl).Root
+	d.inj.check = func() bool { return d.sampleLocked(root) }
+	var err error
+	if d.clip, err = newClipboard(d.ctl); err != nil {
+		return err
+	}
+	grab := d.grabStop
+	if d.opts.StopKeys != nil {
+		grab = func() error { return d.opts.StopKeys.join(d) }
+	}
+	return grab()
 }
 
 func capabilities() device.Capabilities {

@@ -29,7 +29,6 @@ var exempt = map[string]string{
 	"func app/window_mirror_test.go TestWindowMirrorsAPhoneOverScrcpy":      "debt: to split (issue 15)",
 	"func app/window_states_test.go TestWindowStates":                       "debt: to split (issue 15)",
 	"func devices/adb/driver_test.go TestDriverActions":                     "debt: to split (issue 15)",
-	"func devices/desktop/desktop.go Open":                                  "debt: to split (issue 15)",
 	"func devices/desktop/input_test.go TestPointerActionsLandOnTheirPoint": "debt: to split (issue 15)",
 	"func engine/e2e_test.go TestE2ECounter":                                "debt: to split (issue 15)",
 	"func engine/model/dialect/autoglm.go glmAction":                        "debt: to split (issue 15)",
