@@ -95,6 +95,25 @@ type errf string
 func (e errf) Error() string { return string(e) }
 
 func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error) {
+	if c.name == "finish" {
+		return []action.Action{{Type: action.Finish, Summary: c.args["message"], Success: ptrTrue()}}, nil
+	}
+	if c.name != "do" {
+		return nil, errf("unknown call " + c.name)
+	}
+	name := strings.TrimSpace(c.args["action"])
+	key := strings.ToLower(strings.ReplaceAll(name, "_", " "))
+	if acts, ok, err := glmGesture(key, c, g); ok {
+		return acts, err
+	}
+	if acts, ok, err := glmCommand(key, name, c, thought); ok {
+		return acts, err
+	}
+	return nil, errf("unknown action " + name + "; use Launch, Tap, Type, Swipe, Long Press, Double Tap, Back, Home, Wait, Take_over, Interact, Note, Call_API or finish")
+}
+
+// glmGesture reads the actions at points of the screen (ok: key is one).
+func glmGesture(key string, c call, g model.Geometry) ([]action.Action, bool, error) {
 	// The prompt's grid ends at 999; 1000, its far edge, is the last pixel
 	// as on every grid (newMapper), anything beyond is refused.
 	m := newMapper(Rel1000, g)
@@ -110,52 +129,53 @@ func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error
 		}
 		return m.point(ns[0], ns[1])
 	}
-	if c.name == "finish" {
-		return []action.Action{{Type: action.Finish, Summary: c.args["message"], Success: ptrTrue()}}, nil
-	}
-	if c.name != "do" {
-		return nil, errf("unknown call " + c.name)
-	}
-	name := strings.TrimSpace(c.args["action"])
-	switch strings.ToLower(strings.ReplaceAll(name, "_", " ")) {
+	switch key {
 	case "tap", "click":
 		x, y, err := pt("element")
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
-		return []action.Action{{Type: action.Tap, X: x, Y: y, Sensitive: c.args["message"]}}, nil
+		return []action.Action{{Type: action.Tap, X: x, Y: y, Sensitive: c.args["message"]}}, true, nil
 	case "double tap":
 		x, y, err := pt("element")
-		return []action.Action{{Type: action.DoubleTap, X: x, Y: y}}, err
+		return []action.Action{{Type: action.DoubleTap, X: x, Y: y}}, true, err
 	case "long press":
 		x, y, err := pt("element")
-		return []action.Action{{Type: action.LongPress, X: x, Y: y, Ms: glmLongPressMs}}, err
+		return []action.Action{{Type: action.LongPress, X: x, Y: y, Ms: glmLongPressMs}}, true, err
 	case "swipe":
 		x, y, err := pt("start")
 		if err != nil {
-			return nil, err
+			return nil, true, err
 		}
 		x2, y2, err := pt("end")
-		return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: glmSwipeMs(x, y, x2, y2)}}, err
+		return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: glmSwipeMs(x, y, x2, y2)}}, true, err
+	}
+	return nil, false, nil
+}
+
+// glmCommand reads the other actions (ok: key is one).
+func glmCommand(key, name string, c call, thought string) ([]action.Action, bool, error) {
+	one := func(a action.Action) ([]action.Action, bool, error) { return []action.Action{a}, true, nil }
+	switch key {
 	case "type", "type name":
-		return []action.Action{{Type: action.TypeText, Text: c.args["text"], Clear: true}}, nil
+		return one(action.Action{Type: action.TypeText, Text: c.args["text"], Clear: true})
 	case "launch":
-		return []action.Action{{Type: action.Launch, App: c.args["app"]}}, nil
+		return one(action.Action{Type: action.Launch, App: c.args["app"]})
 	case "back":
-		return []action.Action{{Type: action.Key, Key: "back"}}, nil
+		return one(action.Action{Type: action.Key, Key: "back"})
 	case "home":
-		return []action.Action{{Type: action.Key, Key: "home"}}, nil
+		return one(action.Action{Type: action.Key, Key: "home"})
 	case "wait":
 		ms, ok := seconds(c.args["duration"])
 		if c.args["duration"] == "" {
 			ms, ok = glmWaitMs, true
 		}
 		if !ok {
-			return nil, errf(`Wait needs duration="N seconds", got ` + c.args["duration"])
+			return nil, true, errf(`Wait needs duration="N seconds", got ` + c.args["duration"])
 		}
-		return []action.Action{{Type: action.Wait, Ms: ms}}, nil
+		return one(action.Action{Type: action.Wait, Ms: ms})
 	case "take over":
-		return []action.Action{{Type: action.TakeOver, Reason: c.args["message"]}}, nil
+		return one(action.Action{Type: action.TakeOver, Reason: c.args["message"]})
 	case "interact":
 		q := c.args["message"]
 		if q == "" {
@@ -164,7 +184,7 @@ func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error
 		if q == "" {
 			q = "Several options match; which one should I choose?"
 		}
-		return []action.Action{{Type: action.AskUser, Question: q}}, nil
+		return one(action.Action{Type: action.AskUser, Question: q})
 	case "note", "call api":
 		// Nothing happens on the device: the note (or the instruction for
 		// a summary) stays in the thought, so the history carries it.
@@ -172,9 +192,9 @@ func glmAction(c call, g model.Geometry, thought string) ([]action.Action, error
 		if v == "" {
 			v = c.args["instruction"]
 		}
-		return []action.Action{{Type: action.Wait, Ms: 0, Text: name + ": " + v}}, nil
+		return one(action.Action{Type: action.Wait, Ms: 0, Text: name + ": " + v})
 	}
-	return nil, errf("unknown action " + name + "; use Launch, Tap, Type, Swipe, Long Press, Double Tap, Back, Home, Wait, Take_over, Interact, Note, Call_API or finish")
+	return nil, false, nil
 }
 
 // Gesture timings of the reference client, Open-AutoGLM
