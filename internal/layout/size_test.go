@@ -34,7 +34,6 @@ var exempt = map[string]string{
 	"func engine/model/dialect/jsonstep.go action":                          "debt: to split (issue 15)",
 	"func engine/model/dialect/tools.go qwenAction":                         "debt: to split (issue 15)",
 	"func engine/model/dialect/tools.go toolDefs":                           "debt: to split (issue 15)",
-	"func engine/model/dialect/uitars.go tarsAction":                        "debt: to split (issue 15)",
 	"func internal/scrcpy/control.go ReadMsg":                               "debt: to split (issue 15)",
 	"func mirror/stream/scrcpy.go StartScrcpy":                              "debt: to split (issue 15)",
 	"func mirror/stream/screenrecord.go loop":                               "debt: to split (issue 15)",

@@ -173,132 +173,49 @@ func (u UITARS) parseSeed(raw, s, thought string, m mapper, g model.Geometry) (m
 
 // tarsAction maps one UI-TARS call to canonical actions.
 func tarsAction(name string, args map[string]string, m mapper, g model.Geometry, thought string) ([]action.Action, string, error) {
-	box := func(keys ...string) (int, int, bool, error) {
-		for _, k := range keys {
-			v, ok := args[k]
-			if !ok || strings.TrimSpace(v) == "" {
-				continue
-			}
-			ns := numbers(v)
-			switch len(ns) {
-			case 2:
-			case 4:
-				ns = []float64{(ns[0] + ns[2]) / 2, (ns[1] + ns[3]) / 2}
-			default:
-				return 0, 0, true, errf(name + ": " + k + " must be a point or a box, got " + clip(v))
-			}
-			x, y, err := m.point(ns[0], ns[1])
-			return x, y, true, err
-		}
-		return 0, 0, false, nil
-	}
-	start := []string{"start_box", "point", "start_point", "box", "coordinate"}
-	end := []string{"end_box", "end_point"}
-	one := func(t action.Type, ms int) ([]action.Action, string, error) {
-		x, y, ok, err := box(start...)
-		if err != nil {
-			return nil, "", err
-		}
-		if !ok {
-			return nil, "", errf(name + " needs start_box='(x,y)'")
-		}
-		return []action.Action{{Type: t, X: x, Y: y, Ms: ms}}, "", nil
-	}
-	switch strings.ToLower(name) {
+	c := tarsCall{name: name, args: args, m: m, g: g}
+	lower := strings.ToLower(name)
+	switch lower {
 	case "click", "left_single", "tap":
-		return one(action.Tap, 0)
+		return c.one(action.Tap, 0)
 	case "left_double", "double_click":
-		return one(action.DoubleTap, 0)
+		return c.one(action.DoubleTap, 0)
 	case "right_single", "right_click":
-		return one(action.RightClick, 0)
+		return c.one(action.RightClick, 0)
 	case "long_press":
 		ms := longPressMs
 		if v, ok := seconds(args["time"]); ok && v > 0 {
 			ms = v
 		}
-		return one(action.LongPress, ms)
+		return c.one(action.LongPress, ms)
 	case "drag", "select", "swipe":
-		x, y, ok, err := box(start...)
-		if err == nil && !ok {
-			err = errf(name + " needs start_box and end_box")
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		x2, y2, ok, err := box(end...)
-		if err == nil && !ok {
-			err = errf(name + " needs end_box")
-		}
-		if err != nil {
-			return nil, "", err
-		}
-		t, ms := action.Drag, dragMs
-		if strings.ToLower(name) == "swipe" {
-			t, ms = action.Swipe, swipeMs
-		}
-		return []action.Action{{Type: t, X: x, Y: y, X2: x2, Y2: y2, Ms: ms}}, "", nil
+		return c.drag(lower == "swipe")
 	case "scroll":
-		dir := strings.ToLower(strings.TrimSpace(args["direction"]))
-		x, y, ok, err := box(start...)
-		if err != nil {
-			return nil, "", err
-		}
-		if dir == "" {
-			if x2, y2, ok2, err := box(end...); ok && ok2 && err == nil {
-				return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: swipeMs}}, "", nil
-			}
-			return nil, "", errf("scroll needs direction='up|down|left|right'")
-		}
-		if !ok {
-			x, y = g.Screen.W/2, g.Screen.H/2
-		}
-		return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir}}, "", nil
+		return c.scroll()
 	case "type":
-		text, submit := args["content"], false
-		salv := ""
-		if _, ok := args["content"]; !ok {
-			if t, ok := args["text"]; ok {
-				text, salv = t, "read type(text=…) as type(content=…)"
-			}
-		}
-		if strings.HasSuffix(text, "\n") {
-			text, submit = strings.TrimRight(text, "\n"), true
-		}
-		out := []action.Action{{Type: action.TypeText, Text: text, Submit: submit}}
-		if x, y, ok, err := box(start...); err != nil {
-			return nil, "", err
-		} else if ok { // the seed form types at a point: tap it first
-			out = append([]action.Action{{Type: action.Tap, X: x, Y: y}}, out...)
-		}
-		return out, salv, nil
+		return c.typeText()
 	case "hotkey", "press", "keydown":
-		k := args["key"]
-		if k == "" {
-			k = args["hotkey"]
-		}
-		keys := strings.FieldsFunc(strings.ToLower(k), func(r rune) bool { return r == ' ' || r == '+' })
-		if len(keys) == 0 {
-			return nil, "", errf(name + " needs key='…'")
-		}
-		for i := range keys {
-			keys[i] = keyName(keys[i])
-		}
-		if len(keys) == 1 {
-			return []action.Action{{Type: action.Key, Key: keys[0]}}, "", nil
-		}
-		return []action.Action{{Type: action.Hotkey, Keys: keys}}, "", nil
+		return c.hotkey()
+	}
+	return tarsCommand(lower, name, args, thought)
+}
+
+// tarsCommand maps the calls that need no point of the screen.
+func tarsCommand(lower, name string, args map[string]string, thought string) ([]action.Action, string, error) {
+	one := func(a action.Action) ([]action.Action, string, error) { return []action.Action{a}, "", nil }
+	switch lower {
 	case "press_home":
-		return []action.Action{{Type: action.Key, Key: "home"}}, "", nil
+		return one(action.Action{Type: action.Key, Key: "home"})
 	case "press_back":
-		return []action.Action{{Type: action.Key, Key: "back"}}, "", nil
+		return one(action.Action{Type: action.Key, Key: "back"})
 	case "open_app":
-		return []action.Action{{Type: action.Launch, App: args["app_name"]}}, "", nil
+		return one(action.Action{Type: action.Launch, App: args["app_name"]})
 	case "wait":
 		ms := 5000 // UI-TARS's wait() sleeps 5 s
 		if v, ok := seconds(args["time"]); ok {
 			ms = v
 		}
-		return []action.Action{{Type: action.Wait, Ms: ms}}, "", nil
+		return one(action.Action{Type: action.Wait, Ms: ms})
 	case "finished":
 		sum := args["content"]
 		if strings.TrimSpace(sum) == "" {
@@ -308,13 +225,139 @@ func tarsAction(name string, args map[string]string, m mapper, g model.Geometry,
 			return []action.Action{{Type: action.Finish, Summary: thought, Success: ptrTrue()}},
 				"finished() had no content; the summary is the thought", nil
 		}
-		return []action.Action{{Type: action.Finish, Summary: sum, Success: ptrTrue()}}, "", nil
+		return one(action.Action{Type: action.Finish, Summary: sum, Success: ptrTrue()})
 	case "call_user":
 		q := thought
 		if q == "" {
 			q = "The agent needs your help on this screen."
 		}
-		return []action.Action{{Type: action.AskUser, Question: q}}, "", nil
+		return one(action.Action{Type: action.AskUser, Question: q})
 	}
 	return nil, "", errf(name + "() is not an action Tandem can do here; use click, left_double, long_press, drag, scroll, type, hotkey, press_home, press_back, open_app, wait, finished or call_user")
+}
+
+// tarsCall is one UI-TARS call being read: its name, arguments, and the
+// grid its points are on.
+type tarsCall struct {
+	name string
+	args map[string]string
+	m    mapper
+	g    model.Geometry
+}
+
+var (
+	tarsStart = []string{"start_box", "point", "start_point", "box", "coordinate"}
+	tarsEnd   = []string{"end_box", "end_point"}
+)
+
+// box is the point of the first of keys given (a box's centre); ok is
+// false when none is.
+func (c tarsCall) box(keys ...string) (x, y int, ok bool, err error) {
+	for _, k := range keys {
+		v, given := c.args[k]
+		if !given || strings.TrimSpace(v) == "" {
+			continue
+		}
+		ns := numbers(v)
+		switch len(ns) {
+		case 2:
+		case 4:
+			ns = []float64{(ns[0] + ns[2]) / 2, (ns[1] + ns[3]) / 2}
+		default:
+			return 0, 0, true, errf(c.name + ": " + k + " must be a point or a box, got " + clip(v))
+		}
+		x, y, err := c.m.point(ns[0], ns[1])
+		return x, y, true, err
+	}
+	return 0, 0, false, nil
+}
+
+// one is an action at the start point.
+func (c tarsCall) one(t action.Type, ms int) ([]action.Action, string, error) {
+	x, y, ok, err := c.box(tarsStart...)
+	if err != nil {
+		return nil, "", err
+	}
+	if !ok {
+		return nil, "", errf(c.name + " needs start_box='(x,y)'")
+	}
+	return []action.Action{{Type: t, X: x, Y: y, Ms: ms}}, "", nil
+}
+
+func (c tarsCall) drag(swipe bool) ([]action.Action, string, error) {
+	x, y, ok, err := c.box(tarsStart...)
+	if err == nil && !ok {
+		err = errf(c.name + " needs start_box and end_box")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	x2, y2, ok, err := c.box(tarsEnd...)
+	if err == nil && !ok {
+		err = errf(c.name + " needs end_box")
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	t, ms := action.Drag, dragMs
+	if swipe {
+		t, ms = action.Swipe, swipeMs
+	}
+	return []action.Action{{Type: t, X: x, Y: y, X2: x2, Y2: y2, Ms: ms}}, "", nil
+}
+
+func (c tarsCall) scroll() ([]action.Action, string, error) {
+	dir := strings.ToLower(strings.TrimSpace(c.args["direction"]))
+	x, y, ok, err := c.box(tarsStart...)
+	if err != nil {
+		return nil, "", err
+	}
+	if dir == "" {
+		if x2, y2, ok2, err := c.box(tarsEnd...); ok && ok2 && err == nil {
+			return []action.Action{{Type: action.Swipe, X: x, Y: y, X2: x2, Y2: y2, Ms: swipeMs}}, "", nil
+		}
+		return nil, "", errf("scroll needs direction='up|down|left|right'")
+	}
+	if !ok {
+		x, y = c.g.Screen.W/2, c.g.Screen.H/2
+	}
+	return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir}}, "", nil
+}
+
+func (c tarsCall) typeText() ([]action.Action, string, error) {
+	text, submit := c.args["content"], false
+	salv := ""
+	if _, ok := c.args["content"]; !ok {
+		if t, ok := c.args["text"]; ok {
+			text, salv = t, "read type(text=…) as type(content=…)"
+		}
+	}
+	if strings.HasSuffix(text, "\n") {
+		text, submit = strings.TrimRight(text, "\n"), true
+	}
+	out := []action.Action{{Type: action.TypeText, Text: text, Submit: submit}}
+	if x, y, ok, err := c.box(tarsStart...); err != nil {
+		return nil, "", err
+	} else if ok { // the seed form types at a point: tap it first
+		out = append([]action.Action{{Type: action.Tap, X: x, Y: y}}, out...)
+	}
+	return out, salv, nil
+}
+
+func (c tarsCall) hotkey() ([]action.Action, string, error) {
+	k := c.args["key"]
+	if k == "" {
+		k = c.args["hotkey"]
+	}
+	keys := strings.FieldsFunc(strings.ToLower(k), func(r rune) bool { return r == ' ' || r == '+' })
+	if len(keys) == 0 {
+		return nil, "", errf(c.name + " needs key='…'")
+	}
+	for i := range keys {
+		keys[i] = keyName(keys[i])
+	}
+	if len(keys) == 1 {
+		return []action.Action{{Type: action.Key, Key: keys[0]}}, "", nil
+	}
+	return []action.Action{{Type: action.Hotkey, Keys: keys}}, "", nil
 }
