@@ -77,85 +77,116 @@ func (j JSON) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 }
 
 func (j JSON) action(name string, p map[string]any, g model.Geometry) ([]action.Action, error) {
-	m := newMapper(j.Coords, g)
-	// target reads params.index (via the UI state) or params.x/y.
-	target := func() (x, y int, el *int, ok bool, err error) {
-		if v, has := numArg(p, "index"); has {
-			i := int(v)
-			if g.Elements == nil {
-				return 0, 0, nil, true, errf("index given but there is no UI state this step; use x and y")
-			}
-			r, found := g.Elements[i]
-			if !found || float64(i) != v {
-				return 0, 0, nil, true, errf("element " + num(v) + " is not in the UI state")
-			}
-			x, y = center(r)
-			return x, y, &i, true, nil
-		}
-		px, okx := numArg(p, "x")
-		py, oky := numArg(p, "y")
-		if okx && oky {
-			x, y, err = m.point(px, py)
-			return x, y, nil, true, err
-		}
-		return 0, 0, nil, false, nil
-	}
-	pointed := func(t action.Type, ms int) ([]action.Action, error) {
-		x, y, el, ok, err := target()
-		if err == nil && !ok {
-			err = errf(name + ` needs params {"index": N} or {"x": …, "y": …}`)
-		}
-		return []action.Action{{Type: t, X: x, Y: y, Ms: ms, Element: el}}, err
-	}
+	s := jsonStep{name: name, p: p, g: g, m: newMapper(j.Coords, g)}
 	switch name {
 	case "click", "tap":
-		return pointed(action.Tap, 0)
+		return s.pointed(action.Tap, 0)
 	case "long_press", "long_click":
-		return pointed(action.LongPress, longPressMs)
+		return s.pointed(action.LongPress, longPressMs)
 	case "double_tap", "double_click":
-		return pointed(action.DoubleTap, 0)
+		return s.pointed(action.DoubleTap, 0)
 	case "swipe", "scroll":
-		dir := strings.ToLower(str(p, "direction"))
-		if dir == "" {
-			x1, ok1 := numArg(p, "x1")
-			y1, ok2 := numArg(p, "y1")
-			x2, ok3 := numArg(p, "x2")
-			y2, ok4 := numArg(p, "y2")
-			if !ok1 || !ok2 || !ok3 || !ok4 {
-				return nil, errf(name + ` needs params {"direction": "up|down|left|right"}`)
-			}
-			ax, ay, err := m.point(x1, y1)
-			if err != nil {
-				return nil, err
-			}
-			bx, by, err := m.point(x2, y2)
-			return []action.Action{{Type: action.Swipe, X: ax, Y: ay, X2: bx, Y2: by, Ms: swipeMs}}, err
-		}
-		x, y, el, ok, err := target()
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			x, y = g.Screen.W/2, g.Screen.H/2
-		}
-		return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir, Element: el}}, nil
+		return s.swipe()
 	case "input", "type":
-		t := action.Action{Type: action.TypeText, Text: str(p, "text")}
-		t.Submit, _ = p["submit"].(bool)
-		x, y, el, ok, err := target()
+		return s.input()
+	}
+	return jsonCommand(name, p)
+}
+
+// jsonStep is one step of the JSON dialect being read.
+type jsonStep struct {
+	name string
+	p    map[string]any
+	g    model.Geometry
+	m    mapper
+}
+
+// target reads params.index (via the UI state) or params.x/y; ok is false
+// when the step names neither.
+func (s jsonStep) target() (x, y int, el *int, ok bool, err error) {
+	if v, has := numArg(s.p, "index"); has {
+		i := int(v)
+		if s.g.Elements == nil {
+			return 0, 0, nil, true, errf("index given but there is no UI state this step; use x and y")
+		}
+		r, found := s.g.Elements[i]
+		if !found || float64(i) != v {
+			return 0, 0, nil, true, errf("element " + num(v) + " is not in the UI state")
+		}
+		x, y = center(r)
+		return x, y, &i, true, nil
+	}
+	px, okx := numArg(s.p, "x")
+	py, oky := numArg(s.p, "y")
+	if okx && oky {
+		x, y, err = s.m.point(px, py)
+		return x, y, nil, true, err
+	}
+	return 0, 0, nil, false, nil
+}
+
+func (s jsonStep) pointed(t action.Type, ms int) ([]action.Action, error) {
+	x, y, el, ok, err := s.target()
+	if err == nil && !ok {
+		err = errf(s.name + ` needs params {"index": N} or {"x": …, "y": …}`)
+	}
+	return []action.Action{{Type: t, X: x, Y: y, Ms: ms, Element: el}}, err
+}
+
+// swipe is a swipe between two points, or a scroll in a direction (at
+// the target, else the middle of the screen).
+func (s jsonStep) swipe() ([]action.Action, error) {
+	p := s.p
+	dir := strings.ToLower(str(p, "direction"))
+	if dir == "" {
+		x1, ok1 := numArg(p, "x1")
+		y1, ok2 := numArg(p, "y1")
+		x2, ok3 := numArg(p, "x2")
+		y2, ok4 := numArg(p, "y2")
+		if !ok1 || !ok2 || !ok3 || !ok4 {
+			return nil, errf(s.name + ` needs params {"direction": "up|down|left|right"}`)
+		}
+		ax, ay, err := s.m.point(x1, y1)
 		if err != nil {
 			return nil, err
 		}
-		if ok { // input into an element: focus it first
-			return []action.Action{{Type: action.Tap, X: x, Y: y, Element: el}, t}, nil
-		}
-		return []action.Action{t}, nil
+		bx, by, err := s.m.point(x2, y2)
+		return []action.Action{{Type: action.Swipe, X: ax, Y: ay, X2: bx, Y2: by, Ms: swipeMs}}, err
+	}
+	x, y, el, ok, err := s.target()
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		x, y = s.g.Screen.W/2, s.g.Screen.H/2
+	}
+	return []action.Action{{Type: action.Scroll, X: x, Y: y, Direction: dir, Element: el}}, nil
+}
+
+// input types text, into the target when there is one (focused first).
+func (s jsonStep) input() ([]action.Action, error) {
+	t := action.Action{Type: action.TypeText, Text: str(s.p, "text")}
+	t.Submit, _ = s.p["submit"].(bool)
+	x, y, el, ok, err := s.target()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return []action.Action{{Type: action.Tap, X: x, Y: y, Element: el}, t}, nil
+	}
+	return []action.Action{t}, nil
+}
+
+// jsonCommand reads the steps that need no point of the screen.
+func jsonCommand(name string, p map[string]any) ([]action.Action, error) {
+	one := func(a action.Action) ([]action.Action, error) { return []action.Action{a}, nil }
+	switch name {
 	case "back", "home", "enter":
-		return []action.Action{{Type: action.Key, Key: name}}, nil
+		return one(action.Action{Type: action.Key, Key: name})
 	case "key":
-		return []action.Action{{Type: action.Key, Key: keyName(str(p, "key"))}}, nil
+		return one(action.Action{Type: action.Key, Key: keyName(str(p, "key"))})
 	case "launch", "open", "open_app":
-		return []action.Action{{Type: action.Launch, App: str(p, "app", "name", "text")}}, nil
+		return one(action.Action{Type: action.Launch, App: str(p, "app", "name", "text")})
 	case "wait":
 		ms := waitMs
 		if v, ok := numArg(p, "ms"); ok {
@@ -163,7 +194,7 @@ func (j JSON) action(name string, p map[string]any, g model.Geometry) ([]action.
 		} else if v, ok := numArg(p, "seconds"); ok {
 			ms = int(v * 1000)
 		}
-		return []action.Action{{Type: action.Wait, Ms: ms}}, nil
+		return one(action.Action{Type: action.Wait, Ms: ms})
 	case "finish", "done":
 		sum := str(p, "summary", "message", "text")
 		s, ok := p["success"].(bool)
@@ -173,13 +204,13 @@ func (j JSON) action(name string, p map[string]any, g model.Geometry) ([]action.
 		if strings.TrimSpace(sum) == "" {
 			return nil, errf(`finish needs params {"summary": "what was done"}`)
 		}
-		return []action.Action{{Type: action.Finish, Summary: sum, Success: &s}}, nil
+		return one(action.Action{Type: action.Finish, Summary: sum, Success: &s})
 	case "fail":
-		return []action.Action{{Type: action.Fail, Reason: str(p, "reason", "message")}}, nil
+		return one(action.Action{Type: action.Fail, Reason: str(p, "reason", "message")})
 	case "ask_user", "ask":
-		return []action.Action{{Type: action.AskUser, Question: str(p, "question", "text")}}, nil
+		return one(action.Action{Type: action.AskUser, Question: str(p, "question", "text")})
 	case "take_over":
-		return []action.Action{{Type: action.TakeOver, Reason: str(p, "reason", "message")}}, nil
+		return one(action.Action{Type: action.TakeOver, Reason: str(p, "reason", "message")})
 	case "":
 		return nil, errf(`the reply has no "action"`)
 	}
