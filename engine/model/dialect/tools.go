@@ -330,90 +330,90 @@ func toolDefs(supported []action.Type, s Space) []openai.Tool {
 	case Abs:
 		coord = "pixels of the screenshot"
 	}
-	numP := func(d string) map[string]any { return map[string]any{"type": "number", "description": d} }
-	strP := func(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
-	base := func(t action.Type) (map[string]any, []string, string) {
-		props := map[string]any{
-			"sensitive": strP("set when this step pays, sends, deletes, installs or grants something: say why, so the person confirms first"),
-		}
-		var req []string
-		desc := ""
-		if t.Pointed() {
-			props["x"], props["y"] = numP("x, "+coord), numP("y, "+coord)
-			props["element"] = map[string]any{"type": "integer", "description": "index of the targeted element in the UI state, if any"}
-			req = append(req, "x", "y")
-		}
-		switch t {
-		case action.Tap:
-			desc = "Tap a point."
-		case action.DoubleTap:
-			desc = "Double-tap a point."
-		case action.LongPress:
-			desc = "Press and hold a point."
-			props["ms"] = numP("duration in milliseconds")
-		case action.RightClick:
-			desc = "Right-click a point (desktop)."
-		case action.Swipe, action.Drag:
-			desc = "Move a finger from (x,y) to (x2,y2)."
-			props["x2"], props["y2"], props["ms"] = numP("end x, "+coord), numP("end y, "+coord), numP("duration in milliseconds")
-			req = append(req, "x2", "y2")
-		case action.Scroll:
-			desc = "Scroll at a point to show more content on the given side."
-			props["direction"] = map[string]any{"type": "string", "enum": []string{"up", "down", "left", "right"}}
-			req = append(req, "direction")
-		case action.TypeText:
-			desc = "Type text into the focused field."
-			props["text"], props["submit"] = strP("text to type"), map[string]any{"type": "boolean", "description": "press Enter after typing"}
-			req = append(req, "text")
-		case action.Key:
-			desc = "Press a key: back, home, enter, delete, tab, escape, …"
-			props["key"] = strP("key name")
-			req = append(req, "key")
-		case action.Hotkey:
-			desc = "Press a key combination."
-			props["keys"] = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
-			req = append(req, "keys")
-		case action.Launch:
-			desc = "Open an app by name."
-			props["app"] = strP("app name or package")
-			req = append(req, "app")
-		case action.Wait:
-			desc = "Wait for the screen to change."
-			props["ms"] = numP("milliseconds")
-		case action.Finish:
-			desc = "The task is done (or cannot be done further): end it with a summary of what was done and found."
-			props["summary"], props["success"] = strP("what was done, and the answer if the task asked a question"), map[string]any{"type": "boolean"}
-			req = append(req, "summary")
-		case action.Fail:
-			desc = "The task cannot be done: say why."
-			props["reason"] = strP("why")
-			req = append(req, "reason")
-		case action.AskUser:
-			desc = "Ask the person a question (a choice only they can make, missing information)."
-			props["question"] = strP("the question")
-			req = append(req, "question")
-		case action.TakeOver:
-			desc = "Hand control to the person (log-in, captcha, payment password)."
-			props["reason"] = strP("what they should do")
-		}
-		return props, req, desc
-	}
 	var out []openai.Tool
 	for _, t := range action.All {
 		if !supportedOrEngine(t, supported) {
 			continue
 		}
-		props, req, desc := base(t)
-		if req == nil {
-			req = []string{}
+		spec := toolSpecs[t]
+		props := map[string]any{
+			"sensitive": strParam("set when this step pays, sends, deletes, installs or grants something: say why, so the person confirms first"),
+		}
+		req := []string{}
+		if t.Pointed() {
+			props["x"], props["y"] = numParam("x, "+coord), numParam("y, "+coord)
+			props["element"] = map[string]any{"type": "integer", "description": "index of the targeted element in the UI state, if any"}
+			req = append(req, "x", "y")
+		}
+		for _, p := range spec.params {
+			props[p.name] = p.schema(coord)
+			if p.required {
+				req = append(req, p.name)
+			}
 		}
 		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: string(t), Description: desc,
+			Name: string(t), Description: spec.desc,
 			Parameters: map[string]any{"type": "object", "properties": props, "required": req},
 		}})
 	}
 	return out
 }
+
+func numParam(d string) map[string]any { return map[string]any{"type": "number", "description": d} }
+func strParam(d string) map[string]any { return map[string]any{"type": "string", "description": d} }
+
+// toolParam is one parameter of a tool besides the point every pointed
+// action takes.
+type toolParam struct {
+	name     string
+	schema   func(coord string) map[string]any
+	required bool
+}
+
+func pNum(name, desc string, required bool) toolParam {
+	return toolParam{name, func(string) map[string]any { return numParam(desc) }, required}
+}
+
+func pText(name, desc string, required bool) toolParam {
+	return toolParam{name, func(string) map[string]any { return strParam(desc) }, required}
+}
+
+func pEnd(name, desc string) toolParam {
+	return toolParam{name, func(coord string) map[string]any { return numParam(desc + ", " + coord) }, true}
+}
+
+func pFixed(name string, schema map[string]any, required bool) toolParam {
+	return toolParam{name, func(string) map[string]any { return schema }, required}
+}
+
+// toolSpecs describe each canonical action as a tool: what it does and its
+// parameters.
+var toolSpecs = map[action.Type]struct {
+	desc   string
+	params []toolParam
+}{
+	action.Tap:        {"Tap a point.", nil},
+	action.DoubleTap:  {"Double-tap a point.", nil},
+	action.LongPress:  {"Press and hold a point.", []toolParam{pNum("ms", "duration in milliseconds", false)}},
+	action.RightClick: {"Right-click a point (desktop).", nil},
+	action.Swipe:      {"Move a finger from (x,y) to (x2,y2).", swipeParams},
+	action.Drag:       {"Move a finger from (x,y) to (x2,y2).", swipeParams},
+	action.Scroll: {"Scroll at a point to show more content on the given side.", []toolParam{
+		pFixed("direction", map[string]any{"type": "string", "enum": []string{"up", "down", "left", "right"}}, true)}},
+	action.TypeText: {"Type text into the focused field.", []toolParam{pText("text", "text to type", true),
+		pFixed("submit", map[string]any{"type": "boolean", "description": "press Enter after typing"}, false)}},
+	action.Key:    {"Press a key: back, home, enter, delete, tab, escape, …", []toolParam{pText("key", "key name", true)}},
+	action.Hotkey: {"Press a key combination.", []toolParam{pFixed("keys", map[string]any{"type": "array", "items": map[string]any{"type": "string"}}, true)}},
+	action.Launch: {"Open an app by name.", []toolParam{pText("app", "app name or package", true)}},
+	action.Wait:   {"Wait for the screen to change.", []toolParam{pNum("ms", "milliseconds", false)}},
+	action.Finish: {"The task is done (or cannot be done further): end it with a summary of what was done and found.", []toolParam{
+		pText("summary", "what was done, and the answer if the task asked a question", true), pFixed("success", map[string]any{"type": "boolean"}, false)}},
+	action.Fail:     {"The task cannot be done: say why.", []toolParam{pText("reason", "why", true)}},
+	action.AskUser:  {"Ask the person a question (a choice only they can make, missing information).", []toolParam{pText("question", "the question", true)}},
+	action.TakeOver: {"Hand control to the person (log-in, captcha, payment password).", []toolParam{pText("reason", "what they should do", false)}},
+}
+
+var swipeParams = []toolParam{pEnd("x2", "end x"), pEnd("y2", "end y"), pNum("ms", "duration in milliseconds", false)}
 
 func supportedOrEngine(t action.Type, supported []action.Type) bool {
 	switch t {
