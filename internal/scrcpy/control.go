@@ -171,82 +171,99 @@ func ReadMsg(r io.Reader) (Msg, error) {
 		return Msg{}, err
 	}
 	m := Msg{Type: t[0]}
+	mr := msgReader{r}
 	be := binary.BigEndian
-	read := func(n int) ([]byte, error) {
-		b := make([]byte, n)
-		_, err := io.ReadFull(r, b)
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return b, err
-	}
-	text := func(limit int) (string, error) {
-		lb, err := read(4)
-		if err != nil {
-			return "", err
-		}
-		n := be.Uint32(lb)
-		if n > uint32(limit) {
-			return "", fmt.Errorf("%w: text of %d bytes", ErrProtocol, n)
-		}
-		s, err := read(int(n))
-		if err != nil {
-			return "", err
-		}
-		if !utf8.Valid(s) {
-			return "", fmt.Errorf("%w: text is not UTF-8", ErrProtocol)
-		}
-		return string(s), nil
-	}
+	var err error
 	switch m.Type {
 	case TypeInjectTouch:
-		b, err := read(31)
-		if err != nil {
-			return m, err
-		}
-		m.Touch = &Touch{Action: b[0], PointerID: be.Uint64(b[1:]), X: int32(be.Uint32(b[9:])), Y: int32(be.Uint32(b[13:])),
-			Width: be.Uint16(b[17:]), Height: be.Uint16(b[19:]), Pressure: be.Uint16(b[21:]),
-			ActionButton: be.Uint32(b[23:]), Buttons: be.Uint32(b[27:])}
+		m.Touch, err = mr.touch()
 	case TypeInjectKeycode:
-		b, err := read(13)
-		if err != nil {
-			return m, err
+		var b []byte
+		if b, err = mr.read(13); err == nil {
+			m.Key = &Key{Action: b[0], Code: be.Uint32(b[1:]), Repeat: be.Uint32(b[5:]), MetaState: be.Uint32(b[9:])}
 		}
-		m.Key = &Key{Action: b[0], Code: be.Uint32(b[1:]), Repeat: be.Uint32(b[5:]), MetaState: be.Uint32(b[9:])}
 	case TypeInjectText:
-		s, err := text(MaxInjectText)
-		if err != nil {
-			return m, err
-		}
-		m.Text = s
+		m.Text, err = mr.text(MaxInjectText)
 	case TypeSetClipboard:
-		b, err := read(9)
-		if err != nil {
-			return m, err
-		}
-		s, err := text(MaxClipboard)
-		if err != nil {
-			return m, err
-		}
-		m.Clipboard = &Clipboard{Sequence: be.Uint64(b), Paste: b[8] != 0, Text: s}
+		m.Clipboard, err = mr.clipboard()
 	case TypeInjectScroll:
-		b, err := read(20)
-		if err != nil {
-			return m, err
-		}
-		m.Scroll = &Scroll{X: int32(be.Uint32(b)), Y: int32(be.Uint32(b[4:])), Width: be.Uint16(b[8:]), Height: be.Uint16(b[10:]),
-			H: int16(be.Uint16(b[12:])), V: int16(be.Uint16(b[14:])), Buttons: be.Uint32(b[16:])}
+		m.Scroll, err = mr.scroll()
 	case TypeBackOrScreenOn, TypeGetClipboard, TypeSetDisplayPower:
-		b, err := read(1)
-		if err != nil {
-			return m, err
+		var b []byte
+		if b, err = mr.read(1); err == nil {
+			m.Action = b[0]
 		}
-		m.Action = b[0]
 	case TypeExpandNotif, TypeExpandSettings, TypeCollapsePanels, TypeRotateDevice, TypeOpenKbdSettings, TypeResetVideo:
 	default:
 		return m, fmt.Errorf("%w: unknown control message type %d", ErrProtocol, m.Type)
 	}
-	return m, nil
+	return m, err
+}
+
+// msgReader reads the fields of one control message.
+type msgReader struct{ r io.Reader }
+
+// read reads n bytes; a message cut short is io.ErrUnexpectedEOF.
+func (mr msgReader) read(n int) ([]byte, error) {
+	b := make([]byte, n)
+	_, err := io.ReadFull(mr.r, b)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return b, err
+}
+
+// text reads a length-prefixed UTF-8 text of at most limit bytes.
+func (mr msgReader) text(limit int) (string, error) {
+	lb, err := mr.read(4)
+	if err != nil {
+		return "", err
+	}
+	n := binary.BigEndian.Uint32(lb)
+	if n > uint32(limit) {
+		return "", fmt.Errorf("%w: text of %d bytes", ErrProtocol, n)
+	}
+	s, err := mr.read(int(n))
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(s) {
+		return "", fmt.Errorf("%w: text is not UTF-8", ErrProtocol)
+	}
+	return string(s), nil
+}
+
+func (mr msgReader) touch() (*Touch, error) {
+	b, err := mr.read(31)
+	if err != nil {
+		return nil, err
+	}
+	be := binary.BigEndian
+	return &Touch{Action: b[0], PointerID: be.Uint64(b[1:]), X: int32(be.Uint32(b[9:])), Y: int32(be.Uint32(b[13:])),
+		Width: be.Uint16(b[17:]), Height: be.Uint16(b[19:]), Pressure: be.Uint16(b[21:]),
+		ActionButton: be.Uint32(b[23:]), Buttons: be.Uint32(b[27:])}, nil
+}
+
+func (mr msgReader) clipboard() (*Clipboard, error) {
+	b, err := mr.read(9)
+	if err != nil {
+		return nil, err
+	}
+	s, err := mr.text(MaxClipboard)
+	if err != nil {
+		return nil, err
+	}
+	return &Clipboard{Sequence: binary.BigEndian.Uint64(b), Paste: b[8] != 0, Text: s}, nil
+}
+
+func (mr msgReader) scroll() (*Scroll, error) {
+	b, err := mr.read(20)
+	if err != nil {
+		return nil, err
+	}
+	be := binary.BigEndian
+	return &Scroll{X: int32(be.Uint32(b)), Y: int32(be.Uint32(b[4:])), Width: be.Uint16(b[8:]), Height: be.Uint16(b[10:]),
+		H: int16(be.Uint16(b[12:])), V: int16(be.Uint16(b[14:])), Buttons: be.Uint32(b[16:])}, nil
 }
 
 // WriteAckClipboard is the device's acknowledgement of SET_CLIPBOARD.
