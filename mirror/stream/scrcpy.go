@@ -107,52 +107,10 @@ func StartScrcpy(ctx context.Context, o Options, emit func(Packet)) (*Scrcpy, er
 		return fail(err)
 	}
 	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		buf := make([]byte, 4096)
-		for {
-			n, err := s.shell.Read(buf)
-			s.mu.Lock()
-			if s.out.Len() < 8192 {
-				s.out.Write(buf[:n])
-			}
-			s.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
+	go s.keepOutput(exited)
 	socket := "localabstract:" + scrcpy.SocketName(opts.SCID)
-	// The server listens only once it runs: retry until its dummy byte
-	// arrives, it exits, or the deadline passes.
-	deadline := time.Now().Add(connectTimeout)
-	for {
-		st, err := o.Server.Open(ctx, o.Serial, socket)
-		if err == nil {
-			var b [1]byte
-			if _, err = io.ReadFull(st, b[:]); err == nil {
-				s.video = st
-				break
-			}
-			st.Close()
-		}
-		if ctx.Err() != nil {
-			return fail(ctx.Err())
-		}
-		select {
-		case <-exited:
-			return fail(&ServerError{Output: s.output()})
-		default:
-		}
-		if time.Now().After(deadline) {
-			return fail(fmt.Errorf("scrcpy-server did not listen within %v: %s", connectTimeout, s.output()))
-		}
-		select {
-		case <-ctx.Done():
-			return fail(ctx.Err())
-		case <-exited:
-		case <-time.After(30 * time.Millisecond):
-		}
+	if s.video, err = s.connect(ctx, socket, exited); err != nil {
+		return fail(err)
 	}
 	if s.ctl, err = o.Server.Open(ctx, o.Serial, socket); err != nil {
 		return fail(fmt.Errorf("scrcpy control socket: %w", err))
@@ -168,6 +126,58 @@ func StartScrcpy(ctx context.Context, o Options, emit func(Packet)) (*Scrcpy, er
 	go func() { _ = scrcpy.DrainDeviceMessages(s.ctl) }()
 	go s.read(ctx, emit, exited)
 	return s, nil
+}
+
+// keepOutput keeps the first 8 KiB the server prints (its errors) and
+// closes exited when the server's shell ends.
+func (s *Scrcpy) keepOutput(exited chan<- struct{}) {
+	defer close(exited)
+	buf := make([]byte, 4096)
+	for {
+		n, err := s.shell.Read(buf)
+		s.mu.Lock()
+		if s.out.Len() < 8192 {
+			s.out.Write(buf[:n])
+		}
+		s.mu.Unlock()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// connect opens the video socket: the server listens only once it runs, so
+// it retries until the server's dummy byte arrives, the server exits, or
+// connectTimeout passes.
+func (s *Scrcpy) connect(ctx context.Context, socket string, exited <-chan struct{}) (*adb.Stream, error) {
+	deadline := time.Now().Add(connectTimeout)
+	for {
+		st, err := s.o.Server.Open(ctx, s.o.Serial, socket)
+		if err == nil {
+			var b [1]byte
+			if _, err = io.ReadFull(st, b[:]); err == nil {
+				return st, nil
+			}
+			st.Close()
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		select {
+		case <-exited:
+			return nil, &ServerError{Output: s.output()}
+		default:
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("scrcpy-server did not listen within %v: %s", connectTimeout, s.output())
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-exited:
+		case <-time.After(30 * time.Millisecond):
+		}
+	}
 }
 
 func (s *Scrcpy) output() string {
