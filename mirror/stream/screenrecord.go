@@ -146,123 +146,168 @@ func StartScreenrecord(ctx context.Context, o Options, emit func(Packet)) (*Reco
 
 func (r *Recording) loop(ctx context.Context, a *segment, first chan<- error) {
 	defer close(r.done)
-	var b *segment
-	started := false
-	defer func() {
-		if a != nil {
-			a.close()
-		}
-		if b != nil {
-			b.close()
-		}
-	}()
-	idle := time.NewTimer(time.Hour)
-	restart := time.NewTimer(r.o.RecordFor)
-	defer idle.Stop()
-	defer restart.Stop()
-	fail := func(err error) {
-		r.mu.Lock()
-		r.err = err
-		r.mu.Unlock()
-		if !started {
-			first <- err
-		}
-	}
-	startNext := func() bool {
-		if b != nil {
-			return true
-		}
-		var err error
-		b, err = r.startSegment(ctx, false)
-		if err != nil {
-			if ctx.Err() == nil {
-				fail(fmt.Errorf("restarting screenrecord: %w", err))
-			}
-			return false
-		}
-		return true
-	}
+	l := &relay{r: r, ctx: ctx, a: a, first: first, idle: time.NewTimer(time.Hour), restart: time.NewTimer(r.o.RecordFor)}
+	defer l.close()
 	for {
 		var ach, bch <-chan []byte
-		if a != nil {
-			ach = a.chunks
+		if l.a != nil {
+			ach = l.a.chunks
 		}
-		if b != nil {
-			bch = b.chunks
+		if l.b != nil {
+			bch = l.b.chunks
 		}
+		goOn := true
 		select {
 		case <-ctx.Done():
-			fail(ctx.Err())
+			l.fail(ctx.Err())
 			return
 		case c, ok := <-ach:
-			if !ok {
-				if !a.ready && !started {
-					fail(a.failure())
-					return
-				}
-				a.sp.flush()
-				a.close()
-				a = nil
-				if !startNext() { // ended early: the next takes over at once
-					return
-				}
-				continue
-			}
-			a.write(c)
-			idle.Reset(a.sp.idle)
+			goOn = l.fromCurrent(c, ok)
 		case c, ok := <-bch:
-			if !ok {
-				err := b.failure()
-				b.close()
-				b = nil
-				if a == nil {
-					fail(err)
-					return
-				}
-				restart.Reset(time.Second) // try again soon, the old one still runs
-				continue
-			}
-			b.write(c)
-			idle.Reset(b.sp.idle)
-		case <-idle.C:
-			if a != nil {
-				a.sp.flush()
-			}
-			if b != nil {
-				b.sp.flush()
-			}
-		case <-restart.C:
-			if !startNext() {
-				return
-			}
+			goOn = l.fromNext(c, ok)
+		case <-l.idle.C:
+			l.flush()
+		case <-l.restart.C:
+			goOn = l.startNext()
 		}
-		if a != nil && a.ready && !started {
-			started = true
-			first <- nil
+		if !goOn {
+			return
 		}
-		// Switch over once the next recording has its key frame.
-		if b != nil && b.ready {
-			for _, p := range b.held {
-				r.emit(p)
-			}
-			b.held, b.live = nil, true
-			r.mu.Lock()
-			r.restarts++
-			if a == nil {
-				r.late++
-			}
-			r.mu.Unlock()
-			if a != nil {
-				a.close()
-			}
-			a, b = b, nil
-			restart.Reset(r.o.RecordFor)
-			if !started {
-				started = true
-				first <- nil
-			}
+		if l.a != nil && l.a.ready {
+			l.begin()
 		}
+		l.switchOver()
 	}
+}
+
+// relay is the state of a recording's loop: the segment on screen (a), the
+// next one started before a's time limit (b), and whether the first frame
+// has been told to Start.
+type relay struct {
+	r             *Recording
+	ctx           context.Context
+	a, b          *segment
+	started       bool
+	first         chan<- error
+	idle, restart *time.Timer
+}
+
+func (l *relay) close() {
+	if l.a != nil {
+		l.a.close()
+	}
+	if l.b != nil {
+		l.b.close()
+	}
+	l.idle.Stop()
+	l.restart.Stop()
+}
+
+// begin tells Start the stream runs (once).
+func (l *relay) begin() {
+	if !l.started {
+		l.started = true
+		l.first <- nil
+	}
+}
+
+func (l *relay) fail(err error) {
+	l.r.mu.Lock()
+	l.r.err = err
+	l.r.mu.Unlock()
+	if !l.started {
+		l.first <- err
+	}
+}
+
+func (l *relay) flush() {
+	if l.a != nil {
+		l.a.sp.flush()
+	}
+	if l.b != nil {
+		l.b.sp.flush()
+	}
+}
+
+// startNext starts the next segment unless one is starting; false ends
+// the stream.
+func (l *relay) startNext() bool {
+	if l.b != nil {
+		return true
+	}
+	var err error
+	l.b, err = l.r.startSegment(l.ctx, false)
+	if err != nil {
+		if l.ctx.Err() == nil {
+			l.fail(fmt.Errorf("restarting screenrecord: %w", err))
+		}
+		return false
+	}
+	return true
+}
+
+// fromCurrent handles a chunk of the segment on screen (ok false: it
+// ended); false ends the stream.
+func (l *relay) fromCurrent(c []byte, ok bool) bool {
+	a := l.a
+	if !ok {
+		if !a.ready && !l.started {
+			l.fail(a.failure())
+			return false
+		}
+		a.sp.flush()
+		a.close()
+		l.a = nil
+		return l.startNext() // ended early: the next takes over at once
+	}
+	a.write(c)
+	l.idle.Reset(a.sp.idle)
+	return true
+}
+
+// fromNext handles a chunk of the next segment (ok false: it failed
+// before taking over); false ends the stream.
+func (l *relay) fromNext(c []byte, ok bool) bool {
+	b := l.b
+	if !ok {
+		err := b.failure()
+		b.close()
+		l.b = nil
+		if l.a == nil {
+			l.fail(err)
+			return false
+		}
+		l.restart.Reset(time.Second) // try again soon, the old one still runs
+		return true
+	}
+	b.write(c)
+	l.idle.Reset(b.sp.idle)
+	return true
+}
+
+// switchOver makes the next segment the one on screen once it has its key
+// frame: what it held back is sent, the old one closed.
+func (l *relay) switchOver() {
+	b, r := l.b, l.r
+	if b == nil || !b.ready {
+		return
+	}
+	for _, p := range b.held {
+		r.emit(p)
+	}
+	b.held, b.live = nil, true
+	r.mu.Lock()
+	r.restarts++
+	if l.a == nil {
+		r.late++
+	}
+	r.mu.Unlock()
+	if l.a != nil {
+		l.a.close()
+	}
+	l.a, l.b = b, nil
+	l.restart.Reset(r.o.RecordFor)
+	l.begin()
 }
 
 // Path is PathScreenrecord.
