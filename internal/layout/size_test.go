@@ -31,7 +31,6 @@ var exempt = map[string]string{
 	"func devices/adb/driver_test.go TestDriverActions":                     "debt: to split (issue 15)",
 	"func devices/desktop/input_test.go TestPointerActionsLandOnTheirPoint": "debt: to split (issue 15)",
 	"func engine/e2e_test.go TestE2ECounter":                                "debt: to split (issue 15)",
-	"func mirror/stream/sps.go spsSize":                                     "debt: to split (issue 15)",
 	"func mirror/stream/stream_test.go TestScrcpyPathStreamsAndDragsLive":   "debt: to split (issue 15)",
 	"func vphone/cmd_files.go cmdGrep":                                      "debt: to split (issue 15)",
 	"func vphone/cmd_system.go cmdIme":                                      "debt: to split (issue 15)",

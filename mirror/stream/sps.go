@@ -95,71 +95,13 @@ func spsSize(nal []byte) (w, h int, err error) {
 	if _, err := r.ue(); err != nil { // seq_parameter_set_id
 		return 0, 0, err
 	}
-	chroma := uint(1)
-	switch profile {
-	case 100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135:
-		if chroma, err = r.ue(); err != nil {
-			return 0, 0, err
-		}
-		if chroma == 3 {
-			r.bit() // separate_colour_plane_flag
-		}
-		r.ue()          // bit_depth_luma_minus8
-		r.ue()          // bit_depth_chroma_minus8
-		r.bit()         // qpprime_y_zero_transform_bypass_flag
-		m, _ := r.bit() // seq_scaling_matrix_present_flag
-		if m == 1 {
-			lists := 8
-			if chroma == 3 {
-				lists = 12
-			}
-			for i := 0; i < lists; i++ {
-				present, err := r.bit()
-				if err != nil {
-					return 0, 0, err
-				}
-				if present == 0 {
-					continue
-				}
-				size := 16
-				if i >= 6 {
-					size = 64
-				}
-				last, next := 8, 8
-				for j := 0; j < size; j++ {
-					if next != 0 {
-						d, err := r.se()
-						if err != nil {
-							return 0, 0, err
-						}
-						next = (last + d + 256) % 256
-					}
-					if next != 0 {
-						last = next
-					}
-				}
-			}
-		}
-	}
-	r.ue() // log2_max_frame_num_minus4
-	poc, err := r.ue()
+	chroma, err := r.chromaFormat(profile)
 	if err != nil {
 		return 0, 0, err
 	}
-	switch poc {
-	case 0:
-		r.ue()
-	case 1:
-		r.bit()
-		r.se()
-		r.se()
-		n, err := r.ue()
-		if err != nil || n > 255 {
-			return 0, 0, errSPS
-		}
-		for i := uint(0); i < n; i++ {
-			r.se()
-		}
+	r.ue() // log2_max_frame_num_minus4
+	if err := r.skipPOC(); err != nil {
+		return 0, 0, err
 	}
 	r.ue()  // max_num_ref_frames
 	r.bit() // gaps_in_frame_num_value_allowed_flag
@@ -177,25 +119,120 @@ func spsSize(nal []byte) (w, h int, err error) {
 	w = int(wmbs+1) * 16
 	h = int(hmaps+1) * 16 * int(2-frameMBsOnly)
 	if crop == 1 {
-		l, _ := r.ue()
-		rr, _ := r.ue()
-		t, _ := r.ue()
-		b, err := r.ue()
+		cw, ch, err := r.cropping(chroma, frameMBsOnly)
 		if err != nil {
 			return 0, 0, err
 		}
-		cx, cy := 2, 2*int(2-frameMBsOnly) // 4:2:0
-		switch chroma {
-		case 0, 3:
-			cx, cy = 1, int(2-frameMBsOnly)
-		case 2:
-			cx, cy = 2, int(2-frameMBsOnly)
-		}
-		w -= cx * int(l+rr)
-		h -= cy * int(t+b)
+		w, h = w-cw, h-ch
 	}
 	if w <= 0 || h <= 0 || w > 16384 || h > 16384 {
 		return 0, 0, fmt.Errorf("%w: size %dx%d", errSPS, w, h)
 	}
 	return w, h, nil
+}
+
+// chromaFormat reads the high profiles' chroma format and skips their bit
+// depths and scaling matrices; other profiles are 4:2:0 (1).
+func (r *bitReader) chromaFormat(profile uint) (uint, error) {
+	switch profile {
+	case 100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135:
+	default:
+		return 1, nil
+	}
+	chroma, err := r.ue()
+	if err != nil {
+		return 0, err
+	}
+	if chroma == 3 {
+		r.bit() // separate_colour_plane_flag
+	}
+	r.ue()          // bit_depth_luma_minus8
+	r.ue()          // bit_depth_chroma_minus8
+	r.bit()         // qpprime_y_zero_transform_bypass_flag
+	m, _ := r.bit() // seq_scaling_matrix_present_flag
+	if m == 0 {
+		return chroma, nil
+	}
+	lists := 8
+	if chroma == 3 {
+		lists = 12
+	}
+	for i := 0; i < lists; i++ {
+		present, err := r.bit()
+		if err != nil {
+			return 0, err
+		}
+		if present == 0 {
+			continue
+		}
+		size := 16
+		if i >= 6 {
+			size = 64
+		}
+		if err := r.skipScalingList(size); err != nil {
+			return 0, err
+		}
+	}
+	return chroma, nil
+}
+
+func (r *bitReader) skipScalingList(size int) error {
+	last, next := 8, 8
+	for j := 0; j < size; j++ {
+		if next != 0 {
+			d, err := r.se()
+			if err != nil {
+				return err
+			}
+			next = (last + d + 256) % 256
+		}
+		if next != 0 {
+			last = next
+		}
+	}
+	return nil
+}
+
+// skipPOC skips the picture order count fields.
+func (r *bitReader) skipPOC() error {
+	poc, err := r.ue()
+	if err != nil {
+		return err
+	}
+	switch poc {
+	case 0:
+		r.ue()
+	case 1:
+		r.bit()
+		r.se()
+		r.se()
+		n, err := r.ue()
+		if err != nil || n > 255 {
+			return errSPS
+		}
+		for i := uint(0); i < n; i++ {
+			r.se()
+		}
+	}
+	return nil
+}
+
+// cropping reads the frame cropping offsets as pixels off the width and
+// the height.
+func (r *bitReader) cropping(chroma, frameMBsOnly uint) (w, h int, err error) {
+	l, _ := r.ue()
+	rr, _ := r.ue()
+	t, _ := r.ue()
+	b, err := r.ue()
+	if err != nil {
+		return 0, 0, err
+	}
+	cx, cy := 2, 2*int(2-frameMBsOnly) // 4:2:0
+	switch chroma {
+	case 0, 3:
+		cx, cy = 1, int(2-frameMBsOnly)
+	case 2:
+		cx, cy = 2, int(2-frameMBsOnly)
+	}
+	return cx * int(l+rr), cy * int(t+b), nil
 }
