@@ -116,132 +116,176 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 		io.WriteString(c.err, inputUsage)
 		return 1
 	}
-	verb, rest := args[0], args[1:]
-	nums := func(n, opt int) ([]int, int, bool) {
-		if len(rest) < n || len(rest) > n+opt {
-			fmt.Fprintf(c.err, "Error: Invalid arguments for command: %s\n%s", verb, inputUsage)
-			return nil, 1, false
-		}
-		out := make([]int, len(rest))
-		for i, s := range rest {
-			f, err := strconv.ParseFloat(s, 64)
-			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, javaException(c, verb, fmt.Sprintf("java.lang.NumberFormatException: For input string: \"%s\"", s)), false
-			}
-			out[i] = int(math.Round(f))
-		}
-		return out, 0, true
-	}
-	switch verb {
+	in := inputCmd{p: p, c: c, verb: args[0], rest: args[1:]}
+	switch in.verb {
 	case "tap", "swipe", "draganddrop", "text", "keyevent", "press", "roll", "motionevent":
 	default:
-		fmt.Fprintf(c.err, "Error: Unknown command: %s\n%s", verb, inputUsage)
+		fmt.Fprintf(c.err, "Error: Unknown command: %s\n%s", in.verb, inputUsage)
 		return 1
 	}
 	if p.faultsNow().injectDenied {
-		return javaException(c, verb, "java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission\n"+
+		return javaException(c, in.verb, "java.lang.SecurityException: Injecting to another application requires INJECT_EVENTS permission\n"+
 			"\tat com.android.server.input.InputManagerService.injectInputEventInternal(InputManagerService.java:1141)\n"+
 			"\tat com.android.server.input.InputManagerService.injectInputEventToTarget(InputManagerService.java:1112)")
 	}
-	switch verb {
+	switch in.verb {
 	case "tap":
-		v, code, ok := nums(2, 0)
-		if !ok {
-			return code
-		}
-		p.mu.Lock()
-		p.record("tap", rest, v[0], v[1])
-		x, y := p.toModel(v[0], v[1])
-		p.m.tap(x, y)
-		p.mu.Unlock()
+		return in.tap()
 	case "swipe", "draganddrop":
-		v, code, ok := nums(4, 1)
-		if !ok {
-			return code
-		}
-		dur := 300
-		if len(v) == 5 {
-			dur = max(v[4], 0)
-		}
-		// The gesture takes its duration; the state changes at its end.
-		t := time.NewTimer(time.Duration(dur) * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-c.ctx.Done():
-			t.Stop()
-			return 130
-		}
-		p.mu.Lock()
-		p.record(verb, rest, v[0], v[1])
-		dist := math.Hypot(float64(v[2]-v[0]), float64(v[3]-v[1]))
-		x1, y1 := p.toModel(v[0], v[1])
-		x2, y2 := p.toModel(v[2], v[3])
-		switch {
-		case dist < 16*p.m.scale && dur >= 500:
-			p.m.longPress(x1, y1)
-		case dist < 16*p.m.scale:
-			p.m.tap(x1, y1)
-		default:
-			p.m.swipe(x1, y1, x2, y2)
-		}
-		p.mu.Unlock()
+		return in.swipe()
 	case "text":
-		if len(rest) == 0 {
-			fmt.Fprintf(c.err, "Error: Invalid arguments for command: text\n%s", inputUsage)
-			return 1
-		}
-		s := rest[0]
-		for _, r := range s {
-			if r > 0x7e || r < 0x20 && r != '\n' && r != '\t' {
-				return javaException(c, "text", "java.lang.NullPointerException: Attempt to get length of null array\n"+
-					"\tat com.android.server.input.InputShellCommand.sendText(InputShellCommand.java:297)\n"+
-					"\tat com.android.server.input.InputShellCommand.runText(InputShellCommand.java:282)")
-			}
-		}
-		s = strings.ReplaceAll(s, "%s", " ")
-		p.mu.Lock()
-		p.record("text", rest[:1], 0, 0)
-		p.m.typeText(s)
-		p.mu.Unlock()
+		return in.text()
 	case "keyevent":
-		var codes []int
-		for _, a := range rest {
-			if a == "--longpress" || a == "--doubletap" || a == "--delay" {
-				continue
-			}
-			codes = append(codes, parseKey(a))
-		}
-		if len(codes) == 0 {
-			fmt.Fprintf(c.err, "Error: Invalid arguments for command: keyevent\n%s", inputUsage)
-			return 1
-		}
-		p.mu.Lock()
-		for _, code := range codes {
-			p.record("key", []string{strconv.Itoa(code)}, 0, 0)
-			p.key(code)
-		}
-		p.mu.Unlock()
+		return in.keyevent()
 	case "motionevent":
-		if len(rest) != 3 {
-			fmt.Fprintf(c.err, "Error: Invalid arguments for command: motionevent\n%s", inputUsage)
-			return 1
-		}
-		action := strings.ToUpper(rest[0])
-		rest = rest[1:]
-		v, code, ok := nums(2, 0)
-		if !ok {
-			return code
-		}
+		return in.motionevent()
+	default: // press, roll: recorded, nothing moves
 		p.mu.Lock()
-		p.record("motion_"+strings.ToLower(action), rest, v[0], v[1])
-		x, y := p.toModel(v[0], v[1])
-		p.motion(action, x, y)
-		p.mu.Unlock()
-	case "press", "roll":
-		p.mu.Lock()
-		p.record(verb, rest, 0, 0)
+		p.record(in.verb, in.rest, 0, 0)
 		p.mu.Unlock()
 	}
+	return 0
+}
+
+// inputCmd is one `input VERB ARGS...` being run.
+type inputCmd struct {
+	p    *Phone
+	c    *cmdIO
+	verb string
+	rest []string
+}
+
+// nums reads n numbers (and up to opt more) as Android does, rounding;
+// on a bad argument it writes Android's error and returns its exit code.
+func (in inputCmd) nums(n, opt int) ([]int, int, bool) {
+	if len(in.rest) < n || len(in.rest) > n+opt {
+		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: %s\n%s", in.verb, inputUsage)
+		return nil, 1, false
+	}
+	out := make([]int, len(in.rest))
+	for i, s := range in.rest {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, javaException(in.c, in.verb, fmt.Sprintf("java.lang.NumberFormatException: For input string: \"%s\"", s)), false
+		}
+		out[i] = int(math.Round(f))
+	}
+	return out, 0, true
+}
+
+func (in inputCmd) tap() int {
+	v, code, ok := in.nums(2, 0)
+	if !ok {
+		return code
+	}
+	p := in.p
+	p.mu.Lock()
+	p.record("tap", in.rest, v[0], v[1])
+	x, y := p.toModel(v[0], v[1])
+	p.m.tap(x, y)
+	p.mu.Unlock()
+	return 0
+}
+
+// swipe takes its duration; the state changes at its end. A short one is
+// a tap, or a long press when it lasts.
+func (in inputCmd) swipe() int {
+	v, code, ok := in.nums(4, 1)
+	if !ok {
+		return code
+	}
+	dur := 300
+	if len(v) == 5 {
+		dur = max(v[4], 0)
+	}
+	t := time.NewTimer(time.Duration(dur) * time.Millisecond)
+	select {
+	case <-t.C:
+	case <-in.c.ctx.Done():
+		t.Stop()
+		return 130
+	}
+	p := in.p
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record(in.verb, in.rest, v[0], v[1])
+	dist := math.Hypot(float64(v[2]-v[0]), float64(v[3]-v[1]))
+	x1, y1 := p.toModel(v[0], v[1])
+	x2, y2 := p.toModel(v[2], v[3])
+	switch {
+	case dist < 16*p.m.scale && dur >= 500:
+		p.m.longPress(x1, y1)
+	case dist < 16*p.m.scale:
+		p.m.tap(x1, y1)
+	default:
+		p.m.swipe(x1, y1, x2, y2)
+	}
+	return 0
+}
+
+// text types ASCII as Android's `input text` does (%s is a space); other
+// characters crash it as they crash Android's.
+func (in inputCmd) text() int {
+	if len(in.rest) == 0 {
+		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: text\n%s", inputUsage)
+		return 1
+	}
+	s := in.rest[0]
+	for _, r := range s {
+		if r > 0x7e || r < 0x20 && r != '\n' && r != '\t' {
+			return javaException(in.c, "text", "java.lang.NullPointerException: Attempt to get length of null array\n"+
+				"\tat com.android.server.input.InputShellCommand.sendText(InputShellCommand.java:297)\n"+
+				"\tat com.android.server.input.InputShellCommand.runText(InputShellCommand.java:282)")
+		}
+	}
+	s = strings.ReplaceAll(s, "%s", " ")
+	p := in.p
+	p.mu.Lock()
+	p.record("text", in.rest[:1], 0, 0)
+	p.m.typeText(s)
+	p.mu.Unlock()
+	return 0
+}
+
+func (in inputCmd) keyevent() int {
+	var codes []int
+	for _, a := range in.rest {
+		if a == "--longpress" || a == "--doubletap" || a == "--delay" {
+			continue
+		}
+		codes = append(codes, parseKey(a))
+	}
+	if len(codes) == 0 {
+		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: keyevent\n%s", inputUsage)
+		return 1
+	}
+	p := in.p
+	p.mu.Lock()
+	for _, code := range codes {
+		p.record("key", []string{strconv.Itoa(code)}, 0, 0)
+		p.key(code)
+	}
+	p.mu.Unlock()
+	return 0
+}
+
+func (in inputCmd) motionevent() int {
+	if len(in.rest) != 3 {
+		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: motionevent\n%s", inputUsage)
+		return 1
+	}
+	action := strings.ToUpper(in.rest[0])
+	in.rest = in.rest[1:]
+	v, code, ok := in.nums(2, 0)
+	if !ok {
+		return code
+	}
+	p := in.p
+	p.mu.Lock()
+	p.record("motion_"+strings.ToLower(action), in.rest, v[0], v[1])
+	x, y := p.toModel(v[0], v[1])
+	p.motion(action, x, y)
+	p.mu.Unlock()
 	return 0
 }
 
