@@ -169,69 +169,10 @@ func cmdIme(p *Phone, c *cmdIO, args []string) int {
 	defer p.mu.Unlock()
 	switch args[0] {
 	case "list":
-		all, short := false, false
-		for _, a := range args[1:] {
-			all = all || strings.Contains(a, "a") && strings.HasPrefix(a, "-")
-			short = short || strings.Contains(a, "s") && strings.HasPrefix(a, "-")
-		}
-		for _, id := range p.installedIMEs() {
-			if !all && !p.imes[id] {
-				continue
-			}
-			if short {
-				fmt.Fprintln(c.out, id)
-				continue
-			}
-			pkg, _, _ := strings.Cut(id, "/")
-			fmt.Fprintf(c.out, "%s:\n  mId=%s mSettingsActivityName=null\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ServiceInfo:\n      name=%s\n      packageName=%s\n      enabled=true exported=true directBootAware=false\n      permission=android.permission.BIND_INPUT_METHOD\n",
-				id, id, strings.Replace(id, "/.", "/"+pkg+".", 1)[len(pkg)+1:], pkg)
-		}
+		imeList(p, c, args[1:])
 		return 0
 	case "enable", "disable", "set":
-		ids := args[1:]
-		for len(ids) > 1 && ids[0] == "--user" {
-			ids = ids[2:]
-		}
-		if len(ids) != 1 {
-			fmt.Fprintf(c.err, "Error: exactly one input method id is needed for %s\n", args[0])
-			return 255
-		}
-		id := ids[0]
-		if !p.imeInstalled(id) {
-			verb := map[string]string{"enable": "enabled", "disable": "disabled", "set": "selected"}[args[0]]
-			fmt.Fprintf(c.err, "Unknown input method %s cannot be %s for user #0\n", id, verb)
-			return 255
-		}
-		switch args[0] {
-		case "enable":
-			state := "now"
-			if p.imes[id] {
-				state = "already"
-			}
-			p.imes[id] = true
-			fmt.Fprintf(c.out, "Input method %s: %s enabled\n", id, state)
-		case "disable":
-			state := "now"
-			if !p.imes[id] {
-				state = "already"
-			}
-			delete(p.imes, id)
-			if p.ime == id {
-				p.imes[IMELatin] = true
-				p.ime = IMELatin
-			}
-			fmt.Fprintf(c.out, "Input method %s: %s disabled\n", id, state)
-		case "set":
-			if !p.imes[id] {
-				fmt.Fprintf(c.err, "Unknown input method %s cannot be selected for user #0\n", id)
-				return 255
-			}
-			p.ime = id
-			fmt.Fprintf(c.out, "Input method %s selected for user #0\n", id)
-		}
-		p.syncIMESettings()
-		p.m.changed()
-		return 0
+		return imeChange(p, c, args[0], args[1:])
 	case "reset":
 		p.imes = map[string]bool{IMELatin: true}
 		p.ime = IMELatin
@@ -241,4 +182,72 @@ func cmdIme(p *Phone, c *cmdIO, args []string) int {
 	}
 	fmt.Fprintf(c.err, "Unknown command: %s\n", args[0])
 	return 255
+}
+
+// imeList is `ime list [-a] [-s]` (p.mu held).
+func imeList(p *Phone, c *cmdIO, flags []string) {
+	all, short := false, false
+	for _, a := range flags {
+		all = all || strings.Contains(a, "a") && strings.HasPrefix(a, "-")
+		short = short || strings.Contains(a, "s") && strings.HasPrefix(a, "-")
+	}
+	for _, id := range p.installedIMEs() {
+		if !all && !p.imes[id] {
+			continue
+		}
+		if short {
+			fmt.Fprintln(c.out, id)
+			continue
+		}
+		pkg, _, _ := strings.Cut(id, "/")
+		fmt.Fprintf(c.out, "%s:\n  mId=%s mSettingsActivityName=null\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ServiceInfo:\n      name=%s\n      packageName=%s\n      enabled=true exported=true directBootAware=false\n      permission=android.permission.BIND_INPUT_METHOD\n",
+			id, id, strings.Replace(id, "/.", "/"+pkg+".", 1)[len(pkg)+1:], pkg)
+	}
+}
+
+// imeChange is `ime enable|disable|set [--user N] ID` (p.mu held).
+func imeChange(p *Phone, c *cmdIO, verb string, ids []string) int {
+	for len(ids) > 1 && ids[0] == "--user" {
+		ids = ids[2:]
+	}
+	if len(ids) != 1 {
+		fmt.Fprintf(c.err, "Error: exactly one input method id is needed for %s\n", verb)
+		return 255
+	}
+	id := ids[0]
+	if !p.imeInstalled(id) {
+		done := map[string]string{"enable": "enabled", "disable": "disabled", "set": "selected"}[verb]
+		fmt.Fprintf(c.err, "Unknown input method %s cannot be %s for user #0\n", id, done)
+		return 255
+	}
+	switch verb {
+	case "enable":
+		state := "now"
+		if p.imes[id] {
+			state = "already"
+		}
+		p.imes[id] = true
+		fmt.Fprintf(c.out, "Input method %s: %s enabled\n", id, state)
+	case "disable":
+		state := "now"
+		if !p.imes[id] {
+			state = "already"
+		}
+		delete(p.imes, id)
+		if p.ime == id {
+			p.imes[IMELatin] = true
+			p.ime = IMELatin
+		}
+		fmt.Fprintf(c.out, "Input method %s: %s disabled\n", id, state)
+	case "set":
+		if !p.imes[id] {
+			fmt.Fprintf(c.err, "Unknown input method %s cannot be selected for user #0\n", id)
+			return 255
+		}
+		p.ime = id
+		fmt.Fprintf(c.out, "Input method %s selected for user #0\n", id)
+	}
+	p.syncIMESettings()
+	p.m.changed()
+	return 0
 }
