@@ -185,78 +185,25 @@ func breToRE(s string) string {
 }
 
 func cmdGrep(p *Phone, c *cmdIO, args []string) int {
-	var ext, fixed, icase, only, invert, count, quiet, word bool
-	var patterns, files []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "-e" && i+1 < len(args) {
-			patterns = append(patterns, args[i+1])
-			i++
-			continue
-		}
-		if strings.HasPrefix(a, "-") && len(a) > 1 && a != "--" {
-			for _, f := range a[1:] {
-				switch f {
-				case 'E':
-					ext = true
-				case 'F':
-					fixed = true
-				case 'i':
-					icase = true
-				case 'o':
-					only = true
-				case 'v':
-					invert = true
-				case 'c':
-					count = true
-				case 'q':
-					quiet = true
-				case 'w':
-					word = true
-				default:
-					fmt.Fprintf(c.err, "grep: Unknown option '%c'\n", f)
-					return 2
-				}
-			}
-			continue
-		}
-		if len(patterns) == 0 {
-			patterns = append(patterns, a)
-		} else {
-			files = append(files, a)
-		}
+	g, bad := parseGrep(args)
+	if bad != 0 {
+		fmt.Fprintf(c.err, "grep: Unknown option '%c'\n", bad)
+		return 2
 	}
-	if len(patterns) == 0 {
+	if len(g.patterns) == 0 {
 		fmt.Fprintln(c.err, "grep: Need 1 argument")
 		return 2
 	}
-	var alts []string
-	for _, pat := range patterns {
-		switch {
-		case fixed:
-			pat = regexp.QuoteMeta(pat)
-		case !ext:
-			pat = breToRE(pat)
-		}
-		if word {
-			pat = `\b(?:` + pat + `)\b`
-		}
-		alts = append(alts, "(?:"+pat+")")
-	}
-	expr := strings.Join(alts, "|")
-	if icase {
-		expr = "(?i)" + expr
-	}
-	re, err := regexp.Compile(expr)
+	re, err := g.regexp()
 	if err != nil {
-		fmt.Fprintf(c.err, "grep: bad regex '%s': %v\n", strings.Join(patterns, " "), err)
+		fmt.Fprintf(c.err, "grep: bad regex '%s': %v\n", strings.Join(g.patterns, " "), err)
 		return 2
 	}
 	var input []byte
-	if len(files) == 0 {
+	if len(g.files) == 0 {
 		input, _ = io.ReadAll(c.in)
 	} else {
-		for _, f := range files {
+		for _, f := range g.files {
 			data, err := p.fs.read(f)
 			if err != nil {
 				fmt.Fprintf(c.err, "grep: %s: %s\n", f, errText(err))
@@ -265,19 +212,85 @@ func cmdGrep(p *Phone, c *cmdIO, args []string) int {
 			input = append(input, data...)
 		}
 	}
+	if g.match(c, re, input) == 0 {
+		return 1
+	}
+	return 0
+}
+
+// grepArgs are toybox grep's options Tandem's callers use.
+type grepArgs struct {
+	ext, fixed, icase, only, invert, count, quiet, word bool
+	patterns, files                                     []string
+}
+
+// parseGrep reads grep's arguments; bad is an unknown option letter.
+func parseGrep(args []string) (g grepArgs, bad rune) {
+	flags := map[rune]*bool{'E': &g.ext, 'F': &g.fixed, 'i': &g.icase, 'o': &g.only, 'v': &g.invert, 'c': &g.count, 'q': &g.quiet, 'w': &g.word}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-e" && i+1 < len(args) {
+			g.patterns = append(g.patterns, args[i+1])
+			i++
+			continue
+		}
+		if strings.HasPrefix(a, "-") && len(a) > 1 && a != "--" {
+			for _, f := range a[1:] {
+				v, ok := flags[f]
+				if !ok {
+					return g, f
+				}
+				*v = true
+			}
+			continue
+		}
+		if len(g.patterns) == 0 {
+			g.patterns = append(g.patterns, a)
+		} else {
+			g.files = append(g.files, a)
+		}
+	}
+	return g, 0
+}
+
+// regexp is the patterns as one Go expression (basic regular expressions
+// translated, fixed strings quoted, words bounded).
+func (g grepArgs) regexp() (*regexp.Regexp, error) {
+	var alts []string
+	for _, pat := range g.patterns {
+		switch {
+		case g.fixed:
+			pat = regexp.QuoteMeta(pat)
+		case !g.ext:
+			pat = breToRE(pat)
+		}
+		if g.word {
+			pat = `\b(?:` + pat + `)\b`
+		}
+		alts = append(alts, "(?:"+pat+")")
+	}
+	expr := strings.Join(alts, "|")
+	if g.icase {
+		expr = "(?i)" + expr
+	}
+	return regexp.Compile(expr)
+}
+
+// match prints the matching lines of input as the options say and returns
+// how many matched.
+func (g grepArgs) match(c *cmdIO, re *regexp.Regexp, input []byte) int {
 	matches := 0
 	sc := bufio.NewScanner(bytes.NewReader(input))
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		hit := re.MatchString(line)
-		if hit == invert {
+		if re.MatchString(line) == g.invert {
 			continue
 		}
 		matches++
 		switch {
-		case quiet || count:
-		case only && !invert:
+		case g.quiet || g.count:
+		case g.only && !g.invert:
 			for _, m := range re.FindAllString(line, -1) {
 				if m != "" {
 					fmt.Fprintln(c.out, m)
@@ -287,13 +300,10 @@ func cmdGrep(p *Phone, c *cmdIO, args []string) int {
 			fmt.Fprintln(c.out, line)
 		}
 	}
-	if count {
+	if g.count {
 		fmt.Fprintln(c.out, matches)
 	}
-	if matches == 0 {
-		return 1
-	}
-	return 0
+	return matches
 }
 
 func lineCount(args []string) (int, []string, error) {
