@@ -25,53 +25,18 @@ var errSyntax = errors.New("syntax error")
 
 // tokenize splits a command line; vars expands $NAME.
 func tokenize(line string, vars func(string) string) ([]token, error) {
-	var toks []token
-	var cur strings.Builder
-	inWord := false
-	flush := func() {
-		if inWord {
-			toks = append(toks, token{word: cur.String()})
-			cur.Reset()
-			inWord = false
-		}
-	}
-	expand := func(i int) int { // at line[i] == '$'; returns the index after the name
-		j := i + 1
-		if j < len(line) && line[j] == '?' {
-			cur.WriteString(vars("?"))
-			return j + 1
-		}
-		if j < len(line) && line[j] == '{' {
-			end := strings.IndexByte(line[j:], '}')
-			if end < 0 {
-				cur.WriteByte('$')
-				return j
-			}
-			cur.WriteString(vars(line[j+1 : j+end]))
-			return j + end + 1
-		}
-		k := j
-		for k < len(line) && (line[k] == '_' || line[k] >= 'a' && line[k] <= 'z' || line[k] >= 'A' && line[k] <= 'Z' || k > j && line[k] >= '0' && line[k] <= '9') {
-			k++
-		}
-		if k == j {
-			cur.WriteByte('$')
-			return j
-		}
-		cur.WriteString(vars(line[j:k]))
-		return k
-	}
+	l := &lexer{line: line, vars: vars}
 	for i := 0; i < len(line); {
 		c := line[i]
 		switch {
 		case c == ' ' || c == '\t':
-			flush()
+			l.flush()
 			i++
 		case c == '\n':
-			flush()
-			toks = append(toks, token{op: ";"})
+			l.flush()
+			l.toks = append(l.toks, token{op: ";"})
 			i++
-		case c == '#' && !inWord:
+		case c == '#' && !l.inWord:
 			for i < len(line) && line[i] != '\n' {
 				i++
 			}
@@ -80,89 +45,149 @@ func tokenize(line string, vars func(string) string) ([]token, error) {
 			if end < 0 {
 				return nil, fmt.Errorf("%w: unterminated quoted string", errSyntax)
 			}
-			cur.WriteString(line[i+1 : i+1+end])
-			inWord = true
+			l.cur.WriteString(line[i+1 : i+1+end])
+			l.inWord = true
 			i += end + 2
 		case c == '"':
-			inWord = true
-			i++
-			closed := false
-			for i < len(line) {
-				d := line[i]
-				if d == '"' {
-					closed = true
-					i++
-					break
-				}
-				if d == '\\' && i+1 < len(line) && strings.IndexByte("$`\"\\\n", line[i+1]) >= 0 {
-					cur.WriteByte(line[i+1])
-					i += 2
-					continue
-				}
-				if d == '$' {
-					i = expand(i)
-					continue
-				}
-				cur.WriteByte(d)
-				i++
-			}
-			if !closed {
-				return nil, fmt.Errorf("%w: unterminated quoted string", errSyntax)
+			var err error
+			if i, err = l.doubleQuoted(i); err != nil {
+				return nil, err
 			}
 		case c == '\\':
 			if i+1 < len(line) {
 				if line[i+1] != '\n' {
-					cur.WriteByte(line[i+1])
-					inWord = true
+					l.cur.WriteByte(line[i+1])
+					l.inWord = true
 				}
 				i += 2
 			} else {
 				i++
 			}
 		case c == '$':
-			inWord = true
-			i = expand(i)
+			l.inWord = true
+			i = l.expand(i)
 		case c == ';' || c == '&' || c == '|' || c == '<' || c == '>':
-			if (c == '>' || c == '<') && inWord && (cur.String() == "1" || cur.String() == "2") {
-				// "2>" and "1>": a digit right before the operator is its fd.
-				fd := cur.String()
-				cur.Reset()
-				inWord = false
-				op, n := redirOp(line[i:])
-				if fd == "2" {
-					op = "2" + op
-				}
-				toks = append(toks, token{op: op})
-				i += n
-				continue
-			}
-			flush()
-			switch {
-			case strings.HasPrefix(line[i:], "&&"):
-				toks = append(toks, token{op: "&&"})
-				i += 2
-			case strings.HasPrefix(line[i:], "||"):
-				toks = append(toks, token{op: "||"})
-				i += 2
-			case c == ';' || c == '&':
-				toks = append(toks, token{op: ";"})
-				i++
-			case c == '|':
-				toks = append(toks, token{op: "|"})
-				i++
-			default:
-				op, n := redirOp(line[i:])
-				toks = append(toks, token{op: op})
-				i += n
-			}
+			i = l.operator(i)
 		default:
-			cur.WriteByte(c)
-			inWord = true
+			l.cur.WriteByte(c)
+			l.inWord = true
 			i++
 		}
 	}
-	flush()
-	return toks, nil
+	l.flush()
+	return l.toks, nil
+}
+
+// lexer is a command line being split: the tokens so far and the word
+// being read.
+type lexer struct {
+	line   string
+	vars   func(string) string
+	toks   []token
+	cur    strings.Builder
+	inWord bool
+}
+
+// flush ends the word being read.
+func (l *lexer) flush() {
+	if l.inWord {
+		l.toks = append(l.toks, token{word: l.cur.String()})
+		l.cur.Reset()
+		l.inWord = false
+	}
+}
+
+// expand writes the variable at line[i] == '$' ($?, ${NAME}, $NAME; a
+// lone $ is itself) and returns the index after its name.
+func (l *lexer) expand(i int) int {
+	line := l.line
+	j := i + 1
+	if j < len(line) && line[j] == '?' {
+		l.cur.WriteString(l.vars("?"))
+		return j + 1
+	}
+	if j < len(line) && line[j] == '{' {
+		end := strings.IndexByte(line[j:], '}')
+		if end < 0 {
+			l.cur.WriteByte('$')
+			return j
+		}
+		l.cur.WriteString(l.vars(line[j+1 : j+end]))
+		return j + end + 1
+	}
+	k := j
+	for k < len(line) && (line[k] == '_' || line[k] >= 'a' && line[k] <= 'z' || line[k] >= 'A' && line[k] <= 'Z' || k > j && line[k] >= '0' && line[k] <= '9') {
+		k++
+	}
+	if k == j {
+		l.cur.WriteByte('$')
+		return j
+	}
+	l.cur.WriteString(l.vars(line[j:k]))
+	return k
+}
+
+// doubleQuoted reads the "…" at line[i] (backslash escapes and variables
+// inside) and returns the index after it.
+func (l *lexer) doubleQuoted(i int) (int, error) {
+	line := l.line
+	l.inWord = true
+	i++
+	for i < len(line) {
+		d := line[i]
+		if d == '"' {
+			return i + 1, nil
+		}
+		if d == '\\' && i+1 < len(line) && strings.IndexByte("$`\"\\\n", line[i+1]) >= 0 {
+			l.cur.WriteByte(line[i+1])
+			i += 2
+			continue
+		}
+		if d == '$' {
+			i = l.expand(i)
+			continue
+		}
+		l.cur.WriteByte(d)
+		i++
+	}
+	return i, fmt.Errorf("%w: unterminated quoted string", errSyntax)
+}
+
+// operator reads the operator at line[i] (;, &, &&, |, ||, a redirection,
+// with "1>" and "2>" taking the digit before it) and returns the index
+// after it.
+func (l *lexer) operator(i int) int {
+	line := l.line
+	c := line[i]
+	if (c == '>' || c == '<') && l.inWord && (l.cur.String() == "1" || l.cur.String() == "2") {
+		fd := l.cur.String()
+		l.cur.Reset()
+		l.inWord = false
+		op, n := redirOp(line[i:])
+		if fd == "2" {
+			op = "2" + op
+		}
+		l.toks = append(l.toks, token{op: op})
+		return i + n
+	}
+	l.flush()
+	switch {
+	case strings.HasPrefix(line[i:], "&&"):
+		l.toks = append(l.toks, token{op: "&&"})
+		return i + 2
+	case strings.HasPrefix(line[i:], "||"):
+		l.toks = append(l.toks, token{op: "||"})
+		return i + 2
+	case c == ';' || c == '&':
+		l.toks = append(l.toks, token{op: ";"})
+		return i + 1
+	case c == '|':
+		l.toks = append(l.toks, token{op: "|"})
+		return i + 1
+	}
+	op, n := redirOp(line[i:])
+	l.toks = append(l.toks, token{op: op})
+	return i + n
 }
 
 // redirOp reads a redirection operator at the start of s.

@@ -35,7 +35,6 @@ var exempt = map[string]string{
 	"func vphone/scrcpyserver.go serveScrcpy":                               "debt: to split (issue 15)",
 	"func vphone/scrcpyserver.go scrcpyControl":                             "debt: to split (issue 15)",
 	"func vphone/screenrecord.go cmdScreenrecord":                           "debt: to split (issue 15)",
-	"func vphone/shell.go tokenize":                                         "debt: to split (issue 15)",
 	"func vphone/shell_test.go TestTapsChangeStateAndDump":                  "debt: to split (issue 15)",
 }
 
