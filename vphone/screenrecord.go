@@ -55,108 +55,34 @@ func parseBitRate(s string) (int, bool) {
 // stdout ("-"), frames only when the picture changes, until the time limit,
 // the host closing the stream, or the phone closing.
 func cmdScreenrecord(p *Phone, c *cmdIO, args []string) int {
-	w, h := p.opts.Width, p.opts.Height
-	bitRate := 20_000_000
-	limit := screenrecordMaxLimit
-	format := "mp4"
-	file := ""
+	o := recordArgs{w: p.opts.Width, h: p.opts.Height, bitRate: 20_000_000, limit: screenrecordMaxLimit, format: "mp4"}
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		val := func() (string, bool) {
-			if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--") {
-				return v, true
-			}
-			if i+1 >= len(args) {
-				fmt.Fprintf(c.err, "screenrecord: option '%s' requires an argument\n", a)
-				return "", false
-			}
-			i++
-			return args[i], true
-		}
-		name, _, _ := strings.Cut(a, "=")
-		switch name {
-		case "--help", "-h":
-			fmt.Fprint(c.err, screenrecordUsage)
-			return 0
-		case "--verbose", "--rotate", "--bugreport", "--persistent-surface":
-		case "--size":
-			v, ok := val()
-			if !ok {
-				return 2
-			}
-			ws, hs, ok2 := strings.Cut(v, "x")
-			nw, e1 := strconv.Atoi(ws)
-			nh, e2 := strconv.Atoi(hs)
-			if !ok2 || e1 != nil || e2 != nil || nw <= 0 || nh <= 0 {
-				fmt.Fprintf(c.err, "Invalid size '%s', must be width x height\n", v)
-				return 2
-			}
-			w, h = nw, nh
-		case "--bit-rate":
-			v, ok := val()
-			if !ok {
-				return 2
-			}
-			n, ok := parseBitRate(v)
-			if !ok {
-				fmt.Fprintf(c.err, "Invalid bit rate '%s'\n", v)
-				return 2
-			}
-			bitRate = n
-		case "--time-limit":
-			v, ok := val()
-			if !ok {
-				return 2
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 || n > screenrecordMaxLimit {
-				fmt.Fprintf(c.err, "Time limit %ss outside acceptable range [1,%d]\n", v, screenrecordMaxLimit)
-				return 2
-			}
-			limit = n
-		case "--output-format":
-			v, ok := val()
-			if !ok {
-				return 2
-			}
-			switch v {
-			case "mp4", "h264", "webm", "3gpp", "frames", "raw-frames":
-				format = v
-			default:
-				fmt.Fprintf(c.err, "Unknown format '%s'\n", v)
-				return 2
-			}
-		case "--display-id", "--codec-name", "--bframes":
-			if _, ok := val(); !ok {
-				return 2
-			}
-		default:
-			if strings.HasPrefix(a, "-") && a != "-" {
-				fmt.Fprintf(c.err, "screenrecord: unrecognized option '%s'\n", a)
-				return 2
-			}
-			file = a
+		var code int
+		var done bool
+		if i, code, done = o.parse(c, args, i); done {
+			return code
 		}
 	}
-	if file == "" {
+	if o.file == "" {
 		fmt.Fprintln(c.err, "Must specify output file (see --help).")
 		return 2
 	}
-	if format != "h264" {
-		fmt.Fprintf(c.err, "ERROR: the virtual phone's encoder writes --output-format=h264 only, not %s\n", format)
+	if o.format != "h264" {
+		fmt.Fprintf(c.err, "ERROR: the virtual phone's encoder writes --output-format=h264 only, not %s\n", o.format)
 		return 1
 	}
+	w, h := o.w, o.h
 	if w%2 != 0 || h%2 != 0 || w > 4096 || h > 4096 {
 		fmt.Fprintf(c.err, "ERROR: unable to configure video/avc codec at %dx%d (err=-38)\n", w, h)
 		return 1
 	}
-	toStdout := file == "-" || file == "/dev/stdout" || file == "/proc/self/fd/1"
+	toStdout := o.file == "-" || o.file == "/dev/stdout" || o.file == "/proc/self/fd/1"
 	var buf bytes.Buffer
 	out := c.out
 	if !toStdout {
 		out = &buf
 	}
-	err := p.encodeScreen(c.ctx, encodeOptions{Width: w, Height: h, BitRate: bitRate, GOP: 600, Limit: time.Duration(limit) * time.Second, Letterbox: true},
+	err := p.encodeScreen(c.ctx, encodeOptions{Width: w, Height: h, BitRate: o.bitRate, GOP: 600, Limit: time.Duration(o.limit) * time.Second, Letterbox: true},
 		func(pk h264Packet) error {
 			_, err := out.Write(pk.Data)
 			return err
@@ -166,10 +92,95 @@ func cmdScreenrecord(p *Phone, c *cmdIO, args []string) int {
 		return 1
 	}
 	if !toStdout {
-		if err := p.fs.write(file, buf.Bytes(), 0o660, false); err != nil {
-			fmt.Fprintf(c.err, "Unable to open '%s': %s\n", file, errText(err))
+		if err := p.fs.write(o.file, buf.Bytes(), 0o660, false); err != nil {
+			fmt.Fprintf(c.err, "Unable to open '%s': %s\n", o.file, errText(err))
 			return 1
 		}
 	}
 	return 0
+}
+
+// recordArgs are screenrecord's options.
+type recordArgs struct {
+	w, h, bitRate, limit int
+	format, file         string
+}
+
+// parse reads the option at args[i] (and its value) and returns the index
+// of the last argument it used; done means the command ends now with code.
+func (o *recordArgs) parse(c *cmdIO, args []string, i int) (last, code int, done bool) {
+	a := args[i]
+	val := func() (string, bool) {
+		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--") {
+			return v, true
+		}
+		if i+1 >= len(args) {
+			fmt.Fprintf(c.err, "screenrecord: option '%s' requires an argument\n", a)
+			return "", false
+		}
+		i++
+		return args[i], true
+	}
+	name, _, _ := strings.Cut(a, "=")
+	switch name {
+	case "--help", "-h":
+		fmt.Fprint(c.err, screenrecordUsage)
+		return i, 0, true
+	case "--verbose", "--rotate", "--bugreport", "--persistent-surface":
+	case "--size", "--bit-rate", "--time-limit", "--output-format":
+		v, ok := val()
+		if !ok || !o.set(c, name, v) {
+			return i, 2, true
+		}
+	case "--display-id", "--codec-name", "--bframes":
+		if _, ok := val(); !ok {
+			return i, 2, true
+		}
+	default:
+		if strings.HasPrefix(a, "-") && a != "-" {
+			fmt.Fprintf(c.err, "screenrecord: unrecognized option '%s'\n", a)
+			return i, 2, true
+		}
+		o.file = a
+	}
+	return i, 0, false
+}
+
+// set checks and sets the value v of option name, saying what is wrong as
+// Android's screenrecord does.
+func (o *recordArgs) set(c *cmdIO, name, v string) bool {
+	switch name {
+	case "--size":
+		ws, hs, ok := strings.Cut(v, "x")
+		nw, e1 := strconv.Atoi(ws)
+		nh, e2 := strconv.Atoi(hs)
+		if !ok || e1 != nil || e2 != nil || nw <= 0 || nh <= 0 {
+			fmt.Fprintf(c.err, "Invalid size '%s', must be width x height\n", v)
+			return false
+		}
+		o.w, o.h = nw, nh
+	case "--bit-rate":
+		n, ok := parseBitRate(v)
+		if !ok {
+			fmt.Fprintf(c.err, "Invalid bit rate '%s'\n", v)
+			return false
+		}
+		o.bitRate = n
+	case "--time-limit":
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > screenrecordMaxLimit {
+			fmt.Fprintf(c.err, "Time limit %ss outside acceptable range [1,%d]\n", v, screenrecordMaxLimit)
+			return false
+		}
+		o.limit = n
+	case "--output-format":
+		switch v {
+		case "mp4", "h264", "webm", "3gpp", "frames", "raw-frames":
+			o.format = v
+		default:
+			fmt.Fprintf(c.err, "Unknown format '%s'\n", v)
+			return false
+		}
+	}
+	return true
 }

@@ -34,7 +34,6 @@ var exempt = map[string]string{
 	"func mirror/stream/stream_test.go TestScrcpyPathStreamsAndDragsLive":   "debt: to split (issue 15)",
 	"func vphone/scrcpyserver.go serveScrcpy":                               "debt: to split (issue 15)",
 	"func vphone/scrcpyserver.go scrcpyControl":                             "debt: to split (issue 15)",
-	"func vphone/screenrecord.go cmdScreenrecord":                           "debt: to split (issue 15)",
 	"func vphone/shell_test.go TestTapsChangeStateAndDump":                  "debt: to split (issue 15)",
 }
 
