@@ -108,47 +108,9 @@ type scrcpyConn struct {
 func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArgs) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	accepted := make(chan scrcpyConn)
-	var conns []scrcpyConn
-	defer func() {
-		for _, c := range conns {
-			close(c.done)
-		}
-	}()
-	p.HandleSocket(name, func(hctx context.Context, rw io.ReadWriteCloser) error {
-		c := scrcpyConn{rw: rw, done: make(chan struct{})}
-		select {
-		case accepted <- c:
-		case <-hctx.Done():
-			return nil
-		case <-ctx.Done():
-			return nil
-		}
-		select {
-		case <-c.done:
-		case <-hctx.Done():
-			cancel() // the client closed a socket: the session ends
-		}
-		return nil
-	})
-	listening := true
-	unlisten := func() {
-		if listening {
-			p.HandleSocket(name, nil)
-			listening = false
-		}
-	}
-	defer unlisten()
-	accept := func() (scrcpyConn, error) {
-		select {
-		case c := <-accepted:
-			conns = append(conns, c)
-			return c, nil
-		case <-ctx.Done():
-			return scrcpyConn{}, ctx.Err()
-		}
-	}
-	video, err := accept()
+	l := p.listenScrcpy(ctx, cancel, name)
+	defer l.close()
+	video, err := l.accept(ctx)
 	if err != nil {
 		return nil // the client gave up before connecting
 	}
@@ -168,7 +130,7 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if a.Control {
-		control, err := accept()
+		control, err := l.accept(ctx)
 		if err != nil {
 			return nil
 		}
@@ -179,39 +141,104 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 			p.scrcpyControl(ctx, control.rw, size)
 		}()
 	}
-	unlisten()
+	l.unlisten()
 	p.mu.Lock()
 	p.scrcpySessions++
 	p.mu.Unlock()
-	start := time.Now()
-	for {
-		// When the display turns, the encoder restarts at the new size: a
-		// new config packet and key frame follow, as from the real server.
-		err = p.encodeScreen(ctx, encodeOptions{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk h264Packet) error {
-			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
-			if !pk.Config {
-				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
-			}
-			if a.SendMeta {
-				return scrcpy.WritePacket(video.rw, sp)
-			}
-			_, err := video.rw.Write(pk.Data)
-			return err
-		})
-		if !errors.Is(err, errRotated) || ctx.Err() != nil {
-			break
-		}
-		p.mu.Lock()
-		dw, dh = p.displaySize()
-		p.mu.Unlock()
-		w, h = scrcpySize(dw, dh, a.MaxSize)
-		size.set(w, h)
-	}
+	err = p.streamScrcpy(ctx, video.rw, a, size)
 	cancel()
 	if errors.Is(err, ErrNoEncoder) {
 		return err
 	}
 	return nil
+}
+
+// scrcpyListener hands the sockets the client opens on the server's name
+// to the session, in order (video, then control).
+type scrcpyListener struct {
+	p         *Phone
+	name      string
+	accepted  chan scrcpyConn
+	conns     []scrcpyConn
+	listening bool
+}
+
+// listenScrcpy listens on name; a socket the client closes ends the
+// session (cancel).
+func (p *Phone) listenScrcpy(ctx context.Context, cancel context.CancelFunc, name string) *scrcpyListener {
+	l := &scrcpyListener{p: p, name: name, accepted: make(chan scrcpyConn), listening: true}
+	p.HandleSocket(name, func(hctx context.Context, rw io.ReadWriteCloser) error {
+		c := scrcpyConn{rw: rw, done: make(chan struct{})}
+		select {
+		case l.accepted <- c:
+		case <-hctx.Done():
+			return nil
+		case <-ctx.Done():
+			return nil
+		}
+		select {
+		case <-c.done:
+		case <-hctx.Done():
+			cancel() // the client closed a socket: the session ends
+		}
+		return nil
+	})
+	return l
+}
+
+func (l *scrcpyListener) accept(ctx context.Context) (scrcpyConn, error) {
+	select {
+	case c := <-l.accepted:
+		l.conns = append(l.conns, c)
+		return c, nil
+	case <-ctx.Done():
+		return scrcpyConn{}, ctx.Err()
+	}
+}
+
+// unlisten stops taking sockets: the real server listens for its sockets
+// only until they are open.
+func (l *scrcpyListener) unlisten() {
+	if l.listening {
+		l.p.HandleSocket(l.name, nil)
+		l.listening = false
+	}
+}
+
+// close stops listening and lets the sockets' handlers return.
+func (l *scrcpyListener) close() {
+	l.unlisten()
+	for _, c := range l.conns {
+		close(c.done)
+	}
+}
+
+// streamScrcpy sends the screen as H.264 on video until ctx ends or the
+// stream fails. When the display turns, the encoder restarts at the new
+// size: a new config packet and key frame follow, as from the real server.
+func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, a scrcpy.ServerArgs, size *videoSize) error {
+	start := time.Now()
+	for {
+		w, h := size.get()
+		err := p.encodeScreen(ctx, encodeOptions{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk h264Packet) error {
+			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
+			if !pk.Config {
+				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
+			}
+			if a.SendMeta {
+				return scrcpy.WritePacket(video, sp)
+			}
+			_, err := video.Write(pk.Data)
+			return err
+		})
+		if !errors.Is(err, errRotated) || ctx.Err() != nil {
+			return err
+		}
+		p.mu.Lock()
+		dw, dh := p.displaySize()
+		p.mu.Unlock()
+		size.set(scrcpySize(dw, dh, a.MaxSize))
+	}
 }
 
 // videoSize is the session's current video size, shared with the control
@@ -261,90 +288,107 @@ func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, size *video
 		vw, vh := size.get()
 		switch m.Type {
 		case scrcpy.TypeInjectTouch:
-			t := m.Touch
-			if int(t.Width) != vw || int(t.Height) != vh {
-				p.log.Debug("vphone: scrcpy touch for another video size ignored", "w", t.Width, "h", t.Height)
-				continue
-			}
-			kind, action := "", ""
-			switch t.Action {
-			case scrcpy.ActionDown:
-				kind, action = "touch_down", "DOWN"
-			case scrcpy.ActionMove:
-				kind, action = "touch_move", "MOVE"
-			case scrcpy.ActionUp:
-				kind, action = "touch_up", "UP"
-			case scrcpy.ActionCancel:
-				kind, action = "touch_cancel", "CANCEL"
-			default:
-				continue
-			}
-			p.mu.Lock()
-			dw, dh := p.displaySize()
-			x := int(int64(t.X) * int64(dw) / int64(vw))
-			y := int(int64(t.Y) * int64(dh) / int64(vh))
-			p.record(kind, []string{strconv.Itoa(x), strconv.Itoa(y)}, x, y)
-			mx, my := p.toModel(x, y)
-			p.motion(action, mx, my)
-			p.mu.Unlock()
+			p.scrcpyTouch(m.Touch, vw, vh)
 		case scrcpy.TypeInjectKeycode:
-			if m.Key.Action != scrcpy.ActionDown {
-				continue
+			if m.Key.Action == scrcpy.ActionDown {
+				p.scrcpyKey(int(m.Key.Code))
 			}
-			p.mu.Lock()
-			p.record("key", []string{strconv.Itoa(int(m.Key.Code))}, 0, 0)
-			p.key(int(m.Key.Code))
-			p.mu.Unlock()
 		case scrcpy.TypeBackOrScreenOn:
-			if m.Action != scrcpy.ActionDown {
-				continue
+			if m.Action == scrcpy.ActionDown {
+				p.scrcpyKey(4) // BACK
 			}
-			p.mu.Lock()
-			p.record("key", []string{"4"}, 0, 0)
-			p.key(4)
-			p.mu.Unlock()
 		case scrcpy.TypeInjectText:
-			// Characters come through the key map: only what a keyboard
-			// can type (the server logs "Could not inject char" for others).
-			var typed []rune
-			for _, r := range m.Text {
-				if r >= 0x20 && r < 0x7f || r == '\n' {
-					typed = append(typed, r)
-				}
-			}
-			p.mu.Lock()
-			p.record("text", []string{string(typed)}, 0, 0)
-			p.m.typeText(string(typed))
-			p.mu.Unlock()
+			p.scrcpyText(m.Text)
 		case scrcpy.TypeSetClipboard:
-			cb := m.Clipboard
-			p.mu.Lock()
-			p.clipboard = cb.Text
-			p.record("clipboard", []string{cb.Text}, 0, 0)
-			if cb.Paste {
-				p.record("paste", []string{cb.Text}, 0, 0)
-				p.m.typeText(cb.Text)
-			}
-			p.mu.Unlock()
-			if cb.Sequence != 0 {
-				if err := scrcpy.WriteAckClipboard(rw, cb.Sequence); err != nil {
-					return
-				}
+			if err := p.scrcpyClipboard(rw, m.Clipboard); err != nil {
+				return
 			}
 		case scrcpy.TypeInjectScroll:
-			s := m.Scroll
-			if int(s.Width) != vw || int(s.Height) != vh {
-				continue
-			}
-			p.mu.Lock()
-			dw, dh := p.displaySize()
-			x := int(int64(s.X) * int64(dw) / int64(vw))
-			y := int(int64(s.Y) * int64(dh) / int64(vh))
-			dy := int(float64(s.V) / 0x7fff * float64(p.opts.Height) / 10)
-			p.record("scroll", []string{strconv.Itoa(x), strconv.Itoa(y), strconv.Itoa(int(s.V))}, x, y)
-			mx, my := p.toModel(x, y)
-			p.m.swipe(mx, my, mx, my+dy)
-			p.mu.Unlock()
+			p.scrcpyScroll(m.Scroll, vw, vh)
 		}
 	}
+}
+
+// scrcpyTouch is one touch event in video pixels (vw x vh).
+func (p *Phone) scrcpyTouch(t *scrcpy.Touch, vw, vh int) {
+	if int(t.Width) != vw || int(t.Height) != vh {
+		p.log.Debug("vphone: scrcpy touch for another video size ignored", "w", t.Width, "h", t.Height)
+		return
+	}
+	kind, action := "", ""
+	switch t.Action {
+	case scrcpy.ActionDown:
+		kind, action = "touch_down", "DOWN"
+	case scrcpy.ActionMove:
+		kind, action = "touch_move", "MOVE"
+	case scrcpy.ActionUp:
+		kind, action = "touch_up", "UP"
+	case scrcpy.ActionCancel:
+		kind, action = "touch_cancel", "CANCEL"
+	default:
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dw, dh := p.displaySize()
+	x := int(int64(t.X) * int64(dw) / int64(vw))
+	y := int(int64(t.Y) * int64(dh) / int64(vh))
+	p.record(kind, []string{strconv.Itoa(x), strconv.Itoa(y)}, x, y)
+	mx, my := p.toModel(x, y)
+	p.motion(action, mx, my)
+}
+
+func (p *Phone) scrcpyKey(code int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record("key", []string{strconv.Itoa(code)}, 0, 0)
+	p.key(code)
+}
+
+// scrcpyText types text through the key map: only what a keyboard can
+// type (the server logs "Could not inject char" for others).
+func (p *Phone) scrcpyText(text string) {
+	var typed []rune
+	for _, r := range text {
+		if r >= 0x20 && r < 0x7f || r == '\n' {
+			typed = append(typed, r)
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.record("text", []string{string(typed)}, 0, 0)
+	p.m.typeText(string(typed))
+}
+
+// scrcpyClipboard sets the clipboard (and pastes it when asked), then
+// acknowledges it when the client asked for that.
+func (p *Phone) scrcpyClipboard(w io.Writer, cb *scrcpy.Clipboard) error {
+	p.mu.Lock()
+	p.clipboard = cb.Text
+	p.record("clipboard", []string{cb.Text}, 0, 0)
+	if cb.Paste {
+		p.record("paste", []string{cb.Text}, 0, 0)
+		p.m.typeText(cb.Text)
+	}
+	p.mu.Unlock()
+	if cb.Sequence != 0 {
+		return scrcpy.WriteAckClipboard(w, cb.Sequence)
+	}
+	return nil
+}
+
+// scrcpyScroll scrolls at a point in video pixels (vw x vh).
+func (p *Phone) scrcpyScroll(s *scrcpy.Scroll, vw, vh int) {
+	if int(s.Width) != vw || int(s.Height) != vh {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	dw, dh := p.displaySize()
+	x := int(int64(s.X) * int64(dw) / int64(vw))
+	y := int(int64(s.Y) * int64(dh) / int64(vh))
+	dy := int(float64(s.V) / 0x7fff * float64(p.opts.Height) / 10)
+	p.record("scroll", []string{strconv.Itoa(x), strconv.Itoa(y), strconv.Itoa(int(s.V))}, x, y)
+	mx, my := p.toModel(x, y)
+	p.m.swipe(mx, my, mx, my+dy)
 }

@@ -32,8 +32,6 @@ var exempt = map[string]string{
 	"func devices/desktop/input_test.go TestPointerActionsLandOnTheirPoint": "debt: to split (issue 15)",
 	"func engine/e2e_test.go TestE2ECounter":                                "debt: to split (issue 15)",
 	"func mirror/stream/stream_test.go TestScrcpyPathStreamsAndDragsLive":   "debt: to split (issue 15)",
-	"func vphone/scrcpyserver.go serveScrcpy":                               "debt: to split (issue 15)",
-	"func vphone/scrcpyserver.go scrcpyControl":                             "debt: to split (issue 15)",
 	"func vphone/shell_test.go TestTapsChangeStateAndDump":                  "debt: to split (issue 15)",
 }
 
