@@ -59,23 +59,7 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	phone := a.virtual.phones[dev.ID]
 	a.virtual.mu.Unlock()
 
-	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
-		st := phone.State()
-		switch {
-		case st.Foreground != vphone.PkgCounter:
-			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
-		case st.Counter == 0:
-			b, ok := phone.BoundsOfText("+1")
-			if !ok {
-				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
-			}
-			c := b.Min.Add(b.Max).Div(2)
-			x, y := c.X*1000/dev.Screen.W, c.Y*1000/dev.Screen.H
-			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":%d}`, x, y))}}
-		default:
-			return modeltest.Reply{ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1.","success":true}`)}}
-		}
-	})
+	srv := counterModel(t, phone, dev.Screen.W, dev.Screen.H)
 	if _, err := a.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +106,28 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	if err != nil || len(past) != 1 || past[0].State != "Done" {
 		t.Fatalf("history %+v %v", past, err)
 	}
+}
+
+// counterModel is a scripted model that opens the counter, taps +1 once
+// (on the 0–1000 grid of a w x h phone) and finishes.
+func counterModel(t *testing.T, phone *vphone.Phone, w, h int) *modeltest.Server {
+	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		st := phone.State()
+		switch {
+		case st.Foreground != vphone.PkgCounter:
+			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+		case st.Counter == 0:
+			b, ok := phone.BoundsOfText("+1")
+			if !ok {
+				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
+			}
+			c := b.Min.Add(b.Max).Div(2)
+			x, y := c.X*1000/w, c.Y*1000/h
+			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":%d}`, x, y))}}
+		default:
+			return modeltest.Reply{ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1.","success":true}`)}}
+		}
+	})
 }
 
 // recordingNotifier keeps what the app sends to the UI.

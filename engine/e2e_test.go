@@ -23,6 +23,34 @@ func toolCall(name, args string) openai.ToolCall {
 	return openai.ToolCall{ID: "c-" + name, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
 }
 
+// countToThree is a scripted model that opens the counter, taps +1 until
+// it shows 3 (all the taps in one reply, on the 0–1000 grid of a w x h
+// phone) and finishes.
+func countToThree(t *testing.T, phone *vphone.Phone, w, h int) *modeltest.Server {
+	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		st := phone.State()
+		switch {
+		case st.Foreground != vphone.PkgCounter:
+			return modeltest.Reply{Content: "Open the counter.", ToolCalls: []openai.ToolCall{toolCall("launch", `{"app":"Counter"}`)}}
+		case st.Counter < 3:
+			b, ok := phone.BoundsOfText("+1")
+			if !ok {
+				return modeltest.Reply{Status: 500, Message: "no +1 button"}
+			}
+			c := b.Min.Add(b.Max).Div(2)
+			x, y := c.X*1000/w, c.Y*1000/h
+			args := fmt.Sprintf(`{"x":%d,"y":%d}`, x, y)
+			calls := []openai.ToolCall{}
+			for i := st.Counter; i < 3; i++ {
+				calls = append(calls, toolCall("tap", args))
+			}
+			return modeltest.Reply{Content: "Tap +1 until it shows 3.", ToolCalls: calls}
+		default:
+			return modeltest.Reply{ToolCalls: []openai.ToolCall{toolCall("finish", `{"summary":"The counter shows 3.","success":true}`)}}
+		}
+	})
+}
+
 // TestE2ECounter drives the virtual phone through the real adb server with
 // a real local chat-completions server speaking the tools dialect.
 func TestE2ECounter(t *testing.T) {
@@ -38,28 +66,7 @@ func TestE2ECounter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
-		st := phone.State()
-		switch {
-		case st.Foreground != vphone.PkgCounter:
-			return modeltest.Reply{Content: "Open the counter.", ToolCalls: []openai.ToolCall{toolCall("launch", `{"app":"Counter"}`)}}
-		case st.Counter < 3:
-			b, ok := phone.BoundsOfText("+1")
-			if !ok {
-				return modeltest.Reply{Status: 500, Message: "no +1 button"}
-			}
-			c := b.Min.Add(b.Max).Div(2)
-			x, y := c.X*1000/info.Screen.W, c.Y*1000/info.Screen.H
-			args := fmt.Sprintf(`{"x":%d,"y":%d}`, x, y)
-			calls := []openai.ToolCall{}
-			for i := st.Counter; i < 3; i++ {
-				calls = append(calls, toolCall("tap", args))
-			}
-			return modeltest.Reply{Content: "Tap +1 until it shows 3.", ToolCalls: calls}
-		default:
-			return modeltest.Reply{ToolCalls: []openai.ToolCall{toolCall("finish", `{"summary":"The counter shows 3.","success":true}`)}}
-		}
-	})
+	srv := countToThree(t, phone, info.Screen.W, info.Screen.H)
 	c, err := model.NewClient(model.ClientConfig{BaseURL: srv.URL, Model: "scripted"})
 	if err != nil {
 		t.Fatal(err)

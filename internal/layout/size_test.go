@@ -25,12 +25,10 @@ const (
 var exempt = map[string]string{
 	"frontend/src/lib/i18n.svelte.ts": "table data: the UI's strings, one per line, in two languages",
 	// Debt, to be paid: each entry removed as its file or function is split.
-	"func app/run_integration_test.go TestAppRunsATaskOnTheVirtualPhone":    "debt: to split (issue 15)",
 	"func app/window_mirror_test.go TestWindowMirrorsAPhoneOverScrcpy":      "debt: to split (issue 15)",
 	"func app/window_states_test.go TestWindowStates":                       "debt: to split (issue 15)",
 	"func devices/adb/driver_test.go TestDriverActions":                     "debt: to split (issue 15)",
 	"func devices/desktop/input_test.go TestPointerActionsLandOnTheirPoint": "debt: to split (issue 15)",
-	"func engine/e2e_test.go TestE2ECounter":                                "debt: to split (issue 15)",
 	"func mirror/stream/stream_test.go TestScrcpyPathStreamsAndDragsLive":   "debt: to split (issue 15)",
 	"func vphone/shell_test.go TestTapsChangeStateAndDump":                  "debt: to split (issue 15)",
 }
