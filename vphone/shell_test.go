@@ -152,6 +152,18 @@ func TestScreencapFormats(t *testing.T) {
 func TestTapsChangeStateAndDump(t *testing.T) {
 	t.Parallel()
 	p, env := vphonetest.Start(t, vphone.WithCaptcha("K7PX2"))
+	counterTaps(t, p, env)
+	dialog(t, p, env)
+	settingsToggle(t, p, env)
+	shopPays(t, p, env)
+	loginNeedsTheCaptcha(t, p, env)
+	formFields(t, p, env)
+	home(t, p, env)
+}
+
+// counterTaps: the launcher's icon opens the counter; its taps change the
+// picture, the state and the dump, and are recorded as events.
+func counterTaps(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	before := p.Screenshot()
 	beforePix := append([]byte(nil), before.Pix...)
 	// Launcher icon -> Counter.
@@ -185,8 +197,10 @@ func TestTapsChangeStateAndDump(t *testing.T) {
 	if last.Kind != "tap" || last.X < pr.Min.X || last.X >= pr.Max.X || last.Y < pr.Min.Y || last.Y >= pr.Max.Y || last.At.IsZero() {
 		t.Fatalf("last event %+v not a tap inside %v", last, pr)
 	}
+}
 
-	// Dialog: open on launch, BACK closes it, the dump is the dialog window.
+// dialog: the dialog opens on launch, BACK closes it, the dump is the dialog window.
+func dialog(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	env.Shell(t, "am start -n com.tandem.dialog/.MainActivity")
 	if !p.State().DialogOpen {
 		t.Fatal("dialog not open")
@@ -202,8 +216,10 @@ func TestTapsChangeStateAndDump(t *testing.T) {
 	if p.State().Foreground != vphone.PkgLauncher {
 		t.Fatalf("second BACK: %s", p.State().Foreground)
 	}
+}
 
-	// Settings toggle.
+// settingsToggle: the settings switch turns Wi-Fi off.
+func settingsToggle(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	env.Shell(t, "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1")
 	tap(t, p, env, "wifi_switch")
 	if p.State().WiFi {
@@ -212,8 +228,10 @@ func TestTapsChangeStateAndDump(t *testing.T) {
 	if d := env.Shell(t, "uiautomator dump /dev/tty"); !strings.Contains(d, `resource-id="com.android.settings:id/wifi_switch" class="android.widget.Switch" package="com.android.settings" content-desc="" checkable="true" checked="false"`) {
 		t.Fatalf("switch dump: %s", d)
 	}
+}
 
-	// Shop: Pay.
+// shopPays: the shop's Pay button pays.
+func shopPays(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	env.Shell(t, "am start -n com.tandem.shop/.CheckoutActivity")
 	if out := env.Shell(t, "dumpsys window | grep mCurrentFocus"); out != "  mCurrentFocus=Window{7d0c9a1 u0 com.tandem.shop/com.tandem.shop.CheckoutActivity}\n" {
 		t.Fatalf("focus: %q", out)
@@ -222,8 +240,10 @@ func TestTapsChangeStateAndDump(t *testing.T) {
 	if !p.State().Paid {
 		t.Fatal("not paid")
 	}
+}
 
-	// Login: the code is only in the picture.
+// loginNeedsTheCaptcha: the login code is only in the picture.
+func loginNeedsTheCaptcha(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	env.Shell(t, "am start -n com.tandem.login/.LoginActivity")
 	if d := env.Shell(t, "uiautomator dump /dev/tty"); strings.Contains(d, "K7PX2") {
 		t.Fatal("the dump gives the captcha away")
@@ -239,8 +259,10 @@ func TestTapsChangeStateAndDump(t *testing.T) {
 	if !p.State().LoggedIn {
 		t.Fatal("not logged in with the right code")
 	}
+}
 
-	// Form: fields, ENTER moves to the next one.
+// formFields: ENTER moves to the next field of the form.
+func formFields(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	env.Shell(t, "am start -n com.tandem.form/.MainActivity")
 	tap(t, p, env, "name")
 	env.Shell(t, "input text Ann%sLee && input keyevent 66 && input text 555-1234 && input keyevent ENTER && input text Paris")
@@ -248,8 +270,10 @@ func TestTapsChangeStateAndDump(t *testing.T) {
 	if f := p.State().Form; f != (vphone.FormState{Name: "Ann Lee", Phone: "555-1234", City: "Paris", Submitted: true}) {
 		t.Fatalf("form %+v", f)
 	}
+}
 
-	// HOME, force-stop.
+// home: HOME goes home.
+func home(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	env.Shell(t, "input keyevent KEYCODE_HOME")
 	if p.State().Foreground != vphone.PkgLauncher {
 		t.Fatal("HOME did not go home")

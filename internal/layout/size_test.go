@@ -30,7 +30,6 @@ var exempt = map[string]string{
 	"func devices/adb/driver_test.go TestDriverActions":                     "debt: to split (issue 15)",
 	"func devices/desktop/input_test.go TestPointerActionsLandOnTheirPoint": "debt: to split (issue 15)",
 	"func mirror/stream/stream_test.go TestScrcpyPathStreamsAndDragsLive":   "debt: to split (issue 15)",
-	"func vphone/shell_test.go TestTapsChangeStateAndDump":                  "debt: to split (issue 15)",
 }
 
 // sources lists the module's hand-written source files, relative to the
