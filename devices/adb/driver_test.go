@@ -123,130 +123,138 @@ func TestDriverInfoAndTree(t *testing.T) {
 	}
 }
 
-func TestDriverActions(t *testing.T) {
-	t.Parallel()
-	type check func(t *testing.T, r *rig, before vphone.State, events []vphone.Event)
-	lastKind := func(kind string) check {
-		return func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if len(ev) == 0 || ev[len(ev)-1].Kind != kind {
-				t.Errorf("last event %+v, want %s", ev, kind)
-			}
+// actionCheck judges an action by the phone after it: its state before,
+// and the events the action made.
+type actionCheck func(t *testing.T, r *rig, before vphone.State, events []vphone.Event)
+
+// lastKind: the action's last event is of kind.
+func lastKind(kind string) actionCheck {
+	return func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if len(ev) == 0 || ev[len(ev)-1].Kind != kind {
+			t.Errorf("last event %+v, want %s", ev, kind)
 		}
 	}
-	tests := []struct {
-		name  string
-		app   string                                   // launched first ("" = launcher)
-		act   func(t *testing.T, r *rig) action.Action // built once the screen is up
-		check check
-	}{
-		{"tap", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
-			x, y := centre(t, r.phone, "+1")
-			return action.Action{Type: action.Tap, X: x, Y: y}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if c := r.phone.State().Counter; c != 1 {
-				t.Errorf("counter %d", c)
-			}
-			lastKind("tap")(t, r, vphone.State{}, ev)
-		}},
-		{"double tap", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
-			x, y := centre(t, r.phone, "+1")
-			return action.Action{Type: action.DoubleTap, X: x, Y: y}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if c := r.phone.State().Counter; c != 2 {
-				t.Errorf("counter %d", c)
-			}
-		}},
-		{"long press", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.LongPress, X: 500, Y: 500, Ms: 600}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if len(ev) == 0 || ev[len(ev)-1].X != 500 || ev[len(ev)-1].Y != 500 {
-				t.Errorf("events %+v", ev)
-			}
-		}},
-		{"swipe scrolls the list", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Swipe, X: 540, Y: 1800, X2: 540, Y2: 800}
-		}, func(t *testing.T, r *rig, b vphone.State, ev []vphone.Event) {
-			swipeEvent(540, 1800, 540, 800, 300)(t, r, b, ev)
-			if s := r.phone.State().ListScroll; s <= 0 {
-				t.Errorf("list scroll %d", s)
-			}
-		}},
-		{"drag", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Drag, X: 540, Y: 1800, X2: 540, Y2: 1000}
-		}, swipeEvent(540, 1800, 540, 1000, 1000)},
-		{"scroll down shows more", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Scroll, X: 540, Y: 1200, Direction: "down"}
-		}, swipeEvent(540, 1200+480, 540, 1200-480, 400)}, // 20% of 2400 each way; the finger moves up
-		{"scroll right", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Scroll, X: 540, Y: 1200, Direction: "right"}
-		}, swipeEvent(540+216, 1200, 540-216, 1200, 400)},
-		{"back closes the dialog", vphone.PkgDialog, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Key, Key: "back"}
-		}, func(t *testing.T, r *rig, before vphone.State, ev []vphone.Event) {
-			if !before.DialogOpen || r.phone.State().DialogOpen {
-				t.Errorf("dialog open before %v after %v", before.DialogOpen, r.phone.State().DialogOpen)
-			}
-		}},
-		{"home", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Key, Key: "home"}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if fg := r.phone.State().Foreground; fg != vphone.PkgLauncher {
-				t.Errorf("foreground %s", fg)
-			}
-		}},
-		{"recent apps", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Key, Key: "app_switch"}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if !r.phone.State().Recents {
-				t.Error("recents not open")
-			}
-		}},
-		{"type ASCII with quotes and spaces", vphone.PkgNotes, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.TypeText, Text: `it's 100% "ok" & $5; 50%sale`}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if n := r.phone.State().Note; n != `it's 100% "ok" & $5; 50%sale` {
-				t.Errorf("note %q", n)
-			}
-			if ime := r.phone.State().IME; ime != vphone.IMELatin {
-				t.Errorf("ASCII typing switched the keyboard to %s", ime)
-			}
-		}},
-		{"type multi-line and delete", vphone.PkgNotes, func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.TypeText, Text: "one\ntwo"}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if n := r.phone.State().Note; n != "one\ntwo" {
-				t.Errorf("note %q", n)
-			}
-			if err := r.dev.Do(ctx10(t), action.Action{Type: action.Key, Key: "delete"}); err != nil {
-				t.Fatal(err)
-			}
-			if n := r.phone.State().Note; n != "one\ntw" {
-				t.Errorf("after delete %q", n)
-			}
-		}},
-		{"launch by Chinese name", "", func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Launch, App: "微信"}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if fg := r.phone.State().Foreground; fg != vphone.PkgChat {
-				t.Errorf("foreground %s", fg)
-			}
-		}},
-		{"launch Settings", "", func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Launch, App: "设置"}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if fg := r.phone.State().Foreground; fg != vphone.PkgSettings {
-				t.Errorf("foreground %s", fg)
-			}
-		}},
-		{"launch by fuzzy name", "", func(t *testing.T, r *rig) action.Action {
-			return action.Action{Type: action.Launch, App: "counter"}
-		}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
-			if fg := r.phone.State().Foreground; fg != vphone.PkgCounter {
-				t.Errorf("foreground %s", fg)
-			}
-		}},
-	}
-	for _, tt := range tests {
+}
+
+// driverActionCases are the actions of TestDriverActions, each on a fresh
+// phone.
+var driverActionCases = []struct {
+	name  string
+	app   string                                   // launched first ("" = launcher)
+	act   func(t *testing.T, r *rig) action.Action // built once the screen is up
+	check actionCheck
+}{
+	{"tap", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
+		x, y := centre(t, r.phone, "+1")
+		return action.Action{Type: action.Tap, X: x, Y: y}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if c := r.phone.State().Counter; c != 1 {
+			t.Errorf("counter %d", c)
+		}
+		lastKind("tap")(t, r, vphone.State{}, ev)
+	}},
+	{"double tap", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
+		x, y := centre(t, r.phone, "+1")
+		return action.Action{Type: action.DoubleTap, X: x, Y: y}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if c := r.phone.State().Counter; c != 2 {
+			t.Errorf("counter %d", c)
+		}
+	}},
+	{"long press", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.LongPress, X: 500, Y: 500, Ms: 600}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if len(ev) == 0 || ev[len(ev)-1].X != 500 || ev[len(ev)-1].Y != 500 {
+			t.Errorf("events %+v", ev)
+		}
+	}},
+	{"swipe scrolls the list", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Swipe, X: 540, Y: 1800, X2: 540, Y2: 800}
+	}, func(t *testing.T, r *rig, b vphone.State, ev []vphone.Event) {
+		swipeEvent(540, 1800, 540, 800, 300)(t, r, b, ev)
+		if s := r.phone.State().ListScroll; s <= 0 {
+			t.Errorf("list scroll %d", s)
+		}
+	}},
+	{"drag", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Drag, X: 540, Y: 1800, X2: 540, Y2: 1000}
+	}, swipeEvent(540, 1800, 540, 1000, 1000)},
+	{"scroll down shows more", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Scroll, X: 540, Y: 1200, Direction: "down"}
+	}, swipeEvent(540, 1200+480, 540, 1200-480, 400)}, // 20% of 2400 each way; the finger moves up
+	{"scroll right", vphone.PkgList, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Scroll, X: 540, Y: 1200, Direction: "right"}
+	}, swipeEvent(540+216, 1200, 540-216, 1200, 400)},
+	{"back closes the dialog", vphone.PkgDialog, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Key, Key: "back"}
+	}, func(t *testing.T, r *rig, before vphone.State, ev []vphone.Event) {
+		if !before.DialogOpen || r.phone.State().DialogOpen {
+			t.Errorf("dialog open before %v after %v", before.DialogOpen, r.phone.State().DialogOpen)
+		}
+	}},
+	{"home", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Key, Key: "home"}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if fg := r.phone.State().Foreground; fg != vphone.PkgLauncher {
+			t.Errorf("foreground %s", fg)
+		}
+	}},
+	{"recent apps", vphone.PkgCounter, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Key, Key: "app_switch"}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if !r.phone.State().Recents {
+			t.Error("recents not open")
+		}
+	}},
+	{"type ASCII with quotes and spaces", vphone.PkgNotes, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.TypeText, Text: `it's 100% "ok" & $5; 50%sale`}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if n := r.phone.State().Note; n != `it's 100% "ok" & $5; 50%sale` {
+			t.Errorf("note %q", n)
+		}
+		if ime := r.phone.State().IME; ime != vphone.IMELatin {
+			t.Errorf("ASCII typing switched the keyboard to %s", ime)
+		}
+	}},
+	{"type multi-line and delete", vphone.PkgNotes, func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.TypeText, Text: "one\ntwo"}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if n := r.phone.State().Note; n != "one\ntwo" {
+			t.Errorf("note %q", n)
+		}
+		if err := r.dev.Do(ctx10(t), action.Action{Type: action.Key, Key: "delete"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := r.phone.State().Note; n != "one\ntw" {
+			t.Errorf("after delete %q", n)
+		}
+	}},
+	{"launch by Chinese name", "", func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Launch, App: "微信"}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if fg := r.phone.State().Foreground; fg != vphone.PkgChat {
+			t.Errorf("foreground %s", fg)
+		}
+	}},
+	{"launch Settings", "", func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Launch, App: "设置"}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if fg := r.phone.State().Foreground; fg != vphone.PkgSettings {
+			t.Errorf("foreground %s", fg)
+		}
+	}},
+	{"launch by fuzzy name", "", func(t *testing.T, r *rig) action.Action {
+		return action.Action{Type: action.Launch, App: "counter"}
+	}, func(t *testing.T, r *rig, _ vphone.State, ev []vphone.Event) {
+		if fg := r.phone.State().Foreground; fg != vphone.PkgCounter {
+			t.Errorf("foreground %s", fg)
+		}
+	}},
+}
+
+func TestDriverActions(t *testing.T) {
+	t.Parallel()
+	for _, tt := range driverActionCases {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			r := startPhone(t)
