@@ -31,120 +31,150 @@ func at(e pageEvent, x, y int) bool { return e.X == float64(x) && e.Y == float64
 func TestPointerActionsLandOnTheirPoint(t *testing.T) {
 	p := page(t)
 	d := open(t, Options{})
+	for _, c := range []struct {
+		name  string
+		check func(t *testing.T, p *testEnv, d *Driver)
+	}{
+		{"tap", landsTap},
+		{"double_tap", landsDoubleTap},
+		{"right_click", landsRightClick},
+		{"long_press", landsLongPress},
+		{"drag", landsDrag},
+		{"scroll", landsScroll},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.check(t, p, d) })
+	}
+}
 
-	t.Run("tap", func(t *testing.T) {
-		p.reset()
-		do(t, d, action.Action{Type: action.Tap, X: 333, Y: 211})
-		// The page reports each event on its own, so they may arrive in any
-		// order: wait for all three kinds.
-		evs := p.waitFor(t, "mousedown, mouseup and click", func(evs []pageEvent) bool {
-			return len(ofType(evs, "mousedown")) >= 1 && len(ofType(evs, "mouseup")) >= 1 && len(ofType(evs, "click")) >= 1
-		})
-		for _, typ := range []string{"mousedown", "mouseup", "click"} {
-			es := ofType(evs, typ)
-			if len(es) != 1 || !at(es[0], 333, 211) || es[0].Button != 0 {
-				t.Errorf("%s: want one left at (333,211), got %v", typ, es)
-			}
-		}
-		if len(ofType(evs, "dblclick")) != 0 {
-			t.Errorf("a tap gave a dblclick: %v", evs)
-		}
+// landsTap: a tap is one left mousedown, mouseup and click at its point, no dblclick.
+func landsTap(t *testing.T, p *testEnv, d *Driver) {
+	p.reset()
+	do(t, d, action.Action{Type: action.Tap, X: 333, Y: 211})
+	// The page reports each event on its own, so they may arrive in any
+	// order: wait for all three kinds.
+	evs := p.waitFor(t, "mousedown, mouseup and click", func(evs []pageEvent) bool {
+		return len(ofType(evs, "mousedown")) >= 1 && len(ofType(evs, "mouseup")) >= 1 && len(ofType(evs, "click")) >= 1
 	})
-	t.Run("double_tap", func(t *testing.T) {
-		p.reset()
-		do(t, d, action.Action{Type: action.DoubleTap, X: 1517, Y: 902})
-		evs := p.waitFor(t, "dblclick and two mousedowns", func(evs []pageEvent) bool {
-			return len(ofType(evs, "dblclick")) >= 1 && len(ofType(evs, "mousedown")) >= 2
-		})
-		if es := ofType(evs, "dblclick"); !at(es[0], 1517, 902) {
-			t.Errorf("dblclick at %v", es[0])
+	for _, typ := range []string{"mousedown", "mouseup", "click"} {
+		es := ofType(evs, typ)
+		if len(es) != 1 || !at(es[0], 333, 211) || es[0].Button != 0 {
+			t.Errorf("%s: want one left at (333,211), got %v", typ, es)
 		}
-		if es := ofType(evs, "mousedown"); len(es) != 2 || !at(es[0], 1517, 902) || !at(es[1], 1517, 902) {
-			t.Errorf("mousedowns: %v", es)
-		}
+	}
+	if len(ofType(evs, "dblclick")) != 0 {
+		t.Errorf("a tap gave a dblclick: %v", evs)
+	}
+
+}
+
+// landsDoubleTap: a double tap is a dblclick after two mousedowns at its point.
+func landsDoubleTap(t *testing.T, p *testEnv, d *Driver) {
+	p.reset()
+	do(t, d, action.Action{Type: action.DoubleTap, X: 1517, Y: 902})
+	evs := p.waitFor(t, "dblclick and two mousedowns", func(evs []pageEvent) bool {
+		return len(ofType(evs, "dblclick")) >= 1 && len(ofType(evs, "mousedown")) >= 2
 	})
-	t.Run("right_click", func(t *testing.T) {
-		p.reset()
-		do(t, d, action.Action{Type: action.RightClick, X: 7, Y: 1070})
-		evs := p.waitFor(t, "contextmenu and mouseup", func(evs []pageEvent) bool {
-			return len(ofType(evs, "contextmenu")) == 1 && len(ofType(evs, "mouseup")) == 1 && len(ofType(evs, "mousedown")) == 1
-		})
-		if es := ofType(evs, "contextmenu"); !at(es[0], 7, 1070) || es[0].Button != 2 {
-			t.Errorf("contextmenu %v", es[0])
-		}
-		if es := ofType(evs, "mousedown"); len(es) != 1 || es[0].Button != 2 {
-			t.Errorf("mousedown %v", es)
-		}
+	if es := ofType(evs, "dblclick"); !at(es[0], 1517, 902) {
+		t.Errorf("dblclick at %v", es[0])
+	}
+	if es := ofType(evs, "mousedown"); len(es) != 2 || !at(es[0], 1517, 902) || !at(es[1], 1517, 902) {
+		t.Errorf("mousedowns: %v", es)
+	}
+
+}
+
+// landsRightClick: a right click is a contextmenu with the right button.
+func landsRightClick(t *testing.T, p *testEnv, d *Driver) {
+	p.reset()
+	do(t, d, action.Action{Type: action.RightClick, X: 7, Y: 1070})
+	evs := p.waitFor(t, "contextmenu and mouseup", func(evs []pageEvent) bool {
+		return len(ofType(evs, "contextmenu")) == 1 && len(ofType(evs, "mouseup")) == 1 && len(ofType(evs, "mousedown")) == 1
 	})
-	t.Run("long_press", func(t *testing.T) {
-		p.reset()
-		start := time.Now()
-		do(t, d, action.Action{Type: action.LongPress, X: 640, Y: 360, Ms: 300})
-		if took := time.Since(start); took < 300*time.Millisecond {
-			t.Errorf("long press took %v", took)
-		}
-		evs := p.waitFor(t, "mousedown and mouseup", func(evs []pageEvent) bool {
-			return len(ofType(evs, "mousedown")) >= 1 && len(ofType(evs, "mouseup")) >= 1
-		})
-		down, up := ofType(evs, "mousedown")[0], ofType(evs, "mouseup")[0]
-		if !at(down, 640, 360) || !at(up, 640, 360) {
-			t.Errorf("down %v up %v", down, up)
-		}
-		if held := up.T - down.T; held < 280 {
-			t.Errorf("held %v ms, want >= 300", held)
-		}
+	if es := ofType(evs, "contextmenu"); !at(es[0], 7, 1070) || es[0].Button != 2 {
+		t.Errorf("contextmenu %v", es[0])
+	}
+	if es := ofType(evs, "mousedown"); len(es) != 1 || es[0].Button != 2 {
+		t.Errorf("mousedown %v", es)
+	}
+
+}
+
+// landsLongPress: a long press holds the button for its duration.
+func landsLongPress(t *testing.T, p *testEnv, d *Driver) {
+	p.reset()
+	start := time.Now()
+	do(t, d, action.Action{Type: action.LongPress, X: 640, Y: 360, Ms: 300})
+	if took := time.Since(start); took < 300*time.Millisecond {
+		t.Errorf("long press took %v", took)
+	}
+	evs := p.waitFor(t, "mousedown and mouseup", func(evs []pageEvent) bool {
+		return len(ofType(evs, "mousedown")) >= 1 && len(ofType(evs, "mouseup")) >= 1
 	})
-	t.Run("drag", func(t *testing.T) {
-		p.reset()
-		do(t, d, action.Action{Type: action.Drag, X: 200, Y: 150, X2: 700, Y2: 450, Ms: 300})
-		evs := p.waitFor(t, "mousedown, mouseup and every move between", func(evs []pageEvent) bool {
-			down, up := ofType(evs, "mousedown"), ofType(evs, "mouseup")
-			return len(down) >= 1 && len(up) >= 1 && gapFree(evs, down[0].N, up[0].N)
-		})
+	down, up := ofType(evs, "mousedown")[0], ofType(evs, "mouseup")[0]
+	if !at(down, 640, 360) || !at(up, 640, 360) {
+		t.Errorf("down %v up %v", down, up)
+	}
+	if held := up.T - down.T; held < 280 {
+		t.Errorf("held %v ms, want >= 300", held)
+	}
+
+}
+
+// landsDrag: a drag holds the button along a path of moves from its start to its end.
+func landsDrag(t *testing.T, p *testEnv, d *Driver) {
+	p.reset()
+	do(t, d, action.Action{Type: action.Drag, X: 200, Y: 150, X2: 700, Y2: 450, Ms: 300})
+	evs := p.waitFor(t, "mousedown, mouseup and every move between", func(evs []pageEvent) bool {
 		down, up := ofType(evs, "mousedown"), ofType(evs, "mouseup")
-		if len(down) != 1 || !at(down[0], 200, 150) || len(up) != 1 || !at(up[0], 700, 450) {
-			t.Fatalf("down %v up %v", down, up)
-		}
-		var between []pageEvent
-		for _, e := range ofType(evs, "mousemove") {
-			if e.N > down[0].N && e.N < up[0].N {
-				if e.Buttons != 1 {
-					t.Errorf("move without the button held: %v", e)
-				}
-				between = append(between, e)
-			}
-		}
-		if len(between) < 5 {
-			t.Errorf("%d intermediate moves, want a path", len(between))
-		}
-		for i := 1; i < len(between); i++ {
-			if between[i].X < between[i-1].X || between[i].Y < between[i-1].Y {
-				t.Errorf("path goes backwards: %v then %v", between[i-1], between[i])
-			}
-		}
+		return len(down) >= 1 && len(up) >= 1 && gapFree(evs, down[0].N, up[0].N)
 	})
-	t.Run("scroll", func(t *testing.T) {
-		for _, c := range []struct {
-			dir    string
-			dx, dy int // signs
-		}{{"down", 0, 1}, {"up", 0, -1}, {"left", -1, 0}, {"right", 1, 0}} {
-			p.reset()
-			do(t, d, action.Action{Type: action.Scroll, X: 1111, Y: 555, Direction: c.dir})
-			// chromium merges wheel events; X11 notches are 120 each.
-			evs := p.waitFor(t, "wheel "+c.dir, func(evs []pageEvent) bool {
-				sum := 0.0
-				for _, e := range ofType(evs, "wheel") {
-					sum += math.Abs(e.DX) + math.Abs(e.DY)
-				}
-				return sum >= 5*120
-			})
+	down, up := ofType(evs, "mousedown"), ofType(evs, "mouseup")
+	if len(down) != 1 || !at(down[0], 200, 150) || len(up) != 1 || !at(up[0], 700, 450) {
+		t.Fatalf("down %v up %v", down, up)
+	}
+	var between []pageEvent
+	for _, e := range ofType(evs, "mousemove") {
+		if e.N > down[0].N && e.N < up[0].N {
+			if e.Buttons != 1 {
+				t.Errorf("move without the button held: %v", e)
+			}
+			between = append(between, e)
+		}
+	}
+	if len(between) < 5 {
+		t.Errorf("%d intermediate moves, want a path", len(between))
+	}
+	for i := 1; i < len(between); i++ {
+		if between[i].X < between[i-1].X || between[i].Y < between[i-1].Y {
+			t.Errorf("path goes backwards: %v then %v", between[i-1], between[i])
+		}
+	}
+
+}
+
+// landsScroll: a scroll is wheel events in its direction at its point.
+func landsScroll(t *testing.T, p *testEnv, d *Driver) {
+	for _, c := range []struct {
+		dir    string
+		dx, dy int // signs
+	}{{"down", 0, 1}, {"up", 0, -1}, {"left", -1, 0}, {"right", 1, 0}} {
+		p.reset()
+		do(t, d, action.Action{Type: action.Scroll, X: 1111, Y: 555, Direction: c.dir})
+		// chromium merges wheel events; X11 notches are 120 each.
+		evs := p.waitFor(t, "wheel "+c.dir, func(evs []pageEvent) bool {
+			sum := 0.0
 			for _, e := range ofType(evs, "wheel") {
-				if !at(e, 1111, 555) || sign(e.DX) != c.dx || sign(e.DY) != c.dy {
-					t.Errorf("scroll %s: %v", c.dir, e)
-				}
+				sum += math.Abs(e.DX) + math.Abs(e.DY)
+			}
+			return sum >= 5*120
+		})
+		for _, e := range ofType(evs, "wheel") {
+			if !at(e, 1111, 555) || sign(e.DX) != c.dx || sign(e.DY) != c.dy {
+				t.Errorf("scroll %s: %v", c.dir, e)
 			}
 		}
-	})
+	}
+
 }
 
 func sign(f float64) int {
