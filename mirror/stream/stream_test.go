@@ -131,7 +131,22 @@ func TestScrcpyPathStreamsAndDragsLive(t *testing.T) {
 	if !ps[0].Config || !ps[1].Key || ps[1].Width != 360 || ps[1].Height != 800 {
 		t.Fatalf("first packets %+v %+v", ps[0].Config, ps[1])
 	}
-	// The agent's lossless screenshots go on beside the stream.
+	screenshotsBeside(ctx, t, p, o, c)
+	dragIsLive(ctx, t, p, src.(stream.Toucher), c)
+	typesUnicodeAndKeys(ctx, t, p, src.(stream.Toucher))
+	if err := src.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-src.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("not done after Close")
+	}
+}
+
+// screenshotsBeside: the agent's lossless screenshots go on beside the
+// stream, and a change after one is streamed.
+func screenshotsBeside(ctx context.Context, t *testing.T, p *vphone.Phone, o stream.Options, c *collector) {
 	before0 := frames(c.packets0())
 	shot, err := o.Server.Exec(ctx, o.Serial, "screencap -p", 64<<20)
 	if err != nil || !bytes.HasPrefix(shot, []byte("\x89PNG")) {
@@ -140,9 +155,11 @@ func TestScrcpyPathStreamsAndDragsLive(t *testing.T) {
 	r0, _ := p.Bounds("item")
 	p.Tap(r0.Min.X+10, r0.Min.Y+10) // select a row: the picture changes
 	c.waitFor(t, 5*time.Second, "a frame after the screenshot", func(ps []stream.Packet) bool { return frames(ps) > before0 })
-	// A drag: down, moves, up through the control socket; the list follows
-	// the finger before the finger lifts.
-	tc := src.(stream.Toucher)
+}
+
+// dragIsLive: a drag goes down, moves, up through the control socket, and
+// the list follows the finger before the finger lifts.
+func dragIsLive(ctx context.Context, t *testing.T, p *vphone.Phone, tc stream.Toucher, c *collector) {
 	if err := tc.Touch(ctx, scrcpy.ActionDown, 360, 1200); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +197,11 @@ func TestScrcpyPathStreamsAndDragsLive(t *testing.T) {
 	if !strings.HasPrefix(got, "down,move,") || !strings.HasSuffix(got, ",move,up") || strings.Count(got, "down") != 1 {
 		t.Fatalf("gesture %s, want one down, moves, one up", got)
 	}
-	// Unicode through the clipboard, keys through INJECT_KEYCODE.
+}
+
+// typesUnicodeAndKeys: Unicode goes through the clipboard, keys through
+// INJECT_KEYCODE.
+func typesUnicodeAndKeys(ctx context.Context, t *testing.T, p *vphone.Phone, tc stream.Toucher) {
 	if err := p.Launch(vphone.PkgNotes); err != nil {
 		t.Fatal(err)
 	}
@@ -196,20 +217,12 @@ func TestScrcpyPathStreamsAndDragsLive(t *testing.T) {
 	if err := tc.Key(ctx, 67); err != nil { // DEL
 		t.Fatal(err)
 	}
-	deadline = time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(5 * time.Second)
 	for p.State().Note != "你好 worl" && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if n := p.State().Note; n != "你好 worl" {
 		t.Fatalf("note %q", n)
-	}
-	if err := src.Close(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-src.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("not done after Close")
 	}
 }
 
