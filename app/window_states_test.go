@@ -35,58 +35,15 @@ import (
 func TestWindowStates(t *testing.T) {
 	bin := productionBinary(t, "import", "xdotool")
 	phone, env := vphonetest.Start(t)
-	w, h := phone.Size()
 
 	// The model: launch the counter, then think until interrupted (twice),
 	// then press +1 flagged as sensitive, then finish.
-	type phase int
-	const (
-		thinking phase = iota
-		confirm
-		finish
-	)
 	phases := make(chan phase, 1)
 	phases <- thinking
 	calls := make(chan int, 32)
-	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
-		calls <- r.Attempt
-		if phone.State().Foreground != vphone.PkgCounter {
-			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
-		}
-		p := <-phases
-		defer func() { phases <- p }()
-		switch p {
-		case confirm:
-			p = finish
-			b, ok := phone.BoundsOfText("+1")
-			if !ok {
-				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
-			}
-			c := b.Min.Add(b.Max).Div(2)
-			args := fmt.Sprintf(`{"x":%d,"y":%d,"sensitive":"adds one to the shared counter"}`, c.X*1000/w, c.Y*1000/h)
-			return modeltest.Reply{Content: "The person is done; press +1, which needs their confirmation.", ToolCalls: []openai.ToolCall{call("tap", args)}}
-		case finish:
-			return modeltest.Reply{Content: "The counter shows 1.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1, as asked.","success":true}`)}}
-		}
-		return modeltest.Reply{Content: "The counter is open and shows 0. Next I will tap the +1 button once…", Chunks: 6, Hold: true, HoldAfter: 3}
-	})
-
-	// A profile for that model, and the welcome already seen.
+	srv := statesModel(t, phone, phases, calls)
 	cfg, data := t.TempDir(), t.TempDir()
-	seed := New(Config{ConfigDir: cfg, DataDir: data})
-	seed.secrets.ring = brokenRing{}
-	if _, err := seed.SaveProfile(Profile{Name: "Scripted model", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-window-states-0000"); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := seed.GetSettings()
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := loaded.Settings
-	set.WelcomeDone = true
-	if _, err := seed.SaveSettings(set); err != nil {
-		t.Fatal(err)
-	}
+	seedProfile(t, cfg, data, srv.URL)
 
 	d := xvfb.Start(t, 1280, 820)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -142,6 +99,44 @@ func TestWindowStates(t *testing.T) {
 		t.Fatalf("after Allow the counter is %d, want 1", got)
 	}
 	s.shoot("done")
+}
+
+// phase is where the scripted model of TestWindowStates is.
+type phase int
+
+const (
+	thinking phase = iota
+	confirm
+	finish
+)
+
+// statesModel launches the counter, then thinks until interrupted (twice),
+// then (phase confirm) presses +1 flagged as sensitive, then finishes.
+// calls gets each request's attempt number.
+func statesModel(t *testing.T, phone *vphone.Phone, phases chan phase, calls chan<- int) *modeltest.Server {
+	w, h := phone.Size()
+	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		calls <- r.Attempt
+		if phone.State().Foreground != vphone.PkgCounter {
+			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+		}
+		p := <-phases
+		defer func() { phases <- p }()
+		switch p {
+		case confirm:
+			p = finish
+			b, ok := phone.BoundsOfText("+1")
+			if !ok {
+				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
+			}
+			c := b.Min.Add(b.Max).Div(2)
+			args := fmt.Sprintf(`{"x":%d,"y":%d,"sensitive":"adds one to the shared counter"}`, c.X*1000/w, c.Y*1000/h)
+			return modeltest.Reply{Content: "The person is done; press +1, which needs their confirmation.", ToolCalls: []openai.ToolCall{call("tap", args)}}
+		case finish:
+			return modeltest.Reply{Content: "The counter shows 1.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1, as asked.","success":true}`)}}
+		}
+		return modeltest.Reply{Content: "The counter is open and shows 0. Next I will tap the +1 button once…", Chunks: 6, Hold: true, HoldAfter: 3}
+	})
 }
 
 func waitCall(t *testing.T, calls <-chan int, n int) {
