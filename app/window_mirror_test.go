@@ -56,74 +56,63 @@ func TestWindowMirrorsAPhoneOverScrcpy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cancel(); cmd.Wait() }()
-	xdo := func(args ...string) {
-		c := exec.Command("xdotool", args...)
-		c.Env = d.Env()
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("xdotool %v: %v %s", args, err, out)
-		}
-	}
-	capture := func() image.Image {
-		c := exec.Command("import", "-window", "root", "png:-")
-		c.Env = d.Env()
-		out, err := c.Output()
-		if err != nil {
-			return nil
-		}
-		img, _ := png.Decode(bytes.NewReader(out))
-		return img
-	}
-	// The List app's green bar (0x43a047, shifted a little by YUV and
-	// scaling), inside the mirror panel: no other green is on the screen.
-	greenInMirror := func(img image.Image) int {
-		n := 0
-		for y := 140; y < 620; y += 2 {
-			for x := 300; x < 870; x += 2 {
-				r, g, b, _ := img.At(x, y).RGBA()
-				if r, g, b := int(r>>8), int(g>>8), int(b>>8); g > r+50 && g > b+50 {
-					n++
-				}
-			}
-		}
-		return n
-	}
-	deadline := time.Now().Add(40 * time.Second)
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for !ok() {
-			if time.Now().After(deadline) {
-				if img := capture(); img != nil {
-					saveArtifact(t, "window-mirror.png", img)
-				}
-				t.Fatalf("%s: not within the deadline\n%s", what, logs.String())
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-	}
-	waitFor("the window", func() bool { img := capture(); return img != nil && uicheck.LooksLikeTandem(img) })
+	s := &stateShooter{t: t, d: d, logs: &logs}
+	s.await("the window", uicheck.LooksLikeTandem)
 	// The phone is the first device row.
-	waitFor("the phone listed and mirrored", func() bool {
-		xdo("mousemove", "140", "170", "click", "1")
-		img := capture()
-		return p.ScrcpySessions() > 0 && img != nil && greenInMirror(img) > 200
+	s.await("the phone listed and mirrored", func(img image.Image) bool {
+		if p.ScrcpySessions() > 0 && greenInMirror(img) > 200 {
+			return true
+		}
+		s.xdo("mousemove", "140", "170", "click", "1")
+		return false
 	})
-	saveArtifact(t, "window-mirror.png", capture())
+	img, _ := s.capture()
+	saveArtifact(t, "window-mirror.png", img)
 	// A drag on the mirror: down, moves, up from the X pointer.
-	xdo("mousemove", "585", "520", "mousedown", "1")
+	s.xdo("mousemove", "585", "520", "mousedown", "1")
 	for y := 500; y >= 300; y -= 20 {
-		xdo("mousemove", "585", strconv.Itoa(y))
+		s.xdo("mousemove", "585", strconv.Itoa(y))
 	}
-	xdo("mouseup", "1")
-	waitFor("the drag on the phone", func() bool {
-		var kinds []string
-		for _, e := range p.Events() {
-			if strings.HasPrefix(e.Kind, "touch_") {
-				kinds = append(kinds, e.Kind)
+	s.xdo("mouseup", "1")
+	deadline := time.Now().Add(40 * time.Second)
+	for !draggedLive(p) {
+		if time.Now().After(deadline) {
+			if img, _ := s.capture(); img != nil {
+				saveArtifact(t, "window-mirror.png", img)
+			}
+			t.Fatalf("the drag did not reach the phone as one live gesture\n%s", logs.String())
+		}
+		time.Sleep(100 * time.Millisecond) // polling the phone until the gesture is there
+	}
+}
+
+// greenInMirror counts the List app's green bar (0x43a047, shifted a
+// little by YUV and scaling) inside the mirror panel: no other green is on
+// the screen.
+func greenInMirror(img image.Image) int {
+	n := 0
+	for y := 140; y < 620; y += 2 {
+		for x := 300; x < 870; x += 2 {
+			r, g, b, _ := img.At(x, y).RGBA()
+			if r, g, b := int(r>>8), int(g>>8), int(b>>8); g > r+50 && g > b+50 {
+				n++
 			}
 		}
-		got := strings.Join(kinds, ",")
-		return strings.HasPrefix(got, "touch_down,touch_move") && strings.HasSuffix(got, "touch_up") && p.State().ListScroll > 0
-	})
+	}
+	return n
+}
+
+// draggedLive: the phone got one touch gesture (down, moves, up) and the
+// list scrolled.
+func draggedLive(p *vphone.Phone) bool {
+	var kinds []string
+	for _, e := range p.Events() {
+		if strings.HasPrefix(e.Kind, "touch_") {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	got := strings.Join(kinds, ",")
+	return strings.HasPrefix(got, "touch_down,touch_move") && strings.HasSuffix(got, "touch_up") && p.State().ListScroll > 0
 }
 
 func saveArtifact(t *testing.T, name string, img image.Image) {

@@ -24,8 +24,6 @@ const (
 // too, so the list only shrinks.
 var exempt = map[string]string{
 	"frontend/src/lib/i18n.svelte.ts": "table data: the UI's strings, one per line, in two languages",
-	// Debt, to be paid: each entry removed as its file or function is split.
-	"func app/window_mirror_test.go TestWindowMirrorsAPhoneOverScrcpy":      "debt: to split (issue 15)",
 }
 
 // sources lists the module's hand-written source files, relative to the
