@@ -31,6 +31,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
+	if v := os.Getenv(app.PopoutEnv); v != "" {
+		// The mirror popped out of the app's window (app/popout.go).
+		os.Unsetenv(app.PopoutEnv)
+		if err := popout(assets, v); err != nil {
+			fmt.Fprintln(os.Stderr, "tandem:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	stopDev, err := devSetup()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
@@ -53,4 +62,13 @@ func savedProfile(name string) (cli.Profile, error) {
 	return cli.Profile{Name: p.Name, BaseURL: p.BaseURL, Model: p.Model, Dialect: p.Dialect, Variant: p.Variant, APIKey: p.APIKey,
 		Sampling:      model.Sampling{Temperature: p.Temperature, TopP: p.TopP, MaxTokens: p.MaxTokens},
 		ContextTokens: p.ContextTokens, VisionOnDemand: p.VisionOnDemand, UITree: p.UITree, ActionCache: p.ActionCache}, nil
+}
+
+// popout runs a pop-out window of the mirror for the configuration v.
+func popout(assets fs.FS, v string) error {
+	cfg, err := app.ReadPopoutConfig(v)
+	if err != nil {
+		return err
+	}
+	return app.RunPopout(assets, cfg)
 }

@@ -98,6 +98,7 @@ type App struct {
 	restored    []adb.Restored // phones whose keyboard the start-up gave back
 	mirrorSrv   *mirror.Server
 	gestures    liveGestures // live touches, put back together for the run
+	popouts     popouts      // the mirror's own windows (popout.go)
 	// cache is the action cache runs share when their profile enables it.
 	cache *observe.ActionCache[model.Plan]
 }
@@ -145,6 +146,7 @@ func (a *App) begin(ctx context.Context, n Notifier) error {
 		return err
 	}
 	srv.ServeRecords(a.runs.dataDir)
+	srv.ServeInput(a.popoutInput)
 	a.restoreKeyboards()
 	bg, cancel := context.WithCancel(context.Background())
 	a.mu.Lock()
@@ -159,6 +161,7 @@ func (a *App) begin(ctx context.Context, n Notifier) error {
 func (a *App) shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
+	a.popouts.closeAll()
 	a.runs.StopAll(ctx)
 	a.feed.Stop()
 	a.virtual.Close()

@@ -162,6 +162,14 @@ func (r *Runs) AgentBusy(deviceID string) bool {
 	return false
 }
 
+// OnDevice returns the device's newest run, if it has one.
+func (r *Runs) OnDevice(deviceID string) (*engine.Run, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run, ok := r.byDevice[deviceID]
+	return run, ok
+}
+
 // PersonDrives reports whether the device has a live run (live) and
 // whether the person drives it (manual).
 func (r *Runs) PersonDrives(deviceID string) (manual, live bool) {

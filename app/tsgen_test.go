@@ -23,7 +23,7 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 	got, err := tsgen.Generate("// Code generated from the Go structs the UI receives by\n"+
 		"// `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.\n",
 		engine.Event{}, engine.Region{},
-		Info{}, LoadedSettings{}, WelcomeStatus{}, DeviceEntry{}, PresetInfo{}, TestResult{}, RunDetail{})
+		Info{}, LoadedSettings{}, WelcomeStatus{}, DeviceEntry{}, PresetInfo{}, TestResult{}, RunDetail{}, PopoutConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,11 @@ import '@fontsource/inter/latin-600.css'
 import '@fontsource/inter/latin-700.css'
 import './app.css'
 import App from './App.svelte'
+import { popoutBinding } from './lib/backend'
+import PopoutApp from './PopoutApp.svelte'
 
-const app = mount(App, { target: document.getElementById('app')! })
+// A window started as the mirror's pop-out (app/popout.go) has its own
+// binding and page.
+const app = mount(popoutBinding() ? PopoutApp : App, { target: document.getElementById('app')! })
 
 export default app

@@ -3,7 +3,7 @@
 // dev-server harness; calling through this one module keeps the rest of the
 // UI free of window globals and easy to test.
 import type { Action, EngineEvent, Snapshot } from './events'
-import type { EngineSettings } from './gen/types'
+import type { EngineSettings, PopoutConfig } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {
@@ -182,6 +182,7 @@ export type Bound = {
   ConnectDevice(addr: string): Promise<DeviceEntry>
   StartVirtualPhone(): Promise<DeviceEntry>
   MirrorURL(device: string): Promise<string>
+  PopOut(device: string): Promise<void>
   FramesBase(): Promise<{ url: string; token: string }>
   DeviceInput(device: string, a: Action): Promise<void>
   MirrorTouch(device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number): Promise<void>
@@ -228,9 +229,21 @@ type Runtime = {
 
 declare global {
   interface Window {
-    go?: { app?: { App?: Bound } }
+    go?: { app?: { App?: Bound; Popout?: PopoutBound } }
     runtime?: Runtime
   }
+}
+
+/** PopoutBound is the pop-out window's binding (app.Popout, app/popout.go). */
+export interface PopoutBound {
+  Config(): Promise<PopoutConfig>
+  /** "done", or "took_over" when the agent was driving */
+  Send(a: Action): Promise<string>
+}
+
+/** popoutBinding is the pop-out window's binding; null in the main window. */
+export function popoutBinding(): PopoutBound | null {
+  return window.go?.app?.Popout ?? null
 }
 
 export class BackendMissing extends Error {

@@ -213,6 +213,15 @@ export interface Policy {
   off?: boolean
 }
 
+/** app.PopoutConfig */
+export interface PopoutConfig {
+  device: string
+  name: string
+  stream: string
+  input: string
+  lang: string
+}
+
 /** app.PresetInfo */
 export interface PresetInfo {
   id: string
@@ -455,6 +464,7 @@ export type BoundMethod =
   | 'OpenReport'
   | 'PastRuns'
   | 'Pause'
+  | 'PopOut'
   | 'Presets'
   | 'Profiles'
   | 'Resume'

@@ -1,0 +1,195 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"tandem/engine"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+)
+
+// postInput posts body to the pop-out's input URL as the pop-out does.
+func postInput(t *testing.T, url, body string) (int, string) {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestPopoutInputGoesWhereTheMirrorsDoes: the pop-out's clicks reach the
+// phone with no task running; while the agent drives, a click takes over
+// and is not passed on; in Manual it is the run's input, recorded.
+func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
+	privateADBServer(t)
+	a := testApp(t)
+	if err := a.begin(context.Background(), &recordingNotifier{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	dev, err := a.StartVirtualPhone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.virtual.mu.Lock()
+	phone := a.virtual.phones[dev.ID]
+	a.virtual.mu.Unlock()
+	var started []PopoutConfig
+	a.popouts.start = func(cfg PopoutConfig) (*os.Process, error) {
+		started = append(started, cfg)
+		cmd := exec.Command("sleep", "60")
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		return cmd.Process, nil
+	}
+	if err := a.PopOut(dev.ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(started) != 1 || started[0].Device != dev.ID || !strings.Contains(started[0].Stream, "token=") || !strings.Contains(started[0].Input, "token=") {
+		t.Fatalf("the pop-out was started with %+v", started)
+	}
+	input := started[0].Input
+
+	if code, reply := postInput(t, input, `not json`); code != http.StatusBadRequest {
+		t.Errorf("garbage: %d %s", code, reply)
+	}
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := phone.BoundsOfText("+1")
+	c := b.Min.Add(b.Max).Div(2)
+	tap := func() string {
+		raw, _ := json.Marshal(map[string]any{"action": map[string]any{"type": "tap", "x": c.X, "y": c.Y}})
+		return string(raw)
+	}()
+	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 1 {
+		t.Fatalf("no task running: %d %q, counter %d", code, reply, phone.State().Counter)
+	}
+
+	run := thinkingRun(t, a, dev.ID)
+	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyTookOver {
+		t.Fatalf("while the agent drives: %d %q", code, reply)
+	}
+	if st := run.Snapshot().State; st != engine.Manual || phone.State().Counter != 1 {
+		t.Fatalf("after the take-over click: %s, counter %d (the click must not reach the phone)", st, phone.State().Counter)
+	}
+	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 2 {
+		t.Fatalf("in Manual: %d %q, counter %d", code, reply, phone.State().Counter)
+	}
+	if err := a.Stop(run.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if code, reply := postInput(t, strings.Replace(input, "token=", "token=0", 1), tap); code != http.StatusUnauthorized || phone.State().Counter != 2 {
+		t.Errorf("a wrong token: %d %q", code, reply)
+	}
+
+	// Opening it again replaces the window; the app closes them all.
+	first := a.popouts.procs[dev.ID]
+	if err := a.PopOut(dev.ID); err != nil {
+		t.Fatal(err)
+	}
+	second := a.popouts.procs[dev.ID]
+	waitGone(t, first)
+	a.popouts.closeAll()
+	waitGone(t, second)
+}
+
+// thinkingRun starts a run on device whose model thinks until it is
+// interrupted: the agent drives.
+func thinkingRun(t *testing.T, a *App, device string) *engine.Run {
+	t.Helper()
+	srv := modeltest.New(t, modeltest.Reply{Content: "thinking…", Hold: true})
+	if _, err := a.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-popout-test-0000"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.StartRun(device, "Add one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := a.runs.Get(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); run.Snapshot().State != engine.Planning; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run is %s", run.Snapshot().State)
+		}
+	}
+	return run
+}
+
+// waitGone waits until the process p has ended.
+func waitGone(t *testing.T, p *os.Process) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if err := p.Signal(syscall.Signal(0)); err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still running", p.Pid)
+		}
+	}
+}
+
+func TestPopoutConfigTravelsWhole(t *testing.T) {
+	cfg := PopoutConfig{Device: "127.0.0.1:5555", Name: "Pixel 8", Stream: "ws://127.0.0.1:1/stream/x?token=t", Input: "http://127.0.0.1:1/input/x?token=t", Lang: "zh-CN"}
+	raw, _ := json.Marshal(cfg)
+	got, err := ReadPopoutConfig(base64.StdEncoding.EncodeToString(raw))
+	if err != nil || got != cfg {
+		t.Fatalf("%+v %v", got, err)
+	}
+	for _, bad := range []string{"", "%%%", base64.StdEncoding.EncodeToString([]byte(`{"device":""}`))} {
+		if _, err := ReadPopoutConfig(bad); err == nil {
+			t.Errorf("%q was read as a configuration", bad)
+		}
+	}
+}
+
+// TestPopoutClosesWhenTheAppIsGone: the pop-out's watch returns once the
+// app's server stops answering, and not while it answers.
+func TestPopoutClosesWhenTheAppIsGone(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	done := make(chan struct{})
+	go func() {
+		watchApp(context.Background(), "http://"+ln.Addr().String()+"/input/x?token=t", 20*time.Millisecond)
+		close(done)
+	}()
+	select {
+	case <-done:
+		t.Fatal("the watch ended while the app answers")
+	case <-time.After(300 * time.Millisecond):
+	}
+	ln.Close()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch goes on after the app is gone")
+	}
+}
