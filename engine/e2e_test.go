@@ -23,6 +23,25 @@ func toolCall(name, args string) openai.ToolCall {
 	return openai.ToolCall{ID: "c-" + name, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
 }
 
+// toolsPlanner is the real model client and tools dialect (rel1000) for the
+// chat-completions server at url.
+func toolsPlanner(t *testing.T, url string) model.Planner {
+	t.Helper()
+	c, err := model.NewClient(model.ClientConfig{BaseURL: url, Model: "scripted"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dialect.New("tools", "rel1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model.NewPlanner(c, d, model.PlannerOptions{})
+}
+
+// fastSettle waits 20 ms between looks for a settled screen: the virtual
+// phone draws at once.
+var fastSettle = engine.Settings{Stability: engine.StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}}
+
 // countToThree is a scripted model that opens the counter, taps +1 until
 // it shows 3 (all the taps in one reply, on the 0–1000 grid of a w x h
 // phone) and finishes.
@@ -67,14 +86,6 @@ func TestE2ECounter(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := countToThree(t, phone, info.Screen.W, info.Screen.H)
-	c, err := model.NewClient(model.ClientConfig{BaseURL: srv.URL, Model: "scripted"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := dialect.New("tools", "rel1000")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var mu sync.Mutex
 	var steps []engine.StepEvent
 	var states []engine.State
@@ -88,8 +99,8 @@ func TestE2ECounter(t *testing.T) {
 			states = append(states, e.State.State)
 		}
 	})
-	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: model.NewPlanner(c, d, model.PlannerOptions{}), DataDir: t.TempDir(), Emitter: emit,
-		Settings: engine.Settings{Stability: engine.StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}}})
+	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: toolsPlanner(t, srv.URL), DataDir: t.TempDir(), Emitter: emit,
+		Settings: fastSettle})
 	if err != nil {
 		t.Fatal(err)
 	}

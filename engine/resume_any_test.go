@@ -11,8 +11,6 @@ import (
 
 	"tandem/devices/adb"
 	"tandem/engine"
-	"tandem/engine/model"
-	"tandem/engine/model/dialect"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
 )
@@ -58,19 +56,7 @@ func countRun(t *testing.T, cut int) int {
 		t.Fatal(err)
 	}
 	srv := countToThree(t, phone, info.Screen.W, info.Screen.H)
-	planner := func() model.Planner {
-		c, err := model.NewClient(model.ClientConfig{BaseURL: srv.URL, Model: "scripted"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := dialect.New("tools", "rel1000")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return model.NewPlanner(c, d, model.PlannerOptions{})
-	}
-	settings := engine.Settings{Stability: engine.StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}}
-	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: planner(), DataDir: t.TempDir(), Settings: settings})
+	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: toolsPlanner(t, srv.URL), DataDir: t.TempDir(), Settings: fastSettle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +79,7 @@ func countRun(t *testing.T, cut int) int {
 		}
 		_ = r.Stop(ctx) // the process dies; what it had under way may still land
 		<-r.Done()
-		if r, err = engine.Resume(crashed, engine.Config{Device: open(), Planner: planner()}); err != nil {
+		if r, err = engine.Resume(crashed, engine.Config{Device: open(), Planner: toolsPlanner(t, srv.URL)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.Start(ctx); err != nil {

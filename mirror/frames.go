@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -23,7 +22,7 @@ var (
 // dir/<run>/frames/<n>.jpg; nothing else under dir is reachable.
 func (s *Server) ServeRecords(dir string) {
 	s.mux.HandleFunc("GET /frames/", func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(s.token)) != 1 {
+		if !s.authorized(r) {
 			http.Error(w, "missing or wrong token", http.StatusUnauthorized)
 			return
 		}

@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"crypto/subtle"
 	"io"
 	"net/http"
 	"strings"
@@ -21,7 +20,7 @@ type InputFunc func(device string, body []byte) (status int, reply string)
 // ServeInput serves POST /input/<device>?token=… with f.
 func (s *Server) ServeInput(f InputFunc) {
 	s.mux.HandleFunc("POST /input/", func(w http.ResponseWriter, r *http.Request) {
-		if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(s.token)) != 1 {
+		if !s.authorized(r) {
 			http.Error(w, "missing or wrong token", http.StatusUnauthorized)
 			return
 		}

@@ -364,6 +364,11 @@ func (s *Server) Close() error {
 	return err
 }
 
+// authorized: the request carries this launch's token.
+func (s *Server) authorized(r *http.Request) bool {
+	return subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(s.token)) == 1
+}
+
 // encodeID makes a device id (which may hold ':' as in 127.0.0.1:5555) safe
 // for a URL path segment.
 func encodeID(id string) string { return hex.EncodeToString([]byte(id)) }
@@ -374,7 +379,7 @@ func decodeID(s string) (string, error) {
 }
 
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
-	if subtle.ConstantTimeCompare([]byte(r.URL.Query().Get("token")), []byte(s.token)) != 1 {
+	if !s.authorized(r) {
 		http.Error(w, "missing or wrong token", http.StatusUnauthorized)
 		return
 	}

@@ -330,12 +330,17 @@ func (p *Phone) scrcpyTouch(t *scrcpy.Touch, vw, vh int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	dw, dh := p.displaySize()
-	x := int(int64(t.X) * int64(dw) / int64(vw))
-	y := int(int64(t.Y) * int64(dh) / int64(vh))
+	x, y := p.fromVideo(t.X, t.Y, vw, vh)
 	p.record(kind, []string{strconv.Itoa(x), strconv.Itoa(y)}, x, y)
 	mx, my := p.toModel(x, y)
 	p.motion(action, mx, my)
+}
+
+// fromVideo maps a point in video pixels (vw x vh) to the display's
+// (p.mu held).
+func (p *Phone) fromVideo(vx, vy int32, vw, vh int) (x, y int) {
+	dw, dh := p.displaySize()
+	return int(int64(vx) * int64(dw) / int64(vw)), int(int64(vy) * int64(dh) / int64(vh))
 }
 
 func (p *Phone) scrcpyKey(code int) {
@@ -384,9 +389,7 @@ func (p *Phone) scrcpyScroll(s *scrcpy.Scroll, vw, vh int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	dw, dh := p.displaySize()
-	x := int(int64(s.X) * int64(dw) / int64(vw))
-	y := int(int64(s.Y) * int64(dh) / int64(vh))
+	x, y := p.fromVideo(s.X, s.Y, vw, vh)
 	dy := int(float64(s.V) / 0x7fff * float64(p.opts.Height) / 10)
 	p.record("scroll", []string{strconv.Itoa(x), strconv.Itoa(y), strconv.Itoa(int(s.V))}, x, y)
 	mx, my := p.toModel(x, y)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import gestureVector from './testdata/gestures.json?raw'
-import { fit, toDevice, toBox, gesture, type Gesture, type Point } from './mirror'
+import { fit, toDevice, toBox, gesture, wheelScroll, type Gesture, type Point } from './mirror'
 
 const phone = { w: 1080, h: 2400 }
 
@@ -73,4 +73,14 @@ describe('the shared gesture rule (src/lib/testdata/gestures.json, also mirror/g
       expect(gesture(c.down, c.up, c.ms, c.screen)).toEqual(c.want)
     })
   }
+})
+
+describe('wheelScroll', () => {
+  it('scrolls the way the wheel turned, sideways when it moved more sideways', () => {
+    const p = { x: 10, y: 20 }
+    expect(wheelScroll(0, 120, p)).toEqual({ type: 'scroll', x: 10, y: 20, direction: 'down' })
+    expect(wheelScroll(0, -3, p).direction).toBe('up')
+    expect(wheelScroll(40, 10, p).direction).toBe('right')
+    expect(wheelScroll(-40, 39, p).direction).toBe('left')
+  })
 })

@@ -80,3 +80,14 @@ export function gesture(down: Point, up: Point, ms: number, frame: Size): Gestur
   }
   return { type: 'swipe', x: down.x, y: down.y, x2: up.x, y2: up.y, ms: Math.max(100, Math.min(3000, Math.round(ms))) }
 }
+
+/**
+ * wheelScroll is the scroll a wheel turn at p (device pixels) asks for: the
+ * direction the content should move, horizontal when the wheel moved more
+ * sideways than up or down.
+ */
+export function wheelScroll(deltaX: number, deltaY: number, p: Point): { type: 'scroll'; x: number; y: number; direction: 'up' | 'down' | 'left' | 'right' } {
+  const horizontal = Math.abs(deltaX) > Math.abs(deltaY)
+  const direction = horizontal ? (deltaX > 0 ? 'right' : 'left') : deltaY > 0 ? 'down' : 'up'
+  return { type: 'scroll', x: p.x, y: p.y, direction }
+}
