@@ -103,31 +103,31 @@ func (a *App) popoutInput(device string, body []byte) (int, string) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return http.StatusBadRequest, "not an input: " + err.Error()
 	}
-	took, err := a.personGesture(device, in.Action)
+	reply, err := a.MirrorGesture(device, in.Action)
 	if err != nil {
-		toUI(&err)
 		return http.StatusConflict, err.Error()
 	}
-	if took {
-		return http.StatusOK, replyTookOver
-	}
-	return http.StatusOK, replyDone
+	return http.StatusOK, reply
 }
 
-// personGesture is the person's finished gesture on a mirror: the device's
-// input with no task running, the run's input in Manual; while the agent
-// drives it takes over instead (tookOver), so a take-over never taps
-// anything by accident.
-func (a *App) personGesture(id string, act action.Action) (tookOver bool, err error) {
+// MirrorGesture is the person's finished gesture, key or text on a
+// device's mirror, the main window's or the pop-out's; this is the one
+// place that decides who may touch the device. With no task running it
+// is the device's input; in Manual the run's, recorded and told to the
+// model on hand back; while the agent drives it takes over instead and is
+// not passed on, so a take-over never taps anything by accident. It
+// returns "done" or "took_over".
+func (a *App) MirrorGesture(id string, act action.Action) (_ string, err error) {
+	defer toUI(&err)
 	if run, ok := a.runs.OnDevice(id); ok {
 		switch st := run.Snapshot().State; {
 		case st == engine.Manual:
-			return false, a.Input(run.ID(), act)
+			return replyDone, a.Input(run.ID(), act)
 		case !st.Terminal():
-			return true, a.TakeOver(run.ID())
+			return replyTookOver, a.TakeOver(run.ID())
 		}
 	}
-	return false, a.DeviceInput(id, act)
+	return replyDone, a.DeviceInput(id, act)
 }
 
 // popouts are the pop-out windows this app started, one per device.

@@ -38,7 +38,7 @@ before(async () => {
   await page.evaluate(() => {
     const a = window.go.app.App
     window.__sent = []
-    for (const name of ['Input', 'DeviceInput']) {
+    for (const name of ['Input', 'DeviceInput', 'MirrorGesture']) {
       const real = a[name]
       a[name] = (...args) => {
         window.__sent.push(args[1])

@@ -185,6 +185,8 @@ export type Bound = {
   PopOut(device: string): Promise<void>
   FramesBase(): Promise<{ url: string; token: string }>
   DeviceInput(device: string, a: Action): Promise<void>
+  /** the person's gesture on the mirror; Go decides where it goes: "done" or "took_over" */
+  MirrorGesture(device: string, a: Action): Promise<string>
   MirrorTouch(device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number): Promise<void>
   MirrorPath(device: string): Promise<{ path: string; reason: string }>
   Presets(): Promise<Preset[]>

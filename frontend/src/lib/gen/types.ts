@@ -458,6 +458,7 @@ export type BoundMethod =
   | 'Info'
   | 'Input'
   | 'ListDevices'
+  | 'MirrorGesture'
   | 'MirrorPath'
   | 'MirrorTouch'
   | 'MirrorURL'
