@@ -89,18 +89,7 @@ func TestWindowMirrorsAPhoneOverScrcpy(t *testing.T) {
 // greenInMirror counts the List app's green bar (0x43a047, shifted a
 // little by YUV and scaling) inside the mirror panel: no other green is on
 // the screen.
-func greenInMirror(img image.Image) int {
-	n := 0
-	for y := 140; y < 620; y += 2 {
-		for x := 300; x < 870; x += 2 {
-			r, g, b, _ := img.At(x, y).RGBA()
-			if r, g, b := int(r>>8), int(g>>8), int(b>>8); g > r+50 && g > b+50 {
-				n++
-			}
-		}
-	}
-	return n
-}
+func greenInMirror(img image.Image) int { return greenIn(img, image.Rect(300, 140, 870, 620)) }
 
 // draggedLive: the phone got one touch gesture (down, moves, up) and the
 // list scrolled.

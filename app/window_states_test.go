@@ -293,18 +293,6 @@ func changedFraction(a, b image.Image) float64 {
 	return float64(changed) / float64(total)
 }
 
-func countNear(img image.Image, r, g, b uint32) int {
-	n := 0
-	bd := img.Bounds()
-	for y := bd.Min.Y; y < bd.Max.Y; y += 2 {
-		for x := bd.Min.X; x < bd.Max.X; x += 2 {
-			cr, cg, cb, _ := img.At(x, y).RGBA()
-			if near8(cr>>8, r) && near8(cg>>8, g) && near8(cb>>8, b) {
-				n++
-			}
-		}
-	}
-	return n
-}
+func countNear(img image.Image, r, g, b uint32) int { return countNearIn(img, img.Bounds(), r, g, b) }
 
 func near8(v, want uint32) bool { return v+6 >= want && v <= want+6 }

@@ -55,7 +55,7 @@ func coreEnvForTest() coreEnv {
 	s := Settings{UITree: true, Policy: Policy{Words: []string{"pay"}, Apps: []string{"Shop"}}}.withDefaults()
 	return coreEnv{
 		settings: s,
-		clock:    &fakeCoreClock{},
+		clock:    wallClock{}, // the core only reads it
 		caps:     device.Capabilities{Actions: []action.Type{action.Tap, action.TypeText, action.Swipe, action.Key, action.Wait}},
 		hasTree:  true,
 		hasApp:   true,
@@ -475,6 +475,3 @@ func TestCoreKeepsThePromises(t *testing.T) {
 	}
 	t.Logf("%d runs: %d confirmations run, ends %v", runs, confirmed, ends)
 }
-
-// fakeCoreClock is a clock nobody waits on: the core only reads it.
-type fakeCoreClock struct{ wallClock }

@@ -90,7 +90,7 @@ func Simulate(seed uint64, opt Options) Outcome {
 	cfg := engine.Config{Device: ph, Planner: newModel(seed, chk), Emitter: chk, Clock: newClock()}
 	crashes := seed%8 == 0
 	if crashes {
-		dir, err := os.MkdirTemp(memDir(), "tandem-sim-*")
+		dir, err := recordDir()
 		if err != nil {
 			return Outcome{Seed: seed, Violations: []string{err.Error()}}
 		}
@@ -200,18 +200,13 @@ func Many(from uint64, n int, opt Options) Stats {
 	return s
 }
 
-// memDir is where a simulated run keeps its record: memory where the
-// system has it (/dev/shm), so the record's sync per line costs nothing and
-// crashing runs do not slow the simulation down; the temporary folder
-// elsewhere.
-func memDir() string {
-	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
-		if f, err := os.CreateTemp("/dev/shm", "tandem-sim-probe-*"); err == nil {
-			name := f.Name()
-			f.Close()
-			os.Remove(name)
-			return "/dev/shm"
-		}
+// recordDir makes the folder a simulated run keeps its record in: in
+// memory where the system has it (/dev/shm), so the record's sync per line
+// costs nothing and crashing runs do not slow the simulation down; in the
+// temporary folder elsewhere.
+func recordDir() (string, error) {
+	if dir, err := os.MkdirTemp("/dev/shm", "tandem-sim-*"); err == nil {
+		return dir, nil
 	}
-	return ""
+	return os.MkdirTemp("", "tandem-sim-*")
 }
