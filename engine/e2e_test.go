@@ -38,6 +38,23 @@ func toolsPlanner(t *testing.T, url string) model.Planner {
 	return model.NewPlanner(c, d, model.PlannerOptions{})
 }
 
+// countedToThree waits for r to end and checks it ended Done with the
+// counter at 3 (what names the run in a failure).
+func countedToThree(t *testing.T, r *engine.Run, phone *vphone.Phone, what string) engine.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := r.Wait(ctx)
+	if err != nil {
+		_ = r.Stop(context.Background())
+		t.Fatalf("%s %v; snapshot %+v", what, err, r.Snapshot())
+	}
+	if res.State != engine.Done || !res.Success || phone.State().Counter != 3 {
+		t.Fatalf("%s: result %+v counter %d", what, res, phone.State().Counter)
+	}
+	return res
+}
+
 // fastSettle waits 20 ms between looks for a settled screen: the virtual
 // phone draws at once.
 var fastSettle = engine.Settings{Stability: engine.StabilityConfig{Interval: 20 * time.Millisecond, StableFrames: 2, Max: 2 * time.Second}}
@@ -107,16 +124,7 @@ func TestE2ECounter(t *testing.T) {
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	res, err := r.Wait(wctx)
-	if err != nil {
-		_ = r.Stop(ctx)
-		t.Fatalf("%v; snapshot %+v", err, r.Snapshot())
-	}
-	if res.State != engine.Done || !res.Success || phone.State().Counter != 3 {
-		t.Fatalf("result %+v counter %d", res, phone.State().Counter)
-	}
+	res := countedToThree(t, r, phone, "")
 	// The fewest calls: open the app (the screen changes wholly, so the
 	// model must look again), all three taps from one reply, finish.
 	if res.Calls != 3 || res.Steps != 4 || len(srv.Requests()) != 3 {

@@ -86,16 +86,7 @@ func countRun(t *testing.T, cut int) int {
 			t.Fatal(err)
 		}
 	}
-	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	res, err := r.Wait(wctx)
-	if err != nil {
-		_ = r.Stop(ctx)
-		t.Fatalf("%v; snapshot %+v", err, r.Snapshot())
-	}
-	if res.State != engine.Done || !res.Success || phone.State().Counter != 3 {
-		t.Fatalf("resumed after line %d: %+v, counter %d", cut, res, phone.State().Counter)
-	}
+	countedToThree(t, r, phone, "resumed after line "+strconv.Itoa(cut))
 	ents, _, err := engine.ReadRecord(r.Dir())
 	if err != nil {
 		t.Fatal(err)
