@@ -1,8 +1,9 @@
 // The goal box from the person's side: picking a recent goal replaces what
 // is in the box, and a list with the same goal twice never breaks the bar.
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flushSync, mount, unmount } from 'svelte'
 import GoalBar from './GoalBar.svelte'
+import { store } from '../lib/store.svelte'
 
 let app: Record<string, unknown> | null = null
 afterEach(() => {
@@ -57,5 +58,29 @@ describe('GoalBar', () => {
   it('shows each goal once when the list repeats one (no duplicate-key throw)', () => {
     const g = render(['open notes', '打开微信', 'open notes'])
     expect(g.options()).toEqual(['open notes', '打开微信'])
+  })
+  it('text typed while the start is on its way is kept', async () => {
+    store.devices = [{ id: 'p1', name: 'Phone', kind: 'phone', state: 'device', screen: { w: 1080, h: 2400 }, virtual: false, problem: '' }]
+    store.selected = 'p1'
+    let done: (ok: boolean) => void = () => {}
+    const started = vi.spyOn(store, 'start').mockImplementation(() => new Promise((r) => (done = r)))
+    const g = render([])
+    const type = (text: string) => {
+      g.box.value = text
+      g.box.dispatchEvent(new Event('input', { bubbles: true }))
+      flushSync()
+    }
+    type('open the counter')
+    g.box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', ctrlKey: true, bubbles: true }))
+    expect(started).toHaveBeenCalledWith('open the counter')
+    type('the next goal') // the task ended before StartRun answered
+    done(true)
+    await Promise.resolve()
+    await Promise.resolve()
+    flushSync()
+    expect(g.box.value).toBe('the next goal')
+    started.mockRestore()
+    store.devices = []
+    store.selected = ''
   })
 })
