@@ -40,6 +40,10 @@ type checker struct {
 	hbSeq      atomic.Int64   // counts hand backs: a model call started before the last one is not judged
 	agentActs  int
 	started    bool // the action of the current Executing has started
+	// underWay: the run took the edit in Executing before that state's
+	// action reached the phone; the action is on its way and atomic, so it
+	// is not the "next" one the edit is judged by.
+	underWay bool
 }
 
 func (c *checker) fail(format string, args ...any) {
@@ -95,7 +99,9 @@ func (c *checker) action(a action.Action, sensitive bool) {
 		}
 		c.graceLeft--
 	}
-	if c.expect != nil {
+	if c.expect != nil && c.underWay {
+		c.underWay = false
+	} else if c.expect != nil {
 		if c.pending {
 			// Judged once the edit returns (a refused edit expects
 			// nothing); an action that began before the run took the edit
@@ -156,6 +162,7 @@ func (c *checker) Emit(e engine.Event) {
 		if s.By == "edit_pending" {
 			c.mu.Lock()
 			c.armed = c.pending
+			c.underWay = s.State == engine.Executing && !c.started
 			c.mu.Unlock()
 		}
 		if s.By == "stop_gracefully" && !s.State.Terminal() {
@@ -274,7 +281,7 @@ func (c *checker) judgeHandBack(h *handBack, in model.Input) {
 // clearExpect forgets an edit's expectation (another command came after it).
 func (c *checker) setExpect(a *action.Action) {
 	c.mu.Lock()
-	c.expect, c.pending, c.armed, c.ranFirst = a, false, false, nil
+	c.expect, c.pending, c.armed, c.ranFirst, c.underWay = a, false, false, nil, false
 	c.mu.Unlock()
 }
 
@@ -282,7 +289,7 @@ func (c *checker) setExpect(a *action.Action) {
 // was accepted.
 func (c *checker) expectEdit(a *action.Action) {
 	c.mu.Lock()
-	c.expect, c.pending, c.armed, c.ranFirst = a, true, false, nil
+	c.expect, c.pending, c.armed, c.ranFirst, c.underWay = a, true, false, nil, false
 	c.mu.Unlock()
 }
 
@@ -292,7 +299,7 @@ func (c *checker) expectEdit(a *action.Action) {
 func (c *checker) resumed(r *engine.Run) {
 	c.mu.Lock()
 	c.hbSeq.Add(1)
-	c.confirmed, c.expect, c.pending, c.armed, c.ranFirst = nil, nil, false, false, nil
+	c.confirmed, c.expect, c.pending, c.armed, c.ranFirst, c.underWay = nil, nil, false, false, nil, false
 	c.handBack, c.hbPending, c.hbCall = nil, false, nil
 	c.grace, c.graceLeft, c.graceN, c.started = false, 0, 0, false
 	c.mu.Unlock()
