@@ -133,6 +133,7 @@ func New(cfg Config) *App {
 	})
 	a.feed = newFeed(a.devices, a.hub, a.runs.AgentBusy)
 	a.feed.scrcpyJar = cfg.ScrcpyServer
+	a.runs.personDo = a.feed.personDo
 	return a
 }
 

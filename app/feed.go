@@ -447,18 +447,29 @@ func (f *feed) Do(ctx context.Context, id string, a action.Action) error {
 	if err := a.Validate(info.Screen); err != nil {
 		return err
 	}
-	// Over scrcpy, text and keys go through the control socket.
+	err = f.personDo(ctx, id, dev, a)
+	f.Poke()
+	return err
+}
+
+// personDo is the one path of the person's input to device id, with or
+// without a run (the run's Config.PersonInput): over the live mirror's
+// scrcpy connection, text goes by clipboard paste (any script, no ADB
+// Keyboard) and keys by the control socket; everything else, and every
+// input when the mirror is not live, through dev.
+func (f *feed) personDo(ctx context.Context, id string, dev device.Device, a action.Action) error {
 	f.srcMu.Lock()
 	t, live := f.src.(stream.Toucher)
 	f.srcMu.Unlock()
+	f.mu.Lock()
+	live = live && f.id == id
+	f.mu.Unlock()
 	if live {
 		if handled, err := stream.Do(ctx, t, a); handled {
 			return err
 		}
 	}
-	err = dev.Do(ctx, a)
-	f.Poke()
-	return err
+	return dev.Do(ctx, a)
 }
 
 // Stop ends the feed and closes its device handle.

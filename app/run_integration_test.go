@@ -198,13 +198,7 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for a.MirrorPath(dev.ID).Path != "scrcpy" {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("mirror path %+v", a.MirrorPath(dev.ID))
-		case <-a.hub.Changed(dev.ID):
-		}
-	}
+	waitMirrorPath(ctx, t, a, dev.ID, "scrcpy")
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
 	if _, err := a.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,9 @@ type Runs struct {
 	hub     *mirror.Hub
 	dataDir string
 	emit    func(engine.Event)
+	// personDo is the one path of the person's input to a device (the
+	// feed's), given to every run as its Config.PersonInput.
+	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
 
 	mu       sync.Mutex
 	byDevice map[string]*engine.Run
@@ -56,12 +59,13 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
 		set.UITree = dev.Capabilities().UITree
 		return engine.New(engine.Config{
-			Goal:     goal,
-			Device:   publishing{Device: dev, hub: r.hub, id: deviceID},
-			DeviceID: deviceID,
-			Planner:  planner,
-			DataDir:  r.dataDir,
-			Settings: set,
+			Goal:        goal,
+			Device:      publishing{Device: dev, hub: r.hub, id: deviceID},
+			DeviceID:    deviceID,
+			Planner:     planner,
+			DataDir:     r.dataDir,
+			Settings:    set,
+			PersonInput: r.personInput(deviceID, dev),
 		})
 	})
 }
@@ -77,11 +81,20 @@ func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner) (en
 	deviceID := entries[0].Device
 	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
 		return engine.Resume(dir, engine.Config{
-			Device:   publishing{Device: dev, hub: r.hub, id: deviceID},
-			DeviceID: deviceID,
-			Planner:  planner,
+			Device:      publishing{Device: dev, hub: r.hub, id: deviceID},
+			DeviceID:    deviceID,
+			Planner:     planner,
+			PersonInput: r.personInput(deviceID, dev),
 		})
 	})
+}
+
+// personInput is the run's path for the person's input on device id.
+func (r *Runs) personInput(id string, dev device.Device) func(context.Context, action.Action) error {
+	if r.personDo == nil {
+		return nil
+	}
+	return func(ctx context.Context, a action.Action) error { return r.personDo(ctx, id, dev, a) }
 }
 
 // launch opens the device, makes the run with create, files it under the

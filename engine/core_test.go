@@ -83,6 +83,8 @@ type coreRig struct {
 	// confirmed counts the actions a Confirm ran, sensitive or not.
 	confirmed int
 	records   []Entry // what the core wrote to the record, in order
+	// made are the person's inputs the core took and has not recorded yet.
+	made []action.Action
 }
 
 func (c *coreRig) logf(format string, args ...any) {
@@ -121,6 +123,9 @@ func (c *coreRig) send(m message) error {
 			return fmt.Errorf("%s in %s is not a move of the table but was refused with %v, not an IllegalError", m.on, before, err)
 		}
 	}
+	if m.on == OnManualInput && err == nil {
+		c.made = append(c.made, m.act)
+	}
 	if err := c.apply(m, fx); err != nil {
 		return err
 	}
@@ -138,7 +143,7 @@ func (c *coreRig) apply(m message, fx []effect) error {
 		case fxCancel:
 			c.live = nil
 		case fxEnd:
-			c.live, c.ended = nil, true
+			c.live, c.ended, c.made = nil, true, nil
 		case fxWork:
 			if c.ended {
 				return fmt.Errorf("%T started after the end", f.w)
@@ -159,6 +164,9 @@ func (c *coreRig) apply(m message, fx []effect) error {
 			if l.state != Manual || c.ended {
 				return fmt.Errorf("the person's input starts in %s", l.state)
 			}
+			if c.manual != nil {
+				return fmt.Errorf("the person's input %v starts while %v still runs", f.w.a, c.manual.a)
+			}
 			w := f.w
 			c.manual = &w
 		case fxWatch:
@@ -172,8 +180,26 @@ func (c *coreRig) apply(m message, fx []effect) error {
 			}
 		case fxRecord:
 			c.records = append(c.records, f.e)
+			if err := c.checkMade(f.e); err != nil {
+				return err
+			}
 		default: // replies and the goal change nothing here
 		}
+	}
+	return nil
+}
+
+// checkMade: every input the person made is recorded once, in the order
+// they made it, before their hand back.
+func (c *coreRig) checkMade(e Entry) error {
+	switch {
+	case e.Kind == recManual:
+		if len(c.made) == 0 || !sameAction(c.made[0], *e.Action) {
+			return fmt.Errorf("recorded the person's %v, but the next input they made is %v", *e.Action, c.made)
+		}
+		c.made = c.made[1:]
+	case e.Kind == recPerson && e.Command == "hand_back" && len(c.made) > 0:
+		return fmt.Errorf("handed back before the person's %v were recorded", c.made)
 	}
 	return nil
 }
@@ -343,7 +369,8 @@ func (c *coreRig) command() message {
 		if !a.Type.Pointed() {
 			a = action.Action{Type: action.Tap, X: 300, Y: 150}
 		}
-		return message{on: OnManualInput, act: a}
+		// a live touch (already on the phone) or an input to make
+		return message{on: OnManualInput, act: a, done: c.rng.IntN(2) == 0}
 	case 4:
 		return message{on: OnHandBack, text: "did it", region: &Region{X1: 100, Y1: 100, X2: 500, Y2: 200}}
 	case 5:
@@ -376,7 +403,7 @@ func (c *coreRig) other() (message, bool) {
 		c.manual = nil
 		f := c.frame()
 		c.app = ""
-		return message{on: OnManualDone, manual: &manualResult{a: w.a, s: Settled{Frame: f, Print: FingerprintOf(f), Stable: true}}}, true
+		return message{on: OnManualDone, manual: &manualResult{look: w.look, a: w.a, s: Settled{Frame: f, Print: FingerprintOf(f), Stable: true}}}, true
 	}
 	if c.watch != nil {
 		w := *c.watch

@@ -95,6 +95,11 @@ type stableWork struct{ look bool }
 type manualWork struct {
 	a    action.Action
 	done bool
+	// before is the screen the run last saw, for an input already done.
+	before image.Image
+	// look: no input, only the screen as the person takes over, when the
+	// run has not seen it yet (their first live touch is recorded on it).
+	look bool
 }
 
 func (f fxRecord) perform(r *Run) { r.rec.add(f.e) }
@@ -192,10 +197,28 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	r.post(message{on: OnStable, gen: gen, settled: res})
 }
 
+// lookTimeout bounds the look at the screen as the person takes over.
+const lookTimeout = 5 * time.Second
+
 func (w manualWork) do(ctx context.Context, r *Run) {
+	if w.look {
+		res := &manualResult{look: true}
+		lctx, cancel := context.WithTimeout(ctx, lookTimeout)
+		defer cancel()
+		var img image.Image
+		if img, res.err = r.shoot(lctx); res.err == nil {
+			res.s = Settled{Frame: img, Print: FingerprintOf(img)}
+		}
+		r.post(message{on: OnManualDone, manual: res})
+		return
+	}
 	a := w.a
 	res := &manualResult{a: a, at: time.Now()}
 	var err error
+	if w.done && w.before != nil {
+		res.beforePrint = FingerprintOf(w.before)
+		res.before = r.rec.frame(ctx, w.before)
+	}
 	if !w.done {
 		var before image.Image
 		if before, err = r.shoot(ctx); err == nil {
@@ -206,7 +229,7 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 			ran, err = r.gate.do(func() error {
 				actx, cancel := actionContext(ctx, a)
 				defer cancel()
-				return r.dev.Do(actx, a)
+				return r.personDo(actx, a)
 			})
 			res.ms = time.Since(t0).Milliseconds()
 			if !ran {

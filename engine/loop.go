@@ -59,6 +59,7 @@ type stableResult struct {
 }
 
 type manualResult struct {
+	look          bool // the screen at take-over, no input
 	a             action.Action
 	at            time.Time
 	before, after string
@@ -153,6 +154,8 @@ type loopState struct {
 	edited        bool // the person edited the queue while the run waited
 	manualBusy    bool
 	manualReply   chan error
+	manualQueue   []message // the person's inputs waiting their turn
+	handBackWait  *message  // a hand back waiting for those inputs
 	manualLog     []manualInput
 	takeOverAsked string
 }
@@ -251,6 +254,14 @@ func (l *loopState) deferred(m message) bool {
 			}
 		}
 	}
+	if l.handBackWait != nil && l.handBackWait.reply == m.reply {
+		return true
+	}
+	for _, q := range l.manualQueue {
+		if q.reply == m.reply {
+			return true
+		}
+	}
 	return l.manualReply == m.reply
 }
 
@@ -278,7 +289,7 @@ func (l *loopState) handle(m message) error {
 	case OnManualDone:
 		l.manualDone(m.manual)
 	case OnHandBack:
-		return l.handBack(m.text, m.region)
+		return l.handBackAfterInputs(m)
 	case OnStop:
 		l.end(Result{State: Stopped, Reason: "stopped by the person"})
 	case OnStopGracefully:

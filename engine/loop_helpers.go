@@ -60,6 +60,11 @@ func (l *loopState) end(res Result) {
 		l.reply(l.manualReply, ErrFinished)
 		l.manualReply = nil
 	}
+	l.dropManualQueue(ErrFinished)
+	if hb := l.handBackWait; hb != nil && hb.reply != nil {
+		l.reply(hb.reply, ErrFinished)
+	}
+	l.handBackWait = nil
 	// A finished run may be kept (a list of past runs); it must not pin
 	// the last screen (megabytes) in memory.
 	l.frame, l.tree = nil, nil

@@ -111,6 +111,10 @@ func (l *loopState) enterManual(reason string, req *Request) {
 	if l.state != Manual {
 		return
 	}
+	if l.frame == nil && !l.manualBusy {
+		l.manualBusy = true
+		l.out(fxManual{manualWork{look: true}})
+	}
 	if req != nil {
 		l.request = req
 		l.record(Entry{Kind: recRequest, Request: req})
@@ -118,10 +122,11 @@ func (l *loopState) enterManual(reason string, req *Request) {
 	}
 }
 
+// manualInput starts one input of the person, or queues it behind the one
+// still settling: inputs are made and recorded one at a time, in the order
+// the person made them. One that is already on the device (m.done: a live
+// touch) is answered at once; one still to be made when it has settled.
 func (l *loopState) manualInput(m message) error {
-	if l.manualBusy {
-		return ErrBusy
-	}
 	a := m.act
 	if engineHandled(a.Type) {
 		return fmt.Errorf("%w: %s is not an input", action.ErrInvalid, a.Type)
@@ -129,15 +134,45 @@ func (l *loopState) manualInput(m message) error {
 	if err := a.Validate(l.info.Screen); err != nil {
 		return err
 	}
-	l.manualBusy = true
-	l.manualReply = m.reply
-	// m.done: already on the device (a live touch): only its result is recorded.
-	l.out(fxManual{manualWork{a: a, done: m.done}})
+	if len(l.manualQueue) >= maxManualQueue {
+		return ErrBusy
+	}
+	if m.done {
+		m.reply = nil
+	}
+	if l.manualBusy {
+		l.manualQueue = append(l.manualQueue, m)
+		return nil
+	}
+	l.startManual(m)
 	return nil
+}
+
+// maxManualQueue bounds the inputs waiting behind the one settling.
+const maxManualQueue = 32
+
+// startManual starts the person's input. One that is already on the device
+// (done) is recorded with the screen the run last saw as the one before it:
+// a live touch reaches the phone before Tandem hears of it.
+func (l *loopState) startManual(m message) {
+	l.manualBusy = true
+	l.manualReply = m.reply // nil for a live touch: answered already
+	w := manualWork{a: m.act, done: m.done}
+	if m.done {
+		w.before = l.frame
+	}
+	l.out(fxManual{w})
 }
 
 func (l *loopState) manualDone(res *manualResult) {
 	l.manualBusy = false
+	defer l.nextManual()
+	if res.look {
+		if res.err == nil {
+			l.frame, l.print, l.fresh = res.s.Frame, res.s.Print, true
+		}
+		return
+	}
 	l.manualLog = append(l.manualLog, manualInput{a: res.a, at: res.at, err: res.err})
 	ev := &ManualEvent{Action: res.a, At: res.at, Before: res.before, After: res.after}
 	result := "ok"
@@ -156,10 +191,54 @@ func (l *loopState) manualDone(res *manualResult) {
 	}
 }
 
-func (l *loopState) handBack(note string, region *Region) error {
-	if l.manualBusy {
-		return &IllegalError{State: l.state, Trigger: OnHandBack, Why: "an input is still running"}
+// nextManual starts the next input waiting its turn, while the person
+// still drives; once they do not, the waiting ones are refused.
+func (l *loopState) nextManual() {
+	if len(l.manualQueue) == 0 {
+		if hb := l.handBackWait; hb != nil && l.state == Manual {
+			l.handBackWait = nil
+			l.on = OnHandBack // the person's command, carried out now
+			err := l.handBack(hb.text, hb.region)
+			if hb.reply != nil {
+				l.reply(hb.reply, err)
+			}
+		}
+		return
 	}
+	if l.state != Manual {
+		l.dropManualQueue(&IllegalError{State: l.state, Trigger: OnManualInput, Why: "the person no longer drives"})
+		return
+	}
+	m := l.manualQueue[0]
+	l.manualQueue = l.manualQueue[1:]
+	l.startManual(m)
+}
+
+// dropManualQueue answers the inputs waiting their turn with err.
+func (l *loopState) dropManualQueue(err error) {
+	for _, m := range l.manualQueue {
+		if m.reply != nil {
+			l.reply(m.reply, err)
+		}
+	}
+	l.manualQueue = nil
+}
+
+// handBackAfterInputs hands back now, or once the person's inputs still
+// running or waiting have been made and recorded: the hand back follows
+// what they did, and the model is told all of it.
+func (l *loopState) handBackAfterInputs(m message) error {
+	if !l.manualBusy {
+		return l.handBack(m.text, m.region)
+	}
+	if l.handBackWait != nil {
+		return &IllegalError{State: l.state, Trigger: OnHandBack, Why: "a hand back is already waiting for the inputs"}
+	}
+	l.handBackWait = &m
+	return nil
+}
+
+func (l *loopState) handBack(note string, region *Region) error {
 	words := describeManual(l.manualLog, l.takeOverAsked, note, region)
 	l.record(Entry{Kind: recPerson, Command: "hand_back", Text: note, Region: region})
 	acts := make([]action.Action, 0, len(l.manualLog))

@@ -137,6 +137,11 @@ type Config struct {
 	Settings Settings
 	// Clock is what the run's waits use; nil means the wall clock.
 	Clock Clock
+	// PersonInput is how the person's input (Run.Input) reaches the
+	// device, so that it takes the same path as their input with no run
+	// (the app types over the live mirror's connection when it has one);
+	// nil: Device.Do. The agent's actions always go through Device.Do.
+	PersonInput func(ctx context.Context, a action.Action) error
 }
 
 // Region is a rectangle the person marked on the screen, in device pixels.
@@ -426,6 +431,14 @@ func (g *gate) close() {
 	g.mu.Lock()
 	g.closed = true
 	g.mu.Unlock()
+}
+
+// personDo performs one input of the person on the device.
+func (r *Run) personDo(ctx context.Context, a action.Action) error {
+	if r.cfg.PersonInput != nil {
+		return r.cfg.PersonInput(ctx, a)
+	}
+	return r.dev.Do(ctx, a)
 }
 
 // shoot takes a screenshot; a secure screen becomes a small black frame so

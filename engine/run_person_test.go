@@ -63,7 +63,9 @@ func TestInputDoneIsRecordedNotRepeated(t *testing.T) {
 	if err := f.run.HandBack(ctx, "", nil); err != nil {
 		t.Fatal(err)
 	}
-	f.wait()
+	if res := f.wait(); res.State != Done {
+		t.Fatalf("result %+v", res)
+	}
 	if _, _, _, did := f.phone.get(); len(did) != 0 {
 		t.Fatalf("the device was made to do %v again", did)
 	}

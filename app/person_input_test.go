@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"tandem/engine"
+	"tandem/engine/action"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
+)
+
+// The person's input takes one route with or without a run: on a phone
+// without ADB Keyboard whose mirror runs over scrcpy, Chinese typed while
+// driving a run lands as it does with no run (clipboard paste), and every
+// input of theirs — live touches included, two in quick succession — is
+// recorded with the screen before it and the screen after.
+func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
+	needFFmpeg(t)
+	p, env := vphonetest.Start(t, vphone.WithSize(720, 1600), vphone.WithoutADBKeyboard())
+	t.Setenv("TANDEM_ADB_PORT", strconv.Itoa(env.Port))
+	a := testApp(t)
+	a.feed.scrcpyJar = filepath.Join(t.TempDir(), "scrcpy-server")
+	if err := os.WriteFile(a.feed.scrcpyJar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	if err := p.Launch(vphone.PkgNotes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.MirrorURL(env.Serial); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	waitMirrorPath(ctx, t, a, env.Serial, "scrcpy")
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
+	if _, err := a.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.StartRun(env.Serial, "wait for me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := a.runs.Get(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.MirrorGesture(env.Serial, action.Action{Type: action.Tap, X: 1, Y: 1}); err != nil || got != replyTookOver {
+		t.Fatalf("the first click while the agent drives: %q %v", got, err)
+	}
+	waitState(ctx, t, run, engine.Manual)
+	r, ok := p.Bounds("note_editor")
+	if !ok {
+		t.Fatal("no note editor on the screen")
+	}
+	c := r.Min.Add(r.Max).Div(2)
+	for range 2 { // two live taps, the second before the first has settled
+		for _, ph := range []string{"down", "up"} {
+			if err := a.MirrorTouch(env.Serial, ph, c.X, c.Y); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if got, err := a.MirrorGesture(env.Serial, action.Action{Type: action.TypeText, Text: "你好，世界"}); err != nil || got != replyDone {
+		t.Fatalf("typing Chinese in Manual without ADB Keyboard: %q %v", got, err)
+	}
+	if p.State().Note != "你好，世界" {
+		t.Fatalf("the note reads %q", p.State().Note)
+	}
+	var steps []engine.StepEvent
+	for {
+		steps = run.Snapshot().Steps
+		if len(steps) >= 3 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the person's inputs were not all recorded: %+v", steps)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	want := []action.Type{action.Tap, action.Tap, action.TypeText}
+	for i, s := range steps {
+		if !s.ByPerson || s.Action.Type != want[i] || s.Result != "ok" || s.Frame == "" {
+			t.Fatalf("step %d: %+v (want the person's %s, ok, with the screen before it)", i+1, s, want[i])
+		}
+	}
+	if err := a.Stop(snap.ID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitState(ctx context.Context, t *testing.T, run *engine.Run, st engine.State) {
+	t.Helper()
+	for run.Snapshot().State != st {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("state %s, want %s", run.Snapshot().State, st)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func waitMirrorPath(ctx context.Context, t *testing.T, a *App, id, path string) {
+	t.Helper()
+	for {
+		changed := a.hub.Changed(id) // before the check: no change is missed
+		if a.MirrorPath(id).Path == path {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("mirror path %+v, want %s", a.MirrorPath(id), path)
+		case <-changed:
+		}
+	}
+}
