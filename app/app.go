@@ -1,6 +1,7 @@
-// Package app is Tandem's only Wails adapter: the methods the UI calls, the
-// events it receives, and the window's options. Nothing below app/ imports
-// Wails; the engine is handed small interfaces instead.
+// Package app is Tandem's only Wails adapter: the methods the UI calls (five
+// thin bound services, api.go), the events it receives, and the window's
+// options. Nothing below app/ imports Wails; the engine is handed small
+// interfaces instead.
 //
 // Bound methods return plain structs and Go errors (Wails turns an error into
 // a rejected promise with its text), never {Success, Msg} pairs.
@@ -75,7 +76,7 @@ func defaultDataDir() string {
 	})
 }
 
-// App holds what the bound methods share. One App per window.
+// App holds what the bound services (api.go) share. One App per window.
 type App struct {
 	cfg      Config
 	settings *SettingsStore
@@ -101,6 +102,8 @@ type App struct {
 	popouts     popouts      // the mirror's own windows (popout.go)
 	// cache is the action cache runs share when their profile enables it.
 	cache *observe.ActionCache[model.Plan]
+	// api is what the page can call (api.go).
+	api Services
 }
 
 // Notifier sends events to the UI (Wails' event bus in the window).
@@ -121,6 +124,7 @@ func (nopNotifier) Notify(string, any) {}
 func New(cfg Config) *App {
 	a := &App{cfg: cfg, settings: NewSettingsStore(cfg.ConfigDir), secrets: NewSecrets(cfg.ConfigDir),
 		hub: mirror.NewHub(), notify: nopNotifier{}, open: opener(cfg.Opener)}
+	a.api = newServices(a)
 	_, a.loadWarning, _ = a.settings.Load()
 	if _, warn := loadPrices(cfg.ConfigDir); warn != "" {
 		a.loadWarning = strings.TrimSpace(a.loadWarning + "\n" + warn)
@@ -205,7 +209,7 @@ type Info struct {
 }
 
 // Info returns the version, the OS locale and where files are kept.
-func (a *App) Info() Info {
+func (a *SettingsAPI) Info() Info {
 	v := version.Get()
 	return Info{
 		Version:  v.Version,
@@ -230,7 +234,7 @@ type LoadedSettings struct {
 
 // GetSettings loads the settings, with the start-up warning (a damaged
 // file) until DismissSettingsWarning is called.
-func (a *App) GetSettings() (_ LoadedSettings, err error) {
+func (a *SettingsAPI) GetSettings() (_ LoadedSettings, err error) {
 	defer toUI(&err)
 	s, warn, err := a.settings.Load()
 	if err != nil {
@@ -247,7 +251,7 @@ func (a *App) GetSettings() (_ LoadedSettings, err error) {
 }
 
 // DismissSettingsWarning forgets the start-up warning once the person has seen it.
-func (a *App) DismissSettingsWarning() {
+func (a *SettingsAPI) DismissSettingsWarning() {
 	a.mu.Lock()
 	a.loadWarning = ""
 	a.restored = nil
@@ -257,7 +261,7 @@ func (a *App) DismissSettingsWarning() {
 // SaveSettings stores the person's preferences and returns them as stored
 // (normalized). Model profiles are kept as they are: they change only through
 // SaveProfile and DeleteProfile, so a stale UI copy can never drop one.
-func (a *App) SaveSettings(s Settings) (_ Settings, err error) {
+func (a *SettingsAPI) SaveSettings(s Settings) (_ Settings, err error) {
 	defer toUI(&err)
 	return a.settings.Update(func(cur *Settings) error {
 		s.Profiles = cur.Profiles
@@ -280,7 +284,7 @@ func (a *App) SaveSettings(s Settings) (_ Settings, err error) {
 // and a profile saved meanwhile, cannot undo each other's changes. Model
 // profiles change only through SaveProfile and DeleteProfile; the active
 // one must name a profile that exists.
-func (a *App) UpdateSettings(patch map[string]json.RawMessage) (_ Settings, err error) {
+func (a *SettingsAPI) UpdateSettings(patch map[string]json.RawMessage) (_ Settings, err error) {
 	defer toUI(&err)
 	return a.settings.Update(func(cur *Settings) error {
 		b, err := json.Marshal(cur)
@@ -357,7 +361,7 @@ func Run(assets fs.FS, cfg Config) error {
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        a.startup,
 		OnShutdown:       func(context.Context) { a.shutdown() },
-		Bind:             []any{a},
+		Bind:             a.api.bound(),
 		Linux: &linux.Options{
 			ProgramName:         "tandem",
 			Icon:                windowIcon,

@@ -48,7 +48,7 @@ var errNoWindowToCompact = errors.New("the compact bar needs Tandem's window")
 
 // SetCompact turns the window into the bar at the top of the screen (on) or
 // gives it back its size and place (off). Asking twice is harmless.
-func (a *App) SetCompact(on bool) (err error) {
+func (a *RunsAPI) SetCompact(on bool) (err error) {
 	defer toUI(&err)
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -36,7 +36,7 @@ func TestStartGivesKeyboardBack(t *testing.T) {
 		if err := a.begin(context.Background(), nopNotifier{}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := a.GetSettings()
+		got, err := a.api.Settings.GetSettings()
 		a.shutdown()
 		if err != nil {
 			t.Fatal(err)

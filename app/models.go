@@ -30,7 +30,7 @@ type PresetInfo struct {
 }
 
 // Presets lists the providers Tandem knows (engine/model's table).
-func (a *App) Presets() []PresetInfo {
+func (a *SettingsAPI) Presets() []PresetInfo {
 	var out []PresetInfo
 	for _, p := range model.Presets() {
 		out = append(out, PresetInfo{ID: p.Name, Name: p.Label, BaseURL: p.BaseURL, Model: p.Model,
@@ -85,7 +85,7 @@ type TestResult struct {
 
 // TestProfile makes one tiny real call with the profile and says plainly
 // whether it works and, if not, what to change.
-func (a *App) TestProfile(id string) (_ TestResult, err error) {
+func (a *SettingsAPI) TestProfile(id string) (_ TestResult, err error) {
 	defer toUI(&err)
 	p, key, err := a.profile(id)
 	if err != nil {
@@ -136,7 +136,7 @@ func explainModelError(err error) string {
 // call with one small image, and for the tools dialect one tool the model
 // must call. key is the typed key; "" uses the saved profile's key (when
 // p.ID names one). The result names the part that failed.
-func (a *App) TestForm(p Profile, key string) (_ TestResult, err error) {
+func (a *SettingsAPI) TestForm(p Profile, key string) (_ TestResult, err error) {
 	defer toUI(&err)
 	p, err = p.validate()
 	if err != nil {

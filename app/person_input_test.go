@@ -36,17 +36,17 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	if err := p.Launch(vphone.PkgNotes); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.MirrorURL(env.Serial); err != nil {
+	if _, err := a.api.Mirror.MirrorURL(env.Serial); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	waitMirrorPath(ctx, t, a, env.Serial, "scrcpy")
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
-	if _, err := a.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := a.StartRun(env.Serial, "wait for me")
+	snap, err := a.api.Runs.StartRun(env.Serial, "wait for me")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := a.MirrorGesture(env.Serial, action.Action{Type: action.Tap, X: 1, Y: 1}); err != nil || got != replyTookOver {
+	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.Tap, X: 1, Y: 1}); err != nil || got != replyTookOver {
 		t.Fatalf("the first click while the agent drives: %q %v", got, err)
 	}
 	waitState(ctx, t, run, engine.Manual)
@@ -65,12 +65,12 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	c := r.Min.Add(r.Max).Div(2)
 	for range 2 { // two live taps, the second before the first has settled
 		for _, ph := range []string{"down", "up"} {
-			if err := a.MirrorTouch(env.Serial, ph, c.X, c.Y); err != nil {
+			if err := a.api.Mirror.MirrorTouch(env.Serial, ph, c.X, c.Y); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if got, err := a.MirrorGesture(env.Serial, action.Action{Type: action.TypeText, Text: "你好，世界"}); err != nil || got != replyDone {
+	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.TypeText, Text: "你好，世界"}); err != nil || got != replyDone {
 		t.Fatalf("typing Chinese in Manual without ADB Keyboard: %q %v", got, err)
 	}
 	if p.State().Note != "你好，世界" {
@@ -94,7 +94,7 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 			t.Fatalf("step %d: %+v (want the person's %s, ok, with the screen before it)", i+1, s, want[i])
 		}
 	}
-	if err := a.Stop(snap.ID); err != nil {
+	if err := a.api.Runs.Stop(snap.ID); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -114,12 +114,12 @@ func waitMirrorPath(ctx context.Context, t *testing.T, a *App, id, path string) 
 	t.Helper()
 	for {
 		changed := a.hub.Changed(id) // before the check: no change is missed
-		if a.MirrorPath(id).Path == path {
+		if a.api.Mirror.MirrorPath(id).Path == path {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("mirror path %+v, want %s", a.MirrorPath(id), path)
+			t.Fatalf("mirror path %+v, want %s", a.api.Mirror.MirrorPath(id), path)
 		case <-changed:
 		}
 	}

@@ -64,7 +64,7 @@ const (
 
 // PopOut opens the device's mirror in a window of its own (again, if one
 // is open: the old one closes).
-func (a *App) PopOut(id string) (err error) {
+func (a *MirrorAPI) PopOut(id string) (err error) {
 	defer toUI(&err)
 	a.mu.Lock()
 	srv := a.mirrorSrv
@@ -103,7 +103,7 @@ func (a *App) popoutInput(device string, body []byte) (int, string) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return http.StatusBadRequest, "not an input: " + err.Error()
 	}
-	reply, err := a.MirrorGesture(device, in.Action)
+	reply, err := a.api.Mirror.MirrorGesture(device, in.Action)
 	if err != nil {
 		return http.StatusConflict, err.Error()
 	}
@@ -117,14 +117,14 @@ func (a *App) popoutInput(device string, body []byte) (int, string) {
 // model on hand back; while the agent drives it takes over instead and is
 // not passed on, so a take-over never taps anything by accident. It
 // returns "done" or "took_over".
-func (a *App) MirrorGesture(id string, act action.Action) (_ string, err error) {
+func (a *MirrorAPI) MirrorGesture(id string, act action.Action) (_ string, err error) {
 	defer toUI(&err)
 	if run, ok := a.runs.OnDevice(id); ok {
 		switch st := run.Snapshot().State; {
 		case st == engine.Manual:
-			return replyDone, a.Input(run.ID(), act)
+			return replyDone, a.api.Runs.Input(run.ID(), act)
 		case !st.Terminal():
-			return replyTookOver, a.TakeOver(run.ID())
+			return replyTookOver, a.api.Runs.TakeOver(run.ID())
 		}
 	}
 	return replyDone, a.DeviceInput(id, act)

@@ -41,7 +41,7 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.shutdown)
-	dev, err := a.StartVirtualPhone()
+	dev, err := a.api.Devices.StartVirtualPhone()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 		}
 		return cmd.Process, nil
 	}
-	if err := a.PopOut(dev.ID); err != nil {
+	if err := a.api.Mirror.PopOut(dev.ID); err != nil {
 		t.Fatal(err)
 	}
 	if len(started) != 1 || started[0].Device != dev.ID || !strings.Contains(started[0].Stream, "token=") || !strings.Contains(started[0].Input, "token=") {
@@ -91,7 +91,7 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 2 {
 		t.Fatalf("in Manual: %d %q, counter %d", code, reply, phone.State().Counter)
 	}
-	if err := a.Stop(run.ID()); err != nil {
+	if err := a.api.Runs.Stop(run.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if code, reply := postInput(t, strings.Replace(input, "token=", "token=0", 1), tap); code != http.StatusUnauthorized || phone.State().Counter != 2 {
@@ -100,7 +100,7 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 
 	// Opening it again replaces the window; the app closes them all.
 	first := a.popouts.procs[dev.ID]
-	if err := a.PopOut(dev.ID); err != nil {
+	if err := a.api.Mirror.PopOut(dev.ID); err != nil {
 		t.Fatal(err)
 	}
 	second := a.popouts.procs[dev.ID]
@@ -114,10 +114,10 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 func thinkingRun(t *testing.T, a *App, device string) *engine.Run {
 	t.Helper()
 	srv := modeltest.New(t, modeltest.Reply{Content: "thinking…", Hold: true})
-	if _, err := a.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-popout-test-0000"); err != nil {
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-popout-test-0000"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := a.StartRun(device, "Add one")
+	snap, err := a.api.Runs.StartRun(device, "Add one")
 	if err != nil {
 		t.Fatal(err)
 	}

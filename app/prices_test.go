@@ -39,15 +39,15 @@ func TestLoadPrices(t *testing.T) {
 // never stop the task, so the task does not start.
 func TestCostLimitNeedsAPrice(t *testing.T) {
 	a := testApp(t)
-	if _, err := a.SaveProfile(Profile{Name: "local", BaseURL: "http://127.0.0.1:9/v1", Model: "my-local-vlm", Dialect: "tools"}, ""); err != nil {
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "local", BaseURL: "http://127.0.0.1:9/v1", Model: "my-local-vlm", Dialect: "tools"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	set, _, _ := a.settings.Load()
 	set.Budget.MaxCost = 1
-	if _, err := a.SaveSettings(set); err != nil {
+	if _, err := a.api.Settings.SaveSettings(set); err != nil {
 		t.Fatal(err)
 	}
-	_, err := a.StartRun("no-such-device", "do something")
+	_, err := a.api.Runs.StartRun("no-such-device", "do something")
 	if err == nil || !strings.Contains(err.Error(), "no price is known for my-local-vlm") {
 		t.Fatalf("StartRun: %v", err)
 	}

@@ -73,7 +73,7 @@ func newProfileID() string {
 }
 
 // Profiles lists the model profiles (keys masked).
-func (a *App) Profiles() (_ []Profile, err error) {
+func (a *SettingsAPI) Profiles() (_ []Profile, err error) {
 	defer toUI(&err)
 	s, _, err := a.settings.Load()
 	return s.Profiles, err
@@ -81,7 +81,7 @@ func (a *App) Profiles() (_ []Profile, err error) {
 
 // SaveProfile stores a profile. apiKey replaces the stored key when not
 // empty; it is never returned, only its masked form.
-func (a *App) SaveProfile(p Profile, apiKey string) (_ Profile, err error) {
+func (a *SettingsAPI) SaveProfile(p Profile, apiKey string) (_ Profile, err error) {
 	defer toUI(&err)
 	p, err = p.validate()
 	if err != nil {
@@ -121,7 +121,7 @@ func (a *App) SaveProfile(p Profile, apiKey string) (_ Profile, err error) {
 }
 
 // DeleteProfile removes a profile and its stored key.
-func (a *App) DeleteProfile(id string) (err error) {
+func (a *SettingsAPI) DeleteProfile(id string) (err error) {
 	defer toUI(&err)
 	_, err = a.settings.Update(func(s *Settings) error {
 		kept := s.Profiles[:0]

@@ -19,14 +19,14 @@ func testApp(t *testing.T) *App {
 func TestProfileKeyIsStoredApartAndNeverReturned(t *testing.T) {
 	a := testApp(t)
 	const key = "sk-proj-SECRET-0123456789-abcd"
-	p, err := a.SaveProfile(Profile{Name: "Local vLLM", BaseURL: "http://127.0.0.1:8000/v1", Model: "ui-tars-1.5-7b", Dialect: "uitars", Variant: "1.5"}, key)
+	p, err := a.api.Settings.SaveProfile(Profile{Name: "Local vLLM", BaseURL: "http://127.0.0.1:8000/v1", Model: "ui-tars-1.5-7b", Dialect: "uitars", Variant: "1.5"}, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.ID == "" || p.KeyMasked != "sk-…abcd" {
 		t.Fatalf("profile %+v", p)
 	}
-	list, err := a.Profiles()
+	list, err := a.api.Settings.Profiles()
 	if err != nil || len(list) != 1 {
 		t.Fatalf("%v %v", list, err)
 	}
@@ -40,7 +40,7 @@ func TestProfileKeyIsStoredApartAndNeverReturned(t *testing.T) {
 	}
 	// Saving again without a key keeps the stored one.
 	p.Name = "vLLM"
-	if p, err = a.SaveProfile(p, ""); err != nil || p.KeyMasked != "sk-…abcd" {
+	if p, err = a.api.Settings.SaveProfile(p, ""); err != nil || p.KeyMasked != "sk-…abcd" {
 		t.Fatalf("%+v %v", p, err)
 	}
 	if _, k, _ := a.profile(p.ID); k != key {
@@ -50,7 +50,7 @@ func TestProfileKeyIsStoredApartAndNeverReturned(t *testing.T) {
 	if s.ActiveProfile != p.ID {
 		t.Fatalf("first profile not active: %q", s.ActiveProfile)
 	}
-	if err := a.DeleteProfile(p.ID); err != nil {
+	if err := a.api.Settings.DeleteProfile(p.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, k, err := a.profile(p.ID); err == nil || k != "" {
@@ -80,11 +80,11 @@ func TestProfileValidation(t *testing.T) {
 	for _, tt := range tests {
 		p := good
 		tt.edit(&p)
-		if _, err := a.SaveProfile(p, ""); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if _, err := a.api.Settings.SaveProfile(p, ""); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v", tt.name, err)
 		}
 	}
-	p, err := a.SaveProfile(good, "")
+	p, err := a.api.Settings.SaveProfile(good, "")
 	if err != nil || p.Variant != "rel1000" {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -93,15 +93,15 @@ func TestProfileValidation(t *testing.T) {
 func TestTestProfileAgainstARealServer(t *testing.T) {
 	srv := modeltest.New(t, modeltest.Reply{Content: "OK"}, modeltest.Reply{Status: 401, Message: "invalid api key"})
 	a := testApp(t)
-	p, err := a.SaveProfile(Profile{Name: "local", BaseURL: srv.URL, Model: "m", Dialect: "tools"}, "sk-local-key-0000")
+	p, err := a.api.Settings.SaveProfile(Profile{Name: "local", BaseURL: srv.URL, Model: "m", Dialect: "tools"}, "sk-local-key-0000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.TestProfile(p.ID)
+	res, err := a.api.Settings.TestProfile(p.ID)
 	if err != nil || !res.OK {
 		t.Fatalf("%+v %v", res, err)
 	}
-	res, err = a.TestProfile(p.ID)
+	res, err = a.api.Settings.TestProfile(p.ID)
 	if err != nil || res.OK || !strings.Contains(res.Message, "refused the API key") || strings.Contains(res.Message, "sk-local-key-0000") {
 		t.Fatalf("%+v %v", res, err)
 	}
@@ -128,11 +128,11 @@ func TestProfileSamplingReachesTheServer(t *testing.T) {
 			a := testApp(t)
 			p := tc.p
 			p.Name, p.BaseURL, p.Model = "m", srv.URL, "m"
-			p, err := a.SaveProfile(p, "")
+			p, err := a.api.Settings.SaveProfile(p, "")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res, err := a.TestProfile(p.ID); err != nil || !res.OK {
+			if res, err := a.api.Settings.TestProfile(p.ID); err != nil || !res.OK {
 				t.Fatalf("%+v %v", res, err)
 			}
 			body := string(srv.Requests()[0].Body)
@@ -146,7 +146,7 @@ func TestProfileSamplingReachesTheServer(t *testing.T) {
 		})
 	}
 	bad := float32(3)
-	if _, err := testApp(t).SaveProfile(Profile{Name: "x", BaseURL: "http://h/v1", Model: "m", Dialect: "tools", Temperature: &bad}, ""); err == nil {
+	if _, err := testApp(t).api.Settings.SaveProfile(Profile{Name: "x", BaseURL: "http://h/v1", Model: "m", Dialect: "tools", Temperature: &bad}, ""); err == nil {
 		t.Error("temperature 3 accepted")
 	}
 }
@@ -157,12 +157,12 @@ func TestProfileSamplingReachesTheServer(t *testing.T) {
 // the planner; the action cache is shared by the app's runs.
 func TestProfilePlannerSettings(t *testing.T) {
 	a := testApp(t)
-	p, err := a.SaveProfile(Profile{Name: "q", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5vl:7b", Dialect: "tools",
+	p, err := a.api.Settings.SaveProfile(Profile{Name: "q", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5vl:7b", Dialect: "tools",
 		ContextTokens: 8192, VisionOnDemand: true, UITree: true, ActionCache: true}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stored, _ := a.Profiles()
+	stored, _ := a.api.Settings.Profiles()
 	if len(stored) != 1 || stored[0].ContextTokens != 8192 || !stored[0].VisionOnDemand || !stored[0].UITree || !stored[0].ActionCache {
 		t.Fatalf("stored %+v", stored)
 	}
@@ -174,7 +174,7 @@ func TestProfilePlannerSettings(t *testing.T) {
 	if a.plannerOptions(p).Cache != nil {
 		t.Fatal("cache on for a profile without it")
 	}
-	if _, err := a.SaveProfile(Profile{Name: "x", BaseURL: "http://h/v1", Model: "m", Dialect: "tools", ContextTokens: 100}, ""); err == nil {
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "x", BaseURL: "http://h/v1", Model: "m", Dialect: "tools", ContextTokens: 100}, ""); err == nil {
 		t.Error("a 100-token context accepted")
 	}
 }
@@ -184,7 +184,7 @@ func TestLookupProfile(t *testing.T) {
 	cfg := Config{ConfigDir: t.TempDir(), DataDir: t.TempDir()}
 	a := New(cfg)
 	a.secrets.ring = brokenRing{}
-	p, err := a.SaveProfile(Profile{Name: "Office GPU", BaseURL: "http://10.0.0.2:8000/v1", Model: "qwen-vl", Dialect: "json", Variant: "abs"}, "sk-office-1234")
+	p, err := a.api.Settings.SaveProfile(Profile{Name: "Office GPU", BaseURL: "http://10.0.0.2:8000/v1", Model: "qwen-vl", Dialect: "json", Variant: "abs"}, "sk-office-1234")
 	if err != nil {
 		t.Fatal(err)
 	}

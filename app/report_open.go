@@ -45,7 +45,7 @@ func wailsSaveDialog(ctx context.Context) func(name string) (string, error) {
 }
 
 // OpenReport writes the run's report and opens it in the person's browser.
-func (a *App) OpenReport(id string) (err error) {
+func (a *HistoryAPI) OpenReport(id string) (err error) {
 	defer toUI(&err)
 	path, err := ExportReport(a.runs.dataDir, id)
 	if err != nil {
@@ -56,7 +56,7 @@ func (a *App) OpenReport(id string) (err error) {
 
 // SaveReportAs asks where to save the run's report and writes a copy there.
 // It returns the copy's path, or "" when the person cancelled.
-func (a *App) SaveReportAs(id string) (_ string, err error) {
+func (a *HistoryAPI) SaveReportAs(id string) (_ string, err error) {
 	defer toUI(&err)
 	path, err := ExportReport(a.runs.dataDir, id)
 	if err != nil {

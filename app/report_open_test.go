@@ -17,7 +17,7 @@ func TestReportOpensAndSavesWhereThePersonSays(t *testing.T) {
 	var opened []string
 	a.open = func(p string) error { opened = append(opened, p); return nil }
 
-	if err := a.OpenReport(id); err != nil {
+	if err := a.api.History.OpenReport(id); err != nil {
 		t.Fatal(err)
 	}
 	if len(opened) != 1 || filepath.Base(opened[0]) != "report.html" {
@@ -27,13 +27,13 @@ func TestReportOpensAndSavesWhereThePersonSays(t *testing.T) {
 		t.Fatalf("the opened report is not there: %v", err)
 	}
 
-	if _, err := a.SaveReportAs(id); err == nil || !strings.Contains(err.Error(), `"text"`) {
+	if _, err := a.api.History.SaveReportAs(id); err == nil || !strings.Contains(err.Error(), `"text"`) {
 		t.Fatalf("without the window Save as must say why, as a Said: %v", err)
 	}
 	keep := filepath.Join(t.TempDir(), "my report")
 	var offered string
 	a.askSave = func(name string) (string, error) { offered = name; return keep, nil }
-	got, err := a.SaveReportAs(id)
+	got, err := a.api.History.SaveReportAs(id)
 	if err != nil || got != keep+".html" || offered != "tandem-"+id+".html" {
 		t.Fatalf("saved to %q (offered %q): %v", got, offered, err)
 	}
@@ -43,11 +43,11 @@ func TestReportOpensAndSavesWhereThePersonSays(t *testing.T) {
 	}
 
 	a.askSave = func(string) (string, error) { return "", nil } // cancelled
-	if got, err := a.SaveReportAs(id); got != "" || err != nil {
+	if got, err := a.api.History.SaveReportAs(id); got != "" || err != nil {
 		t.Fatalf("a cancelled dialog: %q %v", got, err)
 	}
 
-	err = a.OpenReport("../etc")
+	err = a.api.History.OpenReport("../etc")
 	var s Said
 	if err == nil || json.Unmarshal([]byte(err.Error()), &s) != nil || s.Text == "" {
 		t.Fatalf("a bad id is refused with a Said: %v", err)

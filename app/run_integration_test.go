@@ -48,7 +48,7 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	}
 	t.Cleanup(a.shutdown)
 
-	dev, err := a.StartVirtualPhone()
+	dev, err := a.api.Devices.StartVirtualPhone()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +60,14 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	a.virtual.mu.Unlock()
 
 	srv := counterModel(t, phone, dev.Screen.W, dev.Screen.H)
-	if _, err := a.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := a.StartRun(dev.ID, "Add one to the counter")
+	snap, err := a.api.Runs.StartRun(dev.ID, "Add one to the counter")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.StartRun(dev.ID, "a second task"); err == nil {
+	if _, err := a.api.Runs.StartRun(dev.ID, "a second task"); err == nil {
 		t.Fatal("a second run started on a busy device")
 	}
 	run, err := a.runs.Get(snap.ID)
@@ -102,7 +102,7 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 			t.Fatal("a model call had no screenshot")
 		}
 	}
-	past, err := a.PastRuns()
+	past, err := a.api.History.PastRuns()
 	if err != nil || len(past) != 1 || past[0].State != "Done" {
 		t.Fatalf("history %+v %v", past, err)
 	}
@@ -189,21 +189,21 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.shutdown)
-	dev, err := a.StartVirtualPhone()
+	dev, err := a.api.Devices.StartVirtualPhone()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.MirrorURL(dev.ID); err != nil {
+	if _, err := a.api.Mirror.MirrorURL(dev.ID); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	waitMirrorPath(ctx, t, a, dev.ID, "scrcpy")
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
-	if _, err := a.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
 		t.Fatal(err)
 	}
-	snap, err := a.StartRun(dev.ID, "wait for me")
+	snap, err := a.api.Runs.StartRun(dev.ID, "wait for me")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,14 +211,14 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.MirrorTouch(dev.ID, "down", 100, 100); !errors.Is(err, ErrDeviceBusy) {
+	if err := a.api.Mirror.MirrorTouch(dev.ID, "down", 100, 100); !errors.Is(err, ErrDeviceBusy) {
 		t.Fatalf("a live touch while the agent drives: %v", err)
 	}
-	if err := a.TakeOver(snap.ID); err != nil {
+	if err := a.api.Runs.TakeOver(snap.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, ph := range []string{"down", "up"} {
-		if err := a.MirrorTouch(dev.ID, ph, 405, 340); err != nil { // the Notes icon
+		if err := a.api.Mirror.MirrorTouch(dev.ID, ph, 405, 340); err != nil { // the Notes icon
 			t.Fatal(err)
 		}
 	}
@@ -233,7 +233,7 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if err := a.Stop(snap.ID); err != nil {
+	if err := a.api.Runs.Stop(snap.ID); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -74,13 +74,13 @@ func TestAppKeepsTheStartupWarningUntilDismissed(t *testing.T) {
 	}
 	a := New(Config{ConfigDir: dir, DataDir: t.TempDir()})
 	for i := 0; i < 2; i++ { // two windows asking both see it
-		got, err := a.GetSettings()
+		got, err := a.api.Settings.GetSettings()
 		if err != nil || !strings.Contains(got.Warning, "damaged") {
 			t.Fatalf("call %d: %+v %v", i, got, err)
 		}
 	}
-	a.DismissSettingsWarning()
-	if got, _ := a.GetSettings(); got.Warning != "" {
+	a.api.Settings.DismissSettingsWarning()
+	if got, _ := a.api.Settings.GetSettings(); got.Warning != "" {
 		t.Fatalf("warning after dismiss: %q", got.Warning)
 	}
 }
@@ -95,7 +95,7 @@ func TestSaveSettingsKeepsProfiles(t *testing.T) {
 	}
 	fromUI := DefaultSettings() // the UI's copy has no profiles
 	fromUI.Theme = "dark"
-	got, err := a.SaveSettings(fromUI)
+	got, err := a.api.Settings.SaveSettings(fromUI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,29 +110,29 @@ func TestSaveSettingsKeepsProfiles(t *testing.T) {
 // right after the person added one. The page can still pick another.
 func TestSaveSettingsFromAStaleCopyKeepsTheNewModel(t *testing.T) {
 	a := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir()})
-	stale, err := a.GetSettings() // the page's copy: no model yet
+	stale, err := a.api.Settings.GetSettings() // the page's copy: no model yet
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := a.SaveProfile(Profile{Name: "Local", BaseURL: "http://127.0.0.1:9/v1", Model: "m", Dialect: "tools"}, "")
+	p, err := a.api.Settings.SaveProfile(Profile{Name: "Local", BaseURL: "http://127.0.0.1:9/v1", Model: "m", Dialect: "tools"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := stale.Settings
 	s.RecentGoals = []string{"open settings"}
-	got, err := a.SaveSettings(s)
+	got, err := a.api.Settings.SaveSettings(s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.ActiveProfile != p.ID || len(got.RecentGoals) != 1 {
 		t.Fatalf("after a save from the stale copy: active %q (want %q), recent %v", got.ActiveProfile, p.ID, got.RecentGoals)
 	}
-	q, err := a.SaveProfile(Profile{Name: "Cloud", BaseURL: "https://api.example.com/v1", Model: "x", Dialect: "tools"}, "")
+	q, err := a.api.Settings.SaveProfile(Profile{Name: "Cloud", BaseURL: "https://api.example.com/v1", Model: "x", Dialect: "tools"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got.ActiveProfile = q.ID
-	if got, err = a.SaveSettings(got); err != nil || got.ActiveProfile != q.ID {
+	if got, err = a.api.Settings.SaveSettings(got); err != nil || got.ActiveProfile != q.ID {
 		t.Fatalf("picking another model: %q %v", got.ActiveProfile, err)
 	}
 }
@@ -151,18 +151,18 @@ func TestUpdateSettingsKeepsConcurrentChanges(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			goals, _ := json.Marshal([]string{fmt.Sprintf("goal %d", i)})
-			if _, err := a.UpdateSettings(map[string]json.RawMessage{"recent_goals": goals}); err != nil {
+			if _, err := a.api.Settings.UpdateSettings(map[string]json.RawMessage{"recent_goals": goals}); err != nil {
 				t.Error(err)
 			}
 		}()
 		go func() {
 			defer wg.Done()
-			if _, err := a.UpdateSettings(map[string]json.RawMessage{"welcome_done": json.RawMessage("true")}); err != nil {
+			if _, err := a.api.Settings.UpdateSettings(map[string]json.RawMessage{"welcome_done": json.RawMessage("true")}); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
-	p, err := a.SaveProfile(Profile{Name: "Local", BaseURL: "http://127.0.0.1:9/v1", Model: "m", Dialect: "tools"}, "")
+	p, err := a.api.Settings.SaveProfile(Profile{Name: "Local", BaseURL: "http://127.0.0.1:9/v1", Model: "m", Dialect: "tools"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestUpdateSettingsKeepsConcurrentChanges(t *testing.T) {
 		t.Fatalf("settings after the two pages and a profile: %+v", got)
 	}
 	// A change of the theme leaves the rest as stored.
-	got, err = a.UpdateSettings(map[string]json.RawMessage{"theme": json.RawMessage(`"dark"`)})
+	got, err = a.api.Settings.UpdateSettings(map[string]json.RawMessage{"theme": json.RawMessage(`"dark"`)})
 	if err != nil || got.Theme != "dark" || !got.WelcomeDone || len(got.Profiles) != 1 {
 		t.Fatalf("after the theme: %+v, %v", got, err)
 	}
@@ -185,7 +185,7 @@ func TestUpdateSettingsKeepsConcurrentChanges(t *testing.T) {
 		{"no_such_setting": json.RawMessage(`1`)},
 		{"theme": json.RawMessage(`42`)},
 	} {
-		if _, err := a.UpdateSettings(bad); err == nil {
+		if _, err := a.api.Settings.UpdateSettings(bad); err == nil {
 			t.Errorf("%s was taken", bad)
 		}
 	}

@@ -31,11 +31,11 @@ func okTool() modeltest.Reply {
 func TestTestFormTestsTheFormNotTheSavedProfile(t *testing.T) {
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return okTool() })
 	a := testApp(t)
-	p, err := a.SaveProfile(Profile{Name: "local", BaseURL: srv.URL, Model: "m", Dialect: "tools"}, "sk-saved-key-0000")
+	p, err := a.api.Settings.SaveProfile(Profile{Name: "local", BaseURL: srv.URL, Model: "m", Dialect: "tools"}, "sk-saved-key-0000")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.TestForm(p, "")
+	res, err := a.api.Settings.TestForm(p, "")
 	if err != nil || !res.OK {
 		t.Fatalf("saved URL: %+v %v", res, err)
 	}
@@ -48,7 +48,7 @@ func TestTestFormTestsTheFormNotTheSavedProfile(t *testing.T) {
 		t.Fatalf("want one image and one tool, got %d images %d tools", len(reqs[0].Images()), len(reqs[0].Chat.Tools))
 	}
 	// A typed key replaces the saved one for the test.
-	if res, _ := a.TestForm(p, "sk-typed-key-1111"); !res.OK {
+	if res, _ := a.api.Settings.TestForm(p, "sk-typed-key-1111"); !res.OK {
 		t.Fatalf("%+v", res)
 	}
 	if got := srv.Requests()[len(srv.Requests())-1].Header.Get("Authorization"); got != "Bearer sk-typed-key-1111" {
@@ -56,7 +56,7 @@ func TestTestFormTestsTheFormNotTheSavedProfile(t *testing.T) {
 	}
 	form := p
 	form.BaseURL = deadURL(t)
-	res, err = a.TestForm(form, "")
+	res, err = a.api.Settings.TestForm(form, "")
 	if err != nil || res.OK || res.Stage != "connect" {
 		t.Fatalf("dead URL in the form: %+v %v", res, err)
 	}
@@ -102,7 +102,7 @@ func TestTestFormSaysWhichPartFailed(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := modeltest.NewFunc(t, c.serve)
 			a := testApp(t)
-			res, err := a.TestForm(Profile{Name: "x", BaseURL: srv.URL, Model: "m", Dialect: c.dialect}, "sk-x")
+			res, err := a.api.Settings.TestForm(Profile{Name: "x", BaseURL: srv.URL, Model: "m", Dialect: c.dialect}, "sk-x")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestTestFormSaysWhichPartFailed(t *testing.T) {
 // field, before any call.
 func TestTestFormRejectsAnInvalidForm(t *testing.T) {
 	a := testApp(t)
-	res, err := a.TestForm(Profile{Name: "x", BaseURL: "not a url", Model: "m", Dialect: "tools"}, "")
+	res, err := a.api.Settings.TestForm(Profile{Name: "x", BaseURL: "not a url", Model: "m", Dialect: "tools"}, "")
 	if err != nil || res.OK || res.Stage != "form" || res.Field != "base_url" {
 		t.Fatalf("%+v %v", res, err)
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -43,30 +44,55 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 	}
 }
 
-// boundMethodsTS names every method Wails binds (each exported method of
-// *App): the page's Bound interface (frontend/src/lib/backend.ts) must list
-// exactly these (gen/check.ts).
+// boundMethodsTS names every method Wails binds, by service (app/api.go):
+// the page routes each call to its service by this list, and its Bound
+// interface (frontend/src/lib/backend.ts) must list exactly these methods
+// (gen/check.ts).
 func boundMethodsTS() string {
-	var names []string
-	t := reflect.TypeFor[*App]()
-	for i := range t.NumMethod() {
-		names = append(names, "'"+t.Method(i).Name+"'")
+	var b strings.Builder
+	b.WriteString("\n/** The methods Wails binds, by service (app/api.go): window.go.app.<service>.<method>. */\n")
+	b.WriteString("export const boundServices = {\n")
+	for _, svc := range newServices(&App{}).bound() {
+		t := reflect.TypeOf(svc)
+		var names []string
+		for i := range t.NumMethod() {
+			names = append(names, "'"+t.Method(i).Name+"'")
+		}
+		slices.Sort(names)
+		fmt.Fprintf(&b, "  %s: [%s],\n", t.Elem().Name(), strings.Join(names, ", "))
 	}
-	slices.Sort(names)
-	return "\n/** The methods Wails binds: every exported method of app.App. */\nexport type BoundMethod =\n  | " +
-		strings.Join(names, "\n  | ") + "\n"
+	b.WriteString("} as const\n\n/** Every bound method's name. */\n")
+	b.WriteString("export type BoundMethod = (typeof boundServices)[keyof typeof boundServices][number]\n")
+	return b.String()
 }
 
-// The page can call every exported method; the app's lifecycle (starting
-// the mirror server, stopping every run) must not be among them.
-func TestLifecycleIsNotBound(t *testing.T) {
-	typ := reflect.TypeFor[*App]()
-	for _, name := range []string{"Start", "Shutdown", "Startup", "Close", "Begin"} {
-		if _, ok := typ.MethodByName(name); ok {
-			t.Errorf("App.%s is exported, so the page could call it: make it unexported", name)
+// The page can call every exported method of a bound service; the App
+// itself binds nothing, so its lifecycle (starting the mirror server,
+// stopping every run) cannot be called, and no method is on two services
+// (the page routes a call by its name).
+func TestOnlyTheServicesAreBound(t *testing.T) {
+	if n := reflect.TypeFor[*App]().NumMethod(); n != 0 {
+		t.Errorf("App has %d exported methods: every service embeds it, so Wails would bind them on each", n)
+	}
+	seen := map[string]string{}
+	total := 0
+	for _, svc := range newServices(&App{}).bound() {
+		typ := reflect.TypeOf(svc)
+		for i := range typ.NumMethod() {
+			name := typ.Method(i).Name
+			if other, ok := seen[name]; ok {
+				t.Errorf("%s is on %s and %s", name, other, typ.Elem().Name())
+			}
+			seen[name] = typ.Elem().Name()
+			total++
+		}
+		for _, name := range []string{"Start", "Shutdown", "Startup", "Close", "Begin"} {
+			if _, ok := typ.MethodByName(name); ok {
+				t.Errorf("%s.%s is exported, so the page could call it", typ.Elem().Name(), name)
+			}
 		}
 	}
-	if typ.NumMethod() < 20 {
-		t.Fatalf("only %d bound methods: the reflection is looking at the wrong type", typ.NumMethod())
+	if total < 40 {
+		t.Fatalf("only %d bound methods: the reflection is looking at the wrong types", total)
 	}
 }

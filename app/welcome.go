@@ -77,7 +77,7 @@ func ProbesFromEnv(getenv func(string) string) ([]Probe, error) {
 
 // WelcomeCheck looks at adb and the local model servers, in parallel, within
 // a few seconds.
-func (a *App) WelcomeCheck() (_ WelcomeStatus, err error) {
+func (a *SettingsAPI) WelcomeCheck() (_ WelcomeStatus, err error) {
 	defer toUI(&err)
 	probes, err := ProbesFromEnv(os.Getenv)
 	if err != nil {
@@ -95,7 +95,7 @@ func (a *App) WelcomeCheck() (_ WelcomeStatus, err error) {
 }
 
 // DismissWelcome records that the welcome was seen, so it is not shown again.
-func (a *App) DismissWelcome() (_ Settings, err error) {
+func (a *SettingsAPI) DismissWelcome() (_ Settings, err error) {
 	defer toUI(&err)
 	return a.settings.Update(func(s *Settings) error {
 		s.WelcomeDone = true
@@ -224,7 +224,7 @@ func getModels(ctx context.Context, client *http.Client, url string) ([]string, 
 // UseLocalModel makes a profile for a model a local server offers (the
 // welcome's "Use it") and makes it the active one. The reply format is
 // guessed from the model's name; Settings can change it.
-func (a *App) UseLocalModel(server ModelServer, modelName string) (_ Profile, err error) {
+func (a *SettingsAPI) UseLocalModel(server ModelServer, modelName string) (_ Profile, err error) {
 	defer toUI(&err)
 	dialect, variant := guessDialect(modelName)
 	p, err := a.SaveProfile(Profile{Name: server.Name + " · " + modelName, BaseURL: server.BaseURL,

@@ -87,11 +87,11 @@ func TestFindModelServers(t *testing.T) {
 
 func TestWelcomeDismiss(t *testing.T) {
 	a := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir()})
-	s, err := a.DismissWelcome()
+	s, err := a.api.Settings.DismissWelcome()
 	if err != nil || !s.WelcomeDone {
 		t.Fatalf("DismissWelcome: %+v %v", s, err)
 	}
-	loaded, err := a.GetSettings()
+	loaded, err := a.api.Settings.GetSettings()
 	if err != nil || !loaded.Settings.WelcomeDone {
 		t.Fatalf("not stored: %+v %v", loaded, err)
 	}
@@ -117,14 +117,14 @@ func TestGuessDialect(t *testing.T) {
 
 func TestUseLocalModelMakesTheActiveProfile(t *testing.T) {
 	a := testApp(t)
-	p, err := a.UseLocalModel(ModelServer{Name: "Ollama", BaseURL: "http://127.0.0.1:11434/v1", Models: []string{"qwen2.5-vl:7b"}}, "qwen2.5-vl:7b")
+	p, err := a.api.Settings.UseLocalModel(ModelServer{Name: "Ollama", BaseURL: "http://127.0.0.1:11434/v1", Models: []string{"qwen2.5-vl:7b"}}, "qwen2.5-vl:7b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Name != "Ollama · qwen2.5-vl:7b" || p.Dialect != "tools" || p.BaseURL != "http://127.0.0.1:11434/v1" {
 		t.Fatalf("profile %+v", p)
 	}
-	loaded, err := a.GetSettings()
+	loaded, err := a.api.Settings.GetSettings()
 	if err != nil || loaded.Settings.ActiveProfile != p.ID {
 		t.Fatalf("active profile %q, want %q (%v)", loaded.Settings.ActiveProfile, p.ID, err)
 	}

@@ -111,16 +111,16 @@ func seedProfile(tb testing.TB, cfg, data, url string) {
 	tb.Helper()
 	seed := New(Config{ConfigDir: cfg, DataDir: data})
 	seed.secrets.ring = brokenRing{}
-	if _, err := seed.SaveProfile(Profile{Name: "Scripted model", BaseURL: url, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-window-bench-0000"); err != nil {
+	if _, err := seed.api.Settings.SaveProfile(Profile{Name: "Scripted model", BaseURL: url, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-window-bench-0000"); err != nil {
 		tb.Fatal(err)
 	}
-	loaded, err := seed.GetSettings()
+	loaded, err := seed.api.Settings.GetSettings()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	set := loaded.Settings
 	set.WelcomeDone = true
-	if _, err := seed.SaveSettings(set); err != nil {
+	if _, err := seed.api.Settings.SaveSettings(set); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -63,7 +63,7 @@ test('the first task on This computer asks before Tandem takes the mouse', async
   assert.match(await ask.innerText(), /Ctrl\+Shift\+Esc/)
   await page.getByTestId('desktop-cancel').click()
   await ask.waitFor({ state: 'detached' })
-  assert.deepEqual(await page.evaluate(() => window.go.app.App.ActiveRuns()), [], 'a run started without the person\'s yes')
+  assert.deepEqual(await page.evaluate(() => window.go.app.RunsAPI.ActiveRuns()), [], 'a run started without the person\'s yes')
   await page.getByTestId('goal').fill('')
 })
 
@@ -87,7 +87,7 @@ test('"no model is set up" goes away once a model is added', async () => {
   await err.waitFor({ state: 'detached', timeout: 3000 })
   // Leave no model behind for the tests that follow.
   await page.evaluate(async () => {
-    for (const p of await window.go.app.App.Profiles()) await window.go.app.App.DeleteProfile(p.id)
+    for (const p of await window.go.app.SettingsAPI.Profiles()) await window.go.app.SettingsAPI.DeleteProfile(p.id)
   })
   await page.getByTestId('goal').fill('')
 })

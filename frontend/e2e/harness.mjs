@@ -164,7 +164,7 @@ export async function startApp(opts = {}) {
     page.on('pageerror', (e) => pageErrors.push(e))
     await opts.prepare?.(page)
     await page.goto(url)
-    await page.waitForFunction(() => !!window.go?.app?.App, null, { timeout: 15_000 })
+    await page.waitForFunction(() => !!window.go?.app?.RunsAPI, null, { timeout: 15_000 })
     return {
       page,
       browser,

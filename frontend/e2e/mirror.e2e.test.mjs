@@ -163,7 +163,7 @@ test('a window without an H.264 decoder gets pictures and is told why', async ()
       delete window.VideoDecoder
     })
     await page.reload()
-    await page.waitForFunction(() => !!window.go?.app?.App)
+    await page.waitForFunction(() => !!window.go?.app?.RunsAPI)
     await page.getByTestId(`device-${serial}`).click()
     const label = page.locator('[data-testid="mirror-path"][data-path="screencap"]')
     await label.waitFor({ timeout: 20_000 })

@@ -36,9 +36,9 @@ before(async () => {
   await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 30_000 })
   // Every input sent to the device, as the backend is asked for it.
   await page.evaluate(() => {
-    const a = window.go.app.App
+    const { RunsAPI, MirrorAPI } = window.go.app
     window.__sent = []
-    for (const name of ['Input', 'DeviceInput', 'MirrorGesture']) {
+    for (const [a, name] of [[RunsAPI, 'Input'], [MirrorAPI, 'DeviceInput'], [MirrorAPI, 'MirrorGesture']]) {
       const real = a[name]
       a[name] = (...args) => {
         window.__sent.push(args[1])
@@ -57,8 +57,8 @@ afterEach(async () => {
   model?.clear()
   await app?.page
     .evaluate(async () => {
-      for (const r of await window.go.app.App.ActiveRuns()) {
-        if (!['Done', 'Failed', 'Stopped'].includes(r.state)) await window.go.app.App.Stop(r.id).catch(() => {})
+      for (const r of await window.go.app.RunsAPI.ActiveRuns()) {
+        if (!['Done', 'Failed', 'Stopped'].includes(r.state)) await window.go.app.RunsAPI.Stop(r.id).catch(() => {})
       }
     })
     .catch(() => {})
@@ -152,7 +152,7 @@ test('Settings has one Save, and a wrong field is said next to it and nothing is
   assert.equal(await page.getByTestId('pf-url').getAttribute('aria-invalid'), 'true')
   await shot('settings-field-error.png')
   assert.equal(await page.getByTestId('profile-Broken model').count(), 0, 'nothing was saved')
-  const profiles = await page.evaluate(() => window.go.app.App.Profiles())
+  const profiles = await page.evaluate(() => window.go.app.SettingsAPI.Profiles())
   assert.ok(!profiles.some((p) => p.name === 'Broken model'), 'the backend has no such model')
   // Fixed, the message goes and Save works.
   await page.getByTestId('pf-url').fill(model.url)
@@ -162,7 +162,7 @@ test('Settings has one Save, and a wrong field is said next to it and nothing is
   await page.keyboard.press('Escape')
   await dialog.waitFor({ state: 'detached', timeout: 3000 })
   await page.evaluate(async () => {
-    for (const p of await window.go.app.App.Profiles()) if (p.name === 'Broken model') await window.go.app.App.DeleteProfile(p.id)
+    for (const p of await window.go.app.SettingsAPI.Profiles()) if (p.name === 'Broken model') await window.go.app.SettingsAPI.DeleteProfile(p.id)
   })
 })
 
@@ -180,7 +180,7 @@ test('closing Settings with unsaved edits asks first: keep editing, or discard',
   await page.getByRole('button', { name: /^Close$/ }).click()
   await page.getByTestId('unsaved-discard').click()
   await page.getByTestId('settings-dialog').waitFor({ state: 'detached', timeout: 3000 })
-  const profiles = await page.evaluate(() => window.go.app.App.Profiles())
+  const profiles = await page.evaluate(() => window.go.app.SettingsAPI.Profiles())
   assert.ok(profiles.some((p) => p.name === 'Scripted model') && !profiles.some((p) => p.name === 'Renamed model'), 'discarded')
 })
 
@@ -230,7 +230,7 @@ test('Pause and Stop show that they were heard before the engine answers', async
   await page.getByTestId('thinking').waitFor()
   // Hold the backend's answer to the command: the window must not wait for it.
   await page.evaluate(() => {
-    const a = window.go.app.App
+    const a = window.go.app.RunsAPI
     window.__release = {}
     window.__real = {}
     for (const name of ['Pause', 'Stop']) {
@@ -254,7 +254,7 @@ test('Pause and Stop show that they were heard before the engine answers', async
   } finally {
     await page.evaluate(() => {
       for (const r of Object.values(window.__release)) r()
-      Object.assign(window.go.app.App, window.__real)
+      Object.assign(window.go.app.RunsAPI, window.__real)
     })
   }
 })

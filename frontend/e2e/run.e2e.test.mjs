@@ -37,10 +37,10 @@ afterEach(async () => {
   model?.clear()
   await app?.page
     .evaluate(async () => {
-      const live = async () => (await window.go.app.App.ActiveRuns()).filter((r) => !['Done', 'Failed', 'Stopped'].includes(r.state))
+      const live = async () => (await window.go.app.RunsAPI.ActiveRuns()).filter((r) => !['Done', 'Failed', 'Stopped'].includes(r.state))
       const deadline = Date.now() + 5000
       for (let runs = await live(); runs.length && Date.now() < deadline; runs = await live()) {
-        await Promise.all(runs.map((r) => window.go.app.App.Stop(r.id).catch(() => {})))
+        await Promise.all(runs.map((r) => window.go.app.RunsAPI.Stop(r.id).catch(() => {})))
         await new Promise((r) => setTimeout(r, 50))
       }
     })

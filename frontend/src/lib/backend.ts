@@ -1,9 +1,12 @@
-// The Go methods bound by Wails (app.App), typed, and the Wails event bus.
-// Wails injects window.go and window.runtime in the desktop window and in the
-// dev-server harness; calling through this one module keeps the rest of the
-// UI free of window globals and easy to test.
+// The Go methods bound by Wails, typed, and the Wails event bus. Go binds
+// them as five services (app/api.go: window.go.app.RunsAPI.Stop, …); this
+// module is the page's one door to them: `backend.Stop(…)` is routed to its
+// service by the generated list (gen/types.ts, boundServices). Wails injects
+// window.go and window.runtime in the desktop window and in the dev-server
+// harness; calling through this one module keeps the rest of the UI free of
+// window globals and easy to test.
 import type { Action, EngineEvent, Snapshot } from './events'
-import type { EngineSettings, PopoutConfig } from './gen/types'
+import { boundServices, type EngineSettings, type PopoutConfig } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {
@@ -229,12 +232,22 @@ type Runtime = {
   EventsOn(name: string, cb: (...data: unknown[]) => void): () => void
 }
 
+/** ServiceName is one of the services Go binds (app/api.go). */
+export type ServiceName = keyof typeof boundServices
+
 declare global {
   interface Window {
-    go?: { app?: { App?: Bound; Popout?: PopoutBound } }
+    go?: { app?: Partial<Record<ServiceName, Partial<Bound>>> & { Popout?: PopoutBound } }
     runtime?: Runtime
   }
 }
+
+/** serviceOf names the service each bound method is on. */
+const serviceOf = new Map<string, ServiceName>(
+  (Object.entries(boundServices) as [ServiceName, readonly string[]][]).flatMap(([svc, names]) =>
+    names.map((n) => [n, svc] as [string, ServiceName]),
+  ),
+)
 
 /** PopoutBound is the pop-out window's binding (app.Popout, app/popout.go). */
 export interface PopoutBound {
@@ -250,21 +263,18 @@ export function popoutBinding(): PopoutBound | null {
 
 export class BackendMissing extends Error {
   constructor() {
-    super('the Go backend is not connected (window.go.app.App is missing)')
+    super('the Go backend is not connected (window.go.app is missing)')
   }
-}
-
-function app(): Bound {
-  const a = window.go?.app?.App
-  if (!a) throw new BackendMissing()
-  return a
 }
 
 /** backend is the bound API; each call returns a promise that rejects with the Go error text. */
 export const backend = new Proxy({} as Bound, {
   get(_t, name: string) {
     return (...args: unknown[]) => {
-      const fn = (app() as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[name]
+      const bound = window.go?.app
+      if (!bound) throw new BackendMissing()
+      const svc = serviceOf.get(name)
+      const fn = svc && (bound[svc] as Record<string, (...a: unknown[]) => Promise<unknown>> | undefined)?.[name]
       if (typeof fn !== 'function') return Promise.reject(new Error(`backend method ${name} is missing`))
       return fn(...args)
     }

@@ -438,50 +438,14 @@ export interface Why {
   detail: string
 }
 
-/** The methods Wails binds: every exported method of app.App. */
-export type BoundMethod =
-  | 'ActiveRuns'
-  | 'Answer'
-  | 'Confirm'
-  | 'ConnectDevice'
-  | 'DeleteProfile'
-  | 'Deny'
-  | 'DeviceInput'
-  | 'DismissSettingsWarning'
-  | 'DismissWelcome'
-  | 'EditGoal'
-  | 'EditPending'
-  | 'ExportReport'
-  | 'FramesBase'
-  | 'GetSettings'
-  | 'HandBack'
-  | 'Info'
-  | 'Input'
-  | 'ListDevices'
-  | 'MirrorGesture'
-  | 'MirrorPath'
-  | 'MirrorTouch'
-  | 'MirrorURL'
-  | 'OpenReport'
-  | 'PastRuns'
-  | 'Pause'
-  | 'PopOut'
-  | 'Presets'
-  | 'Profiles'
-  | 'Resume'
-  | 'ResumeRun'
-  | 'RunSteps'
-  | 'SaveProfile'
-  | 'SaveReportAs'
-  | 'SaveSettings'
-  | 'SetCompact'
-  | 'StartRun'
-  | 'StartVirtualPhone'
-  | 'Stop'
-  | 'StopAfter'
-  | 'TakeOver'
-  | 'TestForm'
-  | 'TestProfile'
-  | 'UpdateSettings'
-  | 'UseLocalModel'
-  | 'WelcomeCheck'
+/** The methods Wails binds, by service (app/api.go): window.go.app.<service>.<method>. */
+export const boundServices = {
+  DevicesAPI: ['ConnectDevice', 'ListDevices', 'StartVirtualPhone'],
+  RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Input', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
+  HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
+  MirrorAPI: ['DeviceInput', 'FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorTouch', 'MirrorURL', 'PopOut'],
+  SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'Presets', 'Profiles', 'SaveProfile', 'SaveSettings', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
+} as const
+
+/** Every bound method's name. */
+export type BoundMethod = (typeof boundServices)[keyof typeof boundServices][number]
