@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"tandem/vphone/shell"
 )
 
 // Apps and services: am, monkey, pm, cmd, dumpsys.
@@ -35,9 +37,9 @@ func (p *Phone) resolveComponent(comp string) (App, bool) {
 	return a, true
 }
 
-func cmdAm(p *Phone, c *cmdIO, args []string) int {
+func cmdAm(p *Phone, c *shell.IO, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.err, "Activity manager (activity) commands:\n  start [-W] [-S] -n <COMPONENT> | -a <ACTION> [-d <DATA>]\n  force-stop <PACKAGE>\n  broadcast -a <ACTION> [--es <KEY> <VALUE>]")
+		fmt.Fprintln(c.Err, "Activity manager (activity) commands:\n  start [-W] [-S] -n <COMPONENT> | -a <ACTION> [-d <DATA>]\n  force-stop <PACKAGE>\n  broadcast -a <ACTION> [--es <KEY> <VALUE>]")
 		return 255
 	}
 	switch args[0] {
@@ -45,7 +47,7 @@ func cmdAm(p *Phone, c *cmdIO, args []string) int {
 		return amStart(p, c, args[1:])
 	case "force-stop", "kill":
 		if len(args) < 2 {
-			fmt.Fprintln(c.err, "Error: no package specified")
+			fmt.Fprintln(c.Err, "Error: no package specified")
 			return 255
 		}
 		pkg := args[len(args)-1]
@@ -59,11 +61,11 @@ func cmdAm(p *Phone, c *cmdIO, args []string) int {
 	case "broadcast":
 		return amBroadcast(p, c, args[1:])
 	}
-	fmt.Fprintf(c.err, "Unknown command: %s\n", args[0])
+	fmt.Fprintf(c.Err, "Unknown command: %s\n", args[0])
 	return 255
 }
 
-func amStart(p *Phone, c *cmdIO, args []string) int {
+func amStart(p *Phone, c *shell.IO, args []string) int {
 	var comp, act, data, wait string
 	var cats []string
 	for i := 0; i < len(args); i++ {
@@ -111,12 +113,12 @@ func amStart(p *Phone, c *cmdIO, args []string) int {
 		desc = append(desc, "cmp="+comp)
 	}
 	intent := "Intent { " + strings.Join(desc, " ") + " }"
-	fmt.Fprintf(c.out, "Starting: %s\n", intent)
+	fmt.Fprintf(c.Out, "Starting: %s\n", intent)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("launch", args, 0, 0)
 	if comp == "" {
-		fmt.Fprintf(c.err, "Error: Activity not started, unable to resolve %s\n", intent)
+		fmt.Fprintf(c.Err, "Error: Activity not started, unable to resolve %s\n", intent)
 		return 1
 	}
 	a, ok := p.resolveComponent(comp)
@@ -125,21 +127,21 @@ func amStart(p *Phone, c *cmdIO, args []string) int {
 		if strings.HasPrefix(cls, ".") {
 			cls = pkg + cls
 		}
-		fmt.Fprintf(c.err, "Error type 3\nError: Activity class {%s/%s} does not exist.\n", pkg, cls)
+		fmt.Fprintf(c.Err, "Error type 3\nError: Activity class {%s/%s} does not exist.\n", pkg, cls)
 		return 1
 	}
 	if p.m.fg == a.Package && p.m.screen == scrMain {
-		fmt.Fprintln(c.out, "Warning: Activity not started, intent has been delivered to currently running top-most instance.")
+		fmt.Fprintln(c.Out, "Warning: Activity not started, intent has been delivered to currently running top-most instance.")
 	} else {
 		p.m.launch(a.Package)
 	}
 	if wait != "" {
-		fmt.Fprintf(c.out, "Status: ok\nLaunchState: COLD\nActivity: %s\nTotalTime: 212\nWaitTime: 215\nComplete\n", shortComponent(a.Package, a.Activity))
+		fmt.Fprintf(c.Out, "Status: ok\nLaunchState: COLD\nActivity: %s\nTotalTime: 212\nWaitTime: 215\nComplete\n", shortComponent(a.Package, a.Activity))
 	}
 	return 0
 }
 
-func amBroadcast(p *Phone, c *cmdIO, args []string) int {
+func amBroadcast(p *Phone, c *shell.IO, args []string) int {
 	var act string
 	extras := map[string]string{}
 	for i := 0; i < len(args); i++ {
@@ -167,7 +169,7 @@ func amBroadcast(p *Phone, c *cmdIO, args []string) int {
 		desc += " (has extras)"
 	}
 	desc += " }"
-	fmt.Fprintf(c.out, "Broadcasting: %s\n", desc)
+	fmt.Fprintf(c.Out, "Broadcasting: %s\n", desc)
 	p.mu.Lock()
 	p.record("broadcast", args, 0, 0)
 	// ADB Keyboard only listens while it is the current input method.
@@ -198,15 +200,15 @@ func amBroadcast(p *Phone, c *cmdIO, args []string) int {
 		}
 	}
 	p.mu.Unlock()
-	fmt.Fprintln(c.out, "Broadcast completed: result=0")
+	fmt.Fprintln(c.Out, "Broadcast completed: result=0")
 	return 0
 }
 
-func cmdMonkey(p *Phone, c *cmdIO, args []string) int {
+func cmdMonkey(p *Phone, c *shell.IO, args []string) int {
 	var pkg, cat string
 	count := -1
 	for _, a := range args {
-		fmt.Fprintf(c.out, "  bash arg: %s\n", a)
+		fmt.Fprintf(c.Out, "  bash arg: %s\n", a)
 	}
 	for i := 0; i < len(args); i++ {
 		switch {
@@ -225,19 +227,19 @@ func cmdMonkey(p *Phone, c *cmdIO, args []string) int {
 		}
 	}
 	if count < 0 {
-		fmt.Fprintln(c.err, "** Error: Count not specified")
+		fmt.Fprintln(c.Err, "** Error: Count not specified")
 		return 1
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	a, ok := p.m.app(pkg)
 	if !ok || pkg == PkgLauncher || cat != "" && cat != "android.intent.category.LAUNCHER" {
-		fmt.Fprintln(c.out, "** No activities found to run, monkey aborted.")
+		fmt.Fprintln(c.Out, "** No activities found to run, monkey aborted.")
 		return 252
 	}
 	p.record("launch", args, 0, 0)
 	p.m.launch(a.Package)
-	fmt.Fprintf(c.out, "Events injected: %d\n## Network stats: elapsed time=18ms (0ms mobile, 0ms wifi, 18ms not connected)\n", count)
+	fmt.Fprintf(c.Out, "Events injected: %d\n## Network stats: elapsed time=18ms (0ms mobile, 0ms wifi, 18ms not connected)\n", count)
 	return 0
 }
 
@@ -262,7 +264,7 @@ func isSystemPackage(pkg string) bool {
 	return pkg == PkgSettings
 }
 
-func cmdPm(p *Phone, c *cmdIO, args []string) int {
+func cmdPm(p *Phone, c *shell.IO, args []string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -286,26 +288,26 @@ func cmdPm(p *Phone, c *cmdIO, args []string) int {
 			if third && s || sys && !s || !strings.Contains(pkg, filter) {
 				continue
 			}
-			fmt.Fprintf(c.out, "package:%s\n", pkg)
+			fmt.Fprintf(c.Out, "package:%s\n", pkg)
 		}
 		return 0
 	case len(args) == 2 && args[0] == "path":
 		for _, pkg := range p.packages() {
 			if pkg == args[1] {
-				fmt.Fprintf(c.out, "package:/data/app/~~vphone==/%s-1/base.apk\n", pkg)
+				fmt.Fprintf(c.Out, "package:/data/app/~~vphone==/%s-1/base.apk\n", pkg)
 				return 0
 			}
 		}
 		return 1
 	}
-	fmt.Fprintln(c.err, "usage: pm list packages [-3] [-s] [FILTER]\n       pm path PACKAGE")
+	fmt.Fprintln(c.Err, "usage: pm list packages [-3] [-s] [FILTER]\n       pm path PACKAGE")
 	return 255
 }
 
 // cmdCmd is `cmd SERVICE ...`, the binder shell the `cmd` feature announces.
-func cmdCmd(p *Phone, c *cmdIO, args []string) int {
+func cmdCmd(p *Phone, c *shell.IO, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.err, "cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.")
+		fmt.Fprintln(c.Err, "cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.")
 		return 20
 	}
 	switch args[0] {
@@ -322,13 +324,13 @@ func cmdCmd(p *Phone, c *cmdIO, args []string) int {
 	case "input_method":
 		return cmdIme(p, c, args[1:])
 	}
-	fmt.Fprintf(c.err, "cmd: Can't find service: %s\n", args[0])
+	fmt.Fprintf(c.Err, "cmd: Can't find service: %s\n", args[0])
 	return 20
 }
 
-func cmdDumpsys(p *Phone, c *cmdIO, args []string) int {
+func cmdDumpsys(p *Phone, c *shell.IO, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.out, "Currently running services:\n  activity\n  input\n  input_method\n  package\n  window")
+		fmt.Fprintln(c.Out, "Currently running services:\n  activity\n  input\n  input_method\n  package\n  window")
 		return 0
 	}
 	p.mu.Lock()
@@ -344,32 +346,32 @@ func cmdDumpsys(p *Phone, c *cmdIO, args []string) int {
 	short := shortComponent(a.Package, a.Activity)
 	switch args[0] {
 	case "window":
-		fmt.Fprintln(c.out, "WINDOW MANAGER WINDOWS (dumpsys window windows)")
-		fmt.Fprintf(c.out, "  Window #0 Window{7d0c9a1 u0 %s}:\n    mDisplayId=0 rootTaskId=12 mSession=Session{3a4b5c6 2310:u0a10123} mClient=android.os.BinderProxy@1e2f3a4\n", full)
-		fmt.Fprintf(c.out, "    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=BASE_APPLICATION fmt=TRANSLUCENT}\n    Requested w=%d h=%d mLayoutSeq=212\n", dw, dh)
-		fmt.Fprintln(c.out, "  Window #1 Window{1b2c3d4 u0 StatusBar}:")
-		fmt.Fprintln(c.out, "    mDisplayId=0 mSession=Session{9a8b7c6 1512:u0a10042}")
-		fmt.Fprintln(c.out)
-		fmt.Fprintf(c.out, "  mGlobalConfiguration={1.0 ?mcc?mnc [zh_CN] ldltr sw%ddp w%ddp h%ddp %ddpi nrml %s finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d) mAppBounds=Rect(0, 0 - %d, %d) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined mAlwaysOnTop=undefined mRotation=ROTATION_%d}}\n",
+		fmt.Fprintln(c.Out, "WINDOW MANAGER WINDOWS (dumpsys window windows)")
+		fmt.Fprintf(c.Out, "  Window #0 Window{7d0c9a1 u0 %s}:\n    mDisplayId=0 rootTaskId=12 mSession=Session{3a4b5c6 2310:u0a10123} mClient=android.os.BinderProxy@1e2f3a4\n", full)
+		fmt.Fprintf(c.Out, "    mAttrs={(0,0)(fillxfill) sim={adjust=resize} ty=BASE_APPLICATION fmt=TRANSLUCENT}\n    Requested w=%d h=%d mLayoutSeq=212\n", dw, dh)
+		fmt.Fprintln(c.Out, "  Window #1 Window{1b2c3d4 u0 StatusBar}:")
+		fmt.Fprintln(c.Out, "    mDisplayId=0 mSession=Session{9a8b7c6 1512:u0a10042}")
+		fmt.Fprintln(c.Out)
+		fmt.Fprintf(c.Out, "  mGlobalConfiguration={1.0 ?mcc?mnc [zh_CN] ldltr sw%ddp w%ddp h%ddp %ddpi nrml %s finger -keyb/v/h -nav/h winConfig={ mBounds=Rect(0, 0 - %d, %d) mAppBounds=Rect(0, 0 - %d, %d) mWindowingMode=fullscreen mDisplayWindowingMode=fullscreen mActivityType=undefined mAlwaysOnTop=undefined mRotation=ROTATION_%d}}\n",
 			min(dw, dh)*160/p.opts.Density, dw*160/p.opts.Density, dh*160/p.opts.Density, p.opts.Density, orient, dw, dh, dw, dh, rot*90)
 		// A dialog's window carries its activity's name too.
-		fmt.Fprintf(c.out, "  mCurrentFocus=Window{7d0c9a1 u0 %s}\n", full)
-		fmt.Fprintf(c.out, "  mFocusedApp=ActivityRecord{5e6f7a8 u0 %s t12}\n", short)
-		fmt.Fprintf(c.out, "  mInputMethodTarget=null\n  mDisplayFrozen=false windows=0 client=false apps=0  mRotation=%d  mLastOrientation=-1\n", rot)
+		fmt.Fprintf(c.Out, "  mCurrentFocus=Window{7d0c9a1 u0 %s}\n", full)
+		fmt.Fprintf(c.Out, "  mFocusedApp=ActivityRecord{5e6f7a8 u0 %s t12}\n", short)
+		fmt.Fprintf(c.Out, "  mInputMethodTarget=null\n  mDisplayFrozen=false windows=0 client=false apps=0  mRotation=%d  mLastOrientation=-1\n", rot)
 		return 0
 	case "input":
-		fmt.Fprintf(c.out, "INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: true\n\nInput Reader State (Nums of device: 1):\n  Device 2: virtual-touchscreen\n    Sources: 0x00001002\n    Touch Input Mapper (mode - DIRECT):\n      Viewport INTERNAL: displayId=0, uniqueId=local:0, port=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: %d\n",
+		fmt.Fprintf(c.Out, "INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: true\n\nInput Reader State (Nums of device: 1):\n  Device 2: virtual-touchscreen\n    Sources: 0x00001002\n    Touch Input Mapper (mode - DIRECT):\n      Viewport INTERNAL: displayId=0, uniqueId=local:0, port=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceOrientation: %d\n",
 			rot, dw, dh, dw, dh, p.opts.Width, p.opts.Height, dw, dh, rot)
 		return 0
 	case "activity":
-		fmt.Fprintln(c.out, "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)")
-		fmt.Fprintf(c.out, "Display #0 (activities from top to bottom):\n  * Task{c1d2e3f #12 type=standard A=10123:%s U=0 visible=true mode=fullscreen translucent=false sz=1}\n", a.Package)
-		fmt.Fprintf(c.out, "    mResumedActivity: ActivityRecord{5e6f7a8 u0 %s t12}\n  ResumedActivity: ActivityRecord{5e6f7a8 u0 %s t12}\n", short, short)
+		fmt.Fprintln(c.Out, "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)")
+		fmt.Fprintf(c.Out, "Display #0 (activities from top to bottom):\n  * Task{c1d2e3f #12 type=standard A=10123:%s U=0 visible=true mode=fullscreen translucent=false sz=1}\n", a.Package)
+		fmt.Fprintf(c.Out, "    mResumedActivity: ActivityRecord{5e6f7a8 u0 %s t12}\n  ResumedActivity: ActivityRecord{5e6f7a8 u0 %s t12}\n", short, short)
 		return 0
 	case "display":
-		fmt.Fprintf(c.out, "DISPLAY MANAGER (dumpsys display)\n  mBaseDisplayInfo=DisplayInfo{\"Built-in Screen\", displayId 0, real %d x %d, rotation %d, density %d}\n", dw, dh, rot, p.opts.Density)
+		fmt.Fprintf(c.Out, "DISPLAY MANAGER (dumpsys display)\n  mBaseDisplayInfo=DisplayInfo{\"Built-in Screen\", displayId 0, real %d x %d, rotation %d, density %d}\n", dw, dh, rot, p.opts.Density)
 		return 0
 	}
-	fmt.Fprintf(c.err, "Can't find service: %s\n", args[0])
+	fmt.Fprintf(c.Err, "Can't find service: %s\n", args[0])
 	return 0
 }

@@ -4,11 +4,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+
+	"tandem/vphone/shell"
 )
 
 // Screens out: screencap and uiautomator dump.
 
-func cmdScreencap(p *Phone, c *cmdIO, args []string) int {
+func cmdScreencap(p *Phone, c *shell.IO, args []string) int {
 	asPNG := false
 	file := ""
 	for i := 0; i < len(args); i++ {
@@ -22,7 +24,7 @@ func cmdScreencap(p *Phone, c *cmdIO, args []string) int {
 				case 'p':
 					asPNG = true
 				case 'h':
-					fmt.Fprintln(c.err, "usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n   -d: specify the physical display ID to capture (default: 0)\nIf FILENAME ends with .png it will be saved as a png.\nIf FILENAME is not given, the results will be printed to stdout.")
+					fmt.Fprintln(c.Err, "usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n   -d: specify the physical display ID to capture (default: 0)\nIf FILENAME ends with .png it will be saved as a png.\nIf FILENAME is not given, the results will be printed to stdout.")
 					return 0
 				}
 			}
@@ -38,7 +40,7 @@ func cmdScreencap(p *Phone, c *cmdIO, args []string) int {
 		var err error
 		data, err = p.ScreenshotPNG()
 		if err != nil {
-			fmt.Fprintln(c.err, "Error: failed to capture the screen")
+			fmt.Fprintln(c.Err, "Error: failed to capture the screen")
 			return 1
 		}
 	} else {
@@ -53,23 +55,23 @@ func cmdScreencap(p *Phone, c *cmdIO, args []string) int {
 	}
 	if file != "" {
 		if err := p.fs.write(file, data, 0o660, false); err != nil {
-			fmt.Fprintf(c.err, "Error opening file: %s (%s).\n", file, errText(err))
+			fmt.Fprintf(c.Err, "Error opening file: %s (%s).\n", file, errText(err))
 			return 1
 		}
 		return 0
 	}
-	if p.faultsNow().dropScreencap && c.drop != nil {
-		c.out.Write(data[:len(data)/2])
-		c.drop()
+	if p.faultsNow().dropScreencap && c.Drop != nil {
+		c.Out.Write(data[:len(data)/2])
+		c.Drop()
 		return 1
 	}
-	c.out.Write(data)
+	c.Out.Write(data)
 	return 0
 }
 
-func cmdUiautomator(p *Phone, c *cmdIO, args []string) int {
+func cmdUiautomator(p *Phone, c *shell.IO, args []string) int {
 	if len(args) == 0 || args[0] != "dump" {
-		fmt.Fprintln(c.err, "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n    dump [--verbose][file]\n      [--compressed]: dumps compressed layout information.\n      [file]: the location where the dumped XML should be stored, default is\n      /sdcard/window_dump.xml")
+		fmt.Fprintln(c.Err, "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\ndump: creates an XML dump of current UI hierarchy\n    dump [--verbose][file]\n      [--compressed]: dumps compressed layout information.\n      [file]: the location where the dumped XML should be stored, default is\n      /sdcard/window_dump.xml")
 		return 1
 	}
 	file := "/sdcard/window_dump.xml"
@@ -86,15 +88,15 @@ func cmdUiautomator(p *Phone, c *cmdIO, args []string) int {
 	}
 	p.mu.Unlock()
 	if idle {
-		fmt.Fprintln(c.err, "ERROR: could not get idle state.")
+		fmt.Fprintln(c.Err, "ERROR: could not get idle state.")
 		return 0
 	}
 	if file == "/dev/tty" || file == "/proc/self/fd/1" {
-		c.out.Write(dump)
+		c.Out.Write(dump)
 	} else if err := p.fs.write(file, dump, 0o660, false); err != nil {
-		fmt.Fprintf(c.err, "ERROR: could not write %s: %s\n", file, errText(err))
+		fmt.Fprintf(c.Err, "ERROR: could not write %s: %s\n", file, errText(err))
 		return 1
 	}
-	fmt.Fprintf(c.out, "UI hierchary dumped to: %s\n", file)
+	fmt.Fprintf(c.Out, "UI hierchary dumped to: %s\n", file)
 	return 0
 }

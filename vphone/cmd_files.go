@@ -10,25 +10,27 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tandem/vphone/shell"
 )
 
 // The shell's file and text commands: true/false, id, whoami, echo, sleep,
 // cat, rm, ls, mkdir, grep, head, tail, wc.
 
-func cmdTrue(*Phone, *cmdIO, []string) int  { return 0 }
-func cmdFalse(*Phone, *cmdIO, []string) int { return 1 }
+func cmdTrue(*Phone, *shell.IO, []string) int  { return 0 }
+func cmdFalse(*Phone, *shell.IO, []string) int { return 1 }
 
-func cmdID(_ *Phone, c *cmdIO, _ []string) int {
-	fmt.Fprintln(c.out, "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),3003(inet) context=u:r:shell:s0")
+func cmdID(_ *Phone, c *shell.IO, _ []string) int {
+	fmt.Fprintln(c.Out, "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),3003(inet) context=u:r:shell:s0")
 	return 0
 }
 
-func cmdWhoami(_ *Phone, c *cmdIO, _ []string) int {
-	fmt.Fprintln(c.out, "shell")
+func cmdWhoami(_ *Phone, c *shell.IO, _ []string) int {
+	fmt.Fprintln(c.Out, "shell")
 	return 0
 }
 
-func cmdEcho(_ *Phone, c *cmdIO, args []string) int {
+func cmdEcho(_ *Phone, c *shell.IO, args []string) int {
 	nl, esc := true, false
 	for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-ne" || args[0] == "-en") {
 		nl = nl && !strings.Contains(args[0], "n")
@@ -42,18 +44,18 @@ func cmdEcho(_ *Phone, c *cmdIO, args []string) int {
 	if nl {
 		s += "\n"
 	}
-	io.WriteString(c.out, s)
+	io.WriteString(c.Out, s)
 	return 0
 }
 
-func cmdSleep(_ *Phone, c *cmdIO, args []string) int {
+func cmdSleep(_ *Phone, c *shell.IO, args []string) int {
 	if len(args) != 1 {
-		fmt.Fprintln(c.err, "sleep: Need 1 argument")
+		fmt.Fprintln(c.Err, "sleep: Need 1 argument")
 		return 1
 	}
 	sec, err := strconv.ParseFloat(args[0], 64)
 	if err != nil || sec < 0 || math.IsInf(sec, 0) {
-		fmt.Fprintf(c.err, "sleep: bad duration '%s'\n", args[0])
+		fmt.Fprintf(c.Err, "sleep: bad duration '%s'\n", args[0])
 		return 1
 	}
 	t := time.NewTimer(time.Duration(sec * float64(time.Second)))
@@ -61,30 +63,30 @@ func cmdSleep(_ *Phone, c *cmdIO, args []string) int {
 	select {
 	case <-t.C:
 		return 0
-	case <-c.ctx.Done():
+	case <-c.Ctx.Done():
 		return 130
 	}
 }
 
-func cmdCat(p *Phone, c *cmdIO, args []string) int {
+func cmdCat(p *Phone, c *shell.IO, args []string) int {
 	if len(args) == 0 || len(args) == 1 && args[0] == "-" {
-		io.Copy(c.out, c.in)
+		io.Copy(c.Out, c.In)
 		return 0
 	}
 	status := 0
 	for _, a := range args {
 		data, err := p.fs.read(a)
 		if err != nil {
-			fmt.Fprintf(c.err, "cat: %s: %s\n", a, errText(err))
+			fmt.Fprintf(c.Err, "cat: %s: %s\n", a, errText(err))
 			status = 1
 			continue
 		}
-		c.out.Write(data)
+		c.Out.Write(data)
 	}
 	return status
 }
 
-func cmdRm(p *Phone, c *cmdIO, args []string) int {
+func cmdRm(p *Phone, c *shell.IO, args []string) int {
 	force, status := false, 0
 	var files []string
 	for _, a := range args {
@@ -96,19 +98,19 @@ func cmdRm(p *Phone, c *cmdIO, args []string) int {
 		}
 	}
 	if len(files) == 0 && !force {
-		fmt.Fprintln(c.err, "rm: Needs 1 argument")
+		fmt.Fprintln(c.Err, "rm: Needs 1 argument")
 		return 1
 	}
 	for _, f := range files {
 		if err := p.fs.remove(f); err != nil && !(force && !p.fs.isDir(f)) {
-			fmt.Fprintf(c.err, "rm: %s: %s\n", f, errText(err))
+			fmt.Fprintf(c.Err, "rm: %s: %s\n", f, errText(err))
 			status = 1
 		}
 	}
 	return status
 }
 
-func cmdLs(p *Phone, c *cmdIO, args []string) int {
+func cmdLs(p *Phone, c *shell.IO, args []string) int {
 	long := false
 	var paths []string
 	for _, a := range args {
@@ -125,7 +127,7 @@ func cmdLs(p *Phone, c *cmdIO, args []string) int {
 	for _, pa := range paths {
 		st, err := p.fs.stat(pa)
 		if err != nil {
-			fmt.Fprintf(c.err, "ls: %s: %s\n", pa, errText(err))
+			fmt.Fprintf(c.Err, "ls: %s: %s\n", pa, errText(err))
 			status = 1
 			continue
 		}
@@ -141,16 +143,16 @@ func cmdLs(p *Phone, c *cmdIO, args []string) int {
 				if e.mode&0o40000 != 0 {
 					kind = "drwxrwx--x"
 				}
-				fmt.Fprintf(c.out, "%s 1 shell shell %d %s %s\n", kind, e.size, e.mtime.Format("2006-01-02 15:04"), e.name)
+				fmt.Fprintf(c.Out, "%s 1 shell shell %d %s %s\n", kind, e.size, e.mtime.Format("2006-01-02 15:04"), e.name)
 			} else {
-				fmt.Fprintln(c.out, e.name)
+				fmt.Fprintln(c.Out, e.name)
 			}
 		}
 	}
 	return status
 }
 
-func cmdMkdir(p *Phone, _ *cmdIO, args []string) int {
+func cmdMkdir(p *Phone, _ *shell.IO, args []string) int {
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
 			p.fs.mkdirAll(a)
@@ -184,29 +186,29 @@ func breToRE(s string) string {
 	return b.String()
 }
 
-func cmdGrep(p *Phone, c *cmdIO, args []string) int {
+func cmdGrep(p *Phone, c *shell.IO, args []string) int {
 	g, bad := parseGrep(args)
 	if bad != 0 {
-		fmt.Fprintf(c.err, "grep: Unknown option '%c'\n", bad)
+		fmt.Fprintf(c.Err, "grep: Unknown option '%c'\n", bad)
 		return 2
 	}
 	if len(g.patterns) == 0 {
-		fmt.Fprintln(c.err, "grep: Need 1 argument")
+		fmt.Fprintln(c.Err, "grep: Need 1 argument")
 		return 2
 	}
 	re, err := g.regexp()
 	if err != nil {
-		fmt.Fprintf(c.err, "grep: bad regex '%s': %v\n", strings.Join(g.patterns, " "), err)
+		fmt.Fprintf(c.Err, "grep: bad regex '%s': %v\n", strings.Join(g.patterns, " "), err)
 		return 2
 	}
 	var input []byte
 	if len(g.files) == 0 {
-		input, _ = io.ReadAll(c.in)
+		input, _ = io.ReadAll(c.In)
 	} else {
 		for _, f := range g.files {
 			data, err := p.fs.read(f)
 			if err != nil {
-				fmt.Fprintf(c.err, "grep: %s: %s\n", f, errText(err))
+				fmt.Fprintf(c.Err, "grep: %s: %s\n", f, errText(err))
 				continue
 			}
 			input = append(input, data...)
@@ -278,7 +280,7 @@ func (g grepArgs) regexp() (*regexp.Regexp, error) {
 
 // match prints the matching lines of input as the options say and returns
 // how many matched.
-func (g grepArgs) match(c *cmdIO, re *regexp.Regexp, input []byte) int {
+func (g grepArgs) match(c *shell.IO, re *regexp.Regexp, input []byte) int {
 	matches := 0
 	sc := bufio.NewScanner(bytes.NewReader(input))
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
@@ -293,15 +295,15 @@ func (g grepArgs) match(c *cmdIO, re *regexp.Regexp, input []byte) int {
 		case g.only && !g.invert:
 			for _, m := range re.FindAllString(line, -1) {
 				if m != "" {
-					fmt.Fprintln(c.out, m)
+					fmt.Fprintln(c.Out, m)
 				}
 			}
 		default:
-			fmt.Fprintln(c.out, line)
+			fmt.Fprintln(c.Out, line)
 		}
 	}
 	if g.count {
-		fmt.Fprintln(c.out, matches)
+		fmt.Fprintln(c.Out, matches)
 	}
 	return matches
 }
@@ -332,10 +334,10 @@ func lineCount(args []string) (int, []string, error) {
 	return n, rest, nil
 }
 
-func readInput(p *Phone, c *cmdIO, files []string) ([]string, error) {
+func readInput(p *Phone, c *shell.IO, files []string) ([]string, error) {
 	var data []byte
 	if len(files) == 0 {
-		data, _ = io.ReadAll(c.in)
+		data, _ = io.ReadAll(c.In)
 	}
 	for _, f := range files {
 		d, err := p.fs.read(f)
@@ -351,18 +353,18 @@ func readInput(p *Phone, c *cmdIO, files []string) ([]string, error) {
 	return strings.Split(s, "\n"), nil
 }
 
-func cmdHead(p *Phone, c *cmdIO, args []string) int { return headTail(p, c, args, "head") }
-func cmdTail(p *Phone, c *cmdIO, args []string) int { return headTail(p, c, args, "tail") }
+func cmdHead(p *Phone, c *shell.IO, args []string) int { return headTail(p, c, args, "head") }
+func cmdTail(p *Phone, c *shell.IO, args []string) int { return headTail(p, c, args, "tail") }
 
-func headTail(p *Phone, c *cmdIO, args []string, name string) int {
+func headTail(p *Phone, c *shell.IO, args []string, name string) int {
 	n, files, err := lineCount(args)
 	if err != nil {
-		fmt.Fprintf(c.err, "%s: bad -n\n", name)
+		fmt.Fprintf(c.Err, "%s: bad -n\n", name)
 		return 1
 	}
 	lines, err := readInput(p, c, files)
 	if err != nil {
-		fmt.Fprintf(c.err, "%s: %v\n", name, err)
+		fmt.Fprintf(c.Err, "%s: %v\n", name, err)
 		return 1
 	}
 	if name == "head" {
@@ -371,12 +373,12 @@ func headTail(p *Phone, c *cmdIO, args []string, name string) int {
 		lines = lines[max(0, len(lines)-n):]
 	}
 	for _, l := range lines {
-		fmt.Fprintln(c.out, l)
+		fmt.Fprintln(c.Out, l)
 	}
 	return 0
 }
 
-func cmdWc(p *Phone, c *cmdIO, args []string) int {
+func cmdWc(p *Phone, c *shell.IO, args []string) int {
 	var files []string
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
@@ -385,9 +387,9 @@ func cmdWc(p *Phone, c *cmdIO, args []string) int {
 	}
 	lines, err := readInput(p, c, files)
 	if err != nil {
-		fmt.Fprintf(c.err, "wc: %v\n", err)
+		fmt.Fprintf(c.Err, "wc: %v\n", err)
 		return 1
 	}
-	fmt.Fprintln(c.out, len(lines))
+	fmt.Fprintln(c.Out, len(lines))
 	return 0
 }

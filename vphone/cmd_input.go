@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tandem/vphone/shell"
 )
 
 // The input command: key events, taps, swipes and text, as Android's
@@ -100,12 +102,12 @@ The commands and default sources are:
 `
 
 // javaException prints what `input` prints when a command throws.
-func javaException(c *cmdIO, cmd, exc string) int {
-	fmt.Fprintf(c.err, "Exception occurred while executing '%s':\n%s\n", cmd, exc)
+func javaException(c *shell.IO, cmd, exc string) int {
+	fmt.Fprintf(c.Err, "Exception occurred while executing '%s':\n%s\n", cmd, exc)
 	return 255
 }
 
-func cmdInput(p *Phone, c *cmdIO, args []string) int {
+func cmdInput(p *Phone, c *shell.IO, args []string) int {
 	if len(args) > 0 && inputSources()[args[0]] {
 		args = args[1:]
 	}
@@ -113,14 +115,14 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 		args = args[2:]
 	}
 	if len(args) == 0 {
-		io.WriteString(c.err, inputUsage)
+		io.WriteString(c.Err, inputUsage)
 		return 1
 	}
 	in := inputCmd{p: p, c: c, verb: args[0], rest: args[1:]}
 	switch in.verb {
 	case "tap", "swipe", "draganddrop", "text", "keyevent", "press", "roll", "motionevent":
 	default:
-		fmt.Fprintf(c.err, "Error: Unknown command: %s\n%s", in.verb, inputUsage)
+		fmt.Fprintf(c.Err, "Error: Unknown command: %s\n%s", in.verb, inputUsage)
 		return 1
 	}
 	if p.faultsNow().injectDenied {
@@ -150,7 +152,7 @@ func cmdInput(p *Phone, c *cmdIO, args []string) int {
 // inputCmd is one `input VERB ARGS...` being run.
 type inputCmd struct {
 	p    *Phone
-	c    *cmdIO
+	c    *shell.IO
 	verb string
 	rest []string
 }
@@ -159,7 +161,7 @@ type inputCmd struct {
 // on a bad argument it writes Android's error and returns its exit code.
 func (in inputCmd) nums(n, opt int) ([]int, int, bool) {
 	if len(in.rest) < n || len(in.rest) > n+opt {
-		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: %s\n%s", in.verb, inputUsage)
+		fmt.Fprintf(in.c.Err, "Error: Invalid arguments for command: %s\n%s", in.verb, inputUsage)
 		return nil, 1, false
 	}
 	out := make([]int, len(in.rest))
@@ -201,7 +203,7 @@ func (in inputCmd) swipe() int {
 	t := time.NewTimer(time.Duration(dur) * time.Millisecond)
 	select {
 	case <-t.C:
-	case <-in.c.ctx.Done():
+	case <-in.c.Ctx.Done():
 		t.Stop()
 		return 130
 	}
@@ -227,7 +229,7 @@ func (in inputCmd) swipe() int {
 // characters crash it as they crash Android's.
 func (in inputCmd) text() int {
 	if len(in.rest) == 0 {
-		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: text\n%s", inputUsage)
+		fmt.Fprintf(in.c.Err, "Error: Invalid arguments for command: text\n%s", inputUsage)
 		return 1
 	}
 	s := in.rest[0]
@@ -256,7 +258,7 @@ func (in inputCmd) keyevent() int {
 		codes = append(codes, parseKey(a))
 	}
 	if len(codes) == 0 {
-		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: keyevent\n%s", inputUsage)
+		fmt.Fprintf(in.c.Err, "Error: Invalid arguments for command: keyevent\n%s", inputUsage)
 		return 1
 	}
 	p := in.p
@@ -271,7 +273,7 @@ func (in inputCmd) keyevent() int {
 
 func (in inputCmd) motionevent() int {
 	if len(in.rest) != 3 {
-		fmt.Fprintf(in.c.err, "Error: Invalid arguments for command: motionevent\n%s", inputUsage)
+		fmt.Fprintf(in.c.Err, "Error: Invalid arguments for command: motionevent\n%s", inputUsage)
 		return 1
 	}
 	action := strings.ToUpper(in.rest[0])

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"tandem/vphone/shell"
 )
 
 // The system's commands: getprop, wm, settings, ime.
 
-func cmdGetprop(p *Phone, c *cmdIO, args []string) int {
+func cmdGetprop(p *Phone, c *shell.IO, args []string) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(args) == 0 {
@@ -18,7 +20,7 @@ func cmdGetprop(p *Phone, c *cmdIO, args []string) int {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(c.out, "[%s]: [%s]\n", k, p.props[k])
+			fmt.Fprintf(c.Out, "[%s]: [%s]\n", k, p.props[k])
 		}
 		return 0
 	}
@@ -26,38 +28,38 @@ func cmdGetprop(p *Phone, c *cmdIO, args []string) int {
 	if !ok && len(args) > 1 {
 		v = args[1]
 	}
-	fmt.Fprintln(c.out, v)
+	fmt.Fprintln(c.Out, v)
 	return 0
 }
 
-func cmdWm(p *Phone, c *cmdIO, args []string) int {
+func cmdWm(p *Phone, c *shell.IO, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.err, "Window manager (window) commands:\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]")
+		fmt.Fprintln(c.Err, "Window manager (window) commands:\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]")
 		return 255
 	}
 	switch {
 	case args[0] == "size" && (len(args) == 1 || args[1] == "reset"):
 		if len(args) == 1 {
-			fmt.Fprintf(c.out, "Physical size: %dx%d\n", p.opts.Width, p.opts.Height)
+			fmt.Fprintf(c.Out, "Physical size: %dx%d\n", p.opts.Width, p.opts.Height)
 		}
 		return 0
 	case args[0] == "density" && (len(args) == 1 || args[1] == "reset"):
 		if len(args) == 1 {
-			fmt.Fprintf(c.out, "Physical density: %d\n", p.opts.Density)
+			fmt.Fprintf(c.Out, "Physical density: %d\n", p.opts.Density)
 		}
 		return 0
 	case args[0] == "size" || args[0] == "density":
-		fmt.Fprintf(c.err, "Error: this virtual phone has a fixed %s\n", args[0])
+		fmt.Fprintf(c.Err, "Error: this virtual phone has a fixed %s\n", args[0])
 		return 255
 	}
-	fmt.Fprintf(c.err, "Unknown command: %s\n", args[0])
+	fmt.Fprintf(c.Err, "Unknown command: %s\n", args[0])
 	return 255
 }
 
 // settingKey maps "secure default_input_method" to the phone's store.
 func settingKey(ns, key string) string { return ns + "/" + key }
 
-func cmdSettings(p *Phone, c *cmdIO, args []string) int {
+func cmdSettings(p *Phone, c *shell.IO, args []string) int {
 	for len(args) > 0 && strings.HasPrefix(args[0], "--") {
 		args = args[1:]
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "get" && args[0] != "put" && args[0] != "list" && args[0] != "delete" {
@@ -65,12 +67,12 @@ func cmdSettings(p *Phone, c *cmdIO, args []string) int {
 		}
 	}
 	if len(args) < 2 {
-		fmt.Fprintln(c.err, "Settings provider (settings) commands:\n  get [--user <USER_ID> | current] NAMESPACE KEY\n  put [--user <USER_ID> | current] NAMESPACE KEY VALUE\n  delete NAMESPACE KEY\n  list NAMESPACE")
+		fmt.Fprintln(c.Err, "Settings provider (settings) commands:\n  get [--user <USER_ID> | current] NAMESPACE KEY\n  put [--user <USER_ID> | current] NAMESPACE KEY VALUE\n  delete NAMESPACE KEY\n  list NAMESPACE")
 		return 255
 	}
 	verb, ns := args[0], args[1]
 	if ns != "system" && ns != "secure" && ns != "global" {
-		fmt.Fprintf(c.err, "Invalid namespace '%s'\n", ns)
+		fmt.Fprintf(c.Err, "Invalid namespace '%s'\n", ns)
 		return 255
 	}
 	p.mu.Lock()
@@ -85,7 +87,7 @@ func cmdSettings(p *Phone, c *cmdIO, args []string) int {
 		if !ok {
 			v = "null"
 		}
-		fmt.Fprintln(c.out, v)
+		fmt.Fprintln(c.Out, v)
 		return 0
 	case "put":
 		if len(args) < 4 {
@@ -113,7 +115,7 @@ func cmdSettings(p *Phone, c *cmdIO, args []string) int {
 			break
 		}
 		delete(p.settings, settingKey(ns, args[2]))
-		fmt.Fprintln(c.out, "Deleted 1 rows")
+		fmt.Fprintln(c.Out, "Deleted 1 rows")
 		return 0
 	case "list":
 		var keys []string
@@ -124,11 +126,11 @@ func cmdSettings(p *Phone, c *cmdIO, args []string) int {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			fmt.Fprintf(c.out, "%s=%s\n", strings.TrimPrefix(k, ns+"/"), p.settings[k])
+			fmt.Fprintf(c.Out, "%s=%s\n", strings.TrimPrefix(k, ns+"/"), p.settings[k])
 		}
 		return 0
 	}
-	fmt.Fprintf(c.err, "Invalid command: %s\n", verb)
+	fmt.Fprintf(c.Err, "Invalid command: %s\n", verb)
 	return 255
 }
 
@@ -160,9 +162,9 @@ func (p *Phone) imeInstalled(id string) bool {
 	return false
 }
 
-func cmdIme(p *Phone, c *cmdIO, args []string) int {
+func cmdIme(p *Phone, c *shell.IO, args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(c.err, "ime <command>:\n  list [-a] [-s]\n  enable [--user <USER_ID>] <ID>\n  disable [--user <USER_ID>] <ID>\n  set [--user <USER_ID>] <ID>\n  reset")
+		fmt.Fprintln(c.Err, "ime <command>:\n  list [-a] [-s]\n  enable [--user <USER_ID>] <ID>\n  disable [--user <USER_ID>] <ID>\n  set [--user <USER_ID>] <ID>\n  reset")
 		return 255
 	}
 	p.mu.Lock()
@@ -177,15 +179,15 @@ func cmdIme(p *Phone, c *cmdIO, args []string) int {
 		p.imes = map[string]bool{IMELatin: true}
 		p.ime = IMELatin
 		p.syncIMESettings()
-		fmt.Fprintf(c.out, "Reset current and enabled IMEs for user #0\n  Selected: %s\n", IMELatin)
+		fmt.Fprintf(c.Out, "Reset current and enabled IMEs for user #0\n  Selected: %s\n", IMELatin)
 		return 0
 	}
-	fmt.Fprintf(c.err, "Unknown command: %s\n", args[0])
+	fmt.Fprintf(c.Err, "Unknown command: %s\n", args[0])
 	return 255
 }
 
 // imeList is `ime list [-a] [-s]` (p.mu held).
-func imeList(p *Phone, c *cmdIO, flags []string) {
+func imeList(p *Phone, c *shell.IO, flags []string) {
 	all, short := false, false
 	for _, a := range flags {
 		all = all || strings.Contains(a, "a") && strings.HasPrefix(a, "-")
@@ -196,28 +198,28 @@ func imeList(p *Phone, c *cmdIO, flags []string) {
 			continue
 		}
 		if short {
-			fmt.Fprintln(c.out, id)
+			fmt.Fprintln(c.Out, id)
 			continue
 		}
 		pkg, _, _ := strings.Cut(id, "/")
-		fmt.Fprintf(c.out, "%s:\n  mId=%s mSettingsActivityName=null\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ServiceInfo:\n      name=%s\n      packageName=%s\n      enabled=true exported=true directBootAware=false\n      permission=android.permission.BIND_INPUT_METHOD\n",
+		fmt.Fprintf(c.Out, "%s:\n  mId=%s mSettingsActivityName=null\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ServiceInfo:\n      name=%s\n      packageName=%s\n      enabled=true exported=true directBootAware=false\n      permission=android.permission.BIND_INPUT_METHOD\n",
 			id, id, strings.Replace(id, "/.", "/"+pkg+".", 1)[len(pkg)+1:], pkg)
 	}
 }
 
 // imeChange is `ime enable|disable|set [--user N] ID` (p.mu held).
-func imeChange(p *Phone, c *cmdIO, verb string, ids []string) int {
+func imeChange(p *Phone, c *shell.IO, verb string, ids []string) int {
 	for len(ids) > 1 && ids[0] == "--user" {
 		ids = ids[2:]
 	}
 	if len(ids) != 1 {
-		fmt.Fprintf(c.err, "Error: exactly one input method id is needed for %s\n", verb)
+		fmt.Fprintf(c.Err, "Error: exactly one input method id is needed for %s\n", verb)
 		return 255
 	}
 	id := ids[0]
 	if !p.imeInstalled(id) {
 		done := map[string]string{"enable": "enabled", "disable": "disabled", "set": "selected"}[verb]
-		fmt.Fprintf(c.err, "Unknown input method %s cannot be %s for user #0\n", id, done)
+		fmt.Fprintf(c.Err, "Unknown input method %s cannot be %s for user #0\n", id, done)
 		return 255
 	}
 	switch verb {
@@ -227,7 +229,7 @@ func imeChange(p *Phone, c *cmdIO, verb string, ids []string) int {
 			state = "already"
 		}
 		p.imes[id] = true
-		fmt.Fprintf(c.out, "Input method %s: %s enabled\n", id, state)
+		fmt.Fprintf(c.Out, "Input method %s: %s enabled\n", id, state)
 	case "disable":
 		state := "now"
 		if !p.imes[id] {
@@ -238,14 +240,14 @@ func imeChange(p *Phone, c *cmdIO, verb string, ids []string) int {
 			p.imes[IMELatin] = true
 			p.ime = IMELatin
 		}
-		fmt.Fprintf(c.out, "Input method %s: %s disabled\n", id, state)
+		fmt.Fprintf(c.Out, "Input method %s: %s disabled\n", id, state)
 	case "set":
 		if !p.imes[id] {
-			fmt.Fprintf(c.err, "Unknown input method %s cannot be selected for user #0\n", id)
+			fmt.Fprintf(c.Err, "Unknown input method %s cannot be selected for user #0\n", id)
 			return 255
 		}
 		p.ime = id
-		fmt.Fprintf(c.out, "Input method %s selected for user #0\n", id)
+		fmt.Fprintf(c.Out, "Input method %s selected for user #0\n", id)
 	}
 	p.syncIMESettings()
 	p.m.changed()

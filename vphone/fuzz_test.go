@@ -28,8 +28,7 @@ func FuzzShell(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		var out bytes.Buffer
-		sh := &shell{p: p, ctx: ctx, stdin: bytes.NewReader(nil), stdout: &out, stderr: &out}
-		sh.run(line)
+		p.shell(ctx, bytes.NewReader(nil), &out, &out, nil).Run(line)
 	})
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"tandem/internal/scrcpy"
+
+	"tandem/vphone/shell"
 )
 
 // The scrcpy-compatible endpoint. A client pushes its server jar and runs
@@ -48,50 +50,50 @@ func (p *Phone) serverVersion() string {
 
 // cmdAppProcess runs a Java class; the only one on this phone is the scrcpy
 // server, found through CLASSPATH.
-func cmdAppProcess(p *Phone, c *cmdIO, args []string) int {
+func cmdAppProcess(p *Phone, c *shell.IO, args []string) int {
 	if len(args) < 2 {
-		fmt.Fprintln(c.err, "Usage: app_process [java-options] cmd-dir start-class-name [options]")
+		fmt.Fprintln(c.Err, "Usage: app_process [java-options] cmd-dir start-class-name [options]")
 		return 1
 	}
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
 		args = args[1:]
 	}
 	if len(args) < 2 {
-		fmt.Fprintln(c.err, "Usage: app_process [java-options] cmd-dir start-class-name [options]")
+		fmt.Fprintln(c.Err, "Usage: app_process [java-options] cmd-dir start-class-name [options]")
 		return 1
 	}
 	class := args[1]
-	cp := c.env["CLASSPATH"]
+	cp := c.Env["CLASSPATH"]
 	if _, err := p.fs.stat(cp); err != nil || cp == "" || class != scrcpy.ServerClass {
-		fmt.Fprintf(c.err, "Error: Could not find class '%s' (CLASSPATH=%s)\n", class, cp)
+		fmt.Fprintf(c.Err, "Error: Could not find class '%s' (CLASSPATH=%s)\n", class, cp)
 		return 1
 	}
 	a, err := scrcpy.ParseServerArgs(args[2:])
 	if err != nil {
-		fmt.Fprintf(c.err, "[server] ERROR: %v\n", err)
+		fmt.Fprintf(c.Err, "[server] ERROR: %v\n", err)
 		return 1
 	}
 	if v := p.serverVersion(); a.Version != v {
-		fmt.Fprintf(c.err, "[server] ERROR: The server version (%s) does not match the client (%s)\n", v, a.Version)
+		fmt.Fprintf(c.Err, "[server] ERROR: The server version (%s) does not match the client (%s)\n", v, a.Version)
 		return 1
 	}
 	switch {
 	case a.VideoCodec != "h264":
-		fmt.Fprintf(c.err, "[server] ERROR: Video encoder for %q not supported by the virtual phone (h264 only)\n", a.VideoCodec)
+		fmt.Fprintf(c.Err, "[server] ERROR: Video encoder for %q not supported by the virtual phone (h264 only)\n", a.VideoCodec)
 		return 1
 	case !a.TunnelForward:
-		fmt.Fprintln(c.err, "[server] ERROR: The virtual phone supports tunnel_forward=true only (no adb reverse)")
+		fmt.Fprintln(c.Err, "[server] ERROR: The virtual phone supports tunnel_forward=true only (no adb reverse)")
 		return 1
 	case a.Audio:
-		fmt.Fprintln(c.err, "[server] WARN: Audio disabled: the virtual phone has no audio")
+		fmt.Fprintln(c.Err, "[server] WARN: Audio disabled: the virtual phone has no audio")
 	}
 	name := "localabstract:scrcpy"
 	if a.HasSCID {
 		name = "localabstract:" + scrcpy.SocketName(a.SCID)
 	}
-	fmt.Fprintf(c.out, "[server] INFO: Device: [%s] %s %s (Android %s)\n", p.props["ro.product.manufacturer"], p.props["ro.product.brand"], p.opts.Model, p.props["ro.build.version.release"])
-	if err := p.serveScrcpy(c.ctx, name, a); err != nil {
-		fmt.Fprintf(c.err, "[server] ERROR: %v\n", err)
+	fmt.Fprintf(c.Out, "[server] INFO: Device: [%s] %s %s (Android %s)\n", p.props["ro.product.manufacturer"], p.props["ro.product.brand"], p.opts.Model, p.props["ro.build.version.release"])
+	if err := p.serveScrcpy(c.Ctx, name, a); err != nil {
+		fmt.Fprintf(c.Err, "[server] ERROR: %v\n", err)
 		return 1
 	}
 	return 0

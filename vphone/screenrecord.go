@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"tandem/vphone/shell"
 )
 
 // screenrecordMaxLimit is AOSP's cap on --time-limit (seconds); it is also
@@ -54,7 +56,7 @@ func parseBitRate(s string) (int, bool) {
 // cmdScreenrecord records the screen as raw H.264 (Annex-B) to a file or to
 // stdout ("-"), frames only when the picture changes, until the time limit,
 // the host closing the stream, or the phone closing.
-func cmdScreenrecord(p *Phone, c *cmdIO, args []string) int {
+func cmdScreenrecord(p *Phone, c *shell.IO, args []string) int {
 	o := recordArgs{w: p.opts.Width, h: p.opts.Height, bitRate: 20_000_000, limit: screenrecordMaxLimit, format: "mp4"}
 	for i := 0; i < len(args); i++ {
 		var code int
@@ -64,36 +66,36 @@ func cmdScreenrecord(p *Phone, c *cmdIO, args []string) int {
 		}
 	}
 	if o.file == "" {
-		fmt.Fprintln(c.err, "Must specify output file (see --help).")
+		fmt.Fprintln(c.Err, "Must specify output file (see --help).")
 		return 2
 	}
 	if o.format != "h264" {
-		fmt.Fprintf(c.err, "ERROR: the virtual phone's encoder writes --output-format=h264 only, not %s\n", o.format)
+		fmt.Fprintf(c.Err, "ERROR: the virtual phone's encoder writes --output-format=h264 only, not %s\n", o.format)
 		return 1
 	}
 	w, h := o.w, o.h
 	if w%2 != 0 || h%2 != 0 || w > 4096 || h > 4096 {
-		fmt.Fprintf(c.err, "ERROR: unable to configure video/avc codec at %dx%d (err=-38)\n", w, h)
+		fmt.Fprintf(c.Err, "ERROR: unable to configure video/avc codec at %dx%d (err=-38)\n", w, h)
 		return 1
 	}
 	toStdout := o.file == "-" || o.file == "/dev/stdout" || o.file == "/proc/self/fd/1"
 	var buf bytes.Buffer
-	out := c.out
+	out := c.Out
 	if !toStdout {
 		out = &buf
 	}
-	err := p.encodeScreen(c.ctx, encodeOptions{Width: w, Height: h, BitRate: o.bitRate, GOP: 600, Limit: time.Duration(o.limit) * time.Second, Letterbox: true},
+	err := p.encodeScreen(c.Ctx, encodeOptions{Width: w, Height: h, BitRate: o.bitRate, GOP: 600, Limit: time.Duration(o.limit) * time.Second, Letterbox: true},
 		func(pk h264Packet) error {
 			_, err := out.Write(pk.Data)
 			return err
 		})
 	if err != nil {
-		fmt.Fprintf(c.err, "ERROR: %v\n", err)
+		fmt.Fprintf(c.Err, "ERROR: %v\n", err)
 		return 1
 	}
 	if !toStdout {
 		if err := p.fs.write(o.file, buf.Bytes(), 0o660, false); err != nil {
-			fmt.Fprintf(c.err, "Unable to open '%s': %s\n", o.file, errText(err))
+			fmt.Fprintf(c.Err, "Unable to open '%s': %s\n", o.file, errText(err))
 			return 1
 		}
 	}
@@ -108,14 +110,14 @@ type recordArgs struct {
 
 // parse reads the option at args[i] (and its value) and returns the index
 // of the last argument it used; done means the command ends now with code.
-func (o *recordArgs) parse(c *cmdIO, args []string, i int) (last, code int, done bool) {
+func (o *recordArgs) parse(c *shell.IO, args []string, i int) (last, code int, done bool) {
 	a := args[i]
 	val := func() (string, bool) {
 		if k, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "--") {
 			return v, true
 		}
 		if i+1 >= len(args) {
-			fmt.Fprintf(c.err, "screenrecord: option '%s' requires an argument\n", a)
+			fmt.Fprintf(c.Err, "screenrecord: option '%s' requires an argument\n", a)
 			return "", false
 		}
 		i++
@@ -124,7 +126,7 @@ func (o *recordArgs) parse(c *cmdIO, args []string, i int) (last, code int, done
 	name, _, _ := strings.Cut(a, "=")
 	switch name {
 	case "--help", "-h":
-		fmt.Fprint(c.err, screenrecordUsage)
+		fmt.Fprint(c.Err, screenrecordUsage)
 		return i, 0, true
 	case "--verbose", "--rotate", "--bugreport", "--persistent-surface":
 	case "--size", "--bit-rate", "--time-limit", "--output-format":
@@ -138,7 +140,7 @@ func (o *recordArgs) parse(c *cmdIO, args []string, i int) (last, code int, done
 		}
 	default:
 		if strings.HasPrefix(a, "-") && a != "-" {
-			fmt.Fprintf(c.err, "screenrecord: unrecognized option '%s'\n", a)
+			fmt.Fprintf(c.Err, "screenrecord: unrecognized option '%s'\n", a)
 			return i, 2, true
 		}
 		o.file = a
@@ -148,28 +150,28 @@ func (o *recordArgs) parse(c *cmdIO, args []string, i int) (last, code int, done
 
 // set checks and sets the value v of option name, saying what is wrong as
 // Android's screenrecord does.
-func (o *recordArgs) set(c *cmdIO, name, v string) bool {
+func (o *recordArgs) set(c *shell.IO, name, v string) bool {
 	switch name {
 	case "--size":
 		ws, hs, ok := strings.Cut(v, "x")
 		nw, e1 := strconv.Atoi(ws)
 		nh, e2 := strconv.Atoi(hs)
 		if !ok || e1 != nil || e2 != nil || nw <= 0 || nh <= 0 {
-			fmt.Fprintf(c.err, "Invalid size '%s', must be width x height\n", v)
+			fmt.Fprintf(c.Err, "Invalid size '%s', must be width x height\n", v)
 			return false
 		}
 		o.w, o.h = nw, nh
 	case "--bit-rate":
 		n, ok := parseBitRate(v)
 		if !ok {
-			fmt.Fprintf(c.err, "Invalid bit rate '%s'\n", v)
+			fmt.Fprintf(c.Err, "Invalid bit rate '%s'\n", v)
 			return false
 		}
 		o.bitRate = n
 	case "--time-limit":
 		n, err := strconv.Atoi(v)
 		if err != nil || n <= 0 || n > screenrecordMaxLimit {
-			fmt.Fprintf(c.err, "Time limit %ss outside acceptable range [1,%d]\n", v, screenrecordMaxLimit)
+			fmt.Fprintf(c.Err, "Time limit %ss outside acceptable range [1,%d]\n", v, screenrecordMaxLimit)
 			return false
 		}
 		o.limit = n
@@ -178,7 +180,7 @@ func (o *recordArgs) set(c *cmdIO, name, v string) bool {
 		case "mp4", "h264", "webm", "3gpp", "frames", "raw-frames":
 			o.format = v
 		default:
-			fmt.Fprintf(c.err, "Unknown format '%s'\n", v)
+			fmt.Fprintf(c.Err, "Unknown format '%s'\n", v)
 			return false
 		}
 	}

@@ -78,8 +78,7 @@ func (p *Phone) serveRaw(ctx context.Context, s *stream, cmd string) error {
 		return p.interactive(ctx, s, s)
 	}
 	w := &lockedWriter{w: s}
-	sh := &shell{p: p, ctx: ctx, stdin: s, stdout: w, stderr: w, drop: s.t.kill}
-	sh.run(cmd)
+	p.shell(ctx, s, w, w, s.t.kill).Run(cmd)
 	return nil
 }
 
@@ -87,7 +86,7 @@ func (p *Phone) serveRaw(ctx context.Context, s *stream, cmd string) error {
 func (p *Phone) interactive(ctx context.Context, in io.Reader, out io.Writer) error {
 	prompt := p.opts.Device + ":/ $ "
 	w := &lockedWriter{w: out}
-	sh := &shell{p: p, ctx: ctx, stdin: bytes.NewReader(nil), stdout: w, stderr: w, drop: nil}
+	sh := p.shell(ctx, bytes.NewReader(nil), w, w, nil)
 	if _, err := io.WriteString(w, prompt); err != nil {
 		return err
 	}
@@ -109,7 +108,7 @@ func (p *Phone) interactive(ctx context.Context, in io.Reader, out io.Writer) er
 				return nil
 			}
 			if cmd != "" {
-				sh.run(cmd)
+				sh.Run(cmd)
 			}
 			if _, err := io.WriteString(w, prompt); err != nil {
 				return err
@@ -177,8 +176,7 @@ func (p *Phone) serveShellV2(ctx context.Context, s *stream, cmd string) error {
 			return err
 		}
 	} else {
-		sh := &shell{p: p, ctx: ctx, stdin: stdinR, stdout: stdout, stderr: stderr, drop: s.t.kill}
-		status = sh.run(cmd)
+		status = p.shell(ctx, stdinR, stdout, stderr, s.t.kill).Run(cmd)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -34,8 +34,10 @@ var rooms = map[string][]string{
 	// the one list of devices and the one way to open them, over the drivers
 	"tandem/devices": {"tandem/engine/action", "tandem/engine/device", "tandem/devices/", "tandem/internal/"},
 	// the virtual phone is a phone: it speaks ADB and scrcpy, knows no Tandem code above
-	"tandem/vphone":            {"tandem/internal/"},
+	"tandem/vphone":            {"tandem/internal/", "tandem/vphone/"},
 	"tandem/vphone/vphonetest": {"tandem/vphone"},
+	// the phone's parts know nothing of the phone they make up
+	"tandem/vphone/shell": {},
 	// the mirror: frames out, phone video in
 	"tandem/mirror":        {"tandem/engine/action", "tandem/internal/"},
 	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/engine/action", "tandem/internal/"},

@@ -1,4 +1,10 @@
-package vphone
+// Package shell is the virtual phone's /system/bin/sh: enough of Android's
+// mksh for what agents and drivers send — quoting, `;`, `&&`, `||`, pipes,
+// redirections to files, $? and NAME=value before a command. It is apart
+// from the phone because it is a language, not a phone: it knows no
+// command and no file, only how a line runs; the phone hands it its
+// commands (Exec) and its files (Files).
+package shell
 
 import (
 	"bytes"
@@ -9,10 +15,6 @@ import (
 	"strconv"
 	"strings"
 )
-
-// The phone's shell: enough of Android's mksh for what agents and drivers
-// send — quoting, `;`, `&&`, `||`, pipes, redirections to files, $? — with
-// each command a Go function over the phone model.
 
 // token is a word or an operator of a command line.
 type token struct {
@@ -287,29 +289,45 @@ func parse(toks []token) ([]pipeline, error) {
 const statusMark = "\x00status\x00"
 
 // shell runs command lines against a phone.
-type shell struct {
-	p      *Phone
+// IO is one command's streams and surroundings.
+type IO struct {
+	Ctx  context.Context
+	In   io.Reader
+	Out  io.Writer
+	Err  io.Writer
+	Drop func()            // drops the connection the line came on (failure switch)
+	Last bool              // Out is the stream itself, not a pipe or a file (screencap's mid-stream drop)
+	Env  map[string]string // NAME=value words before the command
+}
+
+// Exec runs one command (args[0] its name) and returns its exit status.
+type Exec func(c *IO, args []string) int
+
+// Files are the files redirections read and write.
+type Files interface {
+	Read(path string) ([]byte, error)
+	Write(path string, data []byte, appendTo bool) error
+}
+
+// Shell runs command lines on one connection.
+type Shell struct {
 	ctx    context.Context
+	exec   Exec
+	files  Files
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
-	drop   func() // drops the transport (failure switch)
+	drop   func()
 	status int
 }
 
-// cmdIO is one command's streams.
-type cmdIO struct {
-	ctx    context.Context
-	in     io.Reader
-	out    io.Writer
-	err    io.Writer
-	drop   func()
-	p      *Phone
-	isLast bool              // writes to the stream itself (screencap's mid-stream drop)
-	env    map[string]string // NAME=value words before the command
+// New is a shell whose commands run through exec on files; drop (may be
+// nil) drops the connection.
+func New(ctx context.Context, exec Exec, files Files, stdin io.Reader, stdout, stderr io.Writer, drop func()) *Shell {
+	return &Shell{ctx: ctx, exec: exec, files: files, stdin: stdin, stdout: stdout, stderr: stderr, drop: drop}
 }
 
-func (sh *shell) vars(name string) string {
+func (sh *Shell) vars(name string) string {
 	switch name {
 	case "?":
 		return statusMark // replaced when the command runs
@@ -325,8 +343,8 @@ func (sh *shell) vars(name string) string {
 	return ""
 }
 
-// run executes a command line and returns its exit status.
-func (sh *shell) run(line string) int {
+// Run executes a command line and returns its exit status.
+func (sh *Shell) Run(line string) int {
 	toks, err := tokenize(line, sh.vars)
 	if err == nil {
 		var pls []pipeline
@@ -340,7 +358,7 @@ func (sh *shell) run(line string) int {
 	return 1
 }
 
-func (sh *shell) runList(pls []pipeline) int {
+func (sh *Shell) runList(pls []pipeline) int {
 	skip := false
 	for i, pl := range pls {
 		if sh.ctx.Err() != nil {
@@ -362,7 +380,7 @@ func (sh *shell) runList(pls []pipeline) int {
 	return sh.status
 }
 
-func (sh *shell) runPipeline(pl pipeline) int {
+func (sh *Shell) runPipeline(pl pipeline) int {
 	var in io.Reader = sh.stdin
 	status := 0
 	for i, c := range pl.cmds {
@@ -381,13 +399,13 @@ func (sh *shell) runPipeline(pl pipeline) int {
 	return status
 }
 
-func (sh *shell) runSimple(c simple, in io.Reader, out io.Writer, last bool) int {
+func (sh *Shell) runSimple(c simple, in io.Reader, out io.Writer, last bool) int {
 	errW := sh.stderr
 	var outBuf, errBuf *bytes.Buffer
 	if c.in != "" {
-		data, err := sh.p.fs.read(c.in)
+		data, err := sh.files.Read(c.in)
 		if err != nil {
-			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't open %s: %s\n", c.in, errText(err))
+			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't open %s: %s\n", c.in, err.Error())
 			return 1
 		}
 		in = bytes.NewReader(data)
@@ -421,17 +439,17 @@ func (sh *shell) runSimple(c simple, in io.Reader, out io.Writer, last bool) int
 		return 0
 	}
 	c.args = args
-	cio := &cmdIO{ctx: sh.ctx, in: in, out: out, err: errW, drop: sh.drop, p: sh.p, isLast: last, env: env}
-	status := sh.p.runCommand(cio, c.args)
+	cio := &IO{Ctx: sh.ctx, In: in, Out: out, Err: errW, Drop: sh.drop, Last: last, Env: env}
+	status := sh.exec(cio, c.args)
 	if outBuf != nil {
-		if err := sh.p.fs.write(c.out, outBuf.Bytes(), 0o644, c.outAppend); err != nil {
-			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't create %s: %s\n", c.out, errText(err))
+		if err := sh.files.Write(c.out, outBuf.Bytes(), c.outAppend); err != nil {
+			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't create %s: %s\n", c.out, err.Error())
 			return 1
 		}
 	}
 	if errBuf != nil {
-		if err := sh.p.fs.write(c.errOut, errBuf.Bytes(), 0o644, c.errAppend); err != nil {
-			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't create %s: %s\n", c.errOut, errText(err))
+		if err := sh.files.Write(c.errOut, errBuf.Bytes(), c.errAppend); err != nil {
+			fmt.Fprintf(sh.stderr, "/system/bin/sh: can't create %s: %s\n", c.errOut, err.Error())
 			return 1
 		}
 	}
