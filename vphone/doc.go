@@ -15,6 +15,12 @@
 // with a real CJK font (Debian's fonts-noto-cjk) because vision models must
 // read Chinese on it.
 //
+// Its parts that know nothing of a phone live apart: transport/ is the
+// device side of the ADB wire (packets, lock-step streams), shell/ the sh
+// language that runs command lines; this package is the phone itself —
+// its state, apps and screens, renderer, commands, file system, video
+// encoders and fault switches — and hands each part what it serves.
+//
 // The shell answers with the formats and quirks of a real phone (adb.md):
 // `input text` refuses non-ASCII with Android's NullPointerException, ADB
 // Keyboard broadcasts only type while it is the current input method,

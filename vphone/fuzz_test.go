@@ -3,7 +3,6 @@ package vphone
 import (
 	"bytes"
 	"context"
-	"io"
 	"testing"
 	"time"
 )
@@ -29,23 +28,5 @@ func FuzzShell(f *testing.F) {
 		defer cancel()
 		var out bytes.Buffer
 		p.shell(ctx, bytes.NewReader(nil), &out, &out, nil).Run(line)
-	})
-}
-
-// Arbitrary bytes from a host must end the connection cleanly.
-func FuzzPacket(f *testing.F) {
-	f.Add(packet{cmd: cmdCNXN, arg0: adbVersion, arg1: 1 << 20, data: []byte("host::")}.encode())
-	f.Add(packet{cmd: cmdOPEN, arg0: 1, data: []byte("shell:echo\x00")}.encode())
-	f.Add([]byte("garbage that is not a packet at all"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r := bytes.NewReader(data)
-		for {
-			if _, err := readPacket(r); err != nil {
-				if r.Len() > 0 && err == io.EOF {
-					t.Fatal("EOF with bytes left")
-				}
-				return
-			}
-		}
 	})
 }

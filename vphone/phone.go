@@ -11,6 +11,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"tandem/vphone/transport"
 	"time"
 )
 
@@ -217,7 +218,7 @@ type Phone struct {
 
 	netMu      sync.Mutex
 	ln         net.Listener
-	transports map[*transport]bool
+	transports map[*transport.Conn]bool
 	handlers   map[string]SocketHandler
 	offline    bool
 	closed     bool
@@ -258,7 +259,7 @@ func New(opts ...Option) (*Phone, error) {
 		ime:        IMELatin,
 		imes:       map[string]bool{IMELatin: true},
 		settings:   map[string]string{},
-		transports: map[*transport]bool{},
+		transports: map[*transport.Conn]bool{},
 		handlers:   map[string]SocketHandler{},
 		cmds:       commands(),
 		ctx:        ctx, cancel: cancel,
@@ -364,13 +365,13 @@ func (p *Phone) accept(ln net.Listener) {
 			conn.Close()
 			continue
 		}
-		t := newTransport(p.ctx, p, conn)
+		t := transport.New(p.ctx, conn, adbDevice{p}, p.log)
 		p.transports[t] = true
 		p.netMu.Unlock()
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			t.serve()
+			t.Serve()
 			p.netMu.Lock()
 			delete(p.transports, t)
 			p.netMu.Unlock()
@@ -400,15 +401,22 @@ func (p *Phone) Close() error {
 
 func (p *Phone) dropAll() {
 	p.netMu.Lock()
-	ts := make([]*transport, 0, len(p.transports))
+	ts := make([]*transport.Conn, 0, len(p.transports))
 	for t := range p.transports {
 		ts = append(ts, t)
 	}
 	p.netMu.Unlock()
 	for _, t := range ts {
-		t.kill()
+		t.Kill()
 	}
 }
+
+// adbDevice is the phone as its ADB connections see it.
+type adbDevice struct{ p *Phone }
+
+func (d adbDevice) Banner() string { return d.p.banner() }
+
+func (d adbDevice) Service(name string) (transport.Service, error) { return d.p.service(name) }
 
 func (p *Phone) banner() string {
 	return fmt.Sprintf("device::ro.product.name=%s;ro.product.model=%s;ro.product.device=%s;features=%s",

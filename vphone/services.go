@@ -7,24 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
+	"tandem/vphone/transport"
 	"time"
 )
 
 // errNoService refuses an OPEN for a service the phone does not offer.
 var errNoService = errors.New("vphone: no such service")
 
-type serviceFunc func(ctx context.Context, s *stream) error
-
 // service resolves a service name from an OPEN.
-func (p *Phone) service(name string) (serviceFunc, error) {
+func (p *Phone) service(name string) (transport.Service, error) {
 	switch {
 	case name == "sync:":
 		return p.serveSync, nil
 	case strings.HasPrefix(name, "exec:"):
 		cmd := strings.TrimPrefix(name, "exec:")
-		return func(ctx context.Context, s *stream) error { return p.serveRaw(ctx, s, cmd) }, nil
+		return func(ctx context.Context, s *transport.Stream) error { return p.serveRaw(ctx, s, cmd) }, nil
 	case strings.HasPrefix(name, "shell"):
 		opts, cmd, ok := strings.Cut(strings.TrimPrefix(name, "shell"), ":")
 		if !ok || opts != "" && !strings.HasPrefix(opts, ",") {
@@ -38,16 +38,16 @@ func (p *Phone) service(name string) (serviceFunc, error) {
 			if !p.hasFeature("shell_v2") {
 				return nil, errNoService
 			}
-			return func(ctx context.Context, s *stream) error { return p.serveShellV2(ctx, s, cmd) }, nil
+			return func(ctx context.Context, s *transport.Stream) error { return p.serveShellV2(ctx, s, cmd) }, nil
 		}
-		return func(ctx context.Context, s *stream) error { return p.serveRaw(ctx, s, cmd) }, nil
+		return func(ctx context.Context, s *transport.Stream) error { return p.serveRaw(ctx, s, cmd) }, nil
 	}
 	if _, _, ok := parseForward(name); ok {
 		h := p.socketHandler(name)
 		if h == nil {
 			return nil, fmt.Errorf("%w: nothing listens on %s", errNoService, name)
 		}
-		return func(ctx context.Context, s *stream) error { return h(ctx, s) }, nil
+		return func(ctx context.Context, s *transport.Stream) error { return h(ctx, s) }, nil
 	}
 	return nil, fmt.Errorf("%w: %q", errNoService, name)
 }
@@ -70,7 +70,7 @@ func (p *Phone) latency(ctx context.Context) error {
 
 // serveRaw is `shell:` (v1) and `exec:`: no framing, stderr mixed into
 // stdout, no exit status. An empty command is an interactive shell.
-func (p *Phone) serveRaw(ctx context.Context, s *stream, cmd string) error {
+func (p *Phone) serveRaw(ctx context.Context, s *transport.Stream, cmd string) error {
 	if err := p.latency(ctx); err != nil {
 		return err
 	}
@@ -78,7 +78,7 @@ func (p *Phone) serveRaw(ctx context.Context, s *stream, cmd string) error {
 		return p.interactive(ctx, s, s)
 	}
 	w := &lockedWriter{w: s}
-	p.shell(ctx, s, w, w, s.t.kill).Run(cmd)
+	p.shell(ctx, s, w, w, s.Drop).Run(cmd)
 	return nil
 }
 
@@ -133,12 +133,12 @@ const (
 // v2Writer frames writes as shell v2 packets of one id.
 type v2Writer struct {
 	mu *sync.Mutex
-	s  *stream
+	s  *transport.Stream
 	id byte
 }
 
 func (w *v2Writer) Write(b []byte) (int, error) {
-	max := w.s.t.maxData - 5
+	max := w.s.MaxData() - 5
 	n := 0
 	for len(b) > 0 {
 		c := min(len(b), max)
@@ -160,7 +160,7 @@ func (w *v2Writer) Write(b []byte) (int, error) {
 
 // serveShellV2 runs one command with v2 framing: stdout and stderr apart,
 // then the exit status.
-func (p *Phone) serveShellV2(ctx context.Context, s *stream, cmd string) error {
+func (p *Phone) serveShellV2(ctx context.Context, s *transport.Stream, cmd string) error {
 	var mu sync.Mutex
 	stdout := &v2Writer{mu: &mu, s: s, id: v2Stdout}
 	stderr := &v2Writer{mu: &mu, s: s, id: v2Stderr}
@@ -176,7 +176,7 @@ func (p *Phone) serveShellV2(ctx context.Context, s *stream, cmd string) error {
 			return err
 		}
 	} else {
-		status = p.shell(ctx, stdinR, stdout, stderr, s.t.kill).Run(cmd)
+		status = p.shell(ctx, stdinR, stdout, stderr, s.Drop).Run(cmd)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -193,8 +193,8 @@ func demuxV2(r io.Reader, stdin *io.PipeWriter) {
 			return
 		}
 		n := binary.LittleEndian.Uint32(h[1:])
-		if n > hardMaxData {
-			stdin.CloseWithError(ErrBadPacket)
+		if n > transport.HardMaxData {
+			stdin.CloseWithError(transport.ErrBadPacket)
 			return
 		}
 		data := make([]byte, n)
@@ -223,4 +223,22 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// parseForward splits "tcp:8080" or "localabstract:name" into its kind and name.
+func parseForward(service string) (kind, name string, ok bool) {
+	kind, name, ok = strings.Cut(service, ":")
+	if !ok {
+		return "", "", false
+	}
+	switch kind {
+	case "tcp":
+		if _, err := strconv.Atoi(name); err != nil {
+			return "", "", false
+		}
+		return kind, name, true
+	case "localabstract", "localreserved", "localfilesystem":
+		return kind, name, name != ""
+	}
+	return "", "", false
 }

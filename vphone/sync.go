@@ -9,6 +9,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"tandem/vphone/transport"
 )
 
 // syncMaxChunk is the largest DATA payload of the sync protocol.
@@ -16,7 +17,7 @@ const syncMaxChunk = 64 * 1024
 
 // serveSync is the `sync:` service (SYNC.TXT, v1 requests only: the phone
 // does not advertise stat_v2, ls_v2 or sendrecv_v2).
-func (p *Phone) serveSync(ctx context.Context, s *stream) error {
+func (p *Phone) serveSync(ctx context.Context, s *transport.Stream) error {
 	r := bufio.NewReader(s)
 	w := bufio.NewWriterSize(s, syncMaxChunk+8)
 	for {
@@ -91,7 +92,7 @@ func readSyncReq(r io.Reader) (string, string, error) {
 		return id, strconv.Itoa(int(n)), nil
 	}
 	if n > 1024 {
-		return "", "", fmt.Errorf("%w: sync path of %d bytes", ErrBadPacket, n)
+		return "", "", fmt.Errorf("%w: sync path of %d bytes", transport.ErrBadPacket, n)
 	}
 	b := make([]byte, n)
 	if _, err := io.ReadFull(r, b); err != nil {

@@ -37,7 +37,8 @@ var rooms = map[string][]string{
 	"tandem/vphone":            {"tandem/internal/", "tandem/vphone/"},
 	"tandem/vphone/vphonetest": {"tandem/vphone"},
 	// the phone's parts know nothing of the phone they make up
-	"tandem/vphone/shell": {},
+	"tandem/vphone/shell":     {},
+	"tandem/vphone/transport": {},
 	// the mirror: frames out, phone video in
 	"tandem/mirror":        {"tandem/engine/action", "tandem/internal/"},
 	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/engine/action", "tandem/internal/"},

@@ -1,12 +1,12 @@
-package vphone
+package transport
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -15,9 +15,22 @@ import (
 // closed the stream or the transport died.
 var errStreamClosed = errors.New("vphone: stream closed")
 
-// transport is one host connection: the device side of an adb transport.
-type transport struct {
-	p      *Phone
+// Device is what answers the host behind a connection.
+type Device interface {
+	// Banner is the CNXN payload ("device::ro.product.name=…;features=…").
+	Banner() string
+	// Service opens the service the host names ("shell,v2:…", "sync:"),
+	// or refuses it.
+	Service(name string) (Service, error)
+}
+
+// Service serves one stream until it ends; the stream is closed after.
+type Service func(ctx context.Context, s *Stream) error
+
+// Conn is one host connection: the device side of an adb transport.
+type Conn struct {
+	dev    Device
+	log    *slog.Logger
 	conn   net.Conn
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -25,25 +38,30 @@ type transport struct {
 	wmu sync.Mutex // serialises packet writes
 
 	mu      sync.Mutex
-	streams map[uint32]*stream
+	streams map[uint32]*Stream
 	nextID  uint32
 	maxData int // the host's maximum payload
 	online  bool
 }
 
-func newTransport(ctx context.Context, p *Phone, conn net.Conn) *transport {
+// New is the device side of the host connection conn, for dev; Serve runs
+// it. ctx ends it (and every stream).
+func New(ctx context.Context, conn net.Conn, dev Device, log *slog.Logger) *Conn {
 	ctx, cancel := context.WithCancel(ctx)
-	return &transport{p: p, conn: conn, ctx: ctx, cancel: cancel, streams: map[uint32]*stream{}, maxData: deviceMaxData}
+	return &Conn{dev: dev, log: log, conn: conn, ctx: ctx, cancel: cancel, streams: map[uint32]*Stream{}, maxData: deviceMaxData}
 }
 
-// kill drops the connection at once, as an unplugged cable would.
-func (t *transport) kill() {
+// Kill drops the connection at once, as an unplugged cable would.
+func (t *Conn) Kill() {
 	t.cancel()
 	t.conn.Close()
 }
 
-func (t *transport) send(pk packet) error {
-	bufs := net.Buffers{pk.header(), pk.data} // one writev, no copy of the payload
+func (t *Conn) send(pk packet) error {
+	bufs := net.Buffers{pk.header()} // one writev, no copy of the payload
+	if len(pk.data) > 0 {
+		bufs = append(bufs, pk.data) // (an empty write would block a net.Pipe)
+	}
 	t.wmu.Lock()
 	defer t.wmu.Unlock()
 	if t.ctx.Err() != nil {
@@ -51,13 +69,13 @@ func (t *transport) send(pk packet) error {
 	}
 	_, err := bufs.WriteTo(t.conn)
 	if err != nil {
-		t.kill()
+		t.Kill()
 	}
 	return err
 }
 
-// serve reads packets until the connection ends.
-func (t *transport) serve() {
+// Serve reads packets until the connection ends.
+func (t *Conn) Serve() {
 	defer t.shutdown()
 	go func() {
 		<-t.ctx.Done()
@@ -67,29 +85,29 @@ func (t *transport) serve() {
 		pk, err := readPacket(t.conn)
 		if err != nil {
 			if t.ctx.Err() == nil && !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				t.p.log.Debug("vphone: transport read", "err", err)
+				t.log.Debug("vphone: transport read", "err", err)
 			}
 			return
 		}
 		if err := t.handle(pk); err != nil {
-			t.p.log.Debug("vphone: transport", "err", err)
+			t.log.Debug("vphone: transport", "err", err)
 			return
 		}
 	}
 }
 
-func (t *transport) shutdown() {
-	t.kill()
+func (t *Conn) shutdown() {
+	t.Kill()
 	t.mu.Lock()
 	streams := t.streams
-	t.streams = map[uint32]*stream{}
+	t.streams = map[uint32]*Stream{}
 	t.mu.Unlock()
 	for _, s := range streams {
 		s.closeLocal(false)
 	}
 }
 
-func (t *transport) handle(pk packet) error {
+func (t *Conn) handle(pk packet) error {
 	switch pk.cmd {
 	case cmdCNXN:
 		if pk.arg1 > 0 && pk.arg1 < uint32(t.maxData) {
@@ -98,7 +116,7 @@ func (t *transport) handle(pk packet) error {
 		t.mu.Lock()
 		t.online = true
 		t.mu.Unlock()
-		return t.send(packet{cmd: cmdCNXN, arg0: adbVersion, arg1: deviceMaxData, data: []byte(t.p.banner())})
+		return t.send(packet{cmd: cmdCNXN, arg0: adbVersion, arg1: deviceMaxData, data: []byte(t.dev.Banner())})
 	case cmdAUTH, cmdSYNC:
 		// No AUTH: we never ask for it, and a host never starts it.
 		return nil
@@ -134,17 +152,17 @@ func (t *transport) handle(pk packet) error {
 	}
 }
 
-func (t *transport) stream(id uint32) *stream {
+func (t *Conn) stream(id uint32) *Stream {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.streams[id]
 }
 
 // open starts a service for the host's OPEN, or refuses it with CLSE.
-func (t *transport) open(remote uint32, service string) {
-	run, err := t.p.service(service)
+func (t *Conn) open(remote uint32, service string) {
+	run, err := t.dev.Service(service)
 	if err != nil {
-		t.p.log.Debug("vphone: refused service", "service", service, "err", err)
+		t.log.Debug("vphone: refused service", "service", service, "err", err)
 		_ = t.send(packet{cmd: cmdCLSE, arg0: 0, arg1: remote})
 		return
 	}
@@ -159,17 +177,17 @@ func (t *transport) open(remote uint32, service string) {
 	go func() {
 		defer s.Close()
 		if err := run(s.ctx, s); err != nil && s.ctx.Err() == nil {
-			t.p.log.Debug("vphone: service", "service", service, "err", err)
+			t.log.Debug("vphone: service", "service", service, "err", err)
 		}
 	}()
 }
 
-// stream is one adb stream seen from the device: Write sends lock-step
+// Stream is one adb stream seen from the device: Write sends lock-step
 // WRTE packets (each waits for the host's OKAY), Read returns the host's
 // WRTE payloads and acknowledges each once it is consumed, so a slow
 // consumer slows the host down instead of buffering without bound.
-type stream struct {
-	t             *transport
+type Stream struct {
+	t             *Conn
 	local, remote uint32
 	ctx           context.Context
 	cancel        context.CancelFunc
@@ -183,13 +201,13 @@ type stream struct {
 	closed bool // either side closed
 }
 
-func newStream(t *transport, local, remote uint32) *stream {
+func newStream(t *Conn, local, remote uint32) *Stream {
 	ctx, cancel := context.WithCancel(t.ctx)
-	return &stream{t: t, local: local, remote: remote, ctx: ctx, cancel: cancel,
+	return &Stream{t: t, local: local, remote: remote, ctx: ctx, cancel: cancel,
 		ack: make(chan struct{}, 1), notify: make(chan struct{}, 1)}
 }
 
-func (s *stream) push(b []byte) {
+func (s *Stream) push(b []byte) {
 	s.mu.Lock()
 	if !s.closed {
 		s.in = append(s.in, b)
@@ -203,7 +221,7 @@ func (s *stream) push(b []byte) {
 
 // Read returns what the host wrote; io.EOF once the host closed the stream
 // and everything was read.
-func (s *stream) Read(p []byte) (int, error) {
+func (s *Stream) Read(p []byte) (int, error) {
 	for {
 		s.mu.Lock()
 		if len(s.in) > 0 {
@@ -240,7 +258,7 @@ func (s *stream) Read(p []byte) (int, error) {
 
 // Write sends p in WRTE packets of at most the host's payload size, waiting
 // for the host's OKAY after each.
-func (s *stream) Write(p []byte) (int, error) {
+func (s *Stream) Write(p []byte) (int, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	n := 0
@@ -264,12 +282,12 @@ func (s *stream) Write(p []byte) (int, error) {
 }
 
 // Close ends the stream from our side (CLSE to the host).
-func (s *stream) Close() error {
+func (s *Stream) Close() error {
 	s.closeLocal(true)
 	return nil
 }
 
-func (s *stream) closeLocal(sendCLSE bool) {
+func (s *Stream) closeLocal(sendCLSE bool) {
 	s.mu.Lock()
 	send := sendCLSE && !s.closed
 	s.closed = true
@@ -285,20 +303,9 @@ func (s *stream) closeLocal(sendCLSE bool) {
 	}
 }
 
-// parseForward splits "tcp:8080" or "localabstract:name" into its kind and name.
-func parseForward(service string) (kind, name string, ok bool) {
-	kind, name, ok = strings.Cut(service, ":")
-	if !ok {
-		return "", "", false
-	}
-	switch kind {
-	case "tcp":
-		if _, err := strconv.Atoi(name); err != nil {
-			return "", "", false
-		}
-		return kind, name, true
-	case "localabstract", "localreserved", "localfilesystem":
-		return kind, name, name != ""
-	}
-	return "", "", false
-}
+// MaxData is the largest payload the host takes in one packet.
+func (s *Stream) MaxData() int { return s.t.maxData }
+
+// Drop drops the whole connection the stream is on (a failure switch: an
+// unplugged cable mid-command).
+func (s *Stream) Drop() { s.t.Kill() }

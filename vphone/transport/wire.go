@@ -1,4 +1,9 @@
-package vphone
+// Package transport is the device side of the ADB transport protocol
+// (adb/protocol.txt): packets, one host connection and its lock-step
+// streams. It is apart from the phone because it is a wire, not a phone:
+// it knows nothing of shells, files or screens; the device behind it
+// answers the host's banner and opens the services the host asks for.
+package transport
 
 import (
 	"encoding/binary"
@@ -25,8 +30,9 @@ const (
 	// deviceMaxData is the payload size we accept; the host sends 1 MiB, we
 	// answer 256 KiB like adbd, and each side writes at most the other's value.
 	deviceMaxData = 256 * 1024
-	// hardMaxData bounds a payload we are willing to read at all.
-	hardMaxData = 1 << 20
+	// HardMaxData bounds a payload we are willing to read at all (a
+	// packet's, or a shell v2 frame's inside a stream).
+	HardMaxData = 1 << 20
 )
 
 // packet is one ADB transport message.
@@ -60,7 +66,7 @@ func readPacket(r io.Reader) (packet, error) {
 	if magic != p.cmd^0xffffffff {
 		return packet{}, fmt.Errorf("%w: magic %#x does not match command %#x", ErrBadPacket, magic, p.cmd)
 	}
-	if n > hardMaxData {
+	if n > HardMaxData {
 		return packet{}, fmt.Errorf("%w: payload of %d bytes", ErrBadPacket, n)
 	}
 	if n > 0 {
