@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"tandem/internal/h264enc"
+	"tandem/vphone/render"
 )
 
 // The phone's video encoder, behind both `screenrecord` and the scrcpy
@@ -100,7 +101,7 @@ func (p *Phone) encodeScreen(ctx context.Context, o encodeOptions, emit func(h26
 					rotated = true
 					break
 				}
-				img = letterbox(img, srcW, srcH)
+				img = render.Letterbox(img, srcW, srcH)
 			}
 			if err := enc.Encode(img.Pix, at); err != nil {
 				break

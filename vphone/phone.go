@@ -11,6 +11,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"tandem/vphone/render"
 	"tandem/vphone/transport"
 	"time"
 )
@@ -27,7 +28,7 @@ type Options struct {
 	featuresSet   bool
 	NoADBKeyboard bool          // ADB Keyboard is not installed
 	AnimationFor  time.Duration // how long the Animation app moves after a tap; 1.5 s
-	FontPath      string        // a CJK font; DefaultFontPath
+	FontPath      string        // a CJK font; render.DefaultFontPath
 	CaptchaCode   string        // the login code; random when empty
 	CounterText   int           // the Counter's digits, in design units (1080 wide); 160
 	Logger        *slog.Logger
@@ -106,7 +107,7 @@ func (o *Options) defaults() error {
 		o.AnimationFor = 1500 * time.Millisecond
 	}
 	if o.FontPath == "" {
-		o.FontPath = DefaultFontPath
+		o.FontPath = render.DefaultFontPath
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -190,7 +191,7 @@ type Phone struct {
 	opts  Options
 	log   *slog.Logger
 	now   func() time.Time
-	fonts *fontSet
+	fonts *render.Fonts
 	fs    *memFS
 
 	mu       sync.Mutex // guards everything below until netMu
@@ -253,7 +254,7 @@ func New(opts ...Option) (*Phone, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &Phone{
 		opts: o, log: o.Logger, now: o.Now,
-		fonts:      &fontSet{path: o.FontPath, log: o.Logger},
+		fonts:      render.NewFonts(o.FontPath, o.Logger),
 		fs:         newMemFS(o.Now),
 		m:          newModel(&o, o.Now),
 		ime:        IMELatin,

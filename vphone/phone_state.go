@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"tandem/vphone/render"
 )
 
 // What the phone saw and shows, for tests and the app: state, events,
@@ -196,7 +197,7 @@ func (p *Phone) shot(wantPNG bool) (*image.RGBA, []byte) {
 				c.img.Pix[i] = 0xff
 			}
 		} else {
-			c.img = rotateImage(render(p.m, p.fonts), key.rotation)
+			c.img = render.Rotate(paintScreen(p.m, p.fonts), key.rotation)
 		}
 		c.imgKey, c.hasImg = key, true
 	}
@@ -207,7 +208,7 @@ func (p *Phone) shot(wantPNG bool) (*image.RGBA, []byte) {
 	if !c.hasPNG || c.pngKey != key {
 		var buf bytes.Buffer
 		buf.Grow(len(c.img.Pix) / 16)
-		if err := encodePNG(&buf, c.img); err != nil {
+		if err := render.EncodePNG(&buf, c.img); err != nil {
 			p.log.Error("vphone: png", "err", err)
 			return c.img, nil
 		}

@@ -1,4 +1,4 @@
-package vphone
+package render
 
 import (
 	"bytes"
@@ -9,14 +9,14 @@ import (
 	"io"
 )
 
-// encodePNG writes an opaque RGBA picture as an 8-bit RGB PNG, every row
+// EncodePNG writes an opaque RGBA picture as an 8-bit RGB PNG, every row
 // with the Up filter and zlib at BestSpeed.
 //
 // Why not image/png: it tries every filter on every row, which is most of
 // its time; a UI screen is mostly rows equal to the row above, so Up alone
 // turns them into zeros that deflate in no time. 1080x2400 screens encode in
 // a fraction of image/png's BestSpeed time at a similar size.
-func encodePNG(w io.Writer, img *image.RGBA) error {
+func EncodePNG(w io.Writer, img *image.RGBA) error {
 	b := img.Bounds()
 	width, height := b.Dx(), b.Dy()
 	var idat bytes.Buffer

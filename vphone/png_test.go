@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"image/png"
 	"testing"
+
+	"tandem/vphone/render"
 )
 
-// The PNG writer must round-trip every screen exactly through image/png.
+// The PNG writer round-trips every screen of the phone exactly through image/png.
 func TestEncodePNGRoundTrip(t *testing.T) {
 	p, err := New(WithSize(360, 800), WithCaptcha("AB12C"))
 	if err != nil {
@@ -18,7 +20,7 @@ func TestEncodePNGRoundTrip(t *testing.T) {
 		}
 		img := p.Screenshot()
 		var buf bytes.Buffer
-		if err := encodePNG(&buf, img); err != nil {
+		if err := render.EncodePNG(&buf, img); err != nil {
 			t.Fatal(err)
 		}
 		got, err := png.Decode(&buf)
