@@ -11,6 +11,7 @@ import (
 
 	"tandem/internal/scrcpy"
 
+	"tandem/vphone/encode"
 	"tandem/vphone/shell"
 )
 
@@ -222,7 +223,7 @@ func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, a scrcpy.Serv
 	start := time.Now()
 	for {
 		w, h := size.get()
-		err := p.encodeScreen(ctx, encodeOptions{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk h264Packet) error {
+		err := encode.Stream(ctx, screen{p}, encode.Options{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk encode.Packet) error {
 			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
 			if !pk.Config {
 				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
@@ -233,7 +234,7 @@ func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, a scrcpy.Serv
 			_, err := video.Write(pk.Data)
 			return err
 		})
-		if !errors.Is(err, errRotated) || ctx.Err() != nil {
+		if !errors.Is(err, encode.ErrRotated) || ctx.Err() != nil {
 			return err
 		}
 		p.mu.Lock()

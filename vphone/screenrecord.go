@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"tandem/vphone/encode"
 	"tandem/vphone/shell"
 )
 
@@ -84,8 +85,8 @@ func cmdScreenrecord(p *Phone, c *shell.IO, args []string) int {
 	if !toStdout {
 		out = &buf
 	}
-	err := p.encodeScreen(c.Ctx, encodeOptions{Width: w, Height: h, BitRate: o.bitRate, GOP: 600, Limit: time.Duration(o.limit) * time.Second, Letterbox: true},
-		func(pk h264Packet) error {
+	err := encode.Stream(c.Ctx, screen{p}, encode.Options{Width: w, Height: h, BitRate: o.bitRate, GOP: 600, Limit: time.Duration(o.limit) * time.Second, Letterbox: true},
+		func(pk encode.Packet) error {
 			_, err := out.Write(pk.Data)
 			return err
 		})

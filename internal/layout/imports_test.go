@@ -37,6 +37,7 @@ var rooms = map[string][]string{
 	"tandem/vphone":            {"tandem/internal/", "tandem/vphone/"},
 	"tandem/vphone/vphonetest": {"tandem/vphone"},
 	// the phone's parts know nothing of the phone they make up
+	"tandem/vphone/encode":    {"tandem/internal/", "tandem/vphone/render"},
 	"tandem/vphone/render":    {},
 	"tandem/vphone/shell":     {},
 	"tandem/vphone/transport": {},
