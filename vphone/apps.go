@@ -1,61 +1,34 @@
 package vphone
 
-import "image/color"
+import "tandem/vphone/screens"
 
-// App is one installed app of the virtual phone.
-type App struct {
-	Package  string
-	Label    string
-	Activity string // fully qualified activity class
-	color    color.RGBA
-	glyph    string // what the launcher icon shows
-}
+// The apps the phone has, named as its users (tests, tools) name them; the
+// apps themselves are in screens/.
 
-// Component is "pkg/activity" in the short form am and dumpsys use.
-func (a App) Component() string { return a.Package + "/" + a.Activity }
+// App is one installed app.
+type App = screens.App
 
-// Packages of the built-in apps.
+// FormState is the Form app's fields.
+type FormState = screens.FormState
+
+// The built-in apps' packages.
 const (
-	PkgLauncher = "com.android.launcher3"
-	PkgCounter  = "com.tandem.counter"
-	PkgNotes    = "com.tandem.notes"
-	PkgList     = "com.tandem.list"
-	PkgDialog   = "com.tandem.dialog"
-	PkgSettings = "com.android.settings"
-	PkgShop     = "com.tandem.shop"
-	PkgLogin    = "com.tandem.login"
-	PkgAnim     = "com.tandem.anim"
-	PkgGame     = "com.tandem.game"
-	PkgForm     = "com.tandem.form"
-	PkgChat     = "com.tencent.mm" // a WeChat-like Chinese screen
+	PkgLauncher = screens.PkgLauncher
+	PkgCounter  = screens.PkgCounter
+	PkgNotes    = screens.PkgNotes
+	PkgList     = screens.PkgList
+	PkgDialog   = screens.PkgDialog
+	PkgSettings = screens.PkgSettings
+	PkgShop     = screens.PkgShop
+	PkgLogin    = screens.PkgLogin
+	PkgAnim     = screens.PkgAnim
+	PkgGame     = screens.PkgGame
+	PkgForm     = screens.PkgForm
+	PkgChat     = screens.PkgChat
 )
 
-// Input methods.
+// The input methods the phone knows.
 const (
-	IMELatin = "com.android.inputmethod.latin/.LatinIME"
-	IMEADB   = "com.android.adbkeyboard/.AdbIME"
+	IMELatin = screens.IMELatin
+	IMEADB   = screens.IMEADB
 )
-
-func builtinApps() []App {
-	return []App{
-		{PkgCounter, "Counter", "com.tandem.counter.MainActivity", rgb(0x1e, 0x88, 0xe5), "+1"},
-		{PkgNotes, "Notes", "com.tandem.notes.MainActivity", rgb(0xf9, 0xa8, 0x25), "N"},
-		{PkgList, "List", "com.tandem.list.MainActivity", rgb(0x43, 0xa0, 0x47), "≡"},
-		{PkgDialog, "Dialog", "com.tandem.dialog.MainActivity", rgb(0x8e, 0x24, 0xaa), "D"},
-		{PkgSettings, "Settings", "com.android.settings.Settings", rgb(0x54, 0x6e, 0x7a), "S"},
-		{PkgShop, "Shop", "com.tandem.shop.CheckoutActivity", rgb(0xe5, 0x39, 0x35), "¥"},
-		{PkgLogin, "Login", "com.tandem.login.LoginActivity", rgb(0x00, 0x89, 0x7b), "L"},
-		{PkgAnim, "Animation", "com.tandem.anim.MainActivity", rgb(0xff, 0x70, 0x43), "A"},
-		{PkgGame, "Game", "com.tandem.game.GameActivity", rgb(0x3f, 0x51, 0xb5), "G"},
-		{PkgForm, "Form", "com.tandem.form.MainActivity", rgb(0x6d, 0x4c, 0x41), "F"},
-		{PkgChat, "微信", "com.tencent.mm.ui.LauncherUI", rgb(0x07, 0xc1, 0x60), "微"},
-	}
-}
-
-// systemPackages are installed but have no launcher icon.
-func systemPackages() []string {
-	return []string{"android", "com.android.systemui", "com.android.shell", "com.android.phone",
-		"com.android.providers.settings", "com.android.inputmethod.latin", PkgLauncher}
-}
-
-func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 0xff} }

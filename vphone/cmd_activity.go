@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"tandem/vphone/screens"
 	"tandem/vphone/shell"
 )
 
@@ -30,7 +31,7 @@ func (p *Phone) resolveComponent(comp string) (App, bool) {
 	if strings.HasPrefix(act, ".") {
 		act = pkg + act
 	}
-	a, found := p.m.app(pkg)
+	a, found := p.m.App(pkg)
 	if !found || a.Activity != act || pkg == PkgLauncher {
 		return App{}, false
 	}
@@ -53,8 +54,8 @@ func cmdAm(p *Phone, c *shell.IO, args []string) int {
 		pkg := args[len(args)-1]
 		p.mu.Lock()
 		p.record("force_stop", args[1:], 0, 0)
-		if _, ok := p.m.app(pkg); ok && pkg != PkgLauncher {
-			p.m.forceStop(pkg)
+		if _, ok := p.m.App(pkg); ok && pkg != PkgLauncher {
+			p.m.ForceStop(pkg)
 		}
 		p.mu.Unlock()
 		return 0
@@ -130,10 +131,10 @@ func amStart(p *Phone, c *shell.IO, args []string) int {
 		fmt.Fprintf(c.Err, "Error type 3\nError: Activity class {%s/%s} does not exist.\n", pkg, cls)
 		return 1
 	}
-	if p.m.fg == a.Package && p.m.screen == scrMain {
+	if p.m.Showing(a.Package) {
 		fmt.Fprintln(c.Out, "Warning: Activity not started, intent has been delivered to currently running top-most instance.")
 	} else {
-		p.m.launch(a.Package)
+		p.m.Launch(a.Package)
 	}
 	if wait != "" {
 		fmt.Fprintf(c.Out, "Status: ok\nLaunchState: COLD\nActivity: %s\nTotalTime: 212\nWaitTime: 215\nComplete\n", shortComponent(a.Package, a.Activity))
@@ -176,10 +177,10 @@ func amBroadcast(p *Phone, c *shell.IO, args []string) int {
 	if p.ime == IMEADB && !p.opts.NoADBKeyboard {
 		switch act {
 		case "ADB_INPUT_TEXT":
-			p.m.typeText(extras["msg"])
+			p.m.TypeText(extras["msg"])
 		case "ADB_INPUT_B64":
 			if b, err := base64.StdEncoding.DecodeString(extras["msg"]); err == nil {
-				p.m.typeText(string(b))
+				p.m.TypeText(string(b))
 			}
 		case "ADB_INPUT_CHARS":
 			var sb strings.Builder
@@ -188,15 +189,15 @@ func amBroadcast(p *Phone, c *shell.IO, args []string) int {
 					sb.WriteRune(rune(n))
 				}
 			}
-			p.m.typeText(sb.String())
+			p.m.TypeText(sb.String())
 		case "ADB_CLEAR_TEXT":
-			p.m.clearText()
+			p.m.ClearText()
 		case "ADB_INPUT_CODE":
 			if n, err := strconv.Atoi(extras["code"]); err == nil {
 				p.key(n)
 			}
 		case "ADB_EDITOR_CODE":
-			p.m.enter()
+			p.m.Enter()
 		}
 	}
 	p.mu.Unlock()
@@ -232,20 +233,20 @@ func cmdMonkey(p *Phone, c *shell.IO, args []string) int {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	a, ok := p.m.app(pkg)
+	a, ok := p.m.App(pkg)
 	if !ok || pkg == PkgLauncher || cat != "" && cat != "android.intent.category.LAUNCHER" {
 		fmt.Fprintln(c.Out, "** No activities found to run, monkey aborted.")
 		return 252
 	}
 	p.record("launch", args, 0, 0)
-	p.m.launch(a.Package)
+	p.m.Launch(a.Package)
 	fmt.Fprintf(c.Out, "Events injected: %d\n## Network stats: elapsed time=18ms (0ms mobile, 0ms wifi, 18ms not connected)\n", count)
 	return 0
 }
 
 func (p *Phone) packages() []string {
-	pkgs := systemPackages()
-	for _, a := range p.m.apps {
+	pkgs := screens.SystemPackages()
+	for _, a := range p.m.Apps() {
 		pkgs = append(pkgs, a.Package)
 	}
 	if !p.opts.NoADBKeyboard {
@@ -256,7 +257,7 @@ func (p *Phone) packages() []string {
 }
 
 func isSystemPackage(pkg string) bool {
-	for _, s := range systemPackages() {
+	for _, s := range screens.SystemPackages() {
 		if s == pkg {
 			return true
 		}
@@ -334,7 +335,7 @@ func cmdDumpsys(p *Phone, c *shell.IO, args []string) int {
 		return 0
 	}
 	p.mu.Lock()
-	a := p.m.activity()
+	a := p.m.Activity()
 	rot := p.rotation
 	dw, dh := p.displaySize()
 	p.mu.Unlock()

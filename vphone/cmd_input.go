@@ -48,37 +48,35 @@ func (p *Phone) key(code int) {
 	m := p.m
 	switch {
 	case code == 3:
-		m.home()
+		m.Home()
 	case code == 4 || code == 111:
-		m.back()
+		m.Back()
 	case code == 66 || code == 23 || code == 160:
-		m.enter()
+		m.Enter()
 	case code == 67:
-		m.deleteBack()
+		m.DeleteBack()
 	case code == 187:
-		m.appSwitch()
+		m.AppSwitch()
 	case code == 62:
-		m.typeText(" ")
+		m.TypeText(" ")
 	case code >= 7 && code <= 16:
-		m.typeText(string(rune('0' + code - 7)))
+		m.TypeText(string(rune('0' + code - 7)))
 	case code >= 29 && code <= 54:
-		m.typeText(string(rune('a' + code - 29)))
+		m.TypeText(string(rune('a' + code - 29)))
 	case code == 55:
-		m.typeText(",")
+		m.TypeText(",")
 	case code == 56:
-		m.typeText(".")
+		m.TypeText(".")
 	case code == 69:
-		m.typeText("-")
+		m.TypeText("-")
 	case code == 70:
-		m.typeText("=")
+		m.TypeText("=")
 	case code == 76:
-		m.typeText("/")
+		m.TypeText("/")
 	case code == 77:
-		m.typeText("@")
+		m.TypeText("@")
 	case code == 61:
-		if m.focused() != nil && !m.focused().multi {
-			m.enter()
-		}
+		m.Tab()
 	}
 }
 
@@ -184,7 +182,7 @@ func (in inputCmd) tap() int {
 	p.mu.Lock()
 	p.record("tap", in.rest, v[0], v[1])
 	x, y := p.toModel(v[0], v[1])
-	p.m.tap(x, y)
+	p.m.Tap(x, y)
 	p.mu.Unlock()
 	return 0
 }
@@ -215,12 +213,12 @@ func (in inputCmd) swipe() int {
 	x1, y1 := p.toModel(v[0], v[1])
 	x2, y2 := p.toModel(v[2], v[3])
 	switch {
-	case dist < 16*p.m.scale && dur >= 500:
-		p.m.longPress(x1, y1)
-	case dist < 16*p.m.scale:
-		p.m.tap(x1, y1)
+	case dist < 16*p.m.Scale() && dur >= 500:
+		p.m.LongPress(x1, y1)
+	case dist < 16*p.m.Scale():
+		p.m.Tap(x1, y1)
 	default:
-		p.m.swipe(x1, y1, x2, y2)
+		p.m.Swipe(x1, y1, x2, y2)
 	}
 	return 0
 }
@@ -244,7 +242,7 @@ func (in inputCmd) text() int {
 	p := in.p
 	p.mu.Lock()
 	p.record("text", in.rest[:1], 0, 0)
-	p.m.typeText(s)
+	p.m.TypeText(s)
 	p.mu.Unlock()
 	return 0
 }
@@ -296,7 +294,7 @@ func (in inputCmd) motionevent() int {
 // so content follows the finger live (scrcpy drags) and the whole gesture
 // adds up to the same swipe as `input swipe` from DOWN to UP.
 func (p *Phone) motion(action string, x, y int) {
-	slop := 16 * p.m.scale
+	slop := 16 * p.m.Scale()
 	switch action {
 	case "DOWN":
 		p.down, p.last, p.downAt, p.isDown, p.dragging = [2]int{x, y}, [2]int{x, y}, p.now(), true, false
@@ -308,7 +306,7 @@ func (p *Phone) motion(action string, x, y int) {
 			p.dragging = true
 		}
 		if p.dragging {
-			p.m.swipe(p.last[0], p.last[1], x, y)
+			p.m.Swipe(p.last[0], p.last[1], x, y)
 			p.last = [2]int{x, y}
 		}
 	case "UP":
@@ -319,13 +317,13 @@ func (p *Phone) motion(action string, x, y int) {
 		d := math.Hypot(float64(x-p.down[0]), float64(y-p.down[1]))
 		switch {
 		case p.dragging:
-			p.m.swipe(p.last[0], p.last[1], x, y)
+			p.m.Swipe(p.last[0], p.last[1], x, y)
 		case d < slop && p.now().Sub(p.downAt) >= 500*time.Millisecond:
-			p.m.longPress(x, y)
+			p.m.LongPress(x, y)
 		case d < slop:
-			p.m.tap(x, y)
+			p.m.Tap(x, y)
 		default:
-			p.m.swipe(p.down[0], p.down[1], x, y)
+			p.m.Swipe(p.down[0], p.down[1], x, y)
 		}
 		p.dragging = false
 	case "CANCEL":

@@ -100,7 +100,7 @@ func cmdSettings(p *Phone, c *shell.IO, args []string) int {
 			p.syncRotation()
 		case "secure/default_input_method":
 			p.ime = args[3]
-			p.m.changed()
+			p.m.Changed()
 		case "secure/enabled_input_methods":
 			p.imes = map[string]bool{}
 			for _, id := range strings.Split(args[3], ":") {
@@ -250,6 +250,6 @@ func imeChange(p *Phone, c *shell.IO, verb string, ids []string) int {
 		fmt.Fprintf(c.Out, "Input method %s selected for user #0\n", id)
 	}
 	p.syncIMESettings()
-	p.m.changed()
+	p.m.Changed()
 	return 0
 }

@@ -19,10 +19,11 @@
 // device side of the ADB wire (packets, lock-step streams), shell/ the sh
 // language that runs command lines, render/ the paint box (fonts, canvas,
 // PNG, rotation), encode/ the H.264 encoder that sends a screen when it
-// changes; this package is the phone itself — its state, apps and screens
-// and how they are drawn, commands (screenrecord and the scrcpy server
-// among them), file system and fault switches — and hands each part what
-// it serves.
+// changes, screens/ the apps (their state, screens as node trees, the dump
+// and the picture of them); this package is the phone itself — the lock
+// over the apps, its commands (screenrecord and the scrcpy server among
+// them), input methods, file system, rotation and fault switches — and
+// hands each part what it serves.
 //
 // The shell answers with the formats and quirks of a real phone (adb.md):
 // `input text` refuses non-ASCII with Android's NullPointerException, ADB

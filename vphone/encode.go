@@ -26,5 +26,5 @@ func (s screen) Picture() *image.RGBA { return s.p.Screenshot() }
 func (p *Phone) screenKey() shotKey {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return shotKey{version: p.m.version, frame: p.m.frame(p.now()), secure: p.faults.secure, rotation: p.rotation}
+	return shotKey{version: p.m.Version(), frame: p.m.Frame(p.now()), secure: p.faults.secure, rotation: p.rotation}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"tandem/vphone/render"
+	"tandem/vphone/screens"
 	"tandem/vphone/transport"
 	"time"
 )
@@ -145,28 +146,9 @@ type Event struct {
 
 // State is a snapshot of what the phone shows and holds.
 type State struct {
-	Foreground   string // package in front
-	Activity     string // its activity class
-	Recents      bool   // the recent-apps screen is open
-	Counter      int
-	Note         string
-	Form         FormState
-	ListScroll   int // pixels the list is scrolled by
-	ListSelected int // the tapped list item (1-based), 0 = none
-	DialogOpen   bool
-	WiFi         bool // the Settings toggle
-	Bluetooth    bool
-	Paid         bool
-	Username     string
-	LoggedIn     bool
-	Animating    bool
-	AnimTaps     int
-	GameScore    int
-	ChatSent     []string // messages sent in the open or last chat
-	Focus        string   // resource id of the focused field
-	IME          string   // the current input method
-	IMEs         []string // enabled input methods
-	Version      uint64   // bumped on every visible change
+	screens.State
+	IME  string   // the current input method
+	IMEs []string // enabled input methods
 }
 
 // SocketHandler serves one connection to a device socket opened through a
@@ -195,7 +177,7 @@ type Phone struct {
 	fs    *memFS
 
 	mu       sync.Mutex // guards everything below until netMu
-	m        *model
+	m        *screens.Model
 	events   []Event
 	faults   faults
 	ime      string
@@ -256,7 +238,7 @@ func New(opts ...Option) (*Phone, error) {
 		opts: o, log: o.Logger, now: o.Now,
 		fonts:      render.NewFonts(o.FontPath, o.Logger),
 		fs:         newMemFS(o.Now),
-		m:          newModel(&o, o.Now),
+		m:          screens.New(screens.Config{Width: o.Width, Height: o.Height, AnimationFor: o.AnimationFor, CounterText: o.CounterText, CaptchaCode: o.CaptchaCode}, o.Now),
 		ime:        IMELatin,
 		imes:       map[string]bool{IMELatin: true},
 		settings:   map[string]string{},

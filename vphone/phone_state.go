@@ -7,8 +7,8 @@ import (
 	"image"
 	"sort"
 	"strconv"
-	"strings"
 	"tandem/vphone/render"
+	"tandem/vphone/screens"
 )
 
 // What the phone saw and shows, for tests and the app: state, events,
@@ -20,19 +20,7 @@ import (
 func (p *Phone) State() State {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	m := p.m
-	act := m.activity()
-	st := State{
-		Foreground: m.fg, Activity: act.Activity, Recents: m.screen == scrRecents,
-		Counter: m.counter, Note: m.note, Form: m.form,
-		ListScroll: int(float64(m.listScroll) * m.scale), ListSelected: m.listSelected,
-		DialogOpen: m.fg == PkgDialog && m.dialogOpen, WiFi: m.wifi, Bluetooth: m.bluetooth, Paid: m.paid,
-		Username: m.username, LoggedIn: m.loggedIn, Animating: m.animating(p.now()), AnimTaps: m.animTaps,
-		GameScore: m.gameScore, Focus: m.focus, IME: p.ime, Version: m.version,
-	}
-	if m.chatOpen >= 0 {
-		st.ChatSent = append([]string(nil), m.chatSent[m.chatOpen]...)
-	}
+	st := State{State: p.m.State(p.now()), IME: p.ime}
 	for k := range p.imes {
 		st.IMEs = append(st.IMEs, k)
 	}
@@ -51,7 +39,7 @@ func (p *Phone) Events() []Event {
 func (p *Phone) CaptchaCode() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.m.captcha
+	return p.m.Captcha()
 }
 
 // Size is the screen size in pixels.
@@ -62,19 +50,7 @@ func (p *Phone) Size() (w, h int) { return p.opts.Width, p.opts.Height }
 func (p *Phone) Bounds(id string) (image.Rectangle, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	win := p.m.window()
-	n := win.find(id)
-	if n == nil && !strings.Contains(id, ":id/") {
-		win.walk(func(c *node) {
-			if n == nil && strings.HasSuffix(c.id, ":id/"+id) {
-				n = c
-			}
-		})
-	}
-	if n == nil {
-		return image.Rectangle{}, false
-	}
-	return n.bounds, true
+	return p.m.Bounds(id)
 }
 
 // BoundsOfText returns the bounds of the first node showing text or
@@ -82,23 +58,14 @@ func (p *Phone) Bounds(id string) (image.Rectangle, bool) {
 func (p *Phone) BoundsOfText(s string) (image.Rectangle, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var found *node
-	p.m.window().walk(func(c *node) {
-		if found == nil && (c.text == s || c.desc == s) {
-			found = c
-		}
-	})
-	if found == nil {
-		return image.Rectangle{}, false
-	}
-	return found.bounds, true
+	return p.m.BoundsOfText(s)
 }
 
 // Launch brings an app to the front, as tapping its icon would.
 func (p *Phone) Launch(pkg string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.m.launch(pkg) {
+	if !p.m.Launch(pkg) {
 		return fmt.Errorf("vphone: no app %q", pkg)
 	}
 	return nil
@@ -110,7 +77,7 @@ func (p *Phone) Tap(x, y int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("tap", []string{strconv.Itoa(x), strconv.Itoa(y)}, x, y)
-	p.m.tap(x, y)
+	p.m.Tap(x, y)
 }
 
 // Swipe swipes from (x1, y1) to (x2, y2) as `input swipe` would (without
@@ -119,7 +86,7 @@ func (p *Phone) Swipe(x1, y1, x2, y2 int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("swipe", []string{strconv.Itoa(x1), strconv.Itoa(y1), strconv.Itoa(x2), strconv.Itoa(y2)}, x1, y1)
-	p.m.swipe(x1, y1, x2, y2)
+	p.m.Swipe(x1, y1, x2, y2)
 }
 
 // Key presses an Android key code (KEYCODE_BACK = 4, HOME = 3, ...).
@@ -136,14 +103,14 @@ func (p *Phone) TypeText(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("text", []string{s}, 0, 0)
-	p.m.typeText(s)
+	p.m.TypeText(s)
 }
 
 // Apps lists the launcher's apps.
 func (p *Phone) Apps() []App {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return append([]App(nil), p.m.apps...)
+	return p.m.Apps()
 }
 
 // UIDump returns what `uiautomator dump` would write now.
@@ -154,11 +121,7 @@ func (p *Phone) UIDump() []byte {
 }
 
 func (p *Phone) dumpLocked() []byte {
-	pkg := p.m.fg
-	if p.m.screen == scrRecents {
-		pkg = PkgLauncher
-	}
-	return dumpXML(p.m.window(), pkg, p.rotation, p.opts.Width, p.opts.Height)
+	return p.m.Dump(p.rotation, p.opts.Width, p.opts.Height)
 }
 
 func (p *Phone) record(kind string, args []string, x, y int) {
@@ -187,7 +150,7 @@ func (p *Phone) shot(wantPNG bool) (*image.RGBA, []byte) {
 	defer p.rmu.Unlock()
 	p.mu.Lock()
 	now := p.now()
-	key := shotKey{version: p.m.version, frame: p.m.frame(now), secure: p.faults.secure, rotation: p.rotation}
+	key := shotKey{version: p.m.Version(), frame: p.m.Frame(now), secure: p.faults.secure, rotation: p.rotation}
 	c := &p.cache
 	if !c.hasImg || c.imgKey != key {
 		if key.secure {
@@ -197,7 +160,7 @@ func (p *Phone) shot(wantPNG bool) (*image.RGBA, []byte) {
 				c.img.Pix[i] = 0xff
 			}
 		} else {
-			c.img = render.Rotate(paintScreen(p.m, p.fonts), key.rotation)
+			c.img = render.Rotate(screens.Paint(p.m, p.fonts), key.rotation)
 		}
 		c.imgKey, c.hasImg = key, true
 	}

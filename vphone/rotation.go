@@ -1,7 +1,6 @@
 package vphone
 
 import (
-	"image"
 	"strconv"
 )
 
@@ -25,7 +24,7 @@ func (p *Phone) setRotationLocked(r int) {
 	r = (r%4 + 4) % 4
 	if r != p.rotation {
 		p.rotation = r
-		p.m.changed()
+		p.m.Changed()
 	}
 }
 
@@ -67,17 +66,4 @@ func (p *Phone) toModel(x, y int) (int, int) {
 		x, y = y, h-1-x
 	}
 	return x, y
-}
-
-// rectToDisplay maps a model rectangle to the display's.
-func rectToDisplay(r image.Rectangle, rot, w, h int) image.Rectangle {
-	switch rot {
-	case 1:
-		return image.Rect(r.Min.Y, w-r.Max.X, r.Max.Y, w-r.Min.X)
-	case 2:
-		return image.Rect(w-r.Max.X, h-r.Max.Y, w-r.Min.X, h-r.Min.Y)
-	case 3:
-		return image.Rect(h-r.Max.Y, r.Min.X, h-r.Min.Y, r.Max.X)
-	}
-	return r
 }

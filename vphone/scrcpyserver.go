@@ -365,7 +365,7 @@ func (p *Phone) scrcpyText(text string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.record("text", []string{string(typed)}, 0, 0)
-	p.m.typeText(string(typed))
+	p.m.TypeText(string(typed))
 }
 
 // scrcpyClipboard sets the clipboard (and pastes it when asked), then
@@ -376,7 +376,7 @@ func (p *Phone) scrcpyClipboard(w io.Writer, cb *scrcpy.Clipboard) error {
 	p.record("clipboard", []string{cb.Text}, 0, 0)
 	if cb.Paste {
 		p.record("paste", []string{cb.Text}, 0, 0)
-		p.m.typeText(cb.Text)
+		p.m.TypeText(cb.Text)
 	}
 	p.mu.Unlock()
 	if cb.Sequence != 0 {
@@ -396,5 +396,5 @@ func (p *Phone) scrcpyScroll(s *scrcpy.Scroll, vw, vh int) {
 	dy := int(float64(s.V) / 0x7fff * float64(p.opts.Height) / 10)
 	p.record("scroll", []string{strconv.Itoa(x), strconv.Itoa(y), strconv.Itoa(int(s.V))}, x, y)
 	mx, my := p.toModel(x, y)
-	p.m.swipe(mx, my, mx, my+dy)
+	p.m.Swipe(mx, my, mx, my+dy)
 }

@@ -39,6 +39,7 @@ var rooms = map[string][]string{
 	// the phone's parts know nothing of the phone they make up
 	"tandem/vphone/encode":    {"tandem/internal/", "tandem/vphone/render"},
 	"tandem/vphone/render":    {},
+	"tandem/vphone/screens":   {"tandem/vphone/render"},
 	"tandem/vphone/shell":     {},
 	"tandem/vphone/transport": {},
 	// the mirror: frames out, phone video in

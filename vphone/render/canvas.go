@@ -28,8 +28,14 @@ import (
 const DefaultFontPath = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
 
 // NewFonts is the font at path (a CJK collection: its Simplified Chinese
-// member), loaded on first use; without it Go's own font, said once on log.
-func NewFonts(path string, log *slog.Logger) *Fonts { return &Fonts{path: path, log: log} }
+// member), loaded on first use; without it Go's own font, said once on
+// log (nil: slog's default).
+func NewFonts(path string, log *slog.Logger) *Fonts {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Fonts{path: path, log: log}
+}
 
 // Fonts loads one font lazily and keeps a face per pixel size. Faces are
 // not safe for concurrent use; the renderer's lock covers them.

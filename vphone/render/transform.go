@@ -50,3 +50,17 @@ func Letterbox(img *image.RGBA, w, h int) *image.RGBA {
 	draw.ApproxBiLinear.Scale(dst, r, img, b, draw.Src, nil)
 	return dst
 }
+
+// RectToDisplay maps a rectangle of the portrait picture (w x h) to the
+// display turned by rot, as Rotate turns the picture.
+func RectToDisplay(r image.Rectangle, rot, w, h int) image.Rectangle {
+	switch rot {
+	case 1:
+		return image.Rect(r.Min.Y, w-r.Max.X, r.Max.Y, w-r.Min.X)
+	case 2:
+		return image.Rect(w-r.Max.X, h-r.Max.Y, w-r.Min.X, h-r.Min.Y)
+	case 3:
+		return image.Rect(h-r.Max.Y, r.Min.X, h-r.Min.Y, r.Max.X)
+	}
+	return r
+}

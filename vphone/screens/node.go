@@ -1,4 +1,4 @@
-package vphone
+package screens
 
 import (
 	"image"
@@ -47,9 +47,9 @@ type node struct {
 	accent color.RGBA
 
 	// Behaviour.
-	onTap   func(m *model, x, y int)
-	value   func(m *model) *string // editable text of an EditText
-	onEnter func(m *model)
+	onTap   func(m *Model, x, y int)
+	value   func(m *Model) *string // editable text of an EditText
+	onEnter func(m *Model)
 }
 
 func (n *node) add(children ...*node) *node {

@@ -1,4 +1,4 @@
-package vphone
+package screens
 
 import (
 	"image"
@@ -19,7 +19,7 @@ const (
 )
 
 // model is the phone's state. It is only touched with Phone.mu held.
-type model struct {
+type Model struct {
 	w, h    int
 	scale   float64
 	apps    []App
@@ -63,27 +63,35 @@ type FormState struct {
 	Submitted         bool
 }
 
-func newModel(o *Options, now func() time.Time) *model {
-	m := &model{
-		w: o.Width, h: o.Height, scale: float64(o.Width) / designW,
-		apps: builtinApps(), animFor: o.AnimationFor, digits: o.CounterText, now: now,
-		fg: PkgLauncher, wifi: true, captcha: o.CaptchaCode, chatOpen: -1, chatSent: map[int][]string{},
-	}
-	return m
+// Config is what the apps are made for.
+type Config struct {
+	Width, Height int           // the screen in pixels (portrait)
+	AnimationFor  time.Duration // how long the Animation app's ball moves
+	CounterText   int           // the Counter's text size
+	CaptchaCode   string        // the code the login screen's picture shows
 }
 
-func (m *model) changed() { m.version++ }
+// New is the phone's apps at their start: the launcher in front.
+func New(c Config, now func() time.Time) *Model {
+	return &Model{
+		w: c.Width, h: c.Height, scale: float64(c.Width) / designW,
+		apps: builtinApps(), animFor: c.AnimationFor, digits: c.CounterText, now: now,
+		fg: PkgLauncher, wifi: true, captcha: c.CaptchaCode, chatOpen: -1, chatSent: map[int][]string{},
+	}
+}
+
+func (m *Model) Changed() { m.version++ }
 
 // designH is the screen height in design pixels.
-func (m *model) designH() int { return int(float64(m.h) / m.scale) }
+func (m *Model) designH() int { return int(float64(m.h) / m.scale) }
 
 // rc scales a rectangle from design pixels to screen pixels.
-func (m *model) rc(l, t, r, b int) image.Rectangle {
+func (m *Model) rc(l, t, r, b int) image.Rectangle {
 	s := m.scale
 	return image.Rect(int(float64(l)*s+0.5), int(float64(t)*s+0.5), int(float64(r)*s+0.5), int(float64(b)*s+0.5))
 }
 
-func (m *model) app(pkg string) (App, bool) {
+func (m *Model) App(pkg string) (App, bool) {
 	for _, a := range m.apps {
 		if a.Package == pkg {
 			return a, true
@@ -95,10 +103,10 @@ func (m *model) app(pkg string) (App, bool) {
 	return App{}, false
 }
 
-// launch brings pkg to the front on its first screen, as a cold start of a
+// Launch brings pkg to the front on its first screen, as a cold start of a
 // stopped app or a warm start of one in recents would.
-func (m *model) launch(pkg string) bool {
-	if _, ok := m.app(pkg); !ok {
+func (m *Model) Launch(pkg string) bool {
+	if _, ok := m.App(pkg); !ok {
 		return false
 	}
 	m.fg, m.screen, m.focus = pkg, scrMain, ""
@@ -113,11 +121,11 @@ func (m *model) launch(pkg string) bool {
 	if pkg != PkgLauncher {
 		m.touchRecent(pkg)
 	}
-	m.changed()
+	m.Changed()
 	return true
 }
 
-func (m *model) touchRecent(pkg string) {
+func (m *Model) touchRecent(pkg string) {
 	out := []string{pkg}
 	for _, p := range m.recents {
 		if p != pkg {
@@ -127,7 +135,7 @@ func (m *model) touchRecent(pkg string) {
 	m.recents = out
 }
 
-func (m *model) forceStop(pkg string) {
+func (m *Model) ForceStop(pkg string) {
 	out := m.recents[:0]
 	for _, p := range m.recents {
 		if p != pkg {
@@ -138,27 +146,27 @@ func (m *model) forceStop(pkg string) {
 	if m.fg == pkg {
 		m.fg, m.screen, m.focus = PkgLauncher, scrMain, ""
 	}
-	m.changed()
+	m.Changed()
 }
 
-// activity is the foreground component as dumpsys shows it.
-func (m *model) activity() App {
+// Activity is the foreground component as dumpsys shows it.
+func (m *Model) Activity() App {
 	if m.screen == scrRecents {
 		return App{Package: PkgLauncher, Activity: "com.android.launcher3.RecentsActivity"}
 	}
-	a, _ := m.app(m.fg)
+	a, _ := m.App(m.fg)
 	return a
 }
 
-// animating reports whether the Animation app is still moving at now.
-func (m *model) animating(now time.Time) bool {
+// Animating reports whether the Animation app is still moving at now.
+func (m *Model) Animating(now time.Time) bool {
 	return m.fg == PkgAnim && now.Before(m.animUntil)
 }
 
-// frame identifies what the screen shows beyond the version: during an
+// Frame identifies what the screen shows beyond the version: during an
 // animation, the time since its start in 16 ms steps.
-func (m *model) frame(now time.Time) int64 {
-	if !m.animating(now) {
+func (m *Model) Frame(now time.Time) int64 {
+	if !m.Animating(now) {
 		return -1
 	}
 	return int64(now.Sub(m.animStart) / (16 * time.Millisecond))
@@ -166,22 +174,22 @@ func (m *model) frame(now time.Time) int64 {
 
 // ---- input ----
 
-func (m *model) tap(x, y int) {
-	root := m.window()
+func (m *Model) Tap(x, y int) {
+	root := m.Window()
 	if n := root.hit(x, y); n != nil {
 		n.onTap(m, x, y)
-		m.changed()
+		m.Changed()
 	}
 }
 
-func (m *model) longPress(x, y int) {
+func (m *Model) LongPress(x, y int) {
 	// Nothing on these screens reacts to a long press differently.
-	m.tap(x, y)
+	m.Tap(x, y)
 }
 
-// swipe scrolls the scrollable view under the start point.
-func (m *model) swipe(x1, y1, x2, y2 int) {
-	root := m.window()
+// Swipe scrolls the scrollable view under the start point.
+func (m *Model) Swipe(x1, y1, x2, y2 int) {
+	root := m.Window()
 	var target *node
 	p := image.Pt(x1, y1)
 	root.walk(func(n *node) {
@@ -195,7 +203,7 @@ func (m *model) swipe(x1, y1, x2, y2 int) {
 	dy := int(float64(y1-y2) / m.scale)
 	if target.id == PkgList+":id/list" {
 		m.listScroll = clamp(m.listScroll+dy, 0, m.listMaxScroll())
-		m.changed()
+		m.Changed()
 	}
 }
 
@@ -210,19 +218,19 @@ func clamp(v, lo, hi int) int {
 }
 
 // focused returns the focused editable node of the current window.
-func (m *model) focused() *node {
+func (m *Model) focused() *node {
 	if m.focus == "" {
 		return nil
 	}
-	if n := m.window().find(m.focus); n != nil && n.value != nil {
+	if n := m.Window().find(m.focus); n != nil && n.value != nil {
 		return n
 	}
 	return nil
 }
 
-// typeText inserts s into the focused field; without one it goes nowhere,
+// TypeText inserts s into the focused field; without one it goes nowhere,
 // as on a phone.
-func (m *model) typeText(s string) {
+func (m *Model) TypeText(s string) {
 	n := m.focused()
 	if n == nil {
 		return
@@ -232,17 +240,17 @@ func (m *model) typeText(s string) {
 		s = strings.ReplaceAll(s, "\n", "")
 	}
 	*v += s
-	m.changed()
+	m.Changed()
 }
 
-func (m *model) clearText() {
+func (m *Model) ClearText() {
 	if n := m.focused(); n != nil {
 		*n.value(m) = ""
-		m.changed()
+		m.Changed()
 	}
 }
 
-func (m *model) deleteBack() {
+func (m *Model) DeleteBack() {
 	n := m.focused()
 	if n == nil {
 		return
@@ -253,10 +261,10 @@ func (m *model) deleteBack() {
 	}
 	_, size := utf8.DecodeLastRuneInString(*v)
 	*v = (*v)[:len(*v)-size]
-	m.changed()
+	m.Changed()
 }
 
-func (m *model) enter() {
+func (m *Model) Enter() {
 	n := m.focused()
 	if n == nil {
 		return
@@ -269,7 +277,7 @@ func (m *model) enter() {
 	default:
 		// IME action "next": focus the following field.
 		var edits []*node
-		m.window().walk(func(c *node) {
+		m.Window().walk(func(c *node) {
 			if c.value != nil {
 				edits = append(edits, c)
 			}
@@ -280,10 +288,10 @@ func (m *model) enter() {
 			}
 		}
 	}
-	m.changed()
+	m.Changed()
 }
 
-func (m *model) back() {
+func (m *Model) Back() {
 	switch {
 	case m.screen == scrRecents:
 		m.screen = scrMain
@@ -296,19 +304,27 @@ func (m *model) back() {
 	default:
 		return
 	}
-	m.changed()
+	m.Changed()
 }
 
-func (m *model) home() {
+func (m *Model) Home() {
 	m.fg, m.screen, m.focus = PkgLauncher, scrMain, ""
-	m.changed()
+	m.Changed()
 }
 
-func (m *model) appSwitch() {
+func (m *Model) AppSwitch() {
 	if m.screen == scrRecents {
 		m.screen = scrMain
 	} else {
 		m.screen = scrRecents
 	}
-	m.changed()
+	m.Changed()
+}
+
+// Tab in a single-line field moves on as Enter does; in a text area it
+// does nothing.
+func (m *Model) Tab() {
+	if f := m.focused(); f != nil && !f.multi {
+		m.Enter()
+	}
 }

@@ -1,4 +1,4 @@
-package vphone
+package screens
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 
 // ---- screens ----
 
-// window returns the tree of the active window: the dialog when one is
+// Window returns the tree of the active window: the dialog when one is
 // open, else the foreground activity.
-func (m *model) window() *node {
+func (m *Model) Window() *node {
 	if m.screen == scrRecents {
 		return m.recentsScreen()
 	}
@@ -25,7 +25,7 @@ func (m *model) window() *node {
 	return m.activityWindow()
 }
 
-func (m *model) activityWindow() *node {
+func (m *Model) activityWindow() *node {
 	switch m.fg {
 	case PkgCounter:
 		return m.counterScreen()
@@ -68,7 +68,7 @@ var (
 
 // root builds the activity's DecorView-like frame: FrameLayout >
 // LinearLayout > FrameLayout(android:id/content).
-func (m *model) root(pkg string, bg color.RGBA) (root, content *node) {
+func (m *Model) root(pkg string, bg color.RGBA) (root, content *node) {
 	full := image.Rect(0, 0, m.w, m.h)
 	content = &node{class: "android.widget.FrameLayout", id: "android:id/content", bounds: full, bg: bg, look: lookText}
 	root = &node{class: "android.widget.FrameLayout", bounds: full}
@@ -76,30 +76,30 @@ func (m *model) root(pkg string, bg color.RGBA) (root, content *node) {
 	return root, content
 }
 
-func (m *model) appBar(pkg, title string, accent color.RGBA) *node {
+func (m *Model) appBar(pkg, title string, accent color.RGBA) *node {
 	return &node{class: "android.widget.TextView", id: pkg + ":id/title", text: title,
 		bounds: m.rc(0, 80, designW, 240), look: lookBar, bg: accent, fg: white, size: 56}
 }
 
-func (m *model) label(id, s string, r image.Rectangle, size int, fg color.RGBA) *node {
+func (m *Model) label(id, s string, r image.Rectangle, size int, fg color.RGBA) *node {
 	return &node{class: "android.widget.TextView", id: id, text: s, bounds: r, look: lookText, fg: fg, size: size}
 }
 
-func (m *model) button(id, s string, r image.Rectangle, accent color.RGBA, tap func(m *model, x, y int)) *node {
+func (m *Model) button(id, s string, r image.Rectangle, accent color.RGBA, tap func(m *Model, x, y int)) *node {
 	return &node{class: "android.widget.Button", id: id, text: s, bounds: r, look: lookButton,
 		bg: accent, fg: white, size: 48, center: true, clickable: true, focusable: true, onTap: tap}
 }
 
-func (m *model) edit(id, hint string, r image.Rectangle, value func(m *model) *string) *node {
+func (m *Model) edit(id, hint string, r image.Rectangle, value func(m *Model) *string) *node {
 	n := &node{class: "android.widget.EditText", id: id, bounds: r, look: lookEdit, fg: textDark,
 		size: 46, hint: hint, clickable: true, focusable: true, longClickable: true, value: value}
 	n.text = *value(m)
 	n.focused = m.focus == id
-	n.onTap = func(m *model, _, _ int) { m.focus = id }
+	n.onTap = func(m *Model, _, _ int) { m.focus = id }
 	return n
 }
 
-func (m *model) launcherScreen() *node {
+func (m *Model) launcherScreen() *node {
 	root, content := m.root(PkgLauncher, wallpaper)
 	grid := &node{class: "android.view.ViewGroup", id: PkgLauncher + ":id/workspace", bounds: m.rc(0, 120, designW, m.designH()-200)}
 	content.add(grid)
@@ -110,12 +110,12 @@ func (m *model) launcherScreen() *node {
 		grid.add(&node{class: "android.widget.TextView", text: a.Label, desc: a.Label,
 			bounds: m.rc(l, t, l+cellW, t+cellH-20), look: lookIcon, fg: white, size: 38,
 			accent: a.color, glyph: a.glyph, clickable: true, focusable: true, longClickable: true,
-			onTap: func(m *model, _, _ int) { m.launch(pkg) }})
+			onTap: func(m *Model, _, _ int) { m.Launch(pkg) }})
 	}
 	return root
 }
 
-func (m *model) recentsScreen() *node {
+func (m *Model) recentsScreen() *node {
 	root, content := m.root(PkgLauncher, rgb(0x42, 0x42, 0x42))
 	list := &node{class: "androidx.recyclerview.widget.RecyclerView", id: PkgLauncher + ":id/overview_panel", bounds: m.rc(0, 120, designW, m.designH()-300)}
 	content.add(list)
@@ -127,38 +127,38 @@ func (m *model) recentsScreen() *node {
 		if i >= 5 {
 			break
 		}
-		a, _ := m.app(pkg)
+		a, _ := m.App(pkg)
 		t := 200 + i*300
 		p := pkg
 		list.add(&node{class: "android.widget.FrameLayout", desc: a.Label, text: "", id: PkgLauncher + ":id/snapshot",
 			bounds: m.rc(90, t, designW-90, t+260), look: lookCard, bg: white, fg: textDark, size: 48,
 			glyph: a.Label, accent: a.color, clickable: true, focusable: true,
-			onTap: func(m *model, _, _ int) { m.launch(p) }})
+			onTap: func(m *Model, _, _ int) { m.Launch(p) }})
 	}
 	content.add(m.button(PkgLauncher+":id/clear_all", "Clear all", m.rc(340, m.designH()-260, 740, m.designH()-140), rgb(0x61, 0x61, 0x61),
-		func(m *model, _, _ int) { m.recents = nil; m.home() }))
+		func(m *Model, _, _ int) { m.recents = nil; m.Home() }))
 	return root
 }
 
-func (m *model) counterScreen() *node {
-	a, _ := m.app(PkgCounter)
+func (m *Model) counterScreen() *node {
+	a, _ := m.App(PkgCounter)
 	root, content := m.root(PkgCounter, white)
 	content.add(m.appBar(PkgCounter, "Counter", a.color))
 	v := m.label(PkgCounter+":id/counter_value", fmt.Sprint(m.counter), m.rc(0, 600, designW, 900), m.digits, textDark)
 	v.center = true
 	content.add(v,
-		m.button(PkgCounter+":id/minus", "-1", m.rc(140, 1100, 500, 1300), rgb(0x75, 0x75, 0x75), func(m *model, _, _ int) { m.counter-- }),
-		m.button(PkgCounter+":id/plus", "+1", m.rc(580, 1100, 940, 1300), a.color, func(m *model, _, _ int) { m.counter++ }),
-		m.button(PkgCounter+":id/reset", "Reset", m.rc(360, 1400, 720, 1560), rgb(0x9e, 0x9e, 0x9e), func(m *model, _, _ int) { m.counter = 0 }),
+		m.button(PkgCounter+":id/minus", "-1", m.rc(140, 1100, 500, 1300), rgb(0x75, 0x75, 0x75), func(m *Model, _, _ int) { m.counter-- }),
+		m.button(PkgCounter+":id/plus", "+1", m.rc(580, 1100, 940, 1300), a.color, func(m *Model, _, _ int) { m.counter++ }),
+		m.button(PkgCounter+":id/reset", "Reset", m.rc(360, 1400, 720, 1560), rgb(0x9e, 0x9e, 0x9e), func(m *Model, _, _ int) { m.counter = 0 }),
 	)
 	return root
 }
 
-func (m *model) notesScreen() *node {
-	a, _ := m.app(PkgNotes)
+func (m *Model) notesScreen() *node {
+	a, _ := m.App(PkgNotes)
 	root, content := m.root(PkgNotes, rgb(0xff, 0xfd, 0xe7))
 	content.add(m.appBar(PkgNotes, "Notes", a.color))
-	e := m.edit(PkgNotes+":id/note_editor", "Write a note", m.rc(60, 300, designW-60, 1500), func(m *model) *string { return &m.note })
+	e := m.edit(PkgNotes+":id/note_editor", "Write a note", m.rc(60, 300, designW-60, 1500), func(m *Model) *string { return &m.note })
 	e.multi = true
 	content.add(e)
 	content.add(m.label(PkgNotes+":id/char_count", fmt.Sprintf("%d characters", utf8.RuneCountInString(m.note)), m.rc(60, 1540, designW-60, 1620), 36, textGrey))
@@ -171,15 +171,15 @@ const (
 	listTop   = 260
 )
 
-func (m *model) listViewport() (top, bottom int) { return listTop, m.designH() - 40 }
+func (m *Model) listViewport() (top, bottom int) { return listTop, m.designH() - 40 }
 
-func (m *model) listMaxScroll() int {
+func (m *Model) listMaxScroll() int {
 	top, bottom := m.listViewport()
 	return max(0, listItems*listRowH-(bottom-top))
 }
 
-func (m *model) listScreen() *node {
-	a, _ := m.app(PkgList)
+func (m *Model) listScreen() *node {
+	a, _ := m.App(PkgList)
 	root, content := m.root(PkgList, white)
 	content.add(m.appBar(PkgList, "List", a.color))
 	top, bottom := m.listViewport()
@@ -197,29 +197,29 @@ func (m *model) listScreen() *node {
 		n := i + 1
 		row := &node{class: "android.widget.TextView", id: PkgList + ":id/item", text: fmt.Sprintf("Item %d", n),
 			bounds: m.rc(0, vt, designW, b), look: lookRow, fg: textDark, size: 48, clickable: true, focusable: true,
-			selected: m.listSelected == n, onTap: func(m *model, _, _ int) { m.listSelected = n }}
+			selected: m.listSelected == n, onTap: func(m *Model, _, _ int) { m.listSelected = n }}
 		row.paint = rowPaint(m.rc(0, t, designW, t+listRowH))
 		list.add(row)
 	}
 	return root
 }
 
-func (m *model) dialogScreen() *node {
-	a, _ := m.app(PkgDialog)
+func (m *Model) dialogScreen() *node {
+	a, _ := m.App(PkgDialog)
 	root, content := m.root(PkgDialog, white)
 	content.add(m.appBar(PkgDialog, "Dialog demo", a.color),
 		m.label(PkgDialog+":id/message", "Press the button to open the dialog again.", m.rc(60, 320, designW-60, 420), 42, textDark),
-		m.button(PkgDialog+":id/show_dialog", "Show dialog", m.rc(290, 500, 790, 660), a.color, func(m *model, _, _ int) { m.dialogOpen = true }))
+		m.button(PkgDialog+":id/show_dialog", "Show dialog", m.rc(290, 500, 790, 660), a.color, func(m *Model, _, _ int) { m.dialogOpen = true }))
 	return root
 }
 
 // dialogRect is where the dialog window sits.
-func (m *model) dialogRect() image.Rectangle {
+func (m *Model) dialogRect() image.Rectangle {
 	mid := m.designH() / 2
 	return m.rc(90, mid-300, designW-90, mid+300)
 }
 
-func (m *model) dialogWindow() *node {
+func (m *Model) dialogWindow() *node {
 	r := m.dialogRect()
 	d := m.dialogRect().Sub(image.Pt(0, 0))
 	s := m.scale
@@ -232,16 +232,16 @@ func (m *model) dialogWindow() *node {
 		m.label("android:id/message", "Do you enjoy this app?", at(60, 180, 840, 330), 40, textGrey),
 		&node{class: "android.widget.Button", id: "android:id/button2", text: "LATER", bounds: at(360, 430, 580, 560),
 			look: lookText, fg: rgb(0x8e, 0x24, 0xaa), size: 42, center: true, clickable: true, focusable: true,
-			onTap: func(m *model, _, _ int) { m.dialogOpen = false }},
+			onTap: func(m *Model, _, _ int) { m.dialogOpen = false }},
 		&node{class: "android.widget.Button", id: "android:id/button1", text: "OK", bounds: at(620, 430, 840, 560),
 			look: lookText, fg: rgb(0x8e, 0x24, 0xaa), size: 42, center: true, clickable: true, focusable: true,
-			onTap: func(m *model, _, _ int) { m.dialogOpen = false }},
+			onTap: func(m *Model, _, _ int) { m.dialogOpen = false }},
 	)
 	return win
 }
 
-func (m *model) settingsScreen() *node {
-	a, _ := m.app(PkgSettings)
+func (m *Model) settingsScreen() *node {
+	a, _ := m.App(PkgSettings)
 	root, content := m.root(PkgSettings, white)
 	content.add(m.appBar(PkgSettings, "Settings", a.color))
 	list := &node{class: "androidx.recyclerview.widget.RecyclerView", id: PkgSettings + ":id/recycler_view", bounds: m.rc(0, 240, designW, 1400)}
@@ -249,11 +249,11 @@ func (m *model) settingsScreen() *node {
 	toggle := func(i int, id, title string, on *bool) {
 		t := 260 + i*180
 		row := &node{class: "android.widget.LinearLayout", bounds: m.rc(0, t, designW, t+170), look: lookRow, clickable: true, focusable: true,
-			onTap: func(m *model, _, _ int) { *on = !*on }}
+			onTap: func(m *Model, _, _ int) { *on = !*on }}
 		row.add(m.label("android:id/title", title, m.rc(60, t+40, 800, t+130), 48, textDark),
 			&node{class: "android.widget.Switch", id: PkgSettings + ":id/" + id, text: map[bool]string{true: "ON", false: "OFF"}[*on],
 				bounds: m.rc(860, t+45, 1020, t+125), look: lookSwitch, checkable: true, checked: *on, focusable: true, accent: a.color,
-				clickable: true, onTap: func(m *model, _, _ int) { *on = !*on }})
+				clickable: true, onTap: func(m *Model, _, _ int) { *on = !*on }})
 		list.add(row)
 	}
 	toggle(0, "wifi_switch", "Wi-Fi", &m.wifi)
@@ -267,8 +267,8 @@ func (m *model) settingsScreen() *node {
 	return root
 }
 
-func (m *model) shopScreen() *node {
-	a, _ := m.app(PkgShop)
+func (m *Model) shopScreen() *node {
+	a, _ := m.App(PkgShop)
 	root, content := m.root(PkgShop, bgLight)
 	content.add(m.appBar(PkgShop, "Checkout", a.color))
 	content.add(m.label(PkgShop+":id/item_name", "Wireless Earbuds × 1", m.rc(60, 320, 760, 420), 46, textDark),
@@ -279,33 +279,33 @@ func (m *model) shopScreen() *node {
 		return root
 	}
 	content.add(m.button(PkgShop+":id/pay_button", "Pay ¥99", m.rc(60, m.designH()-300, designW-60, m.designH()-140), a.color,
-		func(m *model, _, _ int) { m.paid = true }))
+		func(m *Model, _, _ int) { m.paid = true }))
 	return root
 }
 
-func (m *model) loginScreen() *node {
-	a, _ := m.app(PkgLogin)
+func (m *Model) loginScreen() *node {
+	a, _ := m.App(PkgLogin)
 	root, content := m.root(PkgLogin, white)
 	content.add(m.appBar(PkgLogin, "Sign in", a.color))
 	if m.loggedIn {
 		content.add(m.label(PkgLogin+":id/welcome", "Welcome, "+orDefault(m.username, "user")+"!", m.rc(60, 400, 1020, 520), 60, textDark))
 		return root
 	}
-	content.add(m.edit(PkgLogin+":id/username", "Username", m.rc(60, 320, 1020, 460), func(m *model) *string { return &m.username }))
+	content.add(m.edit(PkgLogin+":id/username", "Username", m.rc(60, 320, 1020, 460), func(m *Model) *string { return &m.username }))
 	content.add(&node{class: "android.widget.ImageView", id: PkgLogin + ":id/captcha_image", bounds: m.rc(60, 520, 560, 720),
-		look: lookCustom, paint: m.paintCaptcha, clickable: true, onTap: func(*model, int, int) {}})
+		look: lookCustom, paint: m.paintCaptcha, clickable: true, onTap: func(*Model, int, int) {}})
 	content.add(m.label(PkgLogin+":id/captcha_hint", "Type the code", m.rc(600, 560, 1020, 700), 34, textGrey))
-	code := m.edit(PkgLogin+":id/captcha_input", "Code", m.rc(60, 760, 1020, 900), func(m *model) *string { return &m.captchaIn })
-	code.onEnter = (*model).submitLogin
+	code := m.edit(PkgLogin+":id/captcha_input", "Code", m.rc(60, 760, 1020, 900), func(m *Model) *string { return &m.captchaIn })
+	code.onEnter = (*Model).submitLogin
 	content.add(code)
 	if m.loginError != "" {
 		content.add(m.label(PkgLogin+":id/error", m.loginError, m.rc(60, 920, 1020, 1000), 38, rgb(0xd3, 0x2f, 0x2f)))
 	}
-	content.add(m.button(PkgLogin+":id/login_button", "Login", m.rc(60, 1040, 1020, 1200), a.color, func(m *model, _, _ int) { m.submitLogin() }))
+	content.add(m.button(PkgLogin+":id/login_button", "Login", m.rc(60, 1040, 1020, 1200), a.color, func(m *Model, _, _ int) { m.submitLogin() }))
 	return root
 }
 
-func (m *model) submitLogin() {
+func (m *Model) submitLogin() {
 	if strings.EqualFold(strings.TrimSpace(m.captchaIn), m.captcha) {
 		m.loggedIn, m.loginError, m.focus = true, "", ""
 		return
@@ -320,18 +320,18 @@ func orDefault(s, d string) string {
 	return s
 }
 
-func (m *model) animScreen() *node {
-	a, _ := m.app(PkgAnim)
+func (m *Model) animScreen() *node {
+	a, _ := m.App(PkgAnim)
 	root, content := m.root(PkgAnim, white)
 	content.add(m.appBar(PkgAnim, "Animation", a.color))
 	status := "Ready"
-	if m.animating(m.now()) {
+	if m.Animating(m.now()) {
 		status = "Animating…"
 	}
 	content.add(m.label(PkgAnim+":id/status", status, m.rc(60, 320, 1020, 420), 52, textDark),
 		m.label(PkgAnim+":id/taps", fmt.Sprintf("Taps: %d", m.animTaps), m.rc(60, 440, 1020, 520), 42, textGrey),
 		&node{class: "android.view.View", id: PkgAnim + ":id/stage", bounds: m.rc(60, 600, 1020, 1400), look: lookCustom, paint: m.paintAnim},
-		m.button(PkgAnim+":id/start", "Start", m.rc(290, 1500, 790, 1660), a.color, func(m *model, _, _ int) {
+		m.button(PkgAnim+":id/start", "Start", m.rc(290, 1500, 790, 1660), a.color, func(m *Model, _, _ int) {
 			now := m.now()
 			m.animTaps++
 			m.animStart, m.animUntil = now, now.Add(m.animFor)
@@ -340,18 +340,18 @@ func (m *model) animScreen() *node {
 }
 
 // gameTarget is where the game's target is for the current score.
-func (m *model) gameTarget() (cx, cy, r int) {
+func (m *Model) gameTarget() (cx, cy, r int) {
 	spots := [][2]int{{540, 1200}, {260, 700}, {820, 1700}, {300, 1900}, {780, 600}, {540, 1500}}
 	s := spots[m.gameScore%len(spots)]
 	p := m.rc(s[0], s[1], s[0], s[1]).Min
 	return p.X, p.Y, int(110 * m.scale)
 }
 
-func (m *model) gameScreen() *node {
+func (m *Model) gameScreen() *node {
 	// A canvas game: the accessibility tree is only the root frame.
 	full := image.Rect(0, 0, m.w, m.h)
 	return &node{class: "android.widget.FrameLayout", bounds: full, look: lookCustom, paint: m.paintGame,
-		onTap: func(m *model, x, y int) {
+		onTap: func(m *Model, x, y int) {
 			cx, cy, r := m.gameTarget()
 			if (x-cx)*(x-cx)+(y-cy)*(y-cy) <= r*r {
 				m.gameScore++
@@ -359,8 +359,8 @@ func (m *model) gameScreen() *node {
 		}}
 }
 
-func (m *model) formScreen() *node {
-	a, _ := m.app(PkgForm)
+func (m *Model) formScreen() *node {
+	a, _ := m.App(PkgForm)
 	root, content := m.root(PkgForm, white)
 	content.add(m.appBar(PkgForm, "Form", a.color))
 	if m.form.Submitted {
@@ -369,11 +369,11 @@ func (m *model) formScreen() *node {
 	}
 	fields := []struct {
 		id, label string
-		v         func(m *model) *string
+		v         func(m *Model) *string
 	}{
-		{"name", "Name", func(m *model) *string { return &m.form.Name }},
-		{"phone", "Phone", func(m *model) *string { return &m.form.Phone }},
-		{"city", "City", func(m *model) *string { return &m.form.City }},
+		{"name", "Name", func(m *Model) *string { return &m.form.Name }},
+		{"phone", "Phone", func(m *Model) *string { return &m.form.Phone }},
+		{"city", "City", func(m *Model) *string { return &m.form.City }},
 	}
 	for i, f := range fields {
 		t := 300 + i*220
@@ -383,7 +383,7 @@ func (m *model) formScreen() *node {
 	if m.formError != "" {
 		content.add(m.label(PkgForm+":id/error", m.formError, m.rc(60, 960, 1020, 1040), 38, rgb(0xd3, 0x2f, 0x2f)))
 	}
-	content.add(m.button(PkgForm+":id/submit", "Submit", m.rc(60, 1080, 1020, 1240), a.color, func(m *model, _, _ int) {
+	content.add(m.button(PkgForm+":id/submit", "Submit", m.rc(60, 1080, 1020, 1240), a.color, func(m *Model, _, _ int) {
 		if m.form.Name == "" || m.form.Phone == "" || m.form.City == "" {
 			m.formError = "Please fill in all fields"
 			return
@@ -405,8 +405,8 @@ func chats() [][3]string {
 	}
 }
 
-func (m *model) chatListScreen() *node {
-	a, _ := m.app(PkgChat)
+func (m *Model) chatListScreen() *node {
+	a, _ := m.App(PkgChat)
 	root, content := m.root(PkgChat, white)
 	content.add(&node{class: "android.widget.TextView", id: PkgChat + ":id/title", text: "微信", bounds: m.rc(0, 80, designW, 240),
 		look: lookBar, bg: rgb(0xed, 0xed, 0xed), fg: textDark, size: 52, center: true})
@@ -416,7 +416,7 @@ func (m *model) chatListScreen() *node {
 		t := 240 + i*190
 		idx := i
 		row := &node{class: "android.widget.LinearLayout", id: PkgChat + ":id/chat_row", bounds: m.rc(0, t, designW, t+190), look: lookRow,
-			clickable: true, focusable: true, onTap: func(m *model, _, _ int) { m.chatOpen, m.focus = idx, PkgChat+":id/chat_input" }}
+			clickable: true, focusable: true, onTap: func(m *Model, _, _ int) { m.chatOpen, m.focus = idx, PkgChat+":id/chat_input" }}
 		row.add(&node{class: "android.widget.ImageView", id: PkgChat + ":id/avatar", bounds: m.rc(40, t+30, 170, t+160), look: lookIcon,
 			accent: a.color, glyph: string([]rune(c[0])[:1]), fg: white, size: 0},
 			m.label(PkgChat+":id/nickname", c[0], m.rc(200, t+30, 800, t+95), 46, textDark),
@@ -440,8 +440,8 @@ func (m *model) chatListScreen() *node {
 	return root
 }
 
-func (m *model) chatScreen() *node {
-	a, _ := m.app(PkgChat)
+func (m *Model) chatScreen() *node {
+	a, _ := m.App(PkgChat)
 	c := chats()[m.chatOpen]
 	root, content := m.root(PkgChat, rgb(0xed, 0xed, 0xed))
 	content.add(&node{class: "android.widget.TextView", id: PkgChat + ":id/title", text: c[0], bounds: m.rc(0, 80, designW, 240),
@@ -458,8 +458,8 @@ func (m *model) chatScreen() *node {
 		content.add(n)
 	}
 	dh := m.designH()
-	content.add(m.edit(PkgChat+":id/chat_input", "", m.rc(30, dh-180, 800, dh-50), func(m *model) *string { return &m.chatDraft }),
-		m.button(PkgChat+":id/send", "发送", m.rc(830, dh-170, 1050, dh-60), a.color, func(m *model, _, _ int) {
+	content.add(m.edit(PkgChat+":id/chat_input", "", m.rc(30, dh-180, 800, dh-50), func(m *Model) *string { return &m.chatDraft }),
+		m.button(PkgChat+":id/send", "发送", m.rc(830, dh-170, 1050, dh-60), a.color, func(m *Model, _, _ int) {
 			if m.chatDraft == "" {
 				return
 			}

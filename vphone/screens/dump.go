@@ -1,9 +1,11 @@
-package vphone
+package screens
 
 import (
 	"bytes"
 	"fmt"
 	"strings"
+
+	"tandem/vphone/render"
 )
 
 // dumpXML writes the window as `uiautomator dump` does: one line, no
@@ -19,7 +21,7 @@ func dumpXML(win *node, pkg string, rot, w, h int) []byte {
 }
 
 func dumpNode(b *bytes.Buffer, n *node, index int, pkg string, rot, w, h int) {
-	r := rectToDisplay(n.bounds, rot, w, h)
+	r := render.RectToDisplay(n.bounds, rot, w, h)
 	fmt.Fprintf(b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" checkable="%t" checked="%t" clickable="%t" enabled="%t" focusable="%t" focused="%t" scrollable="%t" long-clickable="%t" password="%t" selected="%t" bounds="[%d,%d][%d,%d]"`,
 		index, xmlEscape(dumpText(n)), xmlEscape(n.id), xmlEscape(n.class), xmlEscape(pkg), xmlEscape(n.desc),
 		n.checkable, n.checked, n.clickable, !n.disabled, n.focusable, n.focused, n.scrollable, n.longClickable,

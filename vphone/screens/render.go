@@ -1,4 +1,4 @@
-package vphone
+package screens
 
 import (
 	"fmt"
@@ -14,11 +14,11 @@ import (
 // nodes' values and paints read.
 type canvas struct {
 	*render.Canvas
-	m *model
+	m *Model
 }
 
-// paintScreen draws the whole screen for the model's current state.
-func paintScreen(m *model, fonts *render.Fonts) *image.RGBA {
+// Paint draws the whole screen for the model's current state.
+func Paint(m *Model, fonts *render.Fonts) *image.RGBA {
 	c := &canvas{Canvas: &render.Canvas{Img: image.NewRGBA(image.Rect(0, 0, m.w, m.h)), Fonts: fonts, Scale: m.scale}, m: m}
 	c.Fill(c.Img.Bounds(), white)
 	if m.fg == PkgDialog && m.dialogOpen && m.screen != scrRecents {
@@ -28,7 +28,7 @@ func paintScreen(m *model, fonts *render.Fonts) *image.RGBA {
 		c.drawTree(m.dialogWindow())
 		return c.Img
 	}
-	c.drawTree(m.window())
+	c.drawTree(m.Window())
 	if m.fg != PkgGame || m.screen == scrRecents {
 		c.statusBar()
 		c.navHandle()
@@ -204,7 +204,7 @@ func rowPaint(full image.Rectangle) func(c *canvas, n *node) {
 
 // paintCaptcha draws the login code wavy, in mixed colours, over noise:
 // readable by a person, absent from the UI tree.
-func (m *model) paintCaptcha(c *canvas, n *node) {
+func (m *Model) paintCaptcha(c *canvas, n *node) {
 	r := n.bounds
 	c.Fill(r, rgb(0xf0, 0xeb, 0xe0))
 	rng := rand.New(rand.NewSource(int64(len(m.captcha))*7919 + int64(m.captcha[0])))
@@ -244,11 +244,11 @@ func (m *model) paintCaptcha(c *canvas, n *node) {
 
 // paintAnim draws a ball crossing the stage while the animation runs and a
 // still picture once it settled.
-func (m *model) paintAnim(c *canvas, n *node) {
+func (m *Model) paintAnim(c *canvas, n *node) {
 	r := n.bounds
 	c.Fill(r, rgb(0xff, 0xf3, 0xe0))
 	now := m.now()
-	if !m.animating(now) {
+	if !m.Animating(now) {
 		c.RoundRect(image.Rect(r.Min.X+r.Dx()/2-c.Px(120), r.Min.Y+r.Dy()/2-c.Px(120), r.Min.X+r.Dx()/2+c.Px(120), r.Min.Y+r.Dy()/2+c.Px(120)),
 			c.Px(30), rgb(0xff, 0x70, 0x43))
 		return
@@ -265,7 +265,7 @@ func (m *model) paintAnim(c *canvas, n *node) {
 
 // paintGame draws the canvas game: the only way to see the target is to
 // look at the picture.
-func (m *model) paintGame(c *canvas, n *node) {
+func (m *Model) paintGame(c *canvas, n *node) {
 	r := n.bounds
 	c.Fill(r, rgb(0x10, 0x14, 0x2b))
 	rng := rand.New(rand.NewSource(42))
