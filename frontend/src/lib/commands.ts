@@ -1,8 +1,12 @@
-// The person's commands to the selected device's run, in one place: the
-// components call these, never the backend's run methods themselves. Each
-// resolves to whether the run took it; a refusal's words are kept in
-// store.errors for the control bar to show.
-import { backend, type Region } from './backend'
+// Every call the components make to the Go side, in one place, grouped as
+// Go binds them (app/api.go): the components call these, never the
+// backend itself (commands.test.ts checks it), so what the window can ask
+// of Go is read in one file.
+//
+// The person's commands to the selected device's run: each resolves to
+// whether the run took it; a refusal's words are kept in store.errors for
+// the control bar to show.
+import { backend, type ModelServer, type Profile, type Region, type Settings } from './backend'
 import type { Action } from './events'
 import { store } from './store.svelte'
 
@@ -18,4 +22,50 @@ export const commands = {
   answer: (text: string) => store.command((id) => backend.Answer(id, text)),
   editGoal: (goal: string) => store.command((id) => backend.EditGoal(id, goal)),
   editPending: (actions: Action[]) => store.command((id) => backend.EditPending(id, actions)),
+}
+
+/** The devices (DevicesAPI). */
+export const deviceCalls = {
+  startVirtualPhone: () => backend.StartVirtualPhone(),
+  connect: (addr: string) => backend.ConnectDevice(addr),
+}
+
+/** Past runs, their reports, resuming one (HistoryAPI). */
+export const historyCalls = {
+  list: () => backend.PastRuns(),
+  steps: (run: string) => backend.RunSteps(run),
+  exportReport: (run: string) => backend.ExportReport(run),
+  openReport: (run: string) => backend.OpenReport(run),
+  saveReportAs: (run: string) => backend.SaveReportAs(run),
+  resume: (run: string) => backend.ResumeRun(run),
+}
+
+/** The live mirror and the person's input on it (MirrorAPI). */
+export const mirrorCalls = {
+  url: (device: string) => backend.MirrorURL(device),
+  touch: (device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number) => backend.MirrorTouch(device, phase, x, y),
+  /** Go decides where the gesture goes: "done" or "took_over" */
+  gesture: (device: string, a: Action) => backend.MirrorGesture(device, a),
+  popOut: (device: string) => backend.PopOut(device),
+}
+
+/** Settings, model profiles and the first-run welcome (SettingsAPI). */
+export const settingsCalls = {
+  info: () => backend.Info(),
+  load: () => backend.GetSettings(),
+  update: (patch: Partial<Settings>) => backend.UpdateSettings(patch),
+  dismissWarning: () => backend.DismissSettingsWarning(),
+  presets: () => backend.Presets(),
+  profiles: () => backend.Profiles(),
+  saveProfile: (p: Profile, apiKey: string) => backend.SaveProfile(p, apiKey),
+  deleteProfile: (id: string) => backend.DeleteProfile(id),
+  testForm: (p: Profile, key: string) => backend.TestForm(p, key),
+  welcomeCheck: () => backend.WelcomeCheck(),
+  dismissWelcome: () => backend.DismissWelcome(),
+  useLocalModel: (server: ModelServer, model: string) => backend.UseLocalModel(server, model),
+}
+
+/** The window as a small bar on top (a desktop run), or back as it was. */
+export const windowCalls = {
+  setCompact: (on: boolean) => backend.SetCompact(on),
 }
