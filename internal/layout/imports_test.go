@@ -57,6 +57,7 @@ var rooms = map[string][]string{
 type pkg struct {
 	ImportPath string
 	Imports    []string
+	Doc        string // the package doc's first sentence
 }
 
 // list runs `go list` over the module for one GOOS, so files that build only
@@ -65,7 +66,7 @@ func list(t *testing.T, goos string) []pkg {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "list", "-e", "-json=ImportPath,Imports", "tandem/...")
+	cmd := exec.CommandContext(ctx, "go", "list", "-e", "-json=ImportPath,Imports,Doc", "tandem/...")
 	cmd.Dir = moduleRoot(t)
 	cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=1")
 	var out, stderr bytes.Buffer
@@ -148,7 +149,13 @@ func arrows(pkgs []pkg) (bad, unplaced []string) {
 
 func TestNoArrowBackUp(t *testing.T) {
 	for _, goos := range []string{"linux", "windows"} {
-		bad, unplaced := arrows(list(t, goos))
+		pkgs := list(t, goos)
+		for _, p := range pkgs {
+			if p.Doc == "" {
+				t.Errorf("GOOS=%s: package %s has no package doc: say what it is and why it is apart", goos, p.ImportPath)
+			}
+		}
+		bad, unplaced := arrows(pkgs)
 		for _, b := range bad {
 			t.Errorf("GOOS=%s: %s is not allowed (internal/layout/imports_test.go, rooms)", goos, b)
 		}
