@@ -115,6 +115,7 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 					s.Summary = e.End.Reason
 				}
 			}
+		default: // the others need nothing here
 		}
 	}
 	return s
@@ -239,6 +240,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 			d.Steps = append(d.Steps, st)
 		case engine.EntryEnd:
 			d.Result = e.End
+		default: // the others need nothing here
 		}
 	}
 	return d, nil

@@ -171,6 +171,7 @@ func (r *Runs) AgentBusy(deviceID string) bool {
 	switch run.Snapshot().State {
 	case engine.Planning, engine.Executing, engine.WaitingForStability:
 		return true
+	default: // the others need nothing here
 	}
 	return false
 }

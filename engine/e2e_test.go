@@ -114,6 +114,7 @@ func TestE2ECounter(t *testing.T) {
 			steps = append(steps, *e.Step)
 		case engine.KindState:
 			states = append(states, e.State.State)
+		default: // the others need nothing here
 		}
 	})
 	r, err := engine.New(engine.Config{Goal: "Make the counter show 3", Device: dev, Planner: toolsPlanner(t, srv.URL), DataDir: t.TempDir(), Emitter: emit,

@@ -391,6 +391,7 @@ func (h *hub) apply(e Event) {
 		if e.Person.Command == "edit_goal" && e.Person.Text != "" {
 			s.Goal = e.Person.Text
 		}
+	default: // the others need nothing here
 	}
 }
 

@@ -173,6 +173,7 @@ func (p *fakePhone) Do(ctx context.Context, a action.Action) error {
 			return fmt.Errorf("fake: %w: no ADB Keyboard", device.ErrNeedsKeyboard)
 		}
 		p.text += a.Text
+	default: // the others need nothing here
 	}
 	if p.settle > 0 {
 		p.animUntil = time.Now().Add(p.settle)

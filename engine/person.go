@@ -8,5 +8,6 @@ func (l *loopState) personState() {
 	switch l.on {
 	case OnPause, OnTakeOver, OnStop:
 		l.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
+	default: // the others need nothing here
 	}
 }

@@ -73,6 +73,7 @@ func (d *Device) Do(ctx context.Context, a action.Action) error {
 		}
 	case action.RightClick, action.Hotkey:
 		return fmt.Errorf("%w: a phone has no %s", device.ErrUnsupported, a.Type)
+	default: // the others need nothing here
 	}
 	return fmt.Errorf("%w: %s is not a device action", device.ErrUnsupported, a.Type)
 }

@@ -99,8 +99,9 @@ func (t Type) Pointed() bool {
 	switch t {
 	case Tap, DoubleTap, LongPress, Swipe, Drag, RightClick, Scroll:
 		return true
+	default:
+		return false
 	}
-	return false
 }
 
 // Terminal reports whether the type ends the run (finish, fail).
@@ -112,8 +113,9 @@ func (t Type) ChangesScreen() bool {
 	switch t {
 	case Finish, Fail, AskUser, TakeOver, Wait:
 		return false
+	default:
+		return true
 	}
-	return true
 }
 
 // Validate checks that the action is complete and, when screen is non-zero,

@@ -200,6 +200,7 @@ func CheckSupported(actions []action.Action, supported []action.Type) error {
 		switch a.Type {
 		case action.Finish, action.Fail, action.AskUser, action.TakeOver, action.Wait:
 			continue
+		default: // the others need nothing here
 		}
 		ok := false
 		for _, t := range supported {

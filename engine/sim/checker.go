@@ -178,12 +178,14 @@ func (c *checker) Emit(e engine.Event) {
 				}
 			case engine.WaitingForStability:
 				left = max(left-1, 0)
+			default: // the others need nothing here
 			}
 			c.grace, c.graceLeft = true, left
 			c.mu.Unlock()
 		}
 	case engine.KindRequest:
 		c.log("request: %s %s", e.Request.Kind, e.Request.Message)
+	default: // the others need nothing here
 	}
 }
 

@@ -195,6 +195,7 @@ func (p *phone) land(a action.Action) {
 		p.app = a.App
 	case action.Key:
 		p.app = homeApp
+	default: // the others need nothing here
 	}
 }
 

@@ -175,6 +175,7 @@ func (g *gen) ts(t reflect.Type) string {
 			}
 			return "{ " + strings.Join(parts, "; ") + " }"
 		}
+	default: // the others need nothing here
 	}
 	return "unknown"
 }

@@ -180,6 +180,7 @@ func glmCall(a action.Action, screen action.Size) string {
 		return `do(action="Interact")`
 	case action.Finish:
 		return `finish(message="` + q(a.Summary) + `")`
+	default: // the others need nothing here
 	}
 	return a.String()
 }

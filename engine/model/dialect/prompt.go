@@ -89,6 +89,7 @@ func toGrid(s Space, screen, img action.Size) gridFunc {
 				return x, y
 			}
 			return x * img.W / screen.W, y * img.H / screen.H
+		default: // the others need nothing here
 		}
 		return x * 1000 / screen.W, y * 1000 / screen.H
 	}
@@ -102,6 +103,7 @@ func gridAction(a action.Action, grid gridFunc) action.Action {
 		if a.Type == action.Swipe || a.Type == action.Drag {
 			a.X2, a.Y2 = grid(a.X2, a.Y2)
 		}
+	default: // the others need nothing here
 	}
 	return a
 }

@@ -289,6 +289,7 @@ func canonicalAction(name string, args map[string]any, m mapper, g model.Geometr
 			a.Ms = dragMs
 		case action.Wait:
 			a.Ms = waitMs
+		default: // the others need nothing here
 		}
 	}
 	a.Direction = str(args, "direction")
@@ -329,6 +330,7 @@ func toolDefs(supported []action.Type, s Space) []openai.Tool {
 		coord = "relative 0–999 (0,0 top-left, 999,999 bottom-right)"
 	case Abs:
 		coord = "pixels of the screenshot"
+	default: // the others need nothing here
 	}
 	var out []openai.Tool
 	for _, t := range action.All {
@@ -419,6 +421,7 @@ func supportedOrEngine(t action.Type, supported []action.Type) bool {
 	switch t {
 	case action.Finish, action.Fail, action.AskUser, action.TakeOver, action.Wait:
 		return true
+	default: // the others need nothing here
 	}
 	if len(supported) == 0 {
 		return true

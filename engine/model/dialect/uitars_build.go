@@ -207,6 +207,7 @@ func (g tarsGrid) call(a action.Action) string {
 		return "finished(content='" + tarsQuote(a.Summary) + "')"
 	case action.AskUser, action.TakeOver:
 		return "call_user()"
+	default: // the others need nothing here
 	}
 	return a.String()
 }
