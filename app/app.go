@@ -152,8 +152,9 @@ func (a *App) begin(ctx context.Context, n Notifier) error {
 	}
 	srv.ServeRecords(a.runs.dataDir)
 	srv.ServeInput(a.popoutInput)
-	a.restoreKeyboards()
-	bg, cancel := context.WithCancel(context.Background())
+	a.restoreKeyboards(ctx)
+	// The device watch lives as long as the app: shutdown ends it.
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	a.mu.Lock()
 	a.ctx, a.stop, a.mirrorSrv, a.notify = ctx, cancel, srv, n
 	a.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 // the person touching the mouse or keyboard pauses the run at once (a run
 // never fights a human for the pointer), the stop hotkey stops it, and the
 // driver is let drive again when the run goes back to planning.
-func guardDesktop(run *engine.Run, drv host.Driver) {
+func guardDesktop(ctx context.Context, run *engine.Run, drv host.Driver) {
 	resumed := make(chan struct{}, 1)
 	cancel := run.Subscribe(engine.EmitterFunc(func(e engine.Event) {
 		if e.State != nil && e.State.State == engine.Planning && (e.State.From == engine.Paused || e.State.From == engine.Manual || e.State.From == engine.WaitingForUser) {
@@ -24,7 +24,6 @@ func guardDesktop(run *engine.Run, drv host.Driver) {
 	}))
 	go func() {
 		defer cancel()
-		ctx := context.Background()
 		for {
 			select {
 			case <-run.Done():

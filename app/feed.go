@@ -79,7 +79,8 @@ func (f *feed) Watch(ctx context.Context, id string) error {
 		dev.Close()
 		return err
 	}
-	loopCtx, cancel := context.WithCancel(context.Background())
+	// The loop outlives this call: Stop or the next Watch ends it.
+	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	f.mu.Lock()
 	f.stopLocked()
 	f.id, f.dev, f.cancel = id, dev, cancel

@@ -20,10 +20,10 @@ const restoreBound = 5 * time.Second
 // data dir) gets the person's keyboard back, and GetSettings reports which
 // so the UI can say so. Notes an older version kept in the config folder
 // are moved to the data dir first.
-func (a *App) restoreKeyboards() {
+func (a *App) restoreKeyboards(ctx context.Context) {
 	notes := datadir.KeyboardNotes(a.cfg.DataDir)
 	adoptNotes(filepath.Join(a.cfg.ConfigDir, "devices"), notes)
-	ctx, cancel := context.WithTimeout(context.Background(), restoreBound)
+	ctx, cancel := context.WithTimeout(ctx, restoreBound)
 	defer cancel()
 	rs, err := adb.RestorePending(ctx, a.devices.ADB(), notes)
 	if err != nil {

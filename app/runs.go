@@ -128,7 +128,7 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(device.D
 	r.mu.Unlock()
 	run.Subscribe(engine.EmitterFunc(r.emit))
 	if d, ok := dev.(host.Driver); ok { // this computer: the person's hand and the stop hotkey
-		guardDesktop(run, d)
+		guardDesktop(context.WithoutCancel(ctx), run, d) // lives as long as the run
 	}
 	if err := run.Start(ctx); err != nil {
 		_ = run.Stop(ctx)

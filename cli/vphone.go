@@ -51,7 +51,7 @@ func runVphone(ctx context.Context, env Env) int {
 		serial, *adbPort, serial)
 	<-ctx.Done()
 	// ctx is cancelled; detaching gets its own short deadline.
-	done, cancelDone := context.WithTimeout(context.Background(), 5*time.Second)
+	done, cancelDone := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancelDone()
 	if err := srv.Detach(done, serial); err != nil {
 		fmt.Fprintf(env.Stderr, "tandem vphone: %v\n", err)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -23,7 +24,7 @@ func (p *Phone) serveSync(ctx context.Context, s *transport.Stream) error {
 	for {
 		id, arg, err := readSyncReq(r)
 		if err != nil {
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				return nil
 			}
 			return err

@@ -265,53 +265,65 @@ func (d *Device) Info(ctx context.Context) (device.Info, error) {
 	return info, nil
 }
 
-func parseInfo(out string) (device.Info, error) {
-	info := device.Info{Kind: device.Phone, Scale: 1}
-	var physical, override action.Size
-	var pDensity, oDensity int
-	var brand string
-	var in string // the marker section we are in
-	rotated := false
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		switch line {
-		case markModel, markBrand, markEnd:
-			in = line
-			continue
-		}
-		switch {
-		case in == markModel && line != "":
-			info.Name = line
-			continue
-		case in == markBrand && line != "":
-			brand = line
-			continue
-		}
-		k, v, ok := strings.Cut(line, ":")
-		v = strings.TrimSpace(v)
-		switch {
-		case ok && k == "Physical size":
-			physical, _ = action.ParseSize(v)
-		case ok && k == "Override size":
-			override, _ = action.ParseSize(v)
-		case ok && k == "Physical density":
-			pDensity, _ = strconv.Atoi(v)
-		case ok && k == "Override density":
-			oDensity, _ = strconv.Atoi(v)
-		case ok && k == "SurfaceOrientation" && !rotated:
-			if r, err := strconv.Atoi(v); err == nil && r >= 0 && r <= 3 {
-				info.Rotation, rotated = r*90, true
-			}
-		case strings.HasPrefix(line, "Viewport INTERNAL:") && !rotated:
-			// Android 13+: "Viewport INTERNAL: displayId=0, ..., orientation=1, ..."
-			if _, rest, ok := strings.Cut(line, " orientation="); ok {
-				n, _, _ := strings.Cut(rest, ",")
-				if r, err := strconv.Atoi(n); err == nil && r >= 0 && r <= 3 {
-					info.Rotation, rotated = r*90, true
-				}
-			}
+// infoLines reads the output of the info command line by line.
+type infoLines struct {
+	info               device.Info
+	physical, override action.Size
+	pDensity, oDensity int
+	brand              string
+	in                 string // the marker section we are in
+	rotated            bool
+}
+
+func (p *infoLines) line(line string) {
+	switch line {
+	case markModel, markBrand, markEnd:
+		p.in = line
+		return
+	}
+	switch {
+	case p.in == markModel && line != "":
+		p.info.Name = line
+		return
+	case p.in == markBrand && line != "":
+		p.brand = line
+		return
+	}
+	k, v, ok := strings.Cut(line, ":")
+	v = strings.TrimSpace(v)
+	switch {
+	case ok && k == "Physical size":
+		p.physical, _ = action.ParseSize(v)
+	case ok && k == "Override size":
+		p.override, _ = action.ParseSize(v)
+	case ok && k == "Physical density":
+		p.pDensity, _ = strconv.Atoi(v)
+	case ok && k == "Override density":
+		p.oDensity, _ = strconv.Atoi(v)
+	case ok && k == "SurfaceOrientation":
+		p.orientation(v)
+	case strings.HasPrefix(line, "Viewport INTERNAL:"):
+		// Android 13+: "Viewport INTERNAL: displayId=0, ..., orientation=1, ..."
+		if _, rest, ok := strings.Cut(line, " orientation="); ok {
+			n, _, _ := strings.Cut(rest, ",")
+			p.orientation(n)
 		}
 	}
+}
+
+// orientation takes the first rotation (0–3) the output names.
+func (p *infoLines) orientation(v string) {
+	if r, err := strconv.Atoi(v); err == nil && r >= 0 && r <= 3 && !p.rotated {
+		p.info.Rotation, p.rotated = r*90, true
+	}
+}
+
+func parseInfo(out string) (device.Info, error) {
+	p := infoLines{info: device.Info{Kind: device.Phone, Scale: 1}}
+	for _, line := range strings.Split(out, "\n") {
+		p.line(strings.TrimSpace(line))
+	}
+	info, physical, override, pDensity, oDensity, brand := p.info, p.physical, p.override, p.pDensity, p.oDensity, p.brand
 	info.Screen = physical
 	if override.W > 0 {
 		info.Screen = override

@@ -121,29 +121,32 @@ func (t Type) ChangesScreen() bool {
 // Validate checks that the action is complete and, when screen is non-zero,
 // that its points lie on the screen. The error wraps ErrInvalid.
 func (a Action) Validate(screen Size) error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrInvalid, a.Type, fmt.Sprintf(format, args...))
+	if a.Type.Pointed() {
+		return a.validatePoints(screen)
 	}
+	return a.validateFields()
+}
+
+// invalid is an error wrapping ErrInvalid that names the action's type.
+func (a Action) invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrInvalid, a.Type, fmt.Sprintf(format, args...))
+}
+
+// validatePoints checks an action at a point (or two) of the screen.
+func (a Action) validatePoints(screen Size) error {
 	on := func(x, y int) error {
 		if screen.W > 0 && !screen.Contains(x, y) {
-			return bad("point (%d,%d) is off the %s screen", x, y, screen)
+			return a.invalid("point (%d,%d) is off the %s screen", x, y, screen)
 		}
 		return nil
 	}
+	if a.Ms < 0 {
+		return a.invalid("negative duration")
+	}
 	switch a.Type {
-	case Tap, DoubleTap, RightClick:
-		return on(a.X, a.Y)
-	case LongPress:
-		if a.Ms < 0 {
-			return bad("negative duration")
-		}
-		return on(a.X, a.Y)
 	case Swipe, Drag:
 		if a.X == a.X2 && a.Y == a.Y2 {
-			return bad("start and end are the same point")
-		}
-		if a.Ms < 0 {
-			return bad("negative duration")
+			return a.invalid("start and end are the same point")
 		}
 		if err := on(a.X, a.Y); err != nil {
 			return err
@@ -153,44 +156,55 @@ func (a Action) Validate(screen Size) error {
 		switch a.Direction {
 		case "up", "down", "left", "right":
 		default:
-			return bad("direction %q is not up, down, left or right", a.Direction)
+			return a.invalid("direction %q is not up, down, left or right", a.Direction)
 		}
-		return on(a.X, a.Y)
+	default: // Tap, DoubleTap, RightClick, LongPress: one point
+	}
+	return on(a.X, a.Y)
+}
+
+// validateFields checks an action that is not at a point: its words.
+func (a Action) validateFields() error {
+	missing := ""
+	switch a.Type {
 	case TypeText:
 		if a.Text == "" && !a.Submit {
-			return bad("no text")
+			missing = "no text"
 		}
 	case Key:
 		if a.Key == "" {
-			return bad("no key")
+			missing = "no key"
 		}
 	case Hotkey:
 		if len(a.Keys) == 0 {
-			return bad("no keys")
+			missing = "no keys"
 		}
 	case Launch:
 		if strings.TrimSpace(a.App) == "" {
-			return bad("no app")
+			missing = "no app"
 		}
 	case Wait:
 		if a.Ms < 0 {
-			return bad("negative duration")
+			missing = "negative duration"
 		}
 	case Finish:
 		if strings.TrimSpace(a.Summary) == "" {
-			return bad("a summary is required")
+			missing = "a summary is required"
 		}
 	case Fail:
 		if strings.TrimSpace(a.Reason) == "" {
-			return bad("a reason is required")
+			missing = "a reason is required"
 		}
 	case AskUser:
 		if strings.TrimSpace(a.Question) == "" {
-			return bad("no question")
+			missing = "no question"
 		}
 	case TakeOver:
 	default:
 		return fmt.Errorf("%w: unknown type %q", ErrInvalid, a.Type)
+	}
+	if missing != "" {
+		return a.invalid("%s", missing)
 	}
 	return nil
 }

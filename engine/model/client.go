@@ -489,7 +489,7 @@ func (c *Client) redact(s string) string { return Redact(s, c.cfg.APIKey) }
 
 // redactErr redacts the words of the client's own typed failures.
 func (c *Client) redactErr(err error) error {
-	if we, ok := err.(*WebPageError); ok {
+	if we, ok := err.(*WebPageError); ok { //nolint:errorlint // the client's own failure, never wrapped: rewritten whole
 		w := *we
 		w.BaseURL = c.redact(c.cfg.BaseURL)
 		return &w

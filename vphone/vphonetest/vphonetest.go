@@ -13,6 +13,7 @@ package vphonetest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -52,7 +53,7 @@ func (e Env) Run(t testing.TB, args ...string) (stdout, stderr string, code int)
 	cmd.Stdout, cmd.Stderr = &o, &er
 	err := cmd.Run()
 	if err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
+		if !errors.As(err, new(*exec.ExitError)) {
 			t.Fatalf("adb %s: %v", strings.Join(args, " "), err)
 		}
 	}

@@ -1,6 +1,7 @@
 package dialect
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,7 +33,7 @@ func fuzzParse(f *testing.F, name, variant string, dirs ...string) {
 		// backtrack for ever; a hang would show as the fuzzer's own timeout.
 		p, err := d.Parse(model.Reply{Content: s}, g)
 		if err != nil {
-			if _, ok := err.(*model.ParseError); !ok {
+			if !errors.As(err, new(*model.ParseError)) {
 				t.Fatalf("error %T, want *model.ParseError", err)
 			}
 			return
