@@ -26,10 +26,11 @@ func (a *MirrorAPI) MirrorURL(id string) (_ string, err error) {
 }
 
 // DeviceInput performs the person's input on a device with no run (the
-// mirror as a remote control).
+// mirror as a remote control); with a task on it, it is refused (handsOn):
+// the person's input then goes through MirrorGesture.
 func (a *MirrorAPI) DeviceInput(id string, act action.Action) (err error) {
 	defer toUI(&err)
-	if a.runs.AgentBusy(id) {
+	if h, _ := a.handsOn(id); h != toDevice {
 		return ErrDeviceBusy
 	}
 	ctx, cancel := a.callCtx(20 * time.Second)
@@ -55,14 +56,16 @@ func (a *MirrorAPI) FramesBase() (_ Frames, err error) {
 // ErrNoLiveInput; the UI then sends the whole gesture with DeviceInput/Input.
 //
 // While a run is on the device only the person driving it (Manual) may
-// touch: the finished gesture is recorded in the run like any input of
-// theirs, so the model is told on hand back.
+// touch live (handsOn): the finished gesture is recorded in the run like
+// any input of theirs, so the model is told on hand back. A live touch
+// never takes over: that is a finished click's (MirrorGesture).
 func (a *MirrorAPI) MirrorTouch(id, phase string, x, y int) (err error) {
 	defer toUI(&err)
-	manual, live := a.runs.PersonDrives(id)
-	if live && !manual {
+	h, _ := a.handsOn(id)
+	if h != toDevice && h != toRun {
 		return ErrDeviceBusy
 	}
+	manual := h == toRun
 	ctx, cancel := a.callCtx(5 * time.Second)
 	defer cancel()
 	if err := a.feed.Touch(ctx, id, phase, x, y); err != nil {

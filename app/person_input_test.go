@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -122,5 +123,72 @@ func waitMirrorPath(ctx context.Context, t *testing.T, a *App, id, path string) 
 			t.Fatalf("mirror path %+v, want %s", a.api.Mirror.MirrorPath(id), path)
 		case <-changed:
 		}
+	}
+}
+
+// While a task is on a device and the person does not drive it (paused,
+// waiting for them, the agent acting), nothing they do on the device goes
+// to it unrecorded, whichever door it comes through: a finished gesture
+// takes over, and the device's own input is refused.
+func TestNoInputReachesARunsDeviceBehindItsBack(t *testing.T) {
+	privateADBServer(t)
+	a := testApp(t)
+	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	dev, err := a.api.Devices.StartVirtualPhone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.api.Mirror.MirrorURL(dev.ID); err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.api.Runs.StartRun(dev.ID, "wait for me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := a.runs.Get(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	a.virtual.mu.Lock()
+	phone := a.virtual.phones[dev.ID]
+	a.virtual.mu.Unlock()
+	taps := func() int {
+		n := 0
+		for _, e := range phone.Events() {
+			if e.Kind == "tap" {
+				n++
+			}
+		}
+		return n
+	}
+	if err := a.api.Runs.Pause(snap.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitState(ctx, t, run, engine.Paused)
+	tap := action.Action{Type: action.Tap, X: 405, Y: 340}
+	if err := a.api.Mirror.DeviceInput(dev.ID, tap); !errors.Is(err, ErrDeviceBusy) {
+		t.Errorf("the device's own input on a paused run's phone: %v, want ErrDeviceBusy", err)
+	}
+	if got, err := a.api.Mirror.MirrorGesture(dev.ID, tap); err != nil || got != replyTookOver {
+		t.Errorf("a click on a paused run's mirror: %q %v, want a take-over", got, err)
+	}
+	waitState(ctx, t, run, engine.Manual)
+	if n := taps(); n != 0 {
+		t.Fatalf("the phone was tapped %d times behind the run's back", n)
+	}
+	if err := a.api.Mirror.DeviceInput(dev.ID, tap); !errors.Is(err, ErrDeviceBusy) {
+		t.Errorf("the device's own input while the person drives the run: %v, want ErrDeviceBusy (their input goes through the run)", err)
+	}
+	if err := a.api.Runs.Stop(snap.ID); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
-	"tandem/engine"
 	"tandem/engine/action"
 )
 
@@ -119,15 +118,16 @@ func (a *App) popoutInput(device string, body []byte) (int, string) {
 // returns "done" or "took_over".
 func (a *MirrorAPI) MirrorGesture(id string, act action.Action) (_ string, err error) {
 	defer toUI(&err)
-	if run, ok := a.runs.OnDevice(id); ok {
-		switch st := run.Snapshot().State; {
-		case st == engine.Manual:
-			return replyDone, a.api.Runs.Input(run.ID(), act)
-		case !st.Terminal():
-			return replyTookOver, a.api.Runs.TakeOver(run.ID())
-		}
+	switch h, run := a.handsOn(id); h {
+	case toRun:
+		return replyDone, a.api.Runs.Input(run.ID(), act)
+	case toTakeOver:
+		return replyTookOver, a.api.Runs.TakeOver(run.ID())
+	case toNobody:
+		return "", ErrDeviceBusy
+	default:
+		return replyDone, a.DeviceInput(id, act)
 	}
-	return replyDone, a.DeviceInput(id, act)
 }
 
 // popouts are the pop-out windows this app started, one per device.

@@ -184,19 +184,6 @@ func (r *Runs) OnDevice(deviceID string) (*engine.Run, bool) {
 	return run, ok
 }
 
-// PersonDrives reports whether the device has a live run (live) and
-// whether the person drives it (manual).
-func (r *Runs) PersonDrives(deviceID string) (manual, live bool) {
-	r.mu.Lock()
-	run, ok := r.byDevice[deviceID]
-	r.mu.Unlock()
-	if !ok {
-		return false, false
-	}
-	st := run.Snapshot().State
-	return st == engine.Manual, !st.Terminal()
-}
-
 // InputDone records in the device's run a gesture the person already made
 // on the device (a live touch).
 func (r *Runs) InputDone(ctx context.Context, deviceID string, a action.Action) error {

@@ -173,6 +173,12 @@ func (e *IllegalError) Error() string {
 	return fmt.Sprintf("engine: cannot %s while %s", e.Trigger, e.State)
 }
 
+// Accepts reports whether the state takes trigger t (the transition table).
+func (s State) Accepts(t Trigger) bool {
+	_, ok := lookup(s, t)
+	return ok
+}
+
 // DOT renders the transition table as a Graphviz graph, one edge per
 // (from, to) pair labelled with its triggers. It is pinned by a golden file
 // so a change to the machine shows up in review as a change to the picture.
