@@ -5,7 +5,9 @@ import "tandem/engine"
 // Who may touch a device is decided here, and only here: every input of
 // the person — a finished gesture on the mirror or the pop-out, a live
 // scrcpy touch, the device's own input — asks handsOn first, so no door
-// lets a hand reach a device behind its run's back.
+// lets a hand reach a device behind its run's back. The page shows the
+// same rule (lib/controls.ts, handsOn), tested on the vector this rule
+// writes (frontend/src/lib/testdata/hands.json).
 
 // hands is where the person's input on a device goes now.
 type hands int
@@ -23,6 +25,11 @@ const (
 	// toNobody: the task takes no input now (it is starting).
 	toNobody
 )
+
+// String names the hands as the page does (lib/controls.ts, handsOn).
+func (h hands) String() string {
+	return [...]string{"device", "run", "take_over", "nobody"}[h]
+}
 
 // handsFor is the rule: a device with no live run is the person's; a run
 // in Manual is theirs through the run; a run that can be taken over is

@@ -1,10 +1,40 @@
 package app
 
 import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"tandem/engine"
 )
+
+var updateHands = flag.Bool("update-hands", false, "rewrite frontend/src/lib/testdata/hands.json")
+
+// The rule as the page must show it: each state's hands (and "none" for a
+// device with no run), in the vector the page's own rule is tested on.
+func TestHandsVectorIsTheRule(t *testing.T) {
+	v := map[string]string{"none": handsFor(engine.Idle, false).String()}
+	for _, st := range engine.States {
+		v[st.String()] = handsFor(st, true).String()
+	}
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("..", "frontend", "src", "lib", "testdata", "hands.json")
+	if *updateHands {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || string(want) != string(got) {
+		t.Fatalf("%s is not the rule (run go test ./app -run HandsVector -update-hands): %v\n%s", path, err, got)
+	}
+}
 
 // The rule of who may touch, over every state a run can be in: the device
 // is the person's only when no task runs on it; a run the person drives

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { controls, isLive, mirrorTakesOver, states, type Control, type RunState } from './controls'
+import { controls, handsOn, isLive, mirrorTakesOver, states, type Control, type RunState } from './controls'
+import hands from './testdata/hands.json'
 import { accepts, type Command } from './gen/transitions'
 
 const all: readonly RunState[] = states
@@ -44,5 +45,16 @@ describe('controls', () => {
     expect(mirrorTakesOver('Executing')).toBe(true)
     expect(mirrorTakesOver('Manual')).toBe(false)
     expect(mirrorTakesOver('Idle')).toBe(false)
+  })
+})
+
+// Go decides who may touch a device (app/hands.go) and writes its rule as
+// this vector; the page's reading of it must agree state by state.
+describe('handsOn', () => {
+  it('is the rule Go enforces', () => {
+    const v = hands as Record<string, string>
+    expect(handsOn(undefined)).toBe(v.none)
+    for (const s of states) expect(handsOn(s), s).toBe(v[s])
+    expect(Object.keys(v).length).toBe(states.length + 1)
   })
 })

@@ -41,5 +41,22 @@ export function controls(s: RunState): Set<Control> {
 
 /** Clicking or dragging on the mirror takes over in these states. */
 export function mirrorTakesOver(s: RunState): boolean {
-  return accepted(s, 'take_over')
+  return handsOn(s) === 'take_over'
+}
+
+/**
+ * Hands is where the person's input on a device goes: its own input (no
+ * task on it), the run they drive, a take-over, or nowhere (the task is
+ * starting). Go decides it (app/hands.go, handsOn) for every input; the
+ * page shows the same rule, tested on the vector Go writes
+ * (testdata/hands.json).
+ */
+export type Hands = 'device' | 'run' | 'take_over' | 'nobody'
+
+/** handsOn is where the person's input goes on a device whose run is in state s (undefined: no run). */
+export function handsOn(s: RunState | undefined): Hands {
+  if (s === undefined || isEnded(s)) return 'device'
+  if (s === 'Manual') return 'run'
+  if (accepted(s, 'take_over')) return 'take_over'
+  return 'nobody'
 }
