@@ -25,15 +25,7 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	needFFmpeg(t)
 	p, env := vphonetest.Start(t, vphone.WithSize(720, 1600), vphone.WithoutADBKeyboard())
 	t.Setenv("TANDEM_ADB_PORT", strconv.Itoa(env.Port))
-	a := testApp(t)
-	a.feed.scrcpyJar = filepath.Join(t.TempDir(), "scrcpy-server")
-	if err := os.WriteFile(a.feed.scrcpyJar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
+	a := startedApp(t)
 	if err := p.Launch(vphone.PkgNotes); err != nil {
 		t.Fatal(err)
 	}
@@ -43,18 +35,7 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	waitMirrorPath(ctx, t, a, env.Serial, "scrcpy")
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
-	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := a.api.Runs.StartRun(env.Serial, "wait for me")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := a.runs.Get(snap.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, run := heldRun(t, a, env.Serial)
 	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.Tap, X: 1, Y: 1}); err != nil || got != replyTookOver {
 		t.Fatalf("the first click while the agent drives: %q %v", got, err)
 	}
@@ -132,11 +113,7 @@ func waitMirrorPath(ctx context.Context, t *testing.T, a *App, id, path string) 
 // takes over, and the device's own input is refused.
 func TestNoInputReachesARunsDeviceBehindItsBack(t *testing.T) {
 	privateADBServer(t)
-	a := testApp(t)
-	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
+	a := startedApp(t)
 	dev, err := a.api.Devices.StartVirtualPhone()
 	if err != nil {
 		t.Fatal(err)
@@ -144,18 +121,7 @@ func TestNoInputReachesARunsDeviceBehindItsBack(t *testing.T) {
 	if _, err := a.api.Mirror.MirrorURL(dev.ID); err != nil {
 		t.Fatal(err)
 	}
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
-	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := a.api.Runs.StartRun(dev.ID, "wait for me")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := a.runs.Get(snap.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, run := heldRun(t, a, dev.ID)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	a.virtual.mu.Lock()
@@ -191,4 +157,39 @@ func TestNoInputReachesARunsDeviceBehindItsBack(t *testing.T) {
 	if err := a.api.Runs.Stop(snap.ID); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// startedApp is an app begun as the window begins it, whose phone mirrors
+// can run over scrcpy (a stand-in server jar: the virtual phone serves it).
+func startedApp(t *testing.T) *App {
+	t.Helper()
+	a := testApp(t)
+	a.feed.scrcpyJar = filepath.Join(t.TempDir(), "scrcpy-server")
+	if err := os.WriteFile(a.feed.scrcpyJar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	return a
+}
+
+// heldRun starts a task on device id whose model never answers, so the run
+// stays where the test puts it.
+func heldRun(t *testing.T, a *App, id string) (engine.Snapshot, *engine.Run) {
+	t.Helper()
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
+	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.api.Runs.StartRun(id, "wait for me")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := a.runs.Get(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap, run
 }

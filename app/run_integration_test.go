@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,15 +178,7 @@ func (n *recordingNotifier) sawElement(id, label string) bool {
 func TestLiveTouchInManualIsRecorded(t *testing.T) {
 	needFFmpeg(t)
 	privateADBServer(t)
-	a := testApp(t)
-	a.feed.scrcpyJar = filepath.Join(t.TempDir(), "scrcpy-server")
-	if err := os.WriteFile(a.feed.scrcpyJar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
+	a := startedApp(t)
 	dev, err := a.api.Devices.StartVirtualPhone()
 	if err != nil {
 		t.Fatal(err)
@@ -199,18 +189,7 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	waitMirrorPath(ctx, t, a, dev.ID, "scrcpy")
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
-	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := a.api.Runs.StartRun(dev.ID, "wait for me")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := a.runs.Get(snap.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap, run := heldRun(t, a, dev.ID)
 	if err := a.api.Mirror.MirrorTouch(dev.ID, "down", 100, 100); !errors.Is(err, ErrDeviceBusy) {
 		t.Fatalf("a live touch while the agent drives: %v", err)
 	}
