@@ -57,7 +57,11 @@ export function startModelServer(script = []) {
       return
     }
     let body = ''
-    for await (const chunk of req) body += chunk
+    try {
+      for await (const chunk of req) body += chunk
+    } catch {
+      return // the client gave up while sending (a call cancelled mid-upload): as a real server, forget it
+    }
     let parsed
     try {
       parsed = JSON.parse(body)
