@@ -39,6 +39,16 @@ fi
 timeout 120 wineboot -i </dev/null >/dev/null 2>&1
 touch "$WINEPREFIX/.tandem-ready"
 
+# No window manager runs on this display, so Wine's windows are unmanaged:
+# a managed window's unmap waits up to 2 s for a window manager's WM_STATE
+# that never comes (wine-mirror/wine, dlls/winex11.drv/window.c,
+# wait_for_withdrawn_state), which every test window's close paid (37 s of
+# the Windows driver's tests; 1 s without).
+if [ ! -f "$WINEPREFIX/.tandem-unmanaged" ]; then
+  timeout 60 wine reg add 'HKCU\Software\Wine\X11 Driver' /v Managed /t REG_SZ /d N /f </dev/null >/dev/null 2>&1
+  touch "$WINEPREFIX/.tandem-unmanaged"
+fi
+
 # Go 1.22+ programs need bcryptprimitives.dll!ProcessPrng (absent in Wine 8).
 dll=$root/bcryptprimitives.dll
 if [ ! -f "$dll" ] || [ scripts/wine/processprng.c -nt "$dll" ]; then
