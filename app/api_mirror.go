@@ -92,3 +92,15 @@ type Frames struct {
 	URL   string `json:"url"`
 	Token string `json:"token"`
 }
+
+// MirrorPress is a press on the device's mirror as the page saw it; the one
+// rule (mirror.Press, mirror.Classify) makes a tap, long press or swipe of
+// it, which goes where MirrorGesture sends it: "done" or "took_over".
+func (a *MirrorAPI) MirrorPress(id string, p mirror.Press) (_ string, err error) {
+	defer toUI(&err)
+	act, err := p.Gesture()
+	if err != nil {
+		return "", err
+	}
+	return a.MirrorGesture(id, act)
+}

@@ -24,6 +24,7 @@ import (
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tandem/engine/action"
+	"tandem/mirror"
 )
 
 // The mirror popped out into its own window. Wails v2 gives a process one
@@ -116,6 +117,8 @@ func (a *App) popoutInput(device string, body []byte) (int, string) {
 // model on hand back; while the agent drives it takes over instead and is
 // not passed on, so a take-over never taps anything by accident. It
 // returns "done" or "took_over".
+//
+// Presses come through MirrorPress, which classifies them first.
 func (a *MirrorAPI) MirrorGesture(id string, act action.Action) (_ string, err error) {
 	defer toUI(&err)
 	switch h, run := a.handsOn(id); h {
@@ -223,6 +226,16 @@ func (p *Popout) Send(act action.Action) (string, error) {
 		return "", errors.New(strings.TrimSpace(string(reply))) // the app's words (a said error) for the page to word
 	}
 	return string(reply), nil
+}
+
+// Press sends a press on the pop-out's mirror as the gesture the one rule
+// (mirror.Press) makes of it: "done", or "took_over" as Send.
+func (p *Popout) Press(press mirror.Press) (string, error) {
+	act, err := press.Gesture()
+	if err != nil {
+		return "", err
+	}
+	return p.Send(act)
 }
 
 // ReadPopoutConfig reads a pop-out's configuration from PopoutEnv's value.

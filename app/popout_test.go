@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"image"
 	"io"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 
 	"tandem/engine"
 	"tandem/internal/modeltest"
+	"tandem/mirror"
 	"tandem/vphone"
 )
 
@@ -80,21 +82,22 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 1 {
 		t.Fatalf("no task running: %d %q, counter %d", code, reply, phone.State().Counter)
 	}
+	popoutPresses(t, started[0], phone, c)
 
 	run := thinkingRun(t, a, dev.ID)
 	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyTookOver {
 		t.Fatalf("while the agent drives: %d %q", code, reply)
 	}
-	if st := run.Snapshot().State; st != engine.Manual || phone.State().Counter != 1 {
+	if st := run.Snapshot().State; st != engine.Manual || phone.State().Counter != 2 {
 		t.Fatalf("after the take-over click: %s, counter %d (the click must not reach the phone)", st, phone.State().Counter)
 	}
-	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 2 {
+	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 3 {
 		t.Fatalf("in Manual: %d %q, counter %d", code, reply, phone.State().Counter)
 	}
 	if err := a.api.Runs.Stop(run.ID()); err != nil {
 		t.Fatal(err)
 	}
-	if code, reply := postInput(t, strings.Replace(input, "token=", "token=0", 1), tap); code != http.StatusUnauthorized || phone.State().Counter != 2 {
+	if code, reply := postInput(t, strings.Replace(input, "token=", "token=0", 1), tap); code != http.StatusUnauthorized || phone.State().Counter != 3 {
 		t.Errorf("a wrong token: %d %q", code, reply)
 	}
 
@@ -191,5 +194,28 @@ func TestPopoutClosesWhenTheAppIsGone(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch goes on after the app is gone")
+	}
+}
+
+// popoutPresses: the pop-out's page reports presses; the pop-out's Go makes
+// the gesture of them by the one rule: a still press is a tap (on the
+// counter's button at c), one that wandered off and came back a swipe.
+func popoutPresses(t *testing.T, cfg PopoutConfig, phone *vphone.Phone, c image.Point) {
+	t.Helper()
+	pop := &Popout{cfg: cfg, client: &http.Client{}}
+	w, h := phone.Size()
+	still := mirror.Press{X0: c.X, Y0: c.Y, X: c.X + 2, Y: c.Y, Ms: 80, Far: 3, W: w, H: h}
+	if reply, err := pop.Press(still); err != nil || reply != replyDone || phone.State().Counter != 2 {
+		t.Fatalf("a still press in the pop-out: %q %v, counter %d", reply, err, phone.State().Counter)
+	}
+	wandered := mirror.Press{X0: c.X, Y0: 20, X: c.X + 2, Y: 20, Ms: 80, Far: 400, W: w, H: h} // on the status bar
+	if reply, err := pop.Press(wandered); err != nil || reply != replyDone {
+		t.Fatalf("a press that wandered off: %q %v", reply, err)
+	}
+	if ev := phone.Events(); len(ev) == 0 || ev[len(ev)-1].Kind != "swipe" {
+		t.Fatalf("a press that wandered off reached the phone as %+v, want a swipe", ev[len(ev)-1:])
+	}
+	if _, err := pop.Press(mirror.Press{X0: 1, Y0: 1, X: 1, Y: 1}); err == nil {
+		t.Fatal("a press on no screen was sent")
 	}
 }

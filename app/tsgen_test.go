@@ -12,6 +12,7 @@ import (
 
 	"tandem/engine"
 	"tandem/internal/tsgen"
+	"tandem/mirror"
 )
 
 var updateTS = flag.Bool("update-ts", false, "rewrite frontend/src/lib/gen/types.ts")
@@ -24,7 +25,7 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 	got, err := tsgen.Generate("// Code generated from the Go structs the UI receives by\n"+
 		"// `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.\n",
 		engine.Event{}, engine.Region{},
-		Info{}, LoadedSettings{}, WelcomeStatus{}, DeviceEntry{}, PresetInfo{}, TestResult{}, RunDetail{}, PopoutConfig{})
+		Info{}, LoadedSettings{}, WelcomeStatus{}, DeviceEntry{}, PresetInfo{}, TestResult{}, RunDetail{}, PopoutConfig{}, mirror.Press{})
 	if err != nil {
 		t.Fatal(err)
 	}

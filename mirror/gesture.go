@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"fmt"
 	"math"
 	"time"
 
@@ -8,11 +9,10 @@ import (
 )
 
 // The rule that turns a press, a move and a release on the mirror into the
-// person's gesture. Both routes of the person's input use it: live touches
-// put back together in Go (scrcpy moves the phone's finger as the person
-// moves theirs) and the page's own classifier (frontend/src/lib/mirror.ts,
-// gesture), which implements the same rule on the same numbers. Both are
-// tested on one vector, frontend/src/lib/testdata/gestures.json.
+// person's gesture, and the only classifier of them: live touches put back
+// together in Go (scrcpy moves the phone's finger as the person moves
+// theirs) and the presses the page and the pop-out report (Press) both go
+// through Classify. It is tested on testdata/gestures.json.
 const (
 	// SlopFraction of the screen's short side is how far a finger may
 	// wander and still tap (at least MinSlop pixels), so it feels the same
@@ -48,4 +48,29 @@ func Classify(x0, y0, x, y int, held time.Duration, moved bool, screen action.Si
 		return action.Action{Type: action.LongPress, X: x0, Y: y0, Ms: int(held.Milliseconds())}
 	}
 	return action.Action{Type: action.Tap, X: x0, Y: y0}
+}
+
+// Press is one press on a mirror as the page saw it, in device pixels: where
+// the finger went down and came up, how long it was held, the farthest it
+// got from where it went down on the way, and the size of the screen the
+// page showed. The page reports; Classify decides what gesture it was.
+type Press struct {
+	X0  int `json:"x0"`
+	Y0  int `json:"y0"`
+	X   int `json:"x"`
+	Y   int `json:"y"`
+	Ms  int `json:"ms"`
+	Far int `json:"far"`
+	W   int `json:"w"`
+	H   int `json:"h"`
+}
+
+// Gesture is the press classified, or an error when it names no screen.
+func (p Press) Gesture() (action.Action, error) {
+	screen := action.Size{W: p.W, H: p.H}
+	if p.W <= 0 || p.H <= 0 || p.Ms < 0 {
+		return action.Action{}, fmt.Errorf("%w: a press on a %dx%d screen held %d ms", action.ErrInvalid, p.W, p.H, p.Ms)
+	}
+	moved := float64(p.Far) > Slop(screen)
+	return Classify(p.X0, p.Y0, p.X, p.Y, time.Duration(p.Ms)*time.Millisecond, moved, screen), nil
 }

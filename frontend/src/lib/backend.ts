@@ -6,7 +6,7 @@
 // harness; calling through this one module keeps the rest of the UI free of
 // window globals and easy to test.
 import type { Action, EngineEvent, Snapshot } from './events'
-import { boundServices, type EngineSettings, type PopoutConfig } from './gen/types'
+import { boundServices, type EngineSettings, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {
@@ -190,6 +190,8 @@ export type Bound = {
   DeviceInput(device: string, a: Action): Promise<void>
   /** the person's gesture on the mirror; Go decides where it goes: "done" or "took_over" */
   MirrorGesture(device: string, a: Action): Promise<string>
+  /** a press on the mirror; Go makes the gesture of it (mirror.Press) and sends it on as MirrorGesture */
+  MirrorPress(device: string, p: Press): Promise<string>
   MirrorTouch(device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number): Promise<void>
   MirrorPath(device: string): Promise<{ path: string; reason: string }>
   Presets(): Promise<Preset[]>
@@ -254,6 +256,8 @@ export interface PopoutBound {
   Config(): Promise<PopoutConfig>
   /** "done", or "took_over" when the agent was driving */
   Send(a: Action): Promise<string>
+  /** a press, made a gesture by Go's one rule, then sent as Send */
+  Press(p: Press): Promise<string>
 }
 
 /** popoutBinding is the pop-out window's binding; null in the main window. */

@@ -8,6 +8,7 @@
 // the control bar to show.
 import { backend, type ModelServer, type Profile, type Region, type Settings } from './backend'
 import type { Action } from './events'
+import type { Press } from './gen/types'
 import { store } from './store.svelte'
 
 export const commands = {
@@ -46,6 +47,8 @@ export const mirrorCalls = {
   touch: (device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number) => backend.MirrorTouch(device, phase, x, y),
   /** Go decides where the gesture goes: "done" or "took_over" */
   gesture: (device: string, a: Action) => backend.MirrorGesture(device, a),
+  /** a press as the page saw it; Go makes the gesture of it and sends it on as gesture does */
+  press: (device: string, p: Press) => backend.MirrorPress(device, p),
   popOut: (device: string) => backend.PopOut(device),
 }
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import gestureVector from './testdata/gestures.json?raw'
-import { fit, toDevice, toBox, gesture, wheelScroll, type Gesture, type Point } from './mirror'
+import { fit, toDevice, toBox, PressTrack, wheelScroll } from './mirror'
 
 const phone = { w: 1080, h: 2400 }
 
@@ -50,29 +49,17 @@ describe('toDevice', () => {
   })
 })
 
-describe('gesture', () => {
-  it('small quick movement is a tap', () => {
-    expect(gesture({ x: 100, y: 100 }, { x: 105, y: 103 }, 120, phone)).toEqual({ type: 'tap', x: 100, y: 100 })
+describe('PressTrack', () => {
+  it('reports where a press went down and up, how long it was held and the farthest it got', () => {
+    const t = new PressTrack({ x: 100, y: 100 }, 1000)
+    t.move({ x: 400, y: 100 }) // out and back: Go calls it a swipe
+    t.move({ x: 150, y: 100 })
+    expect(t.press({ x: 101, y: 100 }, 1250.4, { w: 1080, h: 2400 })).toEqual({ x0: 100, y0: 100, x: 101, y: 100, ms: 250, far: 300, w: 1080, h: 2400 })
   })
-  it('held in place is a long press', () => {
-    expect(gesture({ x: 100, y: 100 }, { x: 101, y: 100 }, 700, phone)).toMatchObject({ type: 'long_press', ms: 700 })
+  it('counts the release point as part of the way', () => {
+    const t = new PressTrack({ x: 0, y: 0 }, 0)
+    expect(t.press({ x: 30, y: 40 }, 10, { w: 720, h: 1600 }).far).toBe(50)
   })
-  it('a drag is a swipe with its duration clamped', () => {
-    expect(gesture({ x: 500, y: 2000 }, { x: 500, y: 600 }, 20, phone)).toEqual({
-      type: 'swipe', x: 500, y: 2000, x2: 500, y2: 600, ms: 100,
-    })
-  })
-})
-
-describe('the shared gesture rule (src/lib/testdata/gestures.json, also mirror/gesture.go)', () => {
-  type Case = { name: string; screen: { w: number; h: number }; down: Point; up: Point; ms: number; want: Gesture }
-  const cases = (JSON.parse(gestureVector) as { cases: Case[] }).cases
-  it('has cases', () => expect(cases.length).toBeGreaterThan(4))
-  for (const c of cases) {
-    it(c.name, () => {
-      expect(gesture(c.down, c.up, c.ms, c.screen)).toEqual(c.want)
-    })
-  }
 })
 
 describe('wheelScroll', () => {

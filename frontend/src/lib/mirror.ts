@@ -1,3 +1,4 @@
+import type { Press } from './gen/types'
 // Coordinate mapping between the mirror on screen and the device.
 //
 // The mirror shows a frame of the device's screen scaled to fit its box,
@@ -59,26 +60,28 @@ export function toBox(p: Point, frame: Size, box: Size): Point {
   return { x: f.left + (p.x + 0.5) * f.scale, y: f.top + (p.y + 0.5) * f.scale }
 }
 
-/** A gesture on the mirror: short and small is a tap, otherwise a swipe. */
-export type Gesture =
-  | { type: 'tap'; x: number; y: number }
-  | { type: 'long_press'; x: number; y: number; ms: number }
-  | { type: 'swipe'; x: number; y: number; x2: number; y2: number; ms: number }
-
 /**
- * gesture classifies a press-move-release on the mirror. Thresholds are in
- * device pixels relative to the screen's short side, so they feel the same on
- * every phone: moving less than 2% is a tap (or a long press when held 500 ms).
- * The same rule classifies live touches in Go (mirror/gesture.go, Classify);
- * both are tested on testdata/gestures.json.
+ * PressTrack follows one press on the mirror, in device pixels: where and
+ * when it went down and the farthest it got on the way. The page does not
+ * decide what gesture a press was: Go does, by its one rule
+ * (mirror/gesture.go), from the Press this reports.
  */
-export function gesture(down: Point, up: Point, ms: number, frame: Size): Gesture {
-  const slop = Math.max(8, Math.min(frame.w, frame.h) * 0.02)
-  const dist = Math.hypot(up.x - down.x, up.y - down.y)
-  if (dist <= slop) {
-    return ms >= 500 ? { type: 'long_press', x: down.x, y: down.y, ms: Math.round(ms) } : { type: 'tap', x: down.x, y: down.y }
+export class PressTrack {
+  far = 0
+  constructor(
+    readonly at: Point,
+    readonly t: number,
+  ) {}
+
+  move(q: Point) {
+    this.far = Math.max(this.far, Math.hypot(q.x - this.at.x, q.y - this.at.y))
   }
-  return { type: 'swipe', x: down.x, y: down.y, x2: up.x, y2: up.y, ms: Math.max(100, Math.min(3000, Math.round(ms))) }
+
+  /** press is the press released at up at time now, on a screen of frame's size. */
+  press(up: Point, now: number, frame: Size): Press {
+    this.move(up)
+    return { x0: this.at.x, y0: this.at.y, x: up.x, y: up.y, ms: Math.max(0, Math.round(now - this.t)), far: Math.round(this.far), w: frame.w, h: frame.h }
+  }
 }
 
 /**

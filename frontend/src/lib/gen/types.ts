@@ -233,6 +233,18 @@ export interface PresetInfo {
   needs_key: boolean
 }
 
+/** mirror.Press */
+export interface Press {
+  x0: number
+  y0: number
+  x: number
+  y: number
+  ms: number
+  far: number
+  w: number
+  h: number
+}
+
 /** app.Profile */
 export interface Profile {
   id: string
@@ -443,7 +455,7 @@ export const boundServices = {
   DevicesAPI: ['ConnectDevice', 'ListDevices', 'StartVirtualPhone'],
   RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Input', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
-  MirrorAPI: ['DeviceInput', 'FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorTouch', 'MirrorURL', 'PopOut'],
+  MirrorAPI: ['DeviceInput', 'FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'Presets', 'Profiles', 'SaveProfile', 'SaveSettings', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
 } as const
 
