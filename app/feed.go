@@ -41,7 +41,7 @@ type feed struct {
 	poke   chan struct{}
 	done   chan struct{}
 	// srcMu guards src apart from mu: Stop holds mu while it waits for the
-	// loop, which sets src.
+	// loop, which sets src. Take mu first when both are needed.
 	srcMu sync.Mutex
 	src   stream.Source // the live video, when there is one
 }
@@ -372,20 +372,23 @@ var ErrNoLiveInput = errors.New("this mirror takes no live touches; send the ges
 // Touch sends one pointer phase ("down", "move", "up", "cancel") at device
 // pixels live to the watched phone, when its mirror runs over scrcpy.
 func (f *feed) Touch(ctx context.Context, id, phase string, x, y int) error {
-	f.mu.Lock()
-	watched := f.id == id
-	f.mu.Unlock()
-	f.srcMu.Lock()
-	src := f.src
-	f.srcMu.Unlock()
-	t, ok := src.(stream.Toucher)
-	if !watched {
-		ok = false
-	}
+	t, ok := f.liveTo(id)
 	if !ok {
 		return ErrNoLiveInput
 	}
 	return stream.TouchPhase(ctx, t, phase, x, y)
+}
+
+// liveTo is the live connection to device id, when its mirror runs over
+// one. The watched device and its source are read together: a Watch in
+// between must not hand one device's input to another's connection.
+func (f *feed) liveTo(id string) (stream.Toucher, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.srcMu.Lock()
+	defer f.srcMu.Unlock()
+	t, ok := f.src.(stream.Toucher)
+	return t, ok && f.id == id
 }
 
 // Poke asks for a capture now (after the person acted).
@@ -459,13 +462,7 @@ func (f *feed) Do(ctx context.Context, id string, a action.Action) error {
 // Keyboard) and keys by the control socket; everything else, and every
 // input when the mirror is not live, through dev.
 func (f *feed) personDo(ctx context.Context, id string, dev device.Device, a action.Action) error {
-	f.srcMu.Lock()
-	t, live := f.src.(stream.Toucher)
-	f.srcMu.Unlock()
-	f.mu.Lock()
-	live = live && f.id == id
-	f.mu.Unlock()
-	if live {
+	if t, live := f.liveTo(id); live {
 		if handled, err := stream.Do(ctx, t, a); handled {
 			return err
 		}
