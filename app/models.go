@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/model"
 	"tandem/engine/observe"
 )
@@ -97,8 +95,8 @@ func (a *SettingsAPI) TestProfile(id string) (_ TestResult, err error) {
 	}
 	ctx, cancel := a.callCtx(35 * time.Second)
 	defer cancel()
-	res, err := c.Call(ctx, model.Prompt{Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleUser, Content: "Reply with the single word OK."},
+	res, err := c.Call(ctx, model.Prompt{Messages: []model.Message{
+		{Role: model.User, Text: "Reply with the single word OK."},
 	}}, false, nil, nil)
 	if err != nil {
 		return TestResult{Message: explainModelError(err)}, nil
@@ -202,26 +200,22 @@ func failedStage(err error) string {
 // testPrompt is Test connection's request: a question about a small
 // image, and a tool to answer with.
 func testPrompt(withImage, withTool bool) model.Prompt {
-	msg := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
+	msg := model.Message{Role: model.User}
 	text := "Reply with the single word OK."
 	if withTool {
 		text = "Call the answer tool with the word OK."
 	}
 	if withImage {
-		msg.MultiContent = []openai.ChatMessagePart{
-			{Type: openai.ChatMessagePartTypeText, Text: text + " (The image is a test pattern.)"},
-			{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: testImage()}},
-		}
+		msg.Parts = []model.Part{model.TextPart(text + " (The image is a test pattern.)"), model.ImagePart(testImage())}
 	} else {
-		msg.Content = text
+		msg.Text = text
 	}
-	pr := model.Prompt{Messages: []openai.ChatCompletionMessage{msg}}
+	pr := model.Prompt{Messages: []model.Message{msg}}
 	if withTool {
-		pr.Tools = []openai.Tool{{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: "answer", Description: "Give the answer.",
+		pr.Tools = []model.Tool{{Name: "answer", Description: "Give the answer.",
 			Parameters: map[string]any{"type": "object", "properties": map[string]any{
 				"word": map[string]any{"type": "string"}}, "required": []string{"word"}},
-		}}}
+		}}
 		pr.ToolChoice = "required"
 	}
 	return pr

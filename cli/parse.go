@@ -11,8 +11,6 @@ import (
 	"os"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 	"tandem/engine/model/dialect"
@@ -93,14 +91,8 @@ func runParse(_ context.Context, env Env) int {
 // replyOf reads the input as a chat-completion response body or message
 // (with tool_calls) when it is one, else as the raw reply text.
 func replyOf(raw []byte) model.Reply {
-	var resp openai.ChatCompletionResponse
-	if json.Unmarshal(raw, &resp) == nil && len(resp.Choices) > 0 {
-		m := resp.Choices[0].Message
-		return model.Reply{Content: m.Content, Reasoning: m.ReasoningContent, ToolCalls: m.ToolCalls}
-	}
-	var m openai.ChatCompletionMessage
-	if json.Unmarshal(raw, &m) == nil && (len(m.ToolCalls) > 0 || m.Role != "") {
-		return model.Reply{Content: m.Content, Reasoning: m.ReasoningContent, ToolCalls: m.ToolCalls}
+	if r, ok := model.ReplyOfJSON(raw); ok {
+		return r
 	}
 	return model.Reply{Content: string(raw)}
 }

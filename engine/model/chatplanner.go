@@ -386,7 +386,7 @@ func rawReply(r Reply) string {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "tool_call %s(%s)", tc.Function.Name, tc.Function.Arguments)
+		fmt.Fprintf(&b, "tool_call %s(%s)", tc.Name, tc.Arguments)
 	}
 	return b.String()
 }

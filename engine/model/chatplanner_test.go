@@ -37,12 +37,11 @@ func (lineDialect) Build(in Input, shots []EncodedImage, compact string) Prompt 
 	for _, n := range in.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	parts := []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: b.String()}}
+	parts := []Part{TextPart(b.String())}
 	for _, s := range shots {
-		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
-			ImageURL: &openai.ChatMessageImageURL{URL: "data:" + s.MIME + ";base64," + base64.StdEncoding.EncodeToString(s.Data)}})
+		parts = append(parts, ImagePart("data:"+s.MIME+";base64,"+base64.StdEncoding.EncodeToString(s.Data)))
 	}
-	return Prompt{Messages: []openai.ChatCompletionMessage{{Role: "user", MultiContent: parts}}}
+	return Prompt{Messages: []Message{{Role: User, Parts: parts}}}
 }
 
 func (lineDialect) Parse(r Reply, g Geometry) (Parsed, error) {

@@ -138,8 +138,8 @@ type Result struct {
 // other HTTP failures are *APIError after retries; a cancelled ctx returns
 // ctx's error at once.
 func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(string), done func(string) bool) (Result, error) {
-	req := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: p.Messages, Tools: p.Tools,
-		ToolChoice: p.ToolChoice, Temperature: c.cfg.Temperature}
+	req := openai.ChatCompletionRequest{Model: c.cfg.Model, Messages: wireMessages(p.Messages), Tools: wireTools(p.Tools),
+		ToolChoice: wireToolChoice(p.ToolChoice), Temperature: c.cfg.Temperature}
 	//lint:ignore SA1019 vLLM, Ollama, LM Studio and the Chinese clouds read max_tokens, not max_completion_tokens.
 	req.MaxTokens = c.cfg.MaxTokens
 	if stream && !c.cfg.NoStreamUsage {
@@ -215,7 +215,7 @@ func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest) (Re
 		return Result{}, &APIError{Status: http.StatusOK, Message: "reply has no choices"}
 	}
 	m := resp.Choices[0].Message
-	res := Result{Reply: Reply{Content: m.Content, Reasoning: m.ReasoningContent, ToolCalls: m.ToolCalls}}
+	res := Result{Reply: Reply{Content: m.Content, Reasoning: m.ReasoningContent, ToolCalls: toolCalls(m.ToolCalls)}}
 	if resp.Usage.PromptTokens > 0 || resp.Usage.CompletionTokens > 0 {
 		res.Usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
 	}
@@ -268,7 +268,7 @@ func (c *Client) stream(ctx context.Context, req openai.ChatCompletionRequest, o
 			break
 		}
 	}
-	res.Reply = Reply{Content: content.String(), Reasoning: reasoning.String(), ToolCalls: calls}
+	res.Reply = Reply{Content: content.String(), Reasoning: reasoning.String(), ToolCalls: toolCalls(calls)}
 	return res, nil
 }
 
@@ -304,11 +304,11 @@ func mergeToolCalls(calls []openai.ToolCall, deltas []openai.ToolCall) []openai.
 // account fills in estimated usage when the server sent none, and the cost.
 func (c *Client) account(res *Result, req openai.ChatCompletionRequest) {
 	if res.Usage.PromptTokens == 0 && res.Usage.CompletionTokens == 0 {
-		res.Usage = Usage{PromptTokens: c.PromptTokens(req.Messages),
+		res.Usage = Usage{PromptTokens: c.promptTokens(req.Messages),
 			CompletionTokens: c.tokens.Count(res.Reply.Content) + c.tokens.Count(res.Reply.Reasoning),
 			Estimated:        true}
 		for _, tc := range res.Reply.ToolCalls {
-			res.Usage.CompletionTokens += c.tokens.Count(tc.Function.Name) + c.tokens.Count(tc.Function.Arguments)
+			res.Usage.CompletionTokens += c.tokens.Count(tc.Name) + c.tokens.Count(tc.Arguments)
 		}
 	}
 	if p, ok := c.cfg.Prices.Lookup(c.cfg.Model); ok {
@@ -322,7 +322,9 @@ func (c *Client) account(res *Result, req openai.ChatCompletionRequest) {
 // PromptTokens estimates the prompt's tokens: text by o200k_base plus 4 per
 // message for the chat framing, images by observe.ImageTokens (the size read
 // from the data URL's header; 765 tokens, a 1024x1024 image, when unknown).
-func (c *Client) PromptTokens(msgs []openai.ChatCompletionMessage) int {
+func (c *Client) PromptTokens(msgs []Message) int { return c.promptTokens(wireMessages(msgs)) }
+
+func (c *Client) promptTokens(msgs []openai.ChatCompletionMessage) int {
 	n := 3
 	for _, m := range msgs {
 		n += 4 + c.tokens.Count(m.Content)

@@ -34,7 +34,7 @@ func newTestClient(t *testing.T, url string, mod func(*ClientConfig)) *Client {
 }
 
 func userPrompt(text string) Prompt {
-	return Prompt{Messages: []openai.ChatCompletionMessage{{Role: "user", Content: text}}}
+	return Prompt{Messages: []Message{{Role: User, Text: text}}}
 }
 
 func TestCallStreamsDeltasAndUsage(t *testing.T) {
@@ -90,8 +90,8 @@ func TestCallStreamToolCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Reply.ToolCalls) != 2 || res.Reply.ToolCalls[1].Function.Arguments != tc.Function.Arguments ||
-		res.Reply.ToolCalls[0].ID != "call_1" || res.Reply.ToolCalls[0].Function.Name != "tap" {
+	if len(res.Reply.ToolCalls) != 2 || res.Reply.ToolCalls[1].Arguments != tc.Function.Arguments ||
+		res.Reply.ToolCalls[0].ID != "call_1" || res.Reply.ToolCalls[0].Name != "tap" {
 		t.Fatalf("tool calls %+v", res.Reply.ToolCalls)
 	}
 	if !res.Usage.Estimated || res.Usage.CompletionTokens == 0 {

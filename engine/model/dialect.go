@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 )
 
@@ -55,7 +53,7 @@ type Geometry struct {
 type Reply struct {
 	Content   string
 	Reasoning string // reasoning_content, when the server splits it out
-	ToolCalls []openai.ToolCall
+	ToolCalls []ToolCall
 }
 
 // Parsed is a reply turned into canonical actions.
@@ -71,9 +69,9 @@ type Parsed struct {
 
 // Prompt is what a dialect builds for one call.
 type Prompt struct {
-	Messages   []openai.ChatCompletionMessage
-	Tools      []openai.Tool
-	ToolChoice any // nil, "auto", "required" or an openai.ToolChoice
+	Messages   []Message
+	Tools      []Tool
+	ToolChoice string // "" (the server's default), "auto" or "required"
 }
 
 // EncodedImage is a screenshot prepared for the model.

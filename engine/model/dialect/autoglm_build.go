@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 )
@@ -61,7 +59,7 @@ func glmScreenInfo(app string) string {
 func (AutoGLM) Build(in model.Input, shots []model.EncodedImage, _ string) model.Prompt {
 	zh := glmChinese(in.Model)
 	screen := in.Observation.Screen
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: glmSystem(in.Now, zh)}}
+	msgs := []model.Message{{Role: model.System, Text: glmSystem(in.Now, zh)}}
 	first := true
 	var pending []string
 	user := func(app string, shot *model.EncodedImage) {
@@ -74,13 +72,12 @@ func (AutoGLM) Build(in model.Input, shots []model.EncodedImage, _ string) model
 			text += "\n\n" + strings.Join(pending, "\n")
 			pending = nil
 		}
-		var parts []openai.ChatMessagePart
+		var parts []model.Part
 		if shot != nil {
-			parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeImageURL,
-				ImageURL: &openai.ChatMessageImageURL{URL: "data:" + shot.MIME + ";base64," + base64.StdEncoding.EncodeToString(shot.Data)}})
+			parts = append(parts, model.ImagePart("data:"+shot.MIME+";base64,"+base64.StdEncoding.EncodeToString(shot.Data)))
 		}
-		parts = append(parts, openai.ChatMessagePart{Type: openai.ChatMessagePartTypeText, Text: text})
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: parts})
+		parts = append(parts, model.TextPart(text))
+		msgs = append(msgs, model.Message{Role: model.User, Parts: parts})
 	}
 	for _, s := range in.History {
 		if s.ByPerson {
@@ -88,7 +85,7 @@ func (AutoGLM) Build(in model.Input, shots []model.EncodedImage, _ string) model
 			continue
 		}
 		user(s.App, nil)
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: glmReplay(s, screen)})
+		msgs = append(msgs, model.Message{Role: model.Assistant, Text: glmReplay(s, screen)})
 		if s.Result != "" && s.Result != "ok" {
 			pending = append(pending, pick(zh, "Tandem: that action did not work: ", "Tandem：上一步操作没有成功：")+s.Result)
 		}

@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 )
@@ -117,23 +115,20 @@ func lastSize(shots []model.EncodedImage) action.Size {
 }
 
 // messages builds system + one user turn carrying the text and the images.
-func messages(system, text string, shots []model.EncodedImage) []openai.ChatCompletionMessage {
-	user := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
+func messages(system, text string, shots []model.EncodedImage) []model.Message {
+	user := model.Message{Role: model.User}
 	if len(shots) == 0 {
-		user.Content = text
+		user.Text = text
 	} else {
-		user.MultiContent = []openai.ChatMessagePart{{Type: openai.ChatMessagePartTypeText, Text: text}}
+		user.Parts = []model.Part{model.TextPart(text)}
 		for _, s := range shots {
 			if len(s.Data) == 0 { // the person's step: no screenshot of its own
 				continue
 			}
-			user.MultiContent = append(user.MultiContent, openai.ChatMessagePart{
-				Type:     openai.ChatMessagePartTypeImageURL,
-				ImageURL: &openai.ChatMessageImageURL{URL: dataURLOf(s)},
-			})
+			user.Parts = append(user.Parts, model.ImagePart(dataURLOf(s)))
 		}
 	}
-	return []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleSystem, Content: system}, user}
+	return []model.Message{{Role: model.System, Text: system}, user}
 }
 
 // dataURLOf is a screenshot as a data: URL.

@@ -20,8 +20,6 @@ import (
 	"fmt"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 )
@@ -280,17 +278,14 @@ func qwenBuild(in model.Input, shots []model.EncodedImage, compact string, grid 
 	if compact != "" {
 		text += "\nUI state (elements by index, bounds in screen pixels):\n" + compact
 	}
-	user := openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser}
+	user := model.Message{Role: model.User}
 	if len(shots) == 0 {
-		user.Content = text
+		user.Text = text
 	} else {
 		// The cookbook's API request puts the screenshot before the query.
 		s := shots[len(shots)-1]
-		user.MultiContent = []openai.ChatMessagePart{
-			{Type: openai.ChatMessagePartTypeImageURL, ImageURL: &openai.ChatMessageImageURL{URL: dataURLOf(s)}},
-			{Type: openai.ChatMessagePartTypeText, Text: text},
-		}
+		user.Parts = []model.Part{model.ImagePart(dataURLOf(s)), model.TextPart(text)}
 	}
-	return model.Prompt{Messages: []openai.ChatCompletionMessage{
-		{Role: openai.ChatMessageRoleSystem, Content: qwenSystem(qwenTool(desktop, img))}, user}}
+	return model.Prompt{Messages: []model.Message{
+		{Role: model.System, Text: qwenSystem(qwenTool(desktop, img))}, user}}
 }

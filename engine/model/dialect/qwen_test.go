@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 )
@@ -66,17 +64,17 @@ func TestQwenToolSchema(t *testing.T) {
 			in := model.Input{Goal: "open settings", Model: "qwen2.5-vl-72b-instruct", Supported: c.supported,
 				Observation: model.Observation{Screen: c.screen}}
 			p := d.Build(in, []model.EncodedImage{shot}, "")
-			if len(p.Tools) != 0 || p.ToolChoice != nil && p.ToolChoice != "" {
+			if len(p.Tools) != 0 || p.ToolChoice != "" {
 				t.Errorf("the tool goes in the system message as the cookbook does, not as OpenAI tools: %v %v", p.Tools, p.ToolChoice)
 			}
 			sys := p.Messages[0]
-			if sys.Role != openai.ChatMessageRoleSystem || !strings.HasPrefix(sys.Content, "You are a helpful assistant.\n\n# Tools\n") {
-				t.Fatalf("system message: %q", sys.Content)
+			if sys.Role != model.System || !strings.HasPrefix(sys.Text, "You are a helpful assistant.\n\n# Tools\n") {
+				t.Fatalf("system message: %q", sys.Text)
 			}
-			if !strings.Contains(sys.Content, "<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>") {
-				t.Errorf("no output format line in %q", sys.Content)
+			if !strings.Contains(sys.Text, "<tool_call>\n{\"name\": <function-name>, \"arguments\": <args-json-object>}\n</tool_call>") {
+				t.Errorf("no output format line in %q", sys.Text)
 			}
-			fn := qwenToolFromSystem(t, sys.Content)
+			fn := qwenToolFromSystem(t, sys.Text)
 			if fn["name"] != c.name {
 				t.Errorf("name %v, want %s", fn["name"], c.name)
 			}
@@ -108,9 +106,9 @@ func TestQwenToolSchema(t *testing.T) {
 				}
 			}
 			u := p.Messages[1]
-			if len(u.MultiContent) != 2 || u.MultiContent[0].Type != openai.ChatMessagePartTypeImageURL ||
-				!strings.HasPrefix(u.MultiContent[1].Text, "The user query: open settings\n") {
-				t.Errorf("user turn is not [screenshot, query]: %+v", u.MultiContent)
+			if len(u.Parts) != 2 || u.Parts[0].ImageURL == "" ||
+				!strings.HasPrefix(u.Parts[1].Text, "The user query: open settings\n") {
+				t.Errorf("user turn is not [screenshot, query]: %+v", u.Parts)
 			}
 		})
 	}
@@ -144,7 +142,7 @@ func TestQwenHistoryAsCalls(t *testing.T) {
 			{N: 3, Actions: []action.Action{{Type: action.Key, Key: "back"}}, Result: "ok"},
 		}}
 	p := d.Build(in, []model.EncodedImage{shot}, "")
-	text := p.Messages[1].MultiContent[1].Text
+	text := p.Messages[1].Parts[1].Text
 	for _, want := range []string{
 		"Task progress (You have done the following operation on the current device): ",
 		`Step 1: {"name": "mobile_use", "arguments": {"action": "open", "text": "File Manager"}}; `,
@@ -202,8 +200,7 @@ func TestQwenParseForms(t *testing.T) {
 					r.Content = "done\n<tool_call>\n{\"name\": \"" + c.tool + "\", \"arguments\": " + c.args + "}\n</tool_call>"
 				} else {
 					r.Content = "done"
-					r.ToolCalls = []openai.ToolCall{{ID: "call_0", Type: openai.ToolTypeFunction,
-						Function: openai.FunctionCall{Name: c.tool, Arguments: c.args}}}
+					r.ToolCalls = []model.ToolCall{{ID: "call_0", Name: c.tool, Arguments: c.args}}
 				}
 				p, err := Tools{Coords: Abs}.Parse(r, c.g)
 				if err != nil {

@@ -119,11 +119,11 @@ func replyFor(c requestCase) string {
 
 var dataURL = regexp.MustCompile(`data:(image/[a-z]+);base64,[A-Za-z0-9+/=]+`)
 
-// renderRequest is the prompt as JSON with each image replaced by its
-// format and pixel size.
+// renderRequest is the prompt as the client sends it, with each image
+// replaced by its format and pixel size.
 func renderRequest(t *testing.T, p model.Prompt, shots []model.EncodedImage) string {
 	t.Helper()
-	b, err := json.MarshalIndent(map[string]any{"messages": p.Messages, "tools": p.Tools, "tool_choice": p.ToolChoice}, "", "  ")
+	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 )
@@ -89,7 +87,7 @@ func (t Tools) Parse(r model.Reply, g model.Geometry) (model.Parsed, error) {
 	m := newMapper(t.Coords, g)
 	var calls []toolJSON
 	for _, tc := range r.ToolCalls {
-		calls = append(calls, toolJSON{Name: tc.Function.Name, Arguments: json.RawMessage(tc.Function.Arguments)})
+		calls = append(calls, toolJSON{Name: tc.Name, Arguments: json.RawMessage(tc.Arguments)})
 	}
 	content := boxTokens.Replace(r.Content)
 	for _, mm := range toolCallRe.FindAllStringSubmatch(content, -1) {
@@ -323,7 +321,7 @@ func canonicalAction(name string, args map[string]any, m mapper, g model.Geometr
 }
 
 // toolDefs describes the canonical actions as OpenAI tools.
-func toolDefs(supported []action.Type, s Space) []openai.Tool {
+func toolDefs(supported []action.Type, s Space) []model.Tool {
 	coord := "relative 0–1000 (0,0 top-left, 1000,1000 bottom-right)"
 	switch s {
 	case Rel999:
@@ -332,7 +330,7 @@ func toolDefs(supported []action.Type, s Space) []openai.Tool {
 		coord = "pixels of the screenshot"
 	default: // the others need nothing here
 	}
-	var out []openai.Tool
+	var out []model.Tool
 	for _, t := range action.All {
 		if !supportedOrEngine(t, supported) {
 			continue
@@ -353,10 +351,8 @@ func toolDefs(supported []action.Type, s Space) []openai.Tool {
 				req = append(req, p.name)
 			}
 		}
-		out = append(out, openai.Tool{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{
-			Name: string(t), Description: spec.desc,
-			Parameters: map[string]any{"type": "object", "properties": props, "required": req},
-		}})
+		out = append(out, model.Tool{Name: string(t), Description: spec.desc,
+			Parameters: map[string]any{"type": "object", "properties": props, "required": req}})
 	}
 	return out
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 )
@@ -65,13 +63,12 @@ func (u UITARS) Build(in model.Input, shots []model.EncodedImage, _ string) mode
 	if hasCJK(in.Goal) {
 		lang = "Chinese"
 	}
-	msgs := []openai.ChatCompletionMessage{{Role: openai.ChatMessageRoleUser,
-		Content: fmt.Sprintf(u.tarsTemplate(computer), lang) + in.Goal}}
+	msgs := []model.Message{{Role: model.User, Text: fmt.Sprintf(u.tarsTemplate(computer), lang) + in.Goal}}
 	g := u.grid(in.Observation.Screen, shots)
 	var pending []string
 	flush := func() {
 		if len(pending) > 0 {
-			msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: strings.Join(pending, "\n")})
+			msgs = append(msgs, model.Message{Role: model.User, Text: strings.Join(pending, "\n")})
 			pending = nil
 		}
 	}
@@ -80,9 +77,8 @@ func (u UITARS) Build(in model.Input, shots []model.EncodedImage, _ string) mode
 			return
 		}
 		flush()
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, MultiContent: []openai.ChatMessagePart{{
-			Type:     openai.ChatMessagePartTypeImageURL,
-			ImageURL: &openai.ChatMessageImageURL{URL: "data:" + s.MIME + ";base64," + base64.StdEncoding.EncodeToString(s.Data)}}}})
+		msgs = append(msgs, model.Message{Role: model.User, Parts: []model.Part{
+			model.ImagePart("data:" + s.MIME + ";base64," + base64.StdEncoding.EncodeToString(s.Data))}})
 	}
 	n := len(in.History)
 	for i, s := range in.History {
@@ -95,7 +91,7 @@ func (u UITARS) Build(in model.Input, shots []model.EncodedImage, _ string) mode
 			continue
 		}
 		flush()
-		msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: g.replay(s)})
+		msgs = append(msgs, model.Message{Role: model.Assistant, Text: g.replay(s)})
 		if s.Result != "" && s.Result != "ok" {
 			pending = append(pending, "Tandem: that action did not work: "+s.Result)
 		}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine/action"
 	"tandem/engine/model"
 )
@@ -71,14 +69,14 @@ func TestParseCases(t *testing.T) {
 		{"tars phone keys", "uitars", "1.0", model.Reply{Content: "Action: press_back()\n\npress_home()\n\nopen_app(app_name='微信')"}, "key(back) | key(home) | launch(微信)"},
 		{"tars call_user", "uitars", "1.0", model.Reply{Content: "Thought: 需要验证码\nAction: call_user()"}, `ask_user("需要验证码")`},
 		{"tars junk", "uitars", "1.0", model.Reply{Content: "Action: click(start_box='(1,1)') and then more"}, "error: cannot read the action text"},
-		{"tools args string", "tools", "", model.Reply{ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: "tap", Arguments: `{"x":500,"y":500}`}}}}, "tap(540,1200)"},
-		{"tools finish needs summary", "tools", "", model.Reply{ToolCalls: []openai.ToolCall{{Function: openai.FunctionCall{Name: "finish", Arguments: `{}`}}}}, "finish: a summary is required"},
+		{"tools args string", "tools", "", model.Reply{ToolCalls: []model.ToolCall{{Name: "tap", Arguments: `{"x":500,"y":500}`}}}, "tap(540,1200)"},
+		{"tools finish needs summary", "tools", "", model.Reply{ToolCalls: []model.ToolCall{{Name: "finish", Arguments: `{}`}}}, "finish: a summary is required"},
 		{"tools no call", "tools", "", model.Reply{Content: "I am done"}, "error: no tool call"},
 		{"tools computer_use key", "tools", "", model.Reply{Content: `<tool_call>{"name":"computer_use","arguments":{"action":"key","keys":["ctrl","a"]}}</tool_call>`}, "hotkey(ctrl+a)"},
 		{"tools system_button", "tools", "", model.Reply{Content: `<tool_call>{"name":"mobile_use","arguments":"{\"action\":\"system_button\",\"button\":\"Back\"}"}</tool_call>`}, "key(back)"},
-		{"tools finish stops queue", "tools", "", model.Reply{ToolCalls: []openai.ToolCall{
-			{Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"ok"}`}},
-			{Function: openai.FunctionCall{Name: "tap", Arguments: `{"x":1,"y":1}`}}}}, `finish("ok")`},
+		{"tools finish stops queue", "tools", "", model.Reply{ToolCalls: []model.ToolCall{
+			{Name: "finish", Arguments: `{"summary":"ok"}`},
+			{Name: "tap", Arguments: `{"x":1,"y":1}`}}}, `finish("ok")`},
 		{"json not json", "json", "", model.Reply{Content: "click the button"}, "not a JSON object"},
 		{"json bad index", "json", "", model.Reply{Content: `{"action":"click","params":{"index":7}}`}, "error: element 7 is not in the UI state"},
 		{"json input at index", "json", "", model.Reply{Content: `{"action":"input","params":{"text":"hi","index":1}}`}, `tap(540,400) | type("hi")`},
@@ -125,16 +123,16 @@ func TestBuild(t *testing.T) {
 		}
 		d, _ := New(name, "")
 		p := d.Build(in, shot, `{"elements":[]}`)
-		if len(p.Messages) != 2 || p.Messages[0].Role != openai.ChatMessageRoleSystem || len(p.Messages[1].MultiContent) != 2 {
+		if len(p.Messages) != 2 || p.Messages[0].Role != model.System || len(p.Messages[1].Parts) != 2 {
 			t.Fatalf("%s: messages %+v", name, p.Messages)
 		}
-		if !strings.Contains(p.Messages[1].MultiContent[0].Text, "打开微信") || !strings.Contains(p.Messages[1].MultiContent[0].Text, "tap(1,2)") {
-			t.Fatalf("%s: user text %q", name, p.Messages[1].MultiContent[0].Text)
+		if !strings.Contains(p.Messages[1].Parts[0].Text, "打开微信") || !strings.Contains(p.Messages[1].Parts[0].Text, "tap(1,2)") {
+			t.Fatalf("%s: user text %q", name, p.Messages[1].Parts[0].Text)
 		}
 		if name == "tools" {
 			var names []string
 			for _, tl := range p.Tools {
-				names = append(names, tl.Function.Name)
+				names = append(names, tl.Name)
 			}
 			if got := strings.Join(names, ","); got != "tap,swipe,wait,finish,fail,ask_user,take_over" {
 				t.Fatalf("tools %s", got)
