@@ -29,12 +29,9 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	if err := p.Launch(vphone.PkgNotes); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.api.Mirror.MirrorURL(env.Serial); err != nil {
-		t.Fatal(err)
-	}
+	openMirror(t, a, env.Serial, "scrcpy")
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
-	waitMirrorPath(ctx, t, a, env.Serial, "scrcpy")
 	snap, run := heldRun(t, a, env.Serial)
 	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.Tap, X: 1, Y: 1}); err != nil || got != replyTookOver {
 		t.Fatalf("the first click while the agent drives: %q %v", got, err)
@@ -92,8 +89,15 @@ func waitState(ctx context.Context, t *testing.T, run *engine.Run, st engine.Sta
 	}
 }
 
-func waitMirrorPath(ctx context.Context, t *testing.T, a *App, id, path string) {
+// openMirror opens device id's mirror as the window does and waits until
+// it runs over path.
+func openMirror(t *testing.T, a *App, id, path string) {
 	t.Helper()
+	if _, err := a.api.Mirror.MirrorURL(id); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	for {
 		changed := a.hub.Changed(id) // before the check: no change is missed
 		if a.api.Mirror.MirrorPath(id).Path == path {

@@ -183,12 +183,9 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.api.Mirror.MirrorURL(dev.ID); err != nil {
-		t.Fatal(err)
-	}
+	openMirror(t, a, dev.ID, "scrcpy")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	waitMirrorPath(ctx, t, a, dev.ID, "scrcpy")
 	snap, run := heldRun(t, a, dev.ID)
 	if err := a.api.Mirror.MirrorTouch(dev.ID, "down", 100, 100); !errors.Is(err, ErrDeviceBusy) {
 		t.Fatalf("a live touch while the agent drives: %v", err)
