@@ -216,13 +216,11 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 	res := &manualResult{a: a, at: time.Now()}
 	var err error
 	if w.done && w.before != nil {
-		res.beforePrint = FingerprintOf(w.before)
 		res.before = r.rec.frame(ctx, w.before)
 	}
 	if !w.done {
 		var before image.Image
 		if before, err = r.shoot(ctx); err == nil {
-			res.beforePrint = FingerprintOf(before)
 			res.before = r.rec.frame(ctx, before)
 			t0 := time.Now()
 			var ran bool

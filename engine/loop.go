@@ -63,7 +63,6 @@ type manualResult struct {
 	a             action.Action
 	at            time.Time
 	before, after string
-	beforePrint   Fingerprint
 	s             Settled
 	err           error
 	ms            int64

@@ -1,15 +1,8 @@
 package vphone
 
-import (
-	"image"
+import "image"
 
-	"tandem/vphone/encode"
-)
-
-// ErrNoEncoder means ffmpeg is not installed.
-var ErrNoEncoder = encode.ErrNoEncoder
-
-// screen is the phone's display as its video encoder sees it.
+// screen is the phone's display as its video encoder (encode.Stream) sees it.
 type screen struct{ p *Phone }
 
 func (s screen) Size() (int, int) {

@@ -150,7 +150,7 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 	p.mu.Unlock()
 	err = p.streamScrcpy(ctx, video.rw, a, size)
 	cancel()
-	if errors.Is(err, ErrNoEncoder) {
+	if errors.Is(err, encode.ErrNoEncoder) {
 		return err
 	}
 	return nil

@@ -319,11 +319,9 @@ func (c *Client) account(res *Result, req openai.ChatCompletionRequest) {
 	}
 }
 
-// PromptTokens estimates the prompt's tokens: text by o200k_base plus 4 per
+// promptTokens estimates the prompt's tokens: text by o200k_base plus 4 per
 // message for the chat framing, images by observe.ImageTokens (the size read
 // from the data URL's header; 765 tokens, a 1024x1024 image, when unknown).
-func (c *Client) PromptTokens(msgs []Message) int { return c.promptTokens(wireMessages(msgs)) }
-
 func (c *Client) promptTokens(msgs []openai.ChatCompletionMessage) int {
 	n := 3
 	for _, m := range msgs {
