@@ -54,7 +54,7 @@ func (a *App) handsOn(id string) (hands, *engine.Run) {
 	if !ok {
 		return toDevice, nil
 	}
-	h := handsFor(run.Snapshot().State, true)
+	h := handsFor(run.State(), true)
 	if h == toDevice {
 		return h, nil
 	}

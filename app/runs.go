@@ -168,7 +168,7 @@ func (r *Runs) AgentBusy(deviceID string) bool {
 	if !ok {
 		return false
 	}
-	switch run.Snapshot().State {
+	switch run.State() {
 	case engine.Planning, engine.Executing, engine.WaitingForStability:
 		return true
 	default: // the others need nothing here

@@ -407,6 +407,12 @@ func (h *hub) snapshot() Snapshot {
 	return h.copySnap()
 }
 
+func (h *hub) state() State {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.snap.State
+}
+
 func (h *hub) copySnap() Snapshot {
 	s := h.snap
 	s.Seq = h.seq

@@ -272,6 +272,10 @@ func (r *Run) Wait(ctx context.Context) (Result, error) {
 // Snapshot returns the run as the UI would draw it now.
 func (r *Run) Snapshot() Snapshot { return r.hub.snapshot() }
 
+// State is the run's state as its last event told it (Snapshot().State,
+// without copying the steps: for checks made on every touch).
+func (r *Run) State() State { return r.hub.state() }
+
 // Subscribe adds an emitter; its first event is a full snapshot. The
 // returned function removes it.
 func (r *Run) Subscribe(e Emitter) (cancel func()) { return r.hub.subscribe(e) }
