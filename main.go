@@ -10,7 +10,6 @@ import (
 
 	"tandem/app"
 	"tandem/cli"
-	"tandem/engine/model"
 )
 
 //go:embed all:frontend/dist
@@ -18,7 +17,7 @@ var embedded embed.FS
 
 func main() {
 	if cli.ForCLI(os.Args[1:]) {
-		os.Exit(cli.Main(os.Args[1:], savedProfile))
+		os.Exit(cli.Main(os.Args[1:]))
 	}
 	if !generatingBindings {
 		if err := app.DisplayProblem(os.Getenv); err != nil {
@@ -50,18 +49,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
-}
-
-// savedProfile lets `tandem run --profile NAME` use the models saved in the
-// app (main is where the command line and the app meet).
-func savedProfile(name string) (cli.Profile, error) {
-	p, err := app.LookupProfile(app.ConfigFromEnv(), name)
-	if err != nil {
-		return cli.Profile{}, err
-	}
-	return cli.Profile{Name: p.Name, BaseURL: p.BaseURL, Model: p.Model, Dialect: p.Dialect, Variant: p.Variant, APIKey: p.APIKey,
-		Sampling:      model.Sampling{Temperature: p.Temperature, TopP: p.TopP, MaxTokens: p.MaxTokens},
-		ContextTokens: p.ContextTokens, VisionOnDemand: p.VisionOnDemand, UITree: p.UITree, ActionCache: p.ActionCache}, nil
 }
 
 // popout runs a pop-out window of the mirror for the configuration v.

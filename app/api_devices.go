@@ -1,20 +1,19 @@
 package app
 
 import (
-	"errors"
 	"time"
+
+	"tandem/backend"
 )
 
 // ListDevices returns phones, virtual phones and this computer's displays.
-// An adb problem is shown as an error only when there is nothing to list.
-func (a *DevicesAPI) ListDevices() (_ []DeviceEntry, err error) {
+// An adb problem is shown as an error only when there is nothing to list
+// (the list says what is wrong with each device).
+func (a *DevicesAPI) ListDevices() (_ []backend.DeviceEntry, err error) {
 	defer toUI(&err)
 	ctx, cancel := a.callCtx(15 * time.Second)
 	defer cancel()
-	list, err := a.devices.List(ctx)
-	if list == nil {
-		list = []DeviceEntry{}
-	}
+	list, err := a.b.ListDevices(ctx)
 	if len(list) > 0 {
 		return list, nil
 	}
@@ -22,32 +21,17 @@ func (a *DevicesAPI) ListDevices() (_ []DeviceEntry, err error) {
 }
 
 // ConnectDevice connects a phone over Wi-Fi ("ip:port").
-func (a *DevicesAPI) ConnectDevice(addr string) (_ DeviceEntry, err error) {
+func (a *DevicesAPI) ConnectDevice(addr string) (_ backend.DeviceEntry, err error) {
 	defer toUI(&err)
 	ctx, cancel := a.callCtx(20 * time.Second)
 	defer cancel()
-	return a.devices.Connect(ctx, addr)
+	return a.b.ConnectDevice(ctx, addr)
 }
 
-// StartVirtualPhone starts a virtual phone inside Tandem and attaches it to
-// the adb server, so a person can try the agent without a phone.
-func (a *DevicesAPI) StartVirtualPhone() (_ DeviceEntry, err error) {
+// StartVirtualPhone starts a virtual phone inside Tandem.
+func (a *DevicesAPI) StartVirtualPhone() (_ backend.DeviceEntry, err error) {
 	defer toUI(&err)
 	ctx, cancel := a.callCtx(30 * time.Second)
 	defer cancel()
-	serial, err := a.virtual.Start(ctx)
-	if err != nil {
-		return DeviceEntry{}, err
-	}
-	list, err := a.devices.List(ctx)
-	for _, e := range list {
-		if e.ID == serial {
-			a.notify.Notify("devices", list)
-			return e, nil
-		}
-	}
-	if err == nil {
-		err = errors.New("the virtual phone started but the adb server does not list it")
-	}
-	return DeviceEntry{}, err
+	return a.b.StartVirtualPhone(ctx)
 }

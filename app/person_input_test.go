@@ -2,13 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
+	"tandem/backend"
 	"tandem/engine"
 	"tandem/engine/action"
 	"tandem/internal/modeltest"
@@ -33,7 +33,7 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
 	defer cancel()
 	snap, run := heldRun(t, a, env.Serial)
-	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.Tap, X: 1, Y: 1}); err != nil || got != replyTookOver {
+	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.Tap, X: 1, Y: 1}); err != nil || got != string(backend.TookOver) {
 		t.Fatalf("the first click while the agent drives: %q %v", got, err)
 	}
 	waitState(ctx, t, run, engine.Manual)
@@ -49,7 +49,7 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 			}
 		}
 	}
-	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.TypeText, Text: "你好，世界"}); err != nil || got != replyDone {
+	if got, err := a.api.Mirror.MirrorGesture(env.Serial, action.Action{Type: action.TypeText, Text: "你好，世界"}); err != nil || got != string(backend.Done) {
 		t.Fatalf("typing Chinese in Manual without ADB Keyboard: %q %v", got, err)
 	}
 	if p.State().Note != "你好，世界" {
@@ -99,7 +99,7 @@ func openMirror(t *testing.T, a *App, id, path string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for {
-		changed := a.hub.Changed(id) // before the check: no change is missed
+		changed := a.b.MirrorChanged(id) // before the check: no change is missed
 		if a.api.Mirror.MirrorPath(id).Path == path {
 			return
 		}
@@ -128,9 +128,7 @@ func TestNoInputReachesARunsDeviceBehindItsBack(t *testing.T) {
 	snap, run := heldRun(t, a, dev.ID)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	a.virtual.mu.Lock()
-	phone := a.virtual.phones[dev.ID]
-	a.virtual.mu.Unlock()
+	phone := virtualPhone(t, a, dev.ID)
 	taps := func() int {
 		n := 0
 		for _, e := range phone.Events() {
@@ -145,18 +143,20 @@ func TestNoInputReachesARunsDeviceBehindItsBack(t *testing.T) {
 	}
 	waitState(ctx, t, run, engine.Paused)
 	tap := action.Action{Type: action.Tap, X: 405, Y: 340}
-	if err := a.api.Mirror.DeviceInput(dev.ID, tap); !errors.Is(err, ErrDeviceBusy) {
-		t.Errorf("the device's own input on a paused run's phone: %v, want ErrDeviceBusy", err)
-	}
-	if got, err := a.api.Mirror.MirrorGesture(dev.ID, tap); err != nil || got != replyTookOver {
+	if got, err := a.api.Mirror.MirrorGesture(dev.ID, tap); err != nil || got != string(backend.TookOver) {
 		t.Errorf("a click on a paused run's mirror: %q %v, want a take-over", got, err)
 	}
 	waitState(ctx, t, run, engine.Manual)
 	if n := taps(); n != 0 {
 		t.Fatalf("the phone was tapped %d times behind the run's back", n)
 	}
-	if err := a.api.Mirror.DeviceInput(dev.ID, tap); !errors.Is(err, ErrDeviceBusy) {
-		t.Errorf("the device's own input while the person drives the run: %v, want ErrDeviceBusy (their input goes through the run)", err)
+	// Now the person drives: their click reaches the phone through the run,
+	// on the record as theirs.
+	if got, err := a.api.Mirror.MirrorGesture(dev.ID, tap); err != nil || got != string(backend.Done) {
+		t.Fatalf("a click while the person drives: %q %v", got, err)
+	}
+	if steps := run.Snapshot().Steps; taps() != 1 || len(steps) != 1 || !steps[0].ByPerson {
+		t.Fatalf("the person's click: %d taps, steps %+v (want one, recorded as theirs)", taps(), steps)
 	}
 	if err := a.api.Runs.Stop(snap.ID); err != nil {
 		t.Fatal(err)
@@ -167,12 +167,12 @@ func TestNoInputReachesARunsDeviceBehindItsBack(t *testing.T) {
 // can run over scrcpy (a stand-in server jar: the virtual phone serves it).
 func startedApp(t *testing.T) *App {
 	t.Helper()
-	a := testApp(t)
-	a.feed.scrcpyJar = filepath.Join(t.TempDir(), "scrcpy-server")
-	if err := os.WriteFile(a.feed.scrcpyJar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
+	jar := filepath.Join(t.TempDir(), "scrcpy-server")
+	if err := os.WriteFile(jar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.begin(context.Background(), nopNotifier{}); err != nil {
+	a := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ScrcpyServer: jar})
+	if err := a.begin(context.Background(), nopNotifier); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(a.shutdown)
@@ -184,14 +184,14 @@ func startedApp(t *testing.T) *App {
 func heldRun(t *testing.T, a *App, id string) (engine.Snapshot, *engine.Run) {
 	t.Helper()
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
-	if _, err := a.api.Settings.SaveProfile(Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
+	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := a.api.Runs.StartRun(id, "wait for me")
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := a.runs.Get(snap.ID)
+	run, err := a.b.Run(snap.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

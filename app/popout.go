@@ -51,86 +51,30 @@ type PopoutConfig struct {
 }
 
 // popoutInput is one input the pop-out posts: a finished gesture, key or
-// text, as the main window's mirror sends them.
+// text, as the main window's mirror sends them (the backend's
+// postedInput takes it to its input manager).
 type popoutInput struct {
 	Action action.Action `json:"action"`
 }
-
-// Replies of the input endpoint the pop-out words.
-const (
-	replyDone     = "done"
-	replyTookOver = "took_over"
-)
 
 // PopOut opens the device's mirror in a window of its own (again, if one
 // is open: the old one closes).
 func (a *MirrorAPI) PopOut(id string) (err error) {
 	defer toUI(&err)
-	a.mu.Lock()
-	srv := a.mirrorSrv
-	a.mu.Unlock()
-	if srv == nil {
-		return errMirrorDown
-	}
 	ctx, cancel := a.callCtx(15 * time.Second)
 	defer cancel()
-	name := id
-	if list, err := a.devices.List(ctx); err == nil {
-		for _, e := range list {
-			if e.ID == id && e.Name != "" {
-				name = e.Name
-			}
-		}
-	}
-	if err := a.feed.Watch(ctx, id); err != nil {
+	viewer := "popout:" + id
+	stream, err := a.b.Watch(ctx, viewer, id)
+	if err != nil {
 		return err
 	}
-	cfg := PopoutConfig{Device: id, Name: name, Stream: srv.StreamURL(id), Input: srv.InputURL(id), Lang: a.uiLang()}
-	return a.popouts.open(id, cfg)
-}
-
-// uiLang is the language the window shows.
-func (a *App) uiLang() string {
-	if s, _, err := a.settings.Load(); err == nil && s.Language != "" && s.Language != "system" {
-		return s.Language
-	}
-	return LocaleFromEnv(os.Getenv)
-}
-
-// popoutInput handles the pop-out's post for device (mirror.InputFunc).
-func (a *App) popoutInput(device string, body []byte) (int, string) {
-	var in popoutInput
-	if err := json.Unmarshal(body, &in); err != nil {
-		return http.StatusBadRequest, "not an input: " + err.Error()
-	}
-	reply, err := a.api.Mirror.MirrorGesture(device, in.Action)
+	input, err := a.b.InputURL(id)
 	if err != nil {
-		return http.StatusConflict, err.Error()
+		return err
 	}
-	return http.StatusOK, reply
-}
-
-// MirrorGesture is the person's finished gesture, key or text on a
-// device's mirror, the main window's or the pop-out's; this is the one
-// place that decides who may touch the device. With no task running it
-// is the device's input; in Manual the run's, recorded and told to the
-// model on hand back; while the agent drives it takes over instead and is
-// not passed on, so a take-over never taps anything by accident. It
-// returns "done" or "took_over".
-//
-// Presses come through MirrorPress, which classifies them first.
-func (a *MirrorAPI) MirrorGesture(id string, act action.Action) (_ string, err error) {
-	defer toUI(&err)
-	switch h, run := a.handsOn(id); h {
-	case toRun:
-		return replyDone, a.api.Runs.Input(run.ID(), act)
-	case toTakeOver:
-		return replyTookOver, a.api.Runs.TakeOver(run.ID())
-	case toNobody:
-		return "", ErrDeviceBusy
-	default:
-		return replyDone, a.DeviceInput(id, act)
-	}
+	cfg := PopoutConfig{Device: id, Name: a.b.DeviceName(ctx, id), Stream: stream, Input: input, Lang: a.b.UILang()}
+	// The pop-out's watch ends with its window.
+	return a.popouts.open(id, cfg, func() { a.b.Unwatch(viewer) })
 }
 
 // popouts are the pop-out windows this app started, one per device.
@@ -141,8 +85,9 @@ type popouts struct {
 	start func(cfg PopoutConfig) (*os.Process, error)
 }
 
-// open starts a pop-out for id, closing the one it had.
-func (p *popouts) open(id string, cfg PopoutConfig) error {
+// open starts a pop-out for id, closing the one it had; closed runs when
+// the window is gone (closed by the person, or with the app).
+func (p *popouts) open(id string, cfg PopoutConfig, closed func()) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if old := p.procs[id]; old != nil {
@@ -160,7 +105,18 @@ func (p *popouts) open(id string, cfg PopoutConfig) error {
 		p.procs = map[string]*os.Process{}
 	}
 	p.procs[id] = proc
-	go func() { _, _ = proc.Wait() }() // reaped when the person closes it
+	go func() { // reaped when the person closes it
+		_, _ = proc.Wait()
+		p.mu.Lock()
+		last := p.procs[id] == proc
+		if last {
+			delete(p.procs, id)
+		}
+		p.mu.Unlock()
+		if last {
+			closed()
+		}
+	}()
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"tandem/backend"
 	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/mirror"
@@ -47,9 +48,7 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.virtual.mu.Lock()
-	phone := a.virtual.phones[dev.ID]
-	a.virtual.mu.Unlock()
+	phone := virtualPhone(t, a, dev.ID)
 	var started []PopoutConfig
 	a.popouts.start = func(cfg PopoutConfig) (*os.Process, error) {
 		started = append(started, cfg)
@@ -79,19 +78,19 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 		raw, _ := json.Marshal(map[string]any{"action": map[string]any{"type": "tap", "x": c.X, "y": c.Y}})
 		return string(raw)
 	}()
-	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 1 {
+	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != string(backend.Done) || phone.State().Counter != 1 {
 		t.Fatalf("no task running: %d %q, counter %d", code, reply, phone.State().Counter)
 	}
 	popoutPresses(t, started[0], phone, c)
 
 	run := thinkingRun(t, a, dev.ID)
-	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyTookOver {
+	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != string(backend.TookOver) {
 		t.Fatalf("while the agent drives: %d %q", code, reply)
 	}
 	if st := run.Snapshot().State; st != engine.Manual || phone.State().Counter != 2 {
 		t.Fatalf("after the take-over click: %s, counter %d (the click must not reach the phone)", st, phone.State().Counter)
 	}
-	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != replyDone || phone.State().Counter != 3 {
+	if code, reply := postInput(t, input, tap); code != http.StatusOK || reply != string(backend.Done) || phone.State().Counter != 3 {
 		t.Fatalf("in Manual: %d %q, counter %d", code, reply, phone.State().Counter)
 	}
 	if err := a.api.Runs.Stop(run.ID()); err != nil {
@@ -117,14 +116,14 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 func thinkingRun(t *testing.T, a *App, device string) *engine.Run {
 	t.Helper()
 	srv := modeltest.New(t, modeltest.Reply{Content: "thinking…", Hold: true})
-	if _, err := a.api.Settings.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-popout-test-0000"); err != nil {
+	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-popout-test-0000"); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := a.api.Runs.StartRun(device, "Add one")
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := a.runs.Get(snap.ID)
+	run, err := a.b.Run(snap.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,11 +204,11 @@ func popoutPresses(t *testing.T, cfg PopoutConfig, phone *vphone.Phone, c image.
 	pop := &Popout{cfg: cfg, client: &http.Client{}}
 	w, h := phone.Size()
 	still := mirror.Press{X0: c.X, Y0: c.Y, X: c.X + 2, Y: c.Y, Ms: 80, Far: 3, W: w, H: h}
-	if reply, err := pop.Press(still); err != nil || reply != replyDone || phone.State().Counter != 2 {
+	if reply, err := pop.Press(still); err != nil || reply != string(backend.Done) || phone.State().Counter != 2 {
 		t.Fatalf("a still press in the pop-out: %q %v, counter %d", reply, err, phone.State().Counter)
 	}
 	wandered := mirror.Press{X0: c.X, Y0: 20, X: c.X + 2, Y: 20, Ms: 80, Far: 400, W: w, H: h} // on the status bar
-	if reply, err := pop.Press(wandered); err != nil || reply != replyDone {
+	if reply, err := pop.Press(wandered); err != nil || reply != string(backend.Done) {
 		t.Fatalf("a press that wandered off: %q %v", reply, err)
 	}
 	if ev := phone.Events(); len(ev) == 0 || ev[len(ev)-1].Kind != "swipe" {

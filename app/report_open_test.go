@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"tandem/backend"
 	"testing"
 )
 
@@ -12,7 +13,11 @@ import (
 // where the person chose, and a cancelled dialog writes nothing.
 func TestReportOpensAndSavesWhereThePersonSays(t *testing.T) {
 	data := t.TempDir()
-	id := recordRun(t, filepath.Join(data, "runs"))
+	// A short finished run (2 steps), as the engine recorded it.
+	const id = "20261126-170445-ee60fb07"
+	if err := os.CopyFS(filepath.Join(data, "runs", id), os.DirFS(filepath.Join("testdata", "runs", id))); err != nil {
+		t.Fatal(err)
+	}
 	a := New(Config{ConfigDir: t.TempDir(), DataDir: data})
 	var opened []string
 	a.open = func(p string) error { opened = append(opened, p); return nil }
@@ -48,7 +53,7 @@ func TestReportOpensAndSavesWhereThePersonSays(t *testing.T) {
 	}
 
 	err = a.api.History.OpenReport("../etc")
-	var s Said
+	var s backend.Said
 	if err == nil || json.Unmarshal([]byte(err.Error()), &s) != nil || s.Text == "" {
 		t.Fatalf("a bad id is refused with a Said: %v", err)
 	}

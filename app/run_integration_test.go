@@ -12,6 +12,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"tandem/backend"
 	"tandem/engine"
 	"tandem/engine/action"
 	"tandem/internal/modeltest"
@@ -53,12 +54,10 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	if !dev.Usable() || !dev.Virtual || dev.Screen.W == 0 {
 		t.Fatalf("virtual phone entry %+v", dev)
 	}
-	a.virtual.mu.Lock()
-	phone := a.virtual.phones[dev.ID]
-	a.virtual.mu.Unlock()
+	phone := virtualPhone(t, a, dev.ID)
 
 	srv := counterModel(t, phone, dev.Screen.W, dev.Screen.H)
-	if _, err := a.api.Settings.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
+	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := a.api.Runs.StartRun(dev.ID, "Add one to the counter")
@@ -68,7 +67,7 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	if _, err := a.api.Runs.StartRun(dev.ID, "a second task"); err == nil {
 		t.Fatal("a second run started on a busy device")
 	}
-	run, err := a.runs.Get(snap.ID)
+	run, err := a.b.Run(snap.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +186,7 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	snap, run := heldRun(t, a, dev.ID)
-	if err := a.api.Mirror.MirrorTouch(dev.ID, "down", 100, 100); !errors.Is(err, ErrDeviceBusy) {
+	if err := a.api.Mirror.MirrorTouch(dev.ID, "down", 100, 100); !errors.Is(err, backend.ErrDeviceBusy) {
 		t.Fatalf("a live touch while the agent drives: %v", err)
 	}
 	if err := a.api.Runs.TakeOver(snap.ID); err != nil {

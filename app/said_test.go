@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"tandem/backend"
 	"tandem/engine"
 	"tandem/engine/device"
 )
@@ -77,15 +78,15 @@ func TestSayErrorNamesTheCase(t *testing.T) {
 		err  error
 		code string
 	}{
-		{fmt.Errorf("start: %w", ErrDeviceBusy), "device_busy"},
+		{fmt.Errorf("start: %w", backend.ErrDeviceBusy), "device_busy"},
 		{&engine.IllegalError{State: engine.Done, Trigger: engine.OnPause}, "illegal"},
-		{&FieldError{Field: "base_url", Msg: "bad"}, "field"},
+		{&backend.FieldError{Field: "base_url", Msg: "bad"}, "field"},
 		{fmt.Errorf("open: %w", device.ErrGone), "device_gone"},
 		{errors.New("something else"), "error"},
 	} {
 		var err error = c.err
 		toUI(&err)
-		var s Said
+		var s backend.Said
 		if json.Unmarshal([]byte(err.Error()), &s) != nil || s.Code != c.code || s.Text != c.err.Error() {
 			t.Errorf("%v: said %s, want code %s with the text", c.err, err.Error(), c.code)
 		}

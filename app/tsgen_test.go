@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"tandem/backend"
 	"tandem/engine"
 	"tandem/internal/tsgen"
 	"tandem/mirror"
@@ -25,7 +26,7 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 	got, err := tsgen.Generate("// Code generated from the Go structs the UI receives by\n"+
 		"// `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.\n",
 		engine.Event{}, engine.Region{},
-		Info{}, LoadedSettings{}, WelcomeStatus{}, DeviceEntry{}, PresetInfo{}, TestResult{}, RunDetail{}, PopoutConfig{}, mirror.Press{})
+		backend.Info{}, backend.LoadedSettings{}, backend.WelcomeStatus{}, backend.DeviceEntry{}, backend.PresetInfo{}, backend.TestResult{}, backend.RunDetail{}, PopoutConfig{}, mirror.Press{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"tandem/backend"
 	"tandem/internal/modeltest"
 	"tandem/internal/uicheck"
 	"tandem/internal/xvfb"
@@ -109,9 +110,8 @@ func BenchmarkWindowPause(b *testing.B) {
 // seedProfile stores a tools-dialect profile for url and puts the welcome away.
 func seedProfile(tb testing.TB, cfg, data, url string) {
 	tb.Helper()
-	seed := New(Config{ConfigDir: cfg, DataDir: data})
-	seed.secrets.ring = brokenRing{}
-	if _, err := seed.api.Settings.SaveProfile(Profile{Name: "Scripted model", BaseURL: url, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-window-bench-0000"); err != nil {
+	seed := New(Config{ConfigDir: cfg, DataDir: data, KeyFile: true})
+	if _, err := seed.api.Settings.SaveProfile(backend.Profile{Name: "Scripted model", BaseURL: url, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-window-bench-0000"); err != nil {
 		tb.Fatal(err)
 	}
 	loaded, err := seed.api.Settings.GetSettings()

@@ -16,33 +16,17 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
-	"tandem/engine/model"
 )
 
-// Env is what a subcommand gets: its arguments and standard streams, and
-// the app's saved model profiles (nil when none can be read).
+// Env is what a subcommand gets: its arguments and standard streams. The
+// person's settings and profiles come from the backend (TANDEM_CONFIG_DIR
+// moves them).
 type Env struct {
-	Args     []string
-	Stdin    io.Reader
-	Stdout   io.Writer
-	Stderr   io.Writer
-	Profiles ProfileLookup
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
 }
-
-// Profile is a model profile saved in the app, with its API key.
-type Profile struct {
-	Name, BaseURL, Model, Dialect, Variant, APIKey string
-	// Sampling is the profile's own (nil / 0: the family's reference).
-	Sampling model.Sampling
-	// ContextTokens, VisionOnDemand, UITree and ActionCache are the
-	// profile's planner settings (the flags of the same names).
-	ContextTokens                       int
-	VisionOnDemand, UITree, ActionCache bool
-}
-
-// ProfileLookup finds a saved profile by name ("" is the app's active one).
-type ProfileLookup func(name string) (Profile, error)
 
 // command is one subcommand. run returns the process exit code.
 type command struct {
@@ -99,10 +83,10 @@ func IsCommand(name string) bool {
 // Main runs the CLI with the process's streams and signals and returns the
 // exit code. Ctrl+C cancels the command's context. profiles reads the
 // app's saved model profiles (for run --profile).
-func Main(args []string, profiles ProfileLookup) int {
+func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return Run(ctx, Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Profiles: profiles})
+	return Run(ctx, Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 }
 
 // parseFlags parses a subcommand's flags. -h is help, not a mistake: the

@@ -12,8 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"tandem/devices"
-	"tandem/devices/adb"
+	"tandem/backend"
 	"tandem/engine/action"
 	"tandem/engine/device"
 )
@@ -51,13 +50,14 @@ func runDevices(ctx context.Context, env Env) int {
 	ctx, cancel := context.WithTimeout(ctx, devicesTimeout)
 	defer cancel()
 
-	reg := devices.New(adb.Server{Addr: "127.0.0.1:" + strconv.Itoa(*port)}, "", devices.NewDesktop())
-	list, err := reg.List(ctx)
+	cfg := backend.ConfigFromEnv()
+	cfg.ADB = "127.0.0.1:" + strconv.Itoa(*port)
+	list, err := backend.New(cfg).ListDevices(ctx)
 	rows := make([]deviceRow, 0, len(list))
 	for _, e := range list {
 		rows = append(rows, rowOf(e))
 	}
-	var le *devices.ListError
+	var le *backend.ListError
 	if errors.As(err, &le) {
 		for _, e := range le.Errs {
 			fmt.Fprintln(env.Stderr, "tandem devices:", e)
@@ -106,7 +106,7 @@ func printDevices(w io.Writer, rows []deviceRow) {
 
 // rowOf is a registry entry as `tandem devices` prints it: a display is
 // named "This computer · <display>".
-func rowOf(e devices.Entry) deviceRow {
+func rowOf(e backend.DeviceEntry) deviceRow {
 	r := deviceRow{ID: e.ID, Name: e.Name, Kind: e.Kind, State: e.State, Screen: e.Screen, Problem: e.Problem}
 	if e.Kind == device.Desktop && e.State != "unavailable" {
 		r.Name = "This computer · " + e.Name

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"testing"
 
+	"tandem/backend"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
@@ -71,18 +71,13 @@ func TestForCLI(t *testing.T) {
 func TestRunWithSavedProfile(t *testing.T) {
 	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
 	srv := modeltest.New(t, toolReply("", "finish", `{"summary":"Nothing to do.","success":true}`))
-	profiles := func(name string) (Profile, error) {
-		if name != "Office GPU" {
-			return Profile{}, errors.New(`no saved model profile called "` + name + `"`)
-		}
-		return Profile{Name: name, BaseURL: srv.URL, Model: "qwen-vl", Dialect: "tools", Variant: "rel1000", APIKey: "sk-from-profile"}, nil
-	}
+	saveProfile(t, backend.Profile{Name: "Office GPU", BaseURL: srv.URL, Model: "qwen-vl", Dialect: "tools", Variant: "rel1000"}, "sk-from-profile")
 	t.Setenv("TANDEM_API_KEY", "")
 	t.Setenv("TANDEM_BASE_URL", "")
 	var out, errOut syncBuffer
 	code := Run(context.Background(), Env{Args: []string{"run", "--profile", "Office GPU", "--adb-port", strconv.Itoa(env.Port),
 		"--device", env.Serial, "--goal", "Do nothing", "--data-dir", t.TempDir()},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut, Profiles: profiles})
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
@@ -93,10 +88,13 @@ func TestRunWithSavedProfile(t *testing.T) {
 	if !strings.Contains(string(req.Body), `"qwen-vl"`) {
 		t.Fatalf("the profile's model was not asked for: %s", req.Body)
 	}
+	if !strings.Contains(errOut.String(), `profile "Office GPU"`) {
+		t.Fatalf("the run does not say which profile it uses:\n%s", errOut.String())
+	}
 
 	var errText syncBuffer
 	code = Run(context.Background(), Env{Args: []string{"run", "--profile", "Nope", "--device", "x", "--goal", "g"},
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errText, Profiles: profiles})
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errText})
 	if code != ExitUsage || !strings.Contains(errText.String(), `"Nope"`) {
 		t.Fatalf("unknown profile: exit %d, %q", code, errText.String())
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"tandem/backend"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
@@ -20,9 +21,42 @@ const childEnv = "TANDEM_CLI_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
-		os.Exit(Main(os.Args[1:], nil))
+		os.Exit(Main(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	// The person's settings and profiles of every test's `tandem run`
+	// live in a folder of the tests' own, never the developer's.
+	dir, err := os.MkdirTemp("", "tandem-cli-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("TANDEM_CONFIG_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// saveProfile saves p with key in the tests' settings, as the window
+// would, and makes it the active profile.
+func saveProfile(t *testing.T, p backend.Profile, key string) backend.Profile {
+	t.Helper()
+	cfg := backend.ConfigFromEnv()
+	cfg.KeyFile = true
+	b := backend.New(cfg)
+	saved, err := b.SaveProfile(p, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := b.GetSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loaded.Settings
+	s.ActiveProfile = saved.ID
+	if _, err := b.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.DeleteProfile(saved.ID) })
+	return saved
 }
 
 // A `tandem run` killed with SIGKILL while ADB Keyboard stands in for the

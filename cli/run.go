@@ -10,29 +10,76 @@ import (
 	"strconv"
 	"strings"
 
+	"tandem/backend"
 	"tandem/engine"
 )
 
-// runRun is `tandem run`: a headless run on one phone with live progress.
-// Requests for the person (confirm, questions, escalations) are asked on
-// stdin; an empty line or end of input stops the run. Exit 0 only when the
-// run finished with success.
+// runRun is `tandem run`: a headless run on one device with live
+// progress, through the same backend as the window: the person's settings,
+// model profile, policy and prices, the same device registry, records and
+// desktop take-over. Requests for the person (confirm, questions,
+// escalations) are asked on stdin; an empty line or end of input stops the
+// run. Exit 0 only when the run finished with success.
 func runRun(ctx context.Context, env Env) int {
 	o, code, ok := parseRun(env)
 	if !ok {
 		return code
 	}
-	planner, err := o.planner()
+	b := backend.New(o.config())
+	defer b.Shutdown()
+	setup, err := b.RunSetup(o.choice())
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitUsage
 	}
-	r, desk, reqs, err := o.start(ctx, env, planner)
+	fmt.Fprintln(env.Stderr, "run:", strings.ReplaceAll(describe(setup), "\n", "\nrun: "))
+	reqs := make(chan engine.Request, 4)
+	pr := &progress{env: env, json: o.json}
+	b.Listen(backend.NotifierFunc(func(name string, data any) {
+		e, ok := data.(engine.Event)
+		if !ok {
+			return
+		}
+		pr.print(e)
+		if req := requestOf(e); req != nil {
+			select {
+			case reqs <- *req:
+			default:
+			}
+		}
+	}))
+	if msg := b.RestoreKeyboards(ctx); msg != "" {
+		fmt.Fprintln(env.Stderr, "run:", msg)
+	}
+	var snap engine.Snapshot
+	if o.resume != "" {
+		snap, err = b.Resume(ctx, o.resume, setup)
+	} else {
+		snap, err = b.Launch(ctx, o.dev, o.goal, setup)
+	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
 	}
-	return supervise(ctx, env, r, desk, reqs, o.timeout)
+	r, err := b.Run(snap.ID)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "run:", err)
+		return ExitFail
+	}
+	return supervise(ctx, env, r, reqs, o.timeout)
+}
+
+// requestOf is what the person is asked on the terminal for event e: the
+// run's requests, and a take-over the person made themselves (their hand
+// on this computer's mouse), which the terminal hands back on Enter.
+func requestOf(e engine.Event) *engine.Request {
+	switch {
+	case e.Kind == engine.KindRequest:
+		return e.Request
+	case e.Kind == engine.KindState && e.State.State == engine.Manual && e.State.By == "take_over":
+		return &engine.Request{Kind: engine.AskTakeOver, Message: "you took over"}
+	}
+	return nil
 }
 
 // floatFlag parses a float flag within [lo, hi] into *dst, so an unset
@@ -47,15 +94,6 @@ func floatFlag(dst **float32, lo, hi float64) func(string) error {
 		*dst = &g
 		return nil
 	}
-}
-
-// recordedDevice is the device a recorded run used ("" when unreadable).
-func recordedDevice(dir string) string {
-	entries, _, err := engine.ReadRecord(dir)
-	if err != nil || len(entries) == 0 {
-		return ""
-	}
-	return entries[0].Device
 }
 
 // readLines delivers stdin's lines until it ends (then the channel closes)
@@ -87,7 +125,7 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 	case engine.AskQuestion:
 		fmt.Fprint(env.Stderr, "your answer (empty stops): ")
 	case engine.AskTakeOver:
-		fmt.Fprint(env.Stderr, "do it on the phone, then press Enter to hand back (optionally type a note first; \"stop\" stops): ")
+		fmt.Fprint(env.Stderr, "do it on the device, then press Enter to hand back (optionally type a note first; \"stop\" stops): ")
 	default:
 		fmt.Fprint(env.Stderr, "type c to continue, or a hint (empty stops): ")
 	}

@@ -135,7 +135,11 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 		info, res.info = &i, &i
 	}
 	if frame == nil {
+		at := time.Now()
 		img, err := r.dev.Screenshot(ctx)
+		if err == nil && r.cfg.OnScreen != nil {
+			r.cfg.OnScreen(img, at)
+		}
 		switch {
 		case errors.Is(err, device.ErrSecureScreen):
 			res.obs.Secure = true

@@ -133,6 +133,7 @@ type Entry struct {
 type recorder struct {
 	dir    string
 	f      *os.File
+	lock   *recordLock // this process writes the record (recordlock.go)
 	lines  chan recItem
 	frames chan struct{} // tokens: at most cap frames wait in the queue
 	done   chan struct{}
@@ -156,19 +157,34 @@ type recItem struct {
 	flush chan struct{}
 }
 
-// openRecorder opens (or, for a resumed run, appends to) the record in dir.
+// openRecorder opens a new record in dir, locked for this process.
 func openRecorder(dir string, maxBytes int64) (*recorder, error) {
 	if err := os.MkdirAll(filepath.Join(dir, framesDir), 0o755); err != nil {
 		return nil, fmt.Errorf("engine: record: %w", err)
 	}
+	lock, err := lockRecord(dir) // held until close (recordlock.go)
+	if err != nil {
+		return nil, err
+	}
+	return openLocked(dir, maxBytes, lock)
+}
+
+// openLocked opens (or, for a resumed run, appends to) the record in dir,
+// whose lock this process holds.
+func openLocked(dir string, maxBytes int64, lock *recordLock) (*recorder, error) {
+	if err := os.MkdirAll(filepath.Join(dir, framesDir), 0o755); err != nil {
+		lock.release()
+		return nil, fmt.Errorf("engine: record: %w", err)
+	}
 	f, err := os.OpenFile(filepath.Join(dir, recordFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
+		lock.release()
 		return nil, fmt.Errorf("engine: record: %w", err)
 	}
 	if maxBytes <= 0 {
 		maxBytes = defaultMax
 	}
-	r := &recorder{dir: dir, f: f, lines: make(chan recItem, 4096), frames: make(chan struct{}, 3),
+	r := &recorder{dir: dir, f: f, lock: lock, lines: make(chan recItem, 4096), frames: make(chan struct{}, 3),
 		done: make(chan struct{}), max: maxBytes}
 	if st, err := f.Stat(); err == nil {
 		r.bytes = st.Size()
@@ -239,6 +255,7 @@ func (r *recorder) close() error {
 	if err := r.f.Close(); err != nil && r.err == nil {
 		r.err = err
 	}
+	r.lock.release()
 	return r.err
 }
 

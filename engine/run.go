@@ -142,6 +142,11 @@ type Config struct {
 	// (the app types over the live mirror's connection when it has one);
 	// nil: Device.Do. The agent's actions always go through Device.Do.
 	PersonInput func(ctx context.Context, a action.Action) error
+	// OnScreen, when set, sees every screenshot the run takes as it takes
+	// it (the mirror shows what the agent sees). Hooked here rather than by
+	// wrapping Device, which would hide the device's optional abilities
+	// (its UI tree, its foreground app) from the run.
+	OnScreen func(img image.Image, at time.Time)
 }
 
 // Region is a rectangle the person marked on the screen, in device pixels.
@@ -448,7 +453,11 @@ func (r *Run) personDo(ctx context.Context, a action.Action) error {
 // shoot takes a screenshot; a secure screen becomes a small black frame so
 // stability and loop checks still work.
 func (r *Run) shoot(ctx context.Context) (image.Image, error) {
+	at := time.Now()
 	img, err := r.dev.Screenshot(ctx)
+	if err == nil && r.cfg.OnScreen != nil {
+		r.cfg.OnScreen(img, at)
+	}
 	if errors.Is(err, device.ErrSecureScreen) {
 		return secureFrame{image.NewGray(image.Rect(0, 0, 9, 16))}, nil
 	}
@@ -477,7 +486,14 @@ func Resume(dir string, cfg Config) (*Run, error) {
 			return nil, fmt.Errorf("%w (%s)", ErrEnded, dir)
 		}
 	}
+	// The lock before anything is cut: a record another Tandem writes is
+	// its live run, never a crashed one.
+	lock, err := lockRecord(dir)
+	if err != nil {
+		return nil, err
+	}
 	if err := os.Truncate(filepath.Join(dir, recordFile), good); err != nil {
+		lock.release()
 		return nil, fmt.Errorf("engine: resume: %w", err)
 	}
 	cfg.ID = start.ID
@@ -493,7 +509,7 @@ func Resume(dir string, cfg Config) (*Run, error) {
 	}
 	r := newRun(cfg)
 	r.dir = dir
-	rec, err := openRecorder(dir, r.settings.MaxRecordBytes)
+	rec, err := openLocked(dir, r.settings.MaxRecordBytes, lock)
 	if err != nil {
 		return nil, err
 	}

@@ -36,9 +36,9 @@ before(async () => {
   await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 30_000 })
   // Every input sent to the device, as the backend is asked for it.
   await page.evaluate(() => {
-    const { RunsAPI, MirrorAPI } = window.go.app
+    const { MirrorAPI } = window.go.app
     window.__sent = []
-    for (const [a, name] of [[RunsAPI, 'Input'], [MirrorAPI, 'DeviceInput'], [MirrorAPI, 'MirrorGesture']]) {
+    for (const [a, name] of [[MirrorAPI, 'MirrorGesture']]) {
       const real = a[name]
       a[name] = (...args) => {
         window.__sent.push(args[1])

@@ -20,7 +20,7 @@ import (
 // on purpose, not by accident. docs/develop.md draws the same map.
 var rooms = map[string][]string{
 	// the entry point: the window or the command line
-	"tandem": {"tandem/app", "tandem/cli", "tandem/engine/model"},
+	"tandem": {"tandem/app", "tandem/cli"},
 	// the engine knows no driver, no UI, no virtual phone
 	"tandem/engine":               {"tandem/engine/action", "tandem/engine/device", "tandem/engine/model", "tandem/engine/observe"},
 	"tandem/engine/action":        {},
@@ -47,9 +47,16 @@ var rooms = map[string][]string{
 	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/engine/action", "tandem/internal/"},
 	// shared tooling imports only shared tooling
 	"tandem/internal/": {"tandem/internal/"},
-	// the two front doors: each may use every room, never the other door
-	"tandem/app": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
-	"tandem/cli": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
+	// the one application: every room below the doors
+	"tandem/backend": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
+	// the doors reach settings, profiles, runs, history, devices, feeds and
+	// the person's input only through the backend: they may name the
+	// engine's and the mirror's types, never a driver, the registry, the
+	// model client or the feed; and never each other
+	"tandem/app": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/mirror", "tandem/internal/"},
+	// the command line's own tools (parse, compress, vphone) use their rooms
+	"tandem/cli": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/engine/device", "tandem/engine/model",
+		"tandem/engine/model/dialect", "tandem/engine/observe", "tandem/vphone", "tandem/internal/"},
 	// packaging helpers
 	"tandem/scripts/": {"tandem/internal/"},
 }

@@ -31,7 +31,7 @@ var (
 // Generate returns a TypeScript module declaring an interface for each root
 // struct and every struct it reaches. Names are the Go type names; where two
 // packages use the same name, both are prefixed with their package's name
-// (Settings → AppSettings, EngineSettings). header is written first.
+// (Settings → BackendSettings, EngineSettings). header is written first.
 func Generate(header string, roots ...any) (string, error) {
 	g := &gen{seen: map[reflect.Type]bool{}}
 	for _, r := range roots {

@@ -187,7 +187,6 @@ export type Bound = {
   MirrorURL(device: string): Promise<string>
   PopOut(device: string): Promise<void>
   FramesBase(): Promise<{ url: string; token: string }>
-  DeviceInput(device: string, a: Action): Promise<void>
   /** the person's gesture on the mirror; Go decides where it goes: "done" or "took_over" */
   MirrorGesture(device: string, a: Action): Promise<string>
   /** a press on the mirror; Go makes the gesture of it (mirror.Press) and sends it on as MirrorGesture */
@@ -212,7 +211,6 @@ export type Bound = {
   Confirm(run: string): Promise<void>
   Deny(run: string, reason: string): Promise<void>
   Answer(run: string, text: string): Promise<void>
-  Input(run: string, a: Action): Promise<void>
   EditGoal(run: string, goal: string): Promise<void>
   EditPending(run: string, actions: Action[]): Promise<void>
   PastRuns(): Promise<RunSummary[]>

@@ -15,6 +15,7 @@ type Table = Record<string, string>
 const en: Table = {
   device_busy: 'A task is already running on this device: stop it first.',
   run_gone: 'That task is no longer running.',
+  run_elsewhere: 'That task is running in another Tandem: follow or stop it there.',
   no_adb: 'adb is not installed: install it (Debian/Ubuntu: sudo apt install adb) to use phones.',
   no_live_input: 'This mirror takes no live touches; the gesture is sent instead.',
   mirror_down: 'The screen mirror is not running. Restart Tandem.',
@@ -39,6 +40,7 @@ const en: Table = {
 const zh: Table = {
   device_busy: '这台设备上已有任务在运行：请先停止它。',
   run_gone: '该任务已不在运行。',
+  run_elsewhere: '该任务正在另一个 Tandem 中运行：请在那里查看或停止。',
   no_adb: '未安装 adb：请先安装（Debian/Ubuntu：sudo apt install adb）才能使用手机。',
   no_live_input: '当前画面通道不支持实时触控，将改为发送手势。',
   mirror_down: '屏幕镜像服务未运行，请重启 Tandem。',

@@ -31,9 +31,9 @@ export const checks: {
   retry: SameKeys<Ev.RetryEvent, Go.RetryEvent>
   waiting: SameKeys<Ev.WaitingEvent, Go.WaitingEvent>
   info: SameKeys<Be.Info, Go.Info>
-  budget: SameKeys<Be.Budget, Go.AppBudget>
+  budget: SameKeys<Be.Budget, Go.BackendBudget>
   // profiles reach the UI through ListProfiles (keys masked), not Settings
-  settings: SameKeys<Be.Settings, Omit<Go.AppSettings, 'profiles'>>
+  settings: SameKeys<Be.Settings, Omit<Go.BackendSettings, 'profiles'>>
   welcome: SameKeys<Be.WelcomeStatus, Go.WelcomeStatus>
   modelServer: SameKeys<Be.ModelServer, Go.ModelServer>
   loaded: SameKeys<Be.LoadedSettings, Go.LoadedSettings>

@@ -24,13 +24,13 @@ export interface Action {
   element?: number
 }
 
-/** app.AdbDevice */
+/** backend.AdbDevice */
 export interface AdbDevice {
   serial: string
   state: string
 }
 
-/** app.AdbStatus */
+/** backend.AdbStatus */
 export interface AdbStatus {
   installed: boolean
   path: string
@@ -39,22 +39,22 @@ export interface AdbStatus {
   error: string
 }
 
-/** app.Budget */
-export interface AppBudget {
+/** backend.Budget */
+export interface BackendBudget {
   max_steps: number
   max_tokens: number
   max_cost: number
   max_minutes: number
 }
 
-/** app.Settings */
-export interface AppSettings {
+/** backend.Settings */
+export interface BackendSettings {
   language: string
   theme: string
   recent_goals: string[]
   active_profile: string
   profiles: Profile[]
-  budget: AppBudget
+  budget: BackendBudget
   policy_words: string[]
   policy_apps: string[]
   stability_ms: number
@@ -133,7 +133,7 @@ export interface Event {
   person?: PersonAct
 }
 
-/** app.Info */
+/** backend.Info */
 export interface Info {
   version: string
   commit: string
@@ -144,9 +144,9 @@ export interface Info {
   pricesPath: string
 }
 
-/** app.LoadedSettings */
+/** backend.LoadedSettings */
 export interface LoadedSettings {
-  settings: AppSettings
+  settings: BackendSettings
   warning: string
   keyboards_restored?: Restored[]
 }
@@ -160,14 +160,14 @@ export interface ManualEvent {
   error?: string
 }
 
-/** app.ModelServer */
+/** backend.ModelServer */
 export interface ModelServer {
   name: string
   baseUrl: string
   models: string[]
 }
 
-/** app.PastAct */
+/** backend.PastAct */
 export interface PastAct {
   at: string
   command: string
@@ -177,7 +177,7 @@ export interface PastAct {
   n?: number
 }
 
-/** app.PastStep */
+/** backend.PastStep */
 export interface PastStep {
   n: number
   by_person: boolean
@@ -222,7 +222,7 @@ export interface PopoutConfig {
   lang: string
 }
 
-/** app.PresetInfo */
+/** backend.PresetInfo */
 export interface PresetInfo {
   id: string
   name: string
@@ -245,7 +245,7 @@ export interface Press {
   h: number
 }
 
-/** app.Profile */
+/** backend.Profile */
 export interface Profile {
   id: string
   name: string
@@ -310,7 +310,7 @@ export interface RetryEvent {
   error: string
 }
 
-/** app.RunDetail */
+/** backend.RunDetail */
 export interface RunDetail {
   run: RunSummary
   settings?: EngineSettings
@@ -319,7 +319,7 @@ export interface RunDetail {
   result?: Result
 }
 
-/** app.RunSummary */
+/** backend.RunSummary */
 export interface RunSummary {
   id: string
   device: string
@@ -390,7 +390,7 @@ export interface StepEvent {
   cached?: boolean
 }
 
-/** app.TestResult */
+/** backend.TestResult */
 export interface TestResult {
   ok: boolean
   message: string
@@ -437,7 +437,7 @@ export interface WaitingEvent {
   elapsed_ms: number
 }
 
-/** app.WelcomeStatus */
+/** backend.WelcomeStatus */
 export interface WelcomeStatus {
   adb: AdbStatus
   modelServers: ModelServer[]
@@ -453,9 +453,9 @@ export interface Why {
 /** The methods Wails binds, by service (app/api.go): window.go.app.<service>.<method>. */
 export const boundServices = {
   DevicesAPI: ['ConnectDevice', 'ListDevices', 'StartVirtualPhone'],
-  RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Input', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
+  RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
-  MirrorAPI: ['DeviceInput', 'FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut'],
+  MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'Presets', 'Profiles', 'SaveProfile', 'SaveSettings', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
 } as const
 

@@ -1,0 +1,309 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"time"
+
+	"tandem/engine/device"
+	"tandem/internal/h264enc"
+	"tandem/mirror"
+	"tandem/mirror/stream"
+)
+
+// shooterInto is a driver that captures into a caller's buffer.
+type shooterInto interface {
+	ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error)
+}
+
+// desktopLoop mirrors a display as H.264: it captures at the display's pace
+// (60 Hz), compares each picture with the last one and encodes only
+// changes; ffmpeg scales them down to the mirror's size (the hub's MaxSide)
+// before encoding. Capturing the next picture overlaps with ffmpeg encoding
+// the last. Without ffmpeg it falls back to JPEG stills.
+//
+// A screen that has not changed for desktopIdleAfter is looked at
+// desktopIdleRate times a second instead (an agent's action pokes the loop
+// at once, so the mirror still shows it without delay): a static 1920x1080
+// display cost a fifth of a core at 60 Hz (BenchmarkMirrorDesktopIdle).
+func (f *desks) desktopLoop(ctx context.Context, id string, dev device.Device, poke <-chan struct{}, done chan struct{}) {
+	into, ok := dev.(shooterInto)
+	if !ok {
+		f.hub.SetPath(id, mirror.Path{Path: "desktop", Reason: "screen capture of this computer, as pictures", Code: "desktop_pictures"})
+		f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, done)
+		return
+	}
+	defer close(done)
+	defer f.hub.EndVideo(id)
+	d := &desktopFeed{f: f, id: id, changed: time.Now()}
+	defer d.stopEncoder()
+	next := time.NewTimer(0)
+	defer next.Stop()
+	for ctx.Err() == nil {
+		at := time.Now()
+		img, err := into.ScreenshotInto(ctx, d.buf)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil:
+			d.failures++
+		default:
+			d.failures = 0
+			d.buf = img
+			if !d.show(ctx, img, at) {
+				// No ffmpeg: JPEG stills (loop closes its own channel;
+				// ours is closed by the defer when it returns).
+				f.loop(ctx, id, dev, pollEvery(device.Desktop), poke, make(chan struct{}))
+				return
+			}
+		}
+		next.Reset(time.Until(at.Add(d.pace(at))))
+		select {
+		case <-ctx.Done():
+			return
+		case <-poke:
+		case <-next.C:
+		}
+	}
+}
+
+// desktopFeed is the state of one desktop mirror: the H.264 encoder (nil:
+// none yet, or pictures), the last screen sent, when it last changed.
+type desktopFeed struct {
+	f        *desks
+	id       string
+	enc      *h264enc.Encoder
+	buf      *image.RGBA
+	prev     []byte
+	failures int
+	changed  time.Time
+}
+
+func (d *desktopFeed) stopEncoder() {
+	if d.enc != nil {
+		d.enc.Close()
+		d.enc = nil
+	}
+}
+
+// show sends a screen that changed, as video or, to a window that cannot
+// decode H.264, as a picture; false when no encoder can start (the caller
+// falls back to pictures).
+func (d *desktopFeed) show(ctx context.Context, img *image.RGBA, at time.Time) bool {
+	hub := d.f.hub
+	if hub.StillsOnly(d.id) {
+		// A window without an H.264 decoder watches: pictures.
+		if d.enc != nil || d.prev == nil {
+			d.stopEncoder()
+			hub.EndVideo(d.id)
+			hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video", Code: "no_decoder"})
+			d.prev = []byte{} // differs from any picture: the next one is sent
+		}
+		if !bytes.Equal(d.prev, img.Pix) {
+			_ = hub.Publish(d.id, img, at)
+			d.prev = append(d.prev[:0], img.Pix...)
+			d.changed = at
+		}
+		return true
+	}
+	if d.enc == nil || len(d.prev) != len(img.Pix) {
+		if err := d.startEncoder(ctx, img.Bounds().Dx(), img.Bounds().Dy()); err != nil {
+			hub.EndVideo(d.id)
+			hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video", Code: "desktop_encoder_failed"})
+			return false
+		}
+	}
+	if !bytes.Equal(d.prev, img.Pix) {
+		if err := d.enc.Encode(img.Pix, at); err != nil {
+			d.stopEncoder() // started again with the next screen
+			return true
+		}
+		d.prev = append(d.prev[:0], img.Pix...)
+		d.changed = at
+	}
+	return true
+}
+
+// startEncoder (re)starts the encoder for a w x h screen.
+func (d *desktopFeed) startEncoder(ctx context.Context, w, h int) error {
+	d.stopEncoder()
+	hub := d.f.hub
+	vw, vh := fitSide(w, h, hub.MaxSide)
+	enc, err := h264enc.Start(ctx, h264enc.Options{SrcW: w, SrcH: h, Width: vw, Height: vh}, func(p h264enc.Packet) error {
+		hub.PublishVideo(d.id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	d.enc = enc
+	hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh), Code: "desktop_video"})
+	d.prev = nil
+	return nil
+}
+
+// pace is how long to wait before the next look: 60 times a second, 10
+// once the screen has not changed for a second, backing off while capture
+// fails.
+func (d *desktopFeed) pace(at time.Time) time.Duration {
+	switch {
+	case d.failures > 0:
+		return min(50*time.Millisecond*time.Duration(1<<min(d.failures, 6)), 5*time.Second)
+	case at.Sub(d.changed) > desktopIdleAfter:
+		return time.Second / desktopIdleRate
+	}
+	return time.Second / 60
+}
+
+// The desktop mirror's idle pace (see desktopLoop).
+const (
+	desktopIdleAfter = time.Second
+	desktopIdleRate  = 10
+)
+
+// fitSide fits w x h within maxSide on the longer side (0 = no limit).
+func fitSide(w, h, maxSide int) (int, int) {
+	if maxSide <= 0 || max(w, h) <= maxSide {
+		return w, h
+	}
+	if w >= h {
+		return maxSide, max(h*maxSide/w, 2)
+	}
+	return max(w*maxSide/h, 2), maxSide
+}
+
+// phoneLoop streams video while a path works and polls screencap otherwise.
+// A stream that ends is reopened; after three quick failures in a row the
+// feed settles for polling.
+func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, info device.Info, poke <-chan struct{}, done chan struct{}) {
+	jar, err := stream.FindJar(f.scrcpyJar)
+	reason := ""
+	if err != nil {
+		reason = err.Error() + "; "
+	}
+	o := stream.Options{Server: f.devices.ADB(), Serial: id, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar, NoScreenrecord: f.noScreenrecord}
+	sw, sh := info.Screen.W, info.Screen.H
+	publish := func(p stream.Packet) {
+		w, h := sw, sh
+		if p.Width > 0 && (p.Width > p.Height) != (w > h) {
+			w, h = h, w // the phone turned
+		}
+		f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
+	}
+	for fails := 0; fails < 3 && ctx.Err() == nil; {
+		if f.hub.StillsOnly(id) {
+			f.pollWhileStillsOnly(ctx, id, dev, poke)
+			continue
+		}
+		started := time.Now()
+		src, why, err := stream.Open(ctx, o, publish)
+		if err != nil {
+			if ctx.Err() != nil {
+				close(done)
+				return
+			}
+			reason += why
+			break
+		}
+		f.setSource(id, src)
+		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why, Code: pathCode(src.Path(), jar)})
+		// Run until the stream ends, or a window that cannot decode video
+		// starts watching (the channel is taken before the check, so no
+		// change is missed).
+		for stop := false; !stop; {
+			changed := f.hub.Changed(id)
+			if f.hub.StillsOnly(id) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				stop = true
+			case <-src.Done():
+				stop = true
+			case <-changed:
+			}
+		}
+		src.Close()
+		f.setSource(id, nil)
+		f.hub.EndVideo(id)
+		if ctx.Err() != nil {
+			close(done)
+			return
+		}
+		if f.hub.StillsOnly(id) {
+			continue
+		}
+		reason = fmt.Sprintf("the %s stream ended (%v); ", src.Path(), src.Err())
+		if time.Since(started) < 10*time.Second {
+			fails++
+		} else {
+			fails = 0
+		}
+	}
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason, Code: "screencap"})
+	f.loop(ctx, id, dev, pollEvery(device.Phone), poke, done)
+}
+
+// pathCode names why a phone's video took the path it did.
+func pathCode(p stream.Path, jar string) string {
+	switch {
+	case p == stream.PathScrcpy:
+		return "scrcpy"
+	case jar == "":
+		return "screenrecord_no_jar"
+	}
+	return "screenrecord_scrcpy_failed"
+}
+
+// pollWhileStillsOnly polls screencap while a client that cannot decode
+// video watches the phone.
+func (f *desks) pollWhileStillsOnly(ctx context.Context, id string, dev device.Device, poke <-chan struct{}) {
+	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: "this window cannot decode H.264 (install gstreamer1.0-libav): pictures instead of video", Code: "no_decoder"})
+	lctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go f.loop(lctx, id, dev, pollEvery(device.Phone), poke, done)
+	for ctx.Err() == nil {
+		changed := f.hub.Changed(id)
+		if !f.hub.StillsOnly(id) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-changed:
+		}
+	}
+	cancel()
+	<-done
+}
+
+func (f *desks) loop(ctx context.Context, id string, dev device.Device, every time.Duration, poke <-chan struct{}, done chan struct{}) {
+	defer close(done)
+	failures := 0
+	for {
+		if !f.agentBusy(id) {
+			at := time.Now() // the frame's time is when its capture began
+			img, err := dev.Screenshot(ctx)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case err == nil:
+				failures = 0
+				_ = f.hub.Publish(id, img, at)
+			default:
+				failures++ // a secure screen or a hiccup: keep the last frame, back off
+			}
+		}
+		wait := every
+		if failures > 0 {
+			wait = min(every*time.Duration(1<<min(failures, 5)), 5*time.Second)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-poke:
+		case <-time.After(wait):
+		}
+	}
+}

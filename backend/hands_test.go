@@ -1,0 +1,66 @@
+package backend
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"tandem/engine"
+)
+
+var updateHands = flag.Bool("update-hands", false, "rewrite frontend/src/lib/testdata/hands.json")
+
+// The rule as the page must show it: each state's hands (and "none" for a
+// device with no run), in the vector the page's own rule is tested on.
+func TestHandsVectorIsTheRule(t *testing.T) {
+	v := map[string]string{"none": handsFor(engine.Idle, false).String()}
+	for _, st := range engine.States {
+		v[st.String()] = handsFor(st, true).String()
+	}
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("..", "frontend", "src", "lib", "testdata", "hands.json")
+	if *updateHands {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || string(want) != string(got) {
+		t.Fatalf("%s is not the rule (run go test ./backend -run HandsVector -update-hands): %v\n%s", path, err, got)
+	}
+}
+
+// The rule of who may touch, over every state a run can be in: the device
+// is the person's only when no task runs on it; a run the person drives
+// takes their input; every other live run takes over or takes nothing —
+// never the device behind the run's back. And it agrees with the page's
+// own reading of the same table (mirrorTakesOver in lib/controls.ts: a
+// click takes over exactly where the state accepts take_over).
+func TestHandsOverEveryState(t *testing.T) {
+	if h := handsFor(engine.Idle, false); h != toDevice {
+		t.Fatalf("no run: %v", h)
+	}
+	want := map[engine.State]hands{
+		engine.Idle: toNobody, engine.Planning: toTakeOver, engine.Executing: toTakeOver,
+		engine.WaitingForStability: toTakeOver, engine.WaitingForUser: toTakeOver, engine.Paused: toTakeOver,
+		engine.Manual: toRun, engine.Done: toDevice, engine.Failed: toDevice, engine.Stopped: toDevice,
+	}
+	for _, st := range engine.States {
+		got := handsFor(st, true)
+		if got != want[st] {
+			t.Errorf("%s: %v, want %v", st, got, want[st])
+		}
+		if got == toDevice && !st.Terminal() {
+			t.Errorf("%s: the device is handed over while its run lives", st)
+		}
+		if (got == toTakeOver) != (st.Accepts(engine.OnTakeOver) && st != engine.Manual) {
+			t.Errorf("%s: takes over %v, but the table says take_over is accepted: %v", st, got == toTakeOver, st.Accepts(engine.OnTakeOver))
+		}
+	}
+}

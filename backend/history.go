@@ -1,0 +1,342 @@
+package backend
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"tandem/engine"
+	"tandem/engine/action"
+)
+
+// RunSummary is one past run in the history list.
+type RunSummary struct {
+	ID      string    `json:"id"`
+	Device  string    `json:"device"`
+	Goal    string    `json:"goal"`
+	State   string    `json:"state"`
+	Success bool      `json:"success"`
+	Summary string    `json:"summary"`
+	Started time.Time `json:"started"`
+	Steps   int       `json:"steps"`
+	// Damaged counts the record's lines that could not be read and were
+	// skipped; the UI warns that the run is shown from what could be read.
+	Damaged int `json:"damaged,omitempty"`
+	// NoStart: the record's first line (the goal, the settings) is among
+	// the damaged ones, so the goal is unknown and the run cannot resume.
+	NoStart bool `json:"no_start,omitempty"`
+	// FirstGoal is the goal the run started with, when the person edited
+	// it since (Goal is then the edited one).
+	FirstGoal string `json:"first_goal,omitempty"`
+}
+
+// StateInterrupted marks a recorded run that has no end: not a state of the
+// engine, the run can be resumed from its record.
+const StateInterrupted = "Interrupted"
+
+// StateElsewhere marks a recorded run with no end whose record another
+// Tandem holds (the window, `tandem run`): it is going on there, and
+// cannot be resumed here.
+const StateElsewhere = "Elsewhere"
+
+// PastRuns lists the runs recorded under dataDir, newest first. A damaged
+// record is listed from what could be read, with its damage counted (see
+// RunSummary.Damaged); a directory that holds no record, or one that
+// cannot be read at all, is skipped: it must not hide the others.
+func PastRuns(dataDir string) ([]RunSummary, error) {
+	dirs, err := os.ReadDir(dataDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return []RunSummary{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := []RunSummary{}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		rr, err := engine.ReadRecordAll(filepath.Join(dataDir, d.Name()))
+		if err != nil || (len(rr.Entries) == 0 && len(rr.Damaged) == 0) {
+			continue
+		}
+		s := summarizeRead(d.Name(), rr)
+		if s.State == StateInterrupted {
+			if err := engine.RecordInUse(filepath.Join(dataDir, d.Name())); err != nil {
+				s.State, s.Summary = StateElsewhere, "Going on in another Tandem: follow or stop it there."
+			}
+		}
+		if s.Started.IsZero() {
+			if info, err := d.Info(); err == nil {
+				s.Started = info.ModTime()
+			}
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.After(out[j].Started) })
+	return out, nil
+}
+
+// summarizeRead summarizes what could be read of a record, noting the
+// damage; without its start line the run's time is that of its first
+// readable line.
+func summarizeRead(id string, rr engine.RecordRead) RunSummary {
+	s := summarize(id, rr.Entries)
+	s.Damaged, s.NoStart = len(rr.Damaged), !rr.Started()
+	if s.NoStart && len(rr.Entries) > 0 {
+		s.Started = rr.Entries[0].T
+	}
+	return s
+}
+
+func summarize(id string, entries []engine.Entry) RunSummary {
+	// No end in the record: the run was cut off (Tandem closed or
+	// crashed) and can be resumed; a live run is marked by the caller.
+	s := RunSummary{ID: id, State: StateInterrupted, Summary: "The run was cut off before it ended (Tandem was closed or crashed); it can be resumed."}
+	for _, e := range entries {
+		switch e.Kind {
+		case engine.EntryStart:
+			s.Goal, s.Device, s.Started = e.Goal, e.Device, e.T
+		case engine.EntryPerson:
+			if e.Command == "edit_goal" && e.Text != "" && e.Text != s.Goal {
+				if s.FirstGoal == "" {
+					s.FirstGoal = s.Goal
+				}
+				s.Goal = e.Text
+			}
+		case engine.EntryAction, engine.EntryManual:
+			if e.Action == nil {
+				continue // as ReadRun: the count is the steps listed
+			}
+			s.Steps++
+		case engine.EntryEnd:
+			if e.End != nil {
+				s.State = e.End.State.String()
+				s.Success = e.End.Success
+				s.Summary = e.End.Summary
+				if s.Summary == "" {
+					s.Summary = e.End.Reason
+				}
+			}
+		default: // the others need nothing here
+		}
+	}
+	return s
+}
+
+// reportStep is one row of the HTML report.
+type reportStep struct {
+	N        int
+	ByPerson bool
+	Thought  string
+	Action   string
+	Result   string
+	Ms       int64
+	Frame    template.URL // data: URL of the frame before the action
+	Marker   *marker
+	At       time.Time
+}
+
+// marker places the action on the frame, in percent of its size.
+type marker struct {
+	X, Y, X2, Y2 float64
+	Line         bool
+}
+
+type reportData struct {
+	Run      RunSummary
+	Settings *engine.Settings
+	Steps    []reportStep
+	Rows     []reportRow // the steps and the person's acts, in the order they happened
+	Result   *engine.Result
+	Made     time.Time
+}
+
+// PastStep is one device action of a recorded run, for the step-by-step
+// history view and the report.
+type PastStep struct {
+	N        int           `json:"n"`
+	ByPerson bool          `json:"by_person"`
+	Thought  string        `json:"thought,omitempty"`
+	Action   action.Action `json:"action"`
+	Result   string        `json:"result"`
+	Ms       int64         `json:"ms"`
+	// Frame is the recorded screen before the action (a path inside the
+	// run's directory, served by the frames server); Screen its device size.
+	Frame  string      `json:"frame,omitempty"`
+	Screen action.Size `json:"screen"`
+	At     time.Time   `json:"at"`
+}
+
+// PastAct is one act of the person's in a recorded run: a command and what
+// it carried (a denial's reason, a hand-back's note and region, an answer,
+// the new goal).
+type PastAct struct {
+	At      time.Time      `json:"at"`
+	Command string         `json:"command"`
+	Text    string         `json:"text,omitempty"`
+	Action  *action.Action `json:"action,omitempty"`
+	Region  *engine.Region `json:"region,omitempty"`
+	N       int            `json:"n,omitempty"`
+}
+
+// stateActs are the person's commands recorded only as the state change
+// they caused (the others have a person entry of their own).
+var stateActs = map[string]bool{"pause": true, "take_over": true, "stop": true}
+
+// RunDetail is a recorded run, step by step.
+type RunDetail struct {
+	Run      RunSummary       `json:"run"`
+	Settings *engine.Settings `json:"settings,omitempty"`
+	Steps    []PastStep       `json:"steps"`
+	Acts     []PastAct        `json:"acts"`
+	Result   *engine.Result   `json:"result,omitempty"`
+}
+
+// ReadRun reads dataDir/<id>'s record into its steps.
+func ReadRun(dataDir, id string) (RunDetail, error) {
+	if id == "" || strings.ContainsAny(id, `/\`) || id == "." || id == ".." {
+		return RunDetail{}, fmt.Errorf("bad run id %q", id)
+	}
+	rr, err := engine.ReadRecordAll(filepath.Join(dataDir, id))
+	if err != nil {
+		return RunDetail{}, fmt.Errorf("read the run's record: %w", err)
+	}
+	entries := rr.Entries
+	d := RunDetail{Run: summarizeRead(id, rr), Steps: []PastStep{}, Acts: []PastAct{}}
+	var frame, thought string
+	var screen action.Size
+	for _, e := range entries {
+		switch e.Kind {
+		case engine.EntryStart:
+			d.Settings = e.Settings
+		case engine.EntryObserve:
+			if e.Frame != "" {
+				frame = e.Frame
+			}
+			if e.Screen.W > 0 {
+				screen = e.Screen
+			}
+		case engine.EntryPlan:
+			thought = e.Thought
+		case engine.EntryPerson:
+			d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N})
+		case engine.EntryState:
+			if stateActs[e.By] {
+				d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.By})
+			}
+		case engine.EntryAction, engine.EntryManual:
+			if e.Action == nil {
+				continue
+			}
+			st := PastStep{N: len(d.Steps) + 1, ByPerson: e.Kind == engine.EntryManual, Action: *e.Action,
+				Result: e.Result, Ms: e.Ms, Frame: frame, Screen: screen, At: e.T}
+			if e.Kind == engine.EntryManual {
+				st.Frame = e.Before
+				if st.Result == "" {
+					st.Result = "ok"
+				}
+			} else {
+				st.Thought = thought
+				thought = ""
+			}
+			d.Steps = append(d.Steps, st)
+		case engine.EntryEnd:
+			d.Result = e.End
+		default: // the others need nothing here
+		}
+	}
+	return d, nil
+}
+
+// ExportReport writes dataDir/<id>/report.html: one self-contained file
+// (frames inlined) with the goal, every step's screenshot with the action
+// drawn on it, the thought, timings and the result. It returns the path.
+func ExportReport(dataDir, id string) (string, error) {
+	run, err := ReadRun(dataDir, id)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(dataDir, id)
+	data := reportData{Run: run.Run, Settings: run.Settings, Result: run.Result, Made: time.Now()}
+	for _, st := range run.Steps {
+		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Thought: st.Thought,
+			Action: st.Action.String(), Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
+			Marker: markerFor(st.Action, st.Screen), At: st.At})
+	}
+	data.Rows = reportRows(data.Steps, run.Acts)
+	var buf bytes.Buffer
+	if err := reportTemplate.Execute(&buf, data); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return "", fmt.Errorf("write the report: %w", err)
+	}
+	return path, nil
+}
+
+func inlineFrame(dir, name string) template.URL {
+	if name == "" || strings.Contains(name, "..") {
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return ""
+	}
+	return template.URL("data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(b))
+}
+
+func markerFor(a action.Action, screen action.Size) *marker {
+	if !a.Type.Pointed() || screen.W <= 0 || screen.H <= 0 {
+		return nil
+	}
+	m := &marker{X: pct(a.X, screen.W), Y: pct(a.Y, screen.H)}
+	if a.Type == action.Swipe || a.Type == action.Drag {
+		m.Line, m.X2, m.Y2 = true, pct(a.X2, screen.W), pct(a.Y2, screen.H)
+	}
+	return m
+}
+
+func pct(v, of int) float64 { return float64(v) * 100 / float64(of) }
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Tandem report: {{.Run.Goal}}</title>
+<style>
+body{font:15px/1.5 system-ui,'Noto Sans CJK SC',sans-serif;margin:0;background:#f4f5f8;color:#1c2030}
+header{background:#fff;border-bottom:1px solid #e3e6ec;padding:20px 28px}
+h1{font-size:20px;margin:0 0 4px}.meta{color:#687086;font-size:13px}
+main{max-width:980px;margin:0 auto;padding:20px}
+.result{border-radius:10px;padding:14px 18px;margin-bottom:18px;border:1px solid #e3e6ec;background:#fff}
+.result.ok{border-color:#1f9d63;background:#e9f7f0}.result.bad{border-color:#d6454f;background:#fcecee}
+.step{display:grid;grid-template-columns:220px 1fr;gap:16px;background:#fff;border:1px solid #e3e6ec;border-radius:10px;padding:12px;margin-bottom:12px}
+.step.person{border-left:4px solid #c98a0b}
+.shot{position:relative;width:220px}.shot img{width:100%;border-radius:6px;display:block;border:1px solid #e3e6ec}
+.shot svg{position:absolute;inset:0;width:100%;height:100%}
+.n{font-weight:700}.who{color:#687086;font-size:13px}.thought{white-space:pre-wrap;margin:6px 0}
+code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-radius:4px}
+.fail{color:#d6454f}
+.act{background:#fff8e8;border:1px solid #ecd9a8;border-left:4px solid #c98a0b;border-radius:10px;padding:8px 12px;margin-bottom:12px}
+</style></head><body>
+<header><h1>{{.Run.Goal}}</h1>{{if .Run.FirstGoal}}<div class="meta">The person changed the goal; first asked: {{.Run.FirstGoal}}</div>{{end}}
+<div class="meta">Device {{.Run.Device}} · started {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Run.Steps}} steps{{if .Settings}}{{if .Settings.Model}} · model {{.Settings.Model}}{{end}}{{end}} · report made {{.Made.Format "2006-01-02 15:04"}} by Tandem</div></header>
+<main>
+{{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if .Reason}}: {{.Reason}}{{end}}
+{{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<div class="meta">{{$.Run.Steps}} steps · {{.Calls}} model calls · {{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}} tokens</div></div>{{end}}
+{{range .Rows}}{{with .Act}}<section class="act"><div class="who">{{.At.Format "15:04:05"}} · by the person</div><div><strong>{{.What}}</strong>{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
+<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="screen before step {{.N}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>
+<div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}by the person{{else}}by the agent{{end}} · {{.Ms}} ms</div>
+{{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
+<code>{{.Action}}</code>{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
+{{else}}<p>No steps were taken.</p>{{end}}
+</main></body></html>
+`))

@@ -1,0 +1,173 @@
+package backend
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"tandem/engine"
+	"tandem/engine/model"
+	"tandem/engine/model/dialect"
+	"tandem/engine/observe"
+)
+
+// The planner factory: every door starts a run from the same person's
+// settings, model profile, key and prices, so a run from the command line
+// asks before the same payments as one from the window.
+
+// RunChoice is what a door chose for one run on top of the person's
+// settings. The zero value is the window's Start: the active profile and
+// the settings as they are.
+type RunChoice struct {
+	// Profile names a saved model profile (its name or id); "" is the
+	// active one.
+	Profile string
+	// Model, when set, is a model the door gave in full (the command
+	// line's --base-url without --profile), used instead of a saved one.
+	Model *Profile
+	// Edit changes the chosen profile for this run (the command line's
+	// flags); nil leaves it as saved.
+	Edit func(*Profile)
+	// Key replaces the profile's stored API key when not empty.
+	Key string
+	// MaxSteps replaces the settings' step budget when above 0.
+	MaxSteps int
+	// VerbatimSteps is how many recent steps the model sees in full (0:
+	// the planner's default).
+	VerbatimSteps int
+}
+
+// Setup is what a run starts with: the planner, the engine's settings and
+// the model profile they came from (its key is not in it).
+type Setup struct {
+	Planner  model.Planner
+	Settings engine.Settings
+	Profile  Profile
+	// Saved says whether Profile is one of the person's saved profiles.
+	Saved bool
+}
+
+// EngineSettings turns the person's settings into a run's settings.
+func EngineSettings(s Settings, p Profile) engine.Settings {
+	return engine.Settings{
+		Budget: engine.Budget{Steps: s.Budget.MaxSteps, Tokens: s.Budget.MaxTokens, Cost: s.Budget.MaxCost,
+			WallTime: time.Duration(s.Budget.MaxMinutes) * time.Minute},
+		Policy:    engine.Policy{Words: s.PolicyWords, Apps: s.PolicyApps},
+		Stability: engine.StabilityConfig{Max: time.Duration(s.StabilityMs) * time.Millisecond},
+		Model:     p.Model, Dialect: p.Dialect, BaseURL: p.BaseURL,
+	}
+}
+
+// RunSetup makes a run's planner and settings from the person's settings
+// as they are now, the chosen profile and its key, and the price table
+// (read per run: an edit counts from the next task), with c on top.
+func (b *Backend) RunSetup(c RunChoice) (Setup, error) {
+	set, _, err := b.settings.Load()
+	if err != nil {
+		return Setup{}, err
+	}
+	var p Profile
+	var key string
+	saved := c.Model == nil
+	if saved {
+		if p, key, err = b.findProfile(set, c.Profile); err != nil {
+			return Setup{}, err
+		}
+	} else {
+		p = *c.Model
+	}
+	if c.Edit != nil {
+		c.Edit(&p)
+	}
+	if c.Key != "" {
+		key = c.Key
+	}
+	if p, err = p.check(!saved); err != nil {
+		return Setup{}, err
+	}
+	d, err := dialect.New(p.Dialect, p.Variant)
+	if err != nil {
+		return Setup{}, err
+	}
+	prices, _ := loadPrices(b.cfg.ConfigDir)
+	if _, ok := prices.Lookup(p.Model); !ok && set.Budget.MaxCost > 0 {
+		// The limit could never trigger: say so rather than run unguarded.
+		return Setup{}, fmt.Errorf("a cost limit is set but no price is known for %s: add it to %s, or set the cost limit to 0",
+			p.Model, filepath.Join(b.cfg.ConfigDir, pricesFile))
+	}
+	client, err := clientFor(p, key, 120*time.Second, 3, prices)
+	if err != nil {
+		return Setup{}, err
+	}
+	es := EngineSettings(set, p)
+	if c.MaxSteps > 0 {
+		es.Budget.Steps = c.MaxSteps
+	}
+	opts := b.plannerOptions(p)
+	opts.VerbatimSteps = c.VerbatimSteps
+	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved}, nil
+}
+
+// errNoModel says no model is set up yet, and where to set one up.
+var errNoModel = errors.New("no model is set up: open Settings → Models and add one")
+
+// findProfile is the saved profile called name (or with that id; "" the
+// active one) and its stored key.
+func (b *Backend) findProfile(s Settings, name string) (Profile, string, error) {
+	if name == "" {
+		name = s.ActiveProfile
+	}
+	var names []string
+	for _, p := range s.Profiles {
+		names = append(names, p.Name)
+		if p.Name != name && p.ID != name {
+			continue
+		}
+		key, err := b.secrets.Get(p.ID)
+		if err != nil && !errors.Is(err, ErrNoSecret) {
+			return p, "", fmt.Errorf("read the API key of %q: %w", p.Name, err)
+		}
+		return p, key, nil
+	}
+	switch {
+	case len(names) == 0:
+		return Profile{}, "", errNoModel
+	case name == "":
+		return Profile{}, "", fmt.Errorf("no model is chosen (saved: %s): pick one in Settings → Models", strings.Join(names, ", "))
+	}
+	return Profile{}, "", fmt.Errorf("no saved model profile called %q (saved: %s)", name, strings.Join(names, ", "))
+}
+
+// clientFor builds the model client for a stored profile; prices (nil for
+// a call whose cost nobody sees) prices its usage.
+func clientFor(p Profile, key string, timeout time.Duration, retries int, prices *model.PriceTable) (*model.Client, error) {
+	if key == "" {
+		key = "none" // local servers accept any key; go-openai needs one
+	}
+	return model.NewClient(model.ClientConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model,
+		Timeout: timeout, Retries: retries, Prices: prices, Sampling: p.sampling()})
+}
+
+// plannerOptions are the profile's planner settings; runs of profiles with
+// the action cache share the app's one cache.
+func (a *Backend) plannerOptions(p Profile) model.PlannerOptions {
+	o := model.PlannerOptions{ContextTokens: p.ContextTokens, SmallModel: p.VisionOnDemand, UITree: p.UITree}
+	if p.ActionCache {
+		a.mu.Lock()
+		if a.cache == nil {
+			a.cache = observe.NewActionCache[model.Plan](0)
+		}
+		o.Cache = a.cache
+		a.mu.Unlock()
+	}
+	return o
+}
+
+// sampling is what the profile's requests send: its model family's
+// reference values, with the profile's own on top.
+func (p Profile) sampling() model.Sampling {
+	return model.DefaultSampling(p.Dialect, p.Variant).Over(model.Sampling{
+		Temperature: p.Temperature, TopP: p.TopP, MaxTokens: p.MaxTokens})
+}

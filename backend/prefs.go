@@ -1,0 +1,109 @@
+package backend
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"tandem/devices/adb"
+)
+
+// LoadedSettings is the settings plus a one-time warning (a damaged file).
+type LoadedSettings struct {
+	Settings Settings `json:"settings"`
+	Warning  string   `json:"warning"`
+	// KeyboardsRestored are the phones whose keyboard this start gave
+	// back after an earlier Tandem (app or command line) died while typing;
+	// the UI tells the person once.
+	KeyboardsRestored []adb.Restored `json:"keyboards_restored,omitempty"`
+}
+
+// GetSettings loads the settings, with the start-up warning (a damaged
+// file) until DismissSettingsWarning is called.
+func (b *Backend) GetSettings() (LoadedSettings, error) {
+	s, warn, err := b.settings.Load()
+	if err != nil {
+		return LoadedSettings{Settings: s}, err
+	}
+	b.mu.Lock()
+	if b.loadWarning == "" {
+		b.loadWarning = warn
+	}
+	warn = b.loadWarning
+	restored := b.restored
+	b.mu.Unlock()
+	return LoadedSettings{Settings: s, Warning: warn, KeyboardsRestored: restored}, nil
+}
+
+// DismissSettingsWarning forgets the start-up warning once the person has seen it.
+func (b *Backend) DismissSettingsWarning() {
+	b.mu.Lock()
+	b.loadWarning = ""
+	b.restored = nil
+	b.mu.Unlock()
+}
+
+// SaveSettings stores the person's preferences and returns them as stored
+// (normalized). Model profiles are kept as they are: they change only through
+// SaveProfile and DeleteProfile, so a stale copy can never drop one.
+func (b *Backend) SaveSettings(s Settings) (Settings, error) {
+	return b.settings.Update(func(cur *Settings) error {
+		s.Profiles = cur.Profiles
+		// The page's copy may predate a model saved meanwhile (SaveProfile
+		// makes the first one active): a save built on it must not unset
+		// that model, or the next Start says "no model is set up". The page
+		// can pick another model, never none.
+		if !hasProfile(cur.Profiles, s.ActiveProfile) {
+			s.ActiveProfile = cur.ActiveProfile
+		}
+		*cur = s
+		return nil
+	})
+}
+
+// UpdateSettings changes only the settings patch names (by their JSON
+// names: {"recent_goals": [...]}) on top of the settings as stored, and
+// returns them as stored. A door sends what the person changed, never its
+// whole copy: two pages (the dev build's window and a browser), or the page
+// and a profile saved meanwhile, cannot undo each other's changes. Model
+// profiles change only through SaveProfile and DeleteProfile; the active
+// one must name a profile that exists.
+func (b *Backend) UpdateSettings(patch map[string]json.RawMessage) (Settings, error) {
+	return b.settings.Update(func(cur *Settings) error {
+		raw, err := json.Marshal(cur)
+		if err != nil {
+			return err
+		}
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &fields); err != nil {
+			return err
+		}
+		for k, v := range patch {
+			if _, ok := fields[k]; !ok || k == "profiles" {
+				return fmt.Errorf("%q is not a setting the page can change", k)
+			}
+			fields[k] = v
+		}
+		if raw, err = json.Marshal(fields); err != nil {
+			return err
+		}
+		next := *cur
+		if err := json.Unmarshal(raw, &next); err != nil {
+			return fmt.Errorf("settings: %w", err)
+		}
+		next.Profiles = cur.Profiles
+		if !hasProfile(cur.Profiles, next.ActiveProfile) {
+			next.ActiveProfile = cur.ActiveProfile
+		}
+		*cur = next
+		return nil
+	})
+}
+
+func hasProfile(ps []Profile, id string) bool {
+	for _, p := range ps {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,75 @@
+package backend
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"tandem/engine"
+)
+
+// reportRow is one row of the HTML report: a step or an act of the person's.
+type reportRow struct {
+	Step *reportStep
+	Act  *reportAct
+}
+
+// reportAct is an act of the person's as the report words it.
+type reportAct struct {
+	At     time.Time
+	What   string
+	Action string
+	Text   string
+	Region string
+}
+
+// actWords say what each of the person's commands did, in the report's
+// language (English, like the rest of the report).
+var actWords = map[string]string{
+	"pause": "Paused the task", "resume": "Continued the task", "take_over": "Took over",
+	"hand_back": "Handed back", "stop": "Stopped the task", "stop_gracefully": "Asked to stop after the current step(s)",
+	"confirm": "Allowed", "deny": "Denied", "answer": "Answered", "edit_goal": "Changed the goal",
+	"edit_pending": "Edited the plan",
+}
+
+// reportRows interleaves steps and acts by time; at the same time, the act
+// comes first (it caused what followed).
+func reportRows(steps []reportStep, acts []PastAct) []reportRow {
+	rows := make([]reportRow, 0, len(steps)+len(acts))
+	for i := range acts {
+		a := acts[i]
+		what, ok := actWords[a.Command]
+		if !ok {
+			what = a.Command
+		}
+		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region)}
+		if a.Action != nil {
+			ra.Action = a.Action.String()
+		}
+		rows = append(rows, reportRow{Act: ra})
+	}
+	for i := range steps {
+		rows = append(rows, reportRow{Step: &steps[i]})
+	}
+	at := func(r reportRow) time.Time {
+		if r.Act != nil {
+			return r.Act.At
+		}
+		return r.Step.At
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		ti, tj := at(rows[i]), at(rows[j])
+		if ti.Equal(tj) {
+			return rows[i].Act != nil && rows[j].Act == nil
+		}
+		return ti.Before(tj)
+	})
+	return rows
+}
+
+func regionText(r *engine.Region) string {
+	if r == nil {
+		return ""
+	}
+	return fmt.Sprintf("(%d, %d) – (%d, %d)", r.X1, r.Y1, r.X2, r.Y2)
+}

@@ -1,0 +1,221 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"tandem/devices/desktop/host"
+	"tandem/engine"
+	"tandem/engine/action"
+	"tandem/engine/device"
+	"tandem/engine/model"
+	"tandem/mirror"
+)
+
+// Runs holds the live run of each device (several devices, several runs,
+// nothing shared between them) and forwards their events to the UI.
+type Runs struct {
+	devices *Devices
+	hub     *mirror.Hub
+	dataDir string
+	emit    func(engine.Event)
+	// personDo is the one path of the person's input to a device (the
+	// feed's), given to every run as its Config.PersonInput.
+	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
+
+	mu       sync.Mutex
+	byDevice map[string]*engine.Run
+	byID     map[string]*engine.Run
+}
+
+func newRuns(devices *Devices, hub *mirror.Hub, dataDir string, emit func(engine.Event)) *Runs {
+	return &Runs{devices: devices, hub: hub, dataDir: dataDir, emit: emit,
+		byDevice: map[string]*engine.Run{}, byID: map[string]*engine.Run{}}
+}
+
+// ErrDeviceBusy means the device already has a live run.
+var ErrDeviceBusy = errors.New("a task is already running on this device: stop it first")
+
+// ErrNoRun means the run id is unknown (it ended and was forgotten, or never existed).
+var ErrNoRun = errors.New("that task is no longer running")
+
+// Start opens the device and starts a run on it.
+func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.Planner, set engine.Settings) (engine.Snapshot, error) {
+	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
+		set.UITree = dev.Capabilities().UITree
+		return engine.New(engine.Config{
+			Goal:        goal,
+			Device:      dev,
+			DeviceID:    deviceID,
+			Planner:     planner,
+			DataDir:     r.dataDir,
+			Settings:    set,
+			PersonInput: r.personInput(deviceID, dev),
+			OnScreen:    r.publish(deviceID),
+		})
+	})
+}
+
+// Resume continues the interrupted run id from its record, on the device
+// and with the goal and settings the record names.
+func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner) (engine.Snapshot, error) {
+	dir := filepath.Join(r.dataDir, filepath.Base(id))
+	entries, _, err := engine.ReadRecord(dir)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	deviceID := entries[0].Device
+	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
+		return engine.Resume(dir, engine.Config{
+			Device:      dev,
+			DeviceID:    deviceID,
+			Planner:     planner,
+			PersonInput: r.personInput(deviceID, dev),
+			OnScreen:    r.publish(deviceID),
+		})
+	})
+}
+
+// publish sends every screen the run takes of device id to its mirror,
+// so the person sees every frame the agent sees.
+func (r *Runs) publish(id string) func(image.Image, time.Time) {
+	return func(img image.Image, at time.Time) { _ = r.hub.Publish(id, img, at) }
+}
+
+// personInput is the run's path for the person's input on device id.
+func (r *Runs) personInput(id string, dev device.Device) func(context.Context, action.Action) error {
+	if r.personDo == nil {
+		return nil
+	}
+	return func(ctx context.Context, a action.Action) error { return r.personDo(ctx, id, dev, a) }
+}
+
+// launch opens the device, makes the run with create, files it under the
+// device and starts it.
+func (r *Runs) launch(ctx context.Context, deviceID string, create func(device.Device) (*engine.Run, error)) (engine.Snapshot, error) {
+	r.mu.Lock()
+	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
+		r.mu.Unlock()
+		return engine.Snapshot{}, ErrDeviceBusy
+	}
+	r.mu.Unlock()
+	dev, err := r.devices.Open(ctx, deviceID)
+	if err != nil {
+		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
+	}
+	run, err := create(dev)
+	if err != nil {
+		dev.Close()
+		return engine.Snapshot{}, err
+	}
+	r.mu.Lock()
+	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
+		r.mu.Unlock()
+		dev.Close()
+		return engine.Snapshot{}, ErrDeviceBusy
+	}
+	if old, ok := r.byDevice[deviceID]; ok {
+		delete(r.byID, old.ID())
+	}
+	r.byDevice[deviceID], r.byID[run.ID()] = run, run
+	r.mu.Unlock()
+	run.Subscribe(engine.EmitterFunc(r.emit))
+	if d, ok := dev.(host.Driver); ok { // this computer: the person's hand and the stop hotkey
+		guardDesktop(context.WithoutCancel(ctx), run, d) // lives as long as the run
+	}
+	if err := run.Start(ctx); err != nil {
+		_ = run.Stop(ctx)
+		return engine.Snapshot{}, err
+	}
+	return run.Snapshot(), nil
+}
+
+// Get returns a live or just-ended run by id.
+func (r *Runs) Get(id string) (*engine.Run, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run, ok := r.byID[id]
+	if !ok {
+		return nil, ErrNoRun
+	}
+	return run, nil
+}
+
+// Active returns the snapshot of each device's newest run.
+func (r *Runs) Active() []engine.Snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]engine.Snapshot, 0, len(r.byDevice))
+	for _, run := range r.byDevice {
+		out = append(out, run.Snapshot())
+	}
+	return out
+}
+
+// AgentBusy reports whether the agent drives the device now, so its own
+// screenshots keep the mirror fresh.
+func (r *Runs) AgentBusy(deviceID string) bool {
+	r.mu.Lock()
+	run, ok := r.byDevice[deviceID]
+	r.mu.Unlock()
+	if !ok {
+		return false
+	}
+	switch run.State() {
+	case engine.Planning, engine.Executing, engine.WaitingForStability:
+		return true
+	default: // the others need nothing here
+	}
+	return false
+}
+
+// OnDevice returns the device's newest run, if it has one.
+func (r *Runs) OnDevice(deviceID string) (*engine.Run, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	run, ok := r.byDevice[deviceID]
+	return run, ok
+}
+
+// InputDone records in the device's run a gesture the person already made
+// on the device (a live touch).
+func (r *Runs) InputDone(ctx context.Context, deviceID string, a action.Action) error {
+	r.mu.Lock()
+	run, ok := r.byDevice[deviceID]
+	r.mu.Unlock()
+	if !ok {
+		return ErrNoRun
+	}
+	return run.InputDone(ctx, a)
+}
+
+// StopAll stops every live run (the window is closing) and waits a little
+// for them to restore their devices.
+func (r *Runs) StopAll(ctx context.Context) {
+	r.mu.Lock()
+	runs := make([]*engine.Run, 0, len(r.byDevice))
+	for _, run := range r.byDevice {
+		runs = append(runs, run)
+	}
+	r.mu.Unlock()
+	for _, run := range runs {
+		_ = run.Stop(ctx)
+	}
+	for _, run := range runs {
+		_, _ = run.Wait(ctx)
+	}
+}
+
+// Input is a person's action on a run they drive (Manual).
+func (r *Runs) Input(ctx context.Context, id string, a action.Action) error {
+	run, err := r.Get(id)
+	if err != nil {
+		return err
+	}
+	return run.Input(ctx, a)
+}

@@ -1,0 +1,72 @@
+package backend
+
+import (
+	"encoding/json"
+	"errors"
+
+	"tandem/devices"
+	"tandem/engine"
+	"tandem/engine/device"
+)
+
+// Said is a message for the person as the UI receives it: a code the UI
+// words in the person's language (frontend/src/lib/said.ts), its
+// parameters, and the English text, shown as it comes for a code the UI
+// does not know. Go never words a message for the Chinese UI.
+type Said struct {
+	Code   string            `json:"code"`
+	Params map[string]string `json:"params,omitempty"`
+	Text   string            `json:"text"`
+}
+
+// Errors the person can act on, each with its code.
+var (
+	ErrMirrorDown = errors.New("the mirror server is not running")
+	ErrNoGoal     = errors.New("type a goal first")
+)
+
+// Say names what went wrong, most specific first, for the person.
+func Say(err error) Said {
+	s := Said{Code: "error", Text: err.Error()}
+	var ill *engine.IllegalError
+	var field *FieldError
+	switch {
+	case errors.As(err, &ill):
+		s.Code, s.Params = "illegal", map[string]string{"command": ill.Trigger.String(), "state": ill.State.String()}
+	case errors.As(err, &field):
+		s.Code, s.Params = "field", map[string]string{"field": field.Field}
+	case errors.Is(err, ErrDeviceBusy):
+		s.Code = "device_busy"
+	case errors.Is(err, engine.ErrRecordInUse):
+		s.Code = "run_elsewhere"
+	case errors.Is(err, ErrNoRun):
+		s.Code = "run_gone"
+	case errors.Is(err, devices.ErrNoADB):
+		s.Code = "no_adb"
+	case errors.Is(err, ErrNoLiveInput):
+		s.Code = "no_live_input"
+	case errors.Is(err, ErrMirrorDown):
+		s.Code = "mirror_down"
+	case errors.Is(err, ErrNoGoal):
+		s.Code = "no_goal"
+	case errors.Is(err, ErrNoSecret):
+		s.Code = "no_key"
+	case errors.Is(err, device.ErrNeedsKeyboard):
+		s.Code = "needs_keyboard"
+	case errors.Is(err, device.ErrPermission):
+		s.Code = "device_permission"
+	case errors.Is(err, device.ErrSecureScreen):
+		s.Code = "secure_screen"
+	case errors.Is(err, device.ErrUnsupported):
+		s.Code = "unsupported"
+	case errors.Is(err, device.ErrGone):
+		s.Code = "device_gone"
+	}
+	return s
+}
+
+// sayJSON is Say as the JSON a door in another process words (a pop-out).
+func sayJSON(err error) string {
+	b, _ := json.Marshal(Say(err))
+	return string(b)
+}

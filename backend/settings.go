@@ -1,0 +1,233 @@
+package backend
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"tandem/engine"
+)
+
+// Settings are the person's preferences. Secrets (API keys) are never kept
+// here: they live in the OS keyring or a separate 0600 file.
+type Settings struct {
+	Language    string   `json:"language"` // "system", "en" or "zh-CN"
+	Theme       string   `json:"theme"`    // "system", "light" or "dark"
+	RecentGoals []string `json:"recent_goals"`
+	// ActiveProfile is the id of the model profile new runs use.
+	ActiveProfile string    `json:"active_profile"`
+	Profiles      []Profile `json:"profiles"`
+	Budget        Budget    `json:"budget"`
+	// PolicyWords and PolicyApps make an action sensitive (it waits for the
+	// person) when the tapped element's label or the foreground app matches.
+	PolicyWords []string `json:"policy_words"`
+	PolicyApps  []string `json:"policy_apps"`
+	// StabilityMs caps the wait for the screen to settle after an action.
+	StabilityMs int `json:"stability_ms"`
+	// StopAfterSteps is how many more steps "Stop after this step" allows.
+	StopAfterSteps int `json:"stop_after_steps"`
+	// WelcomeDone is set once the first-start welcome was dismissed.
+	WelcomeDone bool `json:"welcome_done"`
+}
+
+// Budget limits a run; 0 means no limit. Reaching one asks the person.
+type Budget struct {
+	MaxSteps   int     `json:"max_steps"`
+	MaxTokens  int     `json:"max_tokens"`
+	MaxCost    float64 `json:"max_cost"`
+	MaxMinutes int     `json:"max_minutes"`
+}
+
+// Profile is one model set-up. The API key is not here: it is in Secrets
+// under the profile's id, and the UI only sees KeyMasked.
+type Profile struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Preset    string `json:"preset"`
+	BaseURL   string `json:"base_url"`
+	Model     string `json:"model"`
+	Dialect   string `json:"dialect"`
+	Variant   string `json:"variant"`
+	KeyMasked string `json:"key_masked"`
+	// Temperature, TopP and MaxTokens override the model family's
+	// reference sampling (model.DefaultSampling); nil / 0 keep it.
+	Temperature *float32 `json:"temperature,omitempty"`
+	TopP        *float32 `json:"top_p,omitempty"`
+	MaxTokens   int      `json:"max_tokens,omitempty"`
+	// ContextTokens is the model's context length: the history sent is
+	// trimmed to fit it (0: 32768).
+	ContextTokens int `json:"context_tokens,omitempty"`
+	// VisionOnDemand lets a step go without a screenshot when the UI tree
+	// says enough (tools and json); UITree sends the compact UI tree to a
+	// tools model that reads text; ActionCache reuses a decision for an
+	// identical screen at the same step of the same goal (marked as such).
+	VisionOnDemand bool `json:"vision_on_demand,omitempty"`
+	UITree         bool `json:"ui_tree,omitempty"`
+	ActionCache    bool `json:"action_cache,omitempty"`
+}
+
+// DefaultSettings follow the OS for language and theme.
+func DefaultSettings() Settings {
+	return Settings{
+		Language: "system", Theme: "system", RecentGoals: []string{}, Profiles: []Profile{},
+		Budget:      Budget{MaxSteps: 50, MaxMinutes: 30},
+		PolicyWords: engine.DefaultPolicy().Words,
+		PolicyApps:  []string{"com.eg.android.AlipayGphone", "com.tencent.mm"},
+		StabilityMs: 3000, StopAfterSteps: 1,
+	}
+}
+
+const maxRecentGoals = 20
+
+// normalize fixes values a hand-edited or older file may hold, so the UI only
+// ever sees values it knows.
+func (s Settings) normalize() Settings {
+	switch s.Language {
+	case "system", "en", "zh-CN":
+	default:
+		s.Language = "system"
+	}
+	switch s.Theme {
+	case "system", "light", "dark":
+	default:
+		s.Theme = "system"
+	}
+	goals := make([]string, 0, len(s.RecentGoals))
+	seen := map[string]bool{}
+	for _, g := range s.RecentGoals {
+		g = strings.TrimSpace(g)
+		if g == "" || seen[g] {
+			continue
+		}
+		seen[g] = true
+		goals = append(goals, g)
+		if len(goals) == maxRecentGoals {
+			break
+		}
+	}
+	s.RecentGoals = goals
+	if s.Profiles == nil {
+		s.Profiles = []Profile{}
+	}
+	if s.PolicyWords == nil {
+		s.PolicyWords = engine.DefaultPolicy().Words
+	}
+	if s.PolicyApps == nil {
+		s.PolicyApps = []string{}
+	}
+	if s.Budget.MaxSteps < 0 || s.Budget.MaxTokens < 0 || s.Budget.MaxCost < 0 || s.Budget.MaxMinutes < 0 {
+		s.Budget = DefaultSettings().Budget
+	}
+	if s.StabilityMs <= 0 || s.StabilityMs > 30000 {
+		s.StabilityMs = 3000
+	}
+	if s.StopAfterSteps < 0 || s.StopAfterSteps > 100 {
+		s.StopAfterSteps = 1
+	}
+	return s
+}
+
+// SettingsStore reads and writes settings.json in the config directory.
+// Writes are atomic (temp file + rename) so a crash never leaves half a file;
+// a corrupt file is moved aside, not overwritten, and reported once.
+type SettingsStore struct {
+	path string
+	mu   sync.Mutex
+}
+
+// NewSettingsStore keeps settings in dir/settings.json.
+func NewSettingsStore(dir string) *SettingsStore {
+	return &SettingsStore{path: filepath.Join(dir, "settings.json")}
+}
+
+// Load returns the settings. A missing file gives the defaults. A corrupt
+// file gives the defaults and a warning naming where the old file was kept.
+func (s *SettingsStore) Load() (Settings, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.load()
+}
+
+// Update changes the stored settings with f, all under the store's lock: a
+// change is made on top of the settings as stored, never on a copy another
+// writer has since replaced (two windows, the page and a profile saved).
+// Nothing is written when f fails.
+func (s *SettingsStore) Update(f func(*Settings) error) (Settings, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	set, _, err := s.load()
+	if err != nil {
+		return set, err
+	}
+	if err := f(&set); err != nil {
+		return set, err
+	}
+	return s.save(set)
+}
+
+func (s *SettingsStore) load() (Settings, string, error) {
+	b, err := os.ReadFile(s.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return DefaultSettings(), "", nil
+	}
+	if err != nil {
+		return DefaultSettings(), "", fmt.Errorf("read settings: %w", err)
+	}
+	set := DefaultSettings()
+	if err := json.Unmarshal(b, &set); err != nil {
+		kept := s.path + ".corrupt-" + time.Now().Format("20060102-150405")
+		if rerr := os.Rename(s.path, kept); rerr != nil {
+			return DefaultSettings(), "", fmt.Errorf("settings file is corrupt (%v) and could not be moved aside: %w", err, rerr)
+		}
+		return DefaultSettings(), fmt.Sprintf("Your settings file was damaged and has been kept as %s; Tandem started with default settings.", kept), nil
+	}
+	return set.normalize(), "", nil
+}
+
+// Save writes the settings atomically with mode 0600.
+func (s *SettingsStore) Save(set Settings) (Settings, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.save(set)
+}
+
+func (s *SettingsStore) save(set Settings) (Settings, error) {
+	set = set.normalize()
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return set, fmt.Errorf("create settings folder: %w", err)
+	}
+	b, err := json.MarshalIndent(set, "", "  ")
+	if err != nil {
+		return set, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".settings-*.json")
+	if err != nil {
+		return set, fmt.Errorf("save settings: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return set, err
+	}
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return set, fmt.Errorf("save settings: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return set, err
+	}
+	if err := tmp.Close(); err != nil {
+		return set, err
+	}
+	if err := os.Rename(tmp.Name(), s.path); err != nil {
+		return set, fmt.Errorf("save settings: %w", err)
+	}
+	return set, nil
+}

@@ -1,0 +1,125 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"tandem/engine"
+)
+
+// What every door asks of runs, devices and history.
+
+// StartRun starts goal on a device with the person's settings and the
+// run choice (the window's zero choice: the active profile).
+func (b *Backend) StartRun(ctx context.Context, deviceID, goal string, c RunChoice) (engine.Snapshot, error) {
+	goal = strings.TrimSpace(goal)
+	if goal == "" {
+		return engine.Snapshot{}, ErrNoGoal
+	}
+	s, err := b.RunSetup(c)
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	return b.Launch(ctx, deviceID, goal, s)
+}
+
+// Launch starts goal on a device with a setup RunSetup made (a door that
+// shows the person the setup first: the command line).
+func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (engine.Snapshot, error) {
+	goal = strings.TrimSpace(goal)
+	if goal == "" {
+		return engine.Snapshot{}, ErrNoGoal
+	}
+	return b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings)
+}
+
+// Resume continues run id from its record with s's planner (the record's
+// settings hold).
+func (b *Backend) Resume(ctx context.Context, id string, s Setup) (engine.Snapshot, error) {
+	return b.runs.Resume(ctx, id, s.Planner)
+}
+
+// ResumeRun continues an interrupted run from its record on its device,
+// with the active model profile (the record's settings hold).
+func (b *Backend) ResumeRun(ctx context.Context, id string) (engine.Snapshot, error) {
+	s, err := b.RunSetup(RunChoice{})
+	if err != nil {
+		return engine.Snapshot{}, err
+	}
+	return b.Resume(ctx, id, s)
+}
+
+// Run is a live or just-ended run of this backend, for the person's
+// commands (Pause, Stop, Confirm, …).
+func (b *Backend) Run(id string) (*engine.Run, error) { return b.runs.Get(id) }
+
+// ActiveRuns returns a snapshot of each device's newest run.
+func (b *Backend) ActiveRuns() []engine.Snapshot { return b.runs.Active() }
+
+// PastRuns lists recorded runs, newest first. A run of this backend still
+// going is listed with its live state; one another Tandem writes is
+// listed as running there (its record is locked), never as interrupted.
+func (b *Backend) PastRuns() ([]RunSummary, error) {
+	list, err := PastRuns(b.runs.dataDir)
+	for i, s := range list {
+		if r, gerr := b.runs.Get(s.ID); gerr == nil && (s.State == StateInterrupted || s.State == StateElsewhere) {
+			list[i].State = r.Snapshot().State.String()
+		}
+	}
+	return list, err
+}
+
+// RunSteps returns a recorded run step by step, for the history view.
+func (b *Backend) RunSteps(id string) (RunDetail, error) { return ReadRun(b.runs.dataDir, id) }
+
+// ExportReport writes a run's self-contained HTML report and returns its path.
+func (b *Backend) ExportReport(id string) (string, error) { return ExportReport(b.runs.dataDir, id) }
+
+// ListDevices returns phones, virtual phones and this computer's displays
+// (never nil), and what went wrong with a source (a *ListError naming
+// each), beside what the others listed.
+func (b *Backend) ListDevices(ctx context.Context) ([]DeviceEntry, error) {
+	list, err := b.devices.List(ctx)
+	if list == nil {
+		list = []DeviceEntry{}
+	}
+	return list, err
+}
+
+// ConnectDevice connects a phone over Wi-Fi ("ip:port").
+func (b *Backend) ConnectDevice(ctx context.Context, addr string) (DeviceEntry, error) {
+	return b.devices.Connect(ctx, addr)
+}
+
+// DeviceName is the device's name as the list shows it (its id when none).
+func (b *Backend) DeviceName(ctx context.Context, id string) string {
+	if list, err := b.devices.List(ctx); err == nil {
+		for _, e := range list {
+			if e.ID == id && e.Name != "" {
+				return e.Name
+			}
+		}
+	}
+	return id
+}
+
+// StartVirtualPhone starts a virtual phone inside Tandem and attaches it to
+// the adb server, so a person can try the agent without a phone.
+func (b *Backend) StartVirtualPhone(ctx context.Context) (DeviceEntry, error) {
+	serial, err := b.virtual.Start(ctx)
+	if err != nil {
+		return DeviceEntry{}, err
+	}
+	list, err := b.devices.List(ctx)
+	for _, e := range list {
+		if e.ID == serial {
+			b.notifier().Notify("devices", list)
+			return e, nil
+		}
+	}
+	if err == nil {
+		err = errors.New("the virtual phone started but the adb server does not list it")
+	}
+	return DeviceEntry{}, err
+}
