@@ -39,3 +39,13 @@ func needFFmpeg(tb testing.TB) {
 		tb.Skip("ffmpeg is not installed")
 	}
 }
+
+// fileText is a file's text.
+func fileText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -3,8 +3,12 @@ package backend
 import (
 	"encoding/json"
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"tandem/engine"
@@ -63,4 +67,66 @@ func TestHandsOverEveryState(t *testing.T) {
 			t.Errorf("%s: takes over %v, but the table says take_over is accepted: %v", st, got == toTakeOver, st.Accepts(engine.OnTakeOver))
 		}
 	}
+}
+
+// Inside the backend too, the person's input reaches a device or a run only
+// from the input manager: Hand and its live-touch half are the only
+// functions that call a run's Input or InputDone or a desk's Do or Touch.
+func TestOnlyTheInputManagerSendsThePersonsInput(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := map[string]bool{"Hand": true, "touch": true}
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || fd.Body == nil {
+				continue
+			}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				target := callName(sel)
+				switch target {
+				case "run.Input", "run.InputDone", "desks.Do", "desks.Touch":
+					seen[target] = true
+					if !allowed[fd.Name.Name] {
+						t.Errorf("%s: %s calls %s: the person's input goes only through Hand", fset.Position(call.Pos()), fd.Name.Name, target)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if len(seen) != 4 {
+		t.Fatalf("the check saw %v: it looks in the wrong place", seen)
+	}
+}
+
+// callName names a call's receiver as "<last name>.<method>" (b.desks.Do →
+// "desks.Do", run.Input → "run.Input").
+func callName(sel *ast.SelectorExpr) string {
+	switch x := sel.X.(type) {
+	case *ast.Ident:
+		return x.Name + "." + sel.Sel.Name
+	case *ast.SelectorExpr:
+		return x.Sel.Name + "." + sel.Sel.Name
+	}
+	return ""
 }

@@ -182,18 +182,6 @@ func (r *Runs) OnDevice(deviceID string) (*engine.Run, bool) {
 	return run, ok
 }
 
-// InputDone records in the device's run a gesture the person already made
-// on the device (a live touch).
-func (r *Runs) InputDone(ctx context.Context, deviceID string, a action.Action) error {
-	r.mu.Lock()
-	run, ok := r.byDevice[deviceID]
-	r.mu.Unlock()
-	if !ok {
-		return ErrNoRun
-	}
-	return run.InputDone(ctx, a)
-}
-
 // StopAll stops every live run (the window is closing) and waits a little
 // for them to restore their devices.
 func (r *Runs) StopAll(ctx context.Context) {
@@ -209,13 +197,4 @@ func (r *Runs) StopAll(ctx context.Context) {
 	for _, run := range runs {
 		_, _ = run.Wait(ctx)
 	}
-}
-
-// Input is a person's action on a run they drive (Manual).
-func (r *Runs) Input(ctx context.Context, id string, a action.Action) error {
-	run, err := r.Get(id)
-	if err != nil {
-		return err
-	}
-	return run.Input(ctx, a)
 }
