@@ -2,6 +2,9 @@ package cli
 
 import (
 	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,4 +37,73 @@ func TestRunRefusesALyingPhone(t *testing.T) {
 	if ev := phone.Events(); len(ev) != 0 {
 		t.Fatalf("the phone got input: %+v\n%s", ev, all)
 	}
+}
+
+// noPieceOf fails the test when any 6 characters of key, in any case,
+// are in text.
+func noPieceOf(t *testing.T, key, where, text string) {
+	t.Helper()
+	lt := strings.ToLower(text)
+	for i := 0; i+6 <= len(key); i++ {
+		if strings.Contains(lt, strings.ToLower(key[i:i+6])) {
+			t.Fatalf("%q of the key is in the %s:\n%.3000s", key[i:i+6], where, text)
+		}
+	}
+}
+
+// A model whose successful reply repeats the key (in its thought and its
+// summary, whole and in the forms servers echo it): no piece of it reaches
+// the terminal, in text or JSON, nor the run's record.
+func TestRunMasksTheKeyInReplies(t *testing.T) {
+	const key = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	t.Setenv("TANDEM_API_KEY", key)
+	for _, mode := range []string{"text", "json"} {
+		t.Run(mode, func(t *testing.T) {
+			srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+				k := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				forms := strings.Join(modeltest.EchoedForms(k), " and ")
+				rep := toolReply("My key is "+forms+"; I am done.", "finish",
+					`{"summary":"Done; the key was `+k+` (`+k[:10]+`…`+k[len(k)-4:]+`).","success":true}`)
+				rep.Chunks = 17 // the key split across streamed pieces
+				return rep
+			})
+			data := t.TempDir()
+			args := []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+				"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", data}
+			if mode == "json" {
+				args = append(args, "--json")
+			}
+			var out, errOut syncBuffer
+			code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+			all := out.String() + errOut.String()
+			if code != ExitOK || !strings.Contains(all, "Done; the key was") {
+				t.Fatalf("exit %d:\n%s", code, all)
+			}
+			noPieceOf(t, key, "terminal", all)
+			recorded := readRecords(t, data)
+			if !strings.Contains(recorded, "I am done") {
+				t.Fatalf("the record lacks the reply:\n%.2000s", recorded)
+			}
+			noPieceOf(t, key, "record", recorded)
+		})
+	}
+}
+
+// readRecords is every run record (record.jsonl) under dir, concatenated.
+func readRecords(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() != "record.jsonl" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		b.Write(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
