@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"tandem/internal/modeltest"
 	"tandem/vphone"
@@ -106,4 +108,64 @@ func readRecords(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// hostileText is a reply that tries to command the terminal: clear the
+// screen, set the window title (OSC, ended by BEL and by ST), move the
+// cursor with an 8-bit CSI, return the carriage to overwrite the line,
+// ring the bell, and reverse the text's direction, among words in Chinese
+// and an emoji that must stay as they are.
+const hostileText = "确认支付 🙂👩‍👩‍👧 \x1b[2J\x1b[H cleared \x1b]0;pwned\x07 title \x1b]2;again\x1b\\ \u009b31m red \r over \x07 bell \u202eevil\u202c \x00 end"
+
+// TestRunKeepsTheTerminal: escape sequences in a reply (thought, summary)
+// never reach the terminal raw, in text or JSON; they are shown escaped,
+// and Chinese and emoji pass intact. JSON stays valid and says the same.
+func TestRunKeepsTheTerminal(t *testing.T) {
+	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	for _, asJSON := range []bool{false, true} {
+		quoted, _ := json.Marshal(hostileText)
+		srv := modeltest.New(t, toolReply(hostileText, "finish", `{"summary":`+string(quoted)+`,"success":true}`))
+		args := []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+			"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", t.TempDir()}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		var out, errOut syncBuffer
+		if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut}); code != ExitOK {
+			t.Fatalf("exit %d\n%q\n%q", code, out.String(), errOut.String())
+		}
+		text := out.String()
+		for _, r := range text {
+			if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || r == utf8.RuneError {
+				t.Fatalf("json=%v: %U reached the terminal raw:\n%q", asJSON, r, text)
+			}
+		}
+		if !strings.Contains(text, "确认支付 🙂👩‍👩‍👧") {
+			t.Fatalf("json=%v: Chinese or emoji changed:\n%s", asJSON, text)
+		}
+		if !asJSON {
+			if !strings.Contains(text, `\x1b[2J`) || !strings.Contains(text, `\u009b31m`) {
+				t.Fatalf("the sequences are not shown escaped:\n%s", text)
+			}
+			continue
+		}
+		summary := ""
+		for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+			var e struct {
+				Kind string `json:"kind"`
+				Done *struct {
+					Summary string `json:"summary"`
+				} `json:"done"`
+			}
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("not JSON: %v\n%q", err, line)
+			}
+			if e.Done != nil {
+				summary = e.Done.Summary
+			}
+		}
+		if summary != hostileText {
+			t.Fatalf("JSON summary %q\nwant %q", summary, hostileText)
+		}
+	}
 }
