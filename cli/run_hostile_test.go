@@ -169,3 +169,58 @@ func TestRunKeepsTheTerminal(t *testing.T) {
 		}
 	}
 }
+
+// A record whose first line is damaged is said to be damaged, not missing;
+// given the goal again, the run resumes from what could be read.
+func TestRunResumesADamagedRecord(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	data := t.TempDir()
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.New(t, toolReply("Tap +1.", "tap", centre(t, phone, "+1")), toolReply("", "finish", `{"summary":"one","success":true}`),
+		toolReply("", "finish", `{"summary":"The counter shows 1.","success":true}`))
+	run := func(args ...string) (int, string) {
+		var out, errOut syncBuffer
+		code := Run(context.Background(), Env{Args: append([]string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+			"--base-url", srv.URL, "--data-dir", data}, args...), Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+		return code, out.String() + errOut.String()
+	}
+	if code, all := run("--goal", "Make the counter show 1"); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s", code, all)
+	}
+	runs, err := os.ReadDir(data)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("records: %v %v", runs, err)
+	}
+	id := runs[0].Name()
+	rec := filepath.Join(data, id, "record.jsonl")
+	b, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Cut before the end (a kill -9), and damage the first line.
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	keep := "\x00\x00 not a line of the record\n"
+	for _, l := range lines[1:] {
+		if strings.Contains(l, `"kind":"end"`) || strings.Contains(l, `"type":"finish"`) {
+			break
+		}
+		keep += l
+	}
+	if err := os.WriteFile(rec, []byte(keep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, all := run("--resume", id)
+	if code == ExitOK || !strings.Contains(all, "damaged") || strings.Contains(all, "no run record") {
+		t.Fatalf("resuming a damaged record: exit %d\n%s", code, all)
+	}
+	code, all = run("--resume", id, "--goal", "Make the counter show 1")
+	if code != ExitOK || !strings.Contains(all, "The counter shows 1.") {
+		t.Fatalf("resume with the goal: exit %d\n%s", code, all)
+	}
+	last := srv.Requests()[len(srv.Requests())-1].Text()
+	if !strings.Contains(last, "resumed from its record") {
+		t.Fatalf("the model was not told the run was resumed:\n%s", last)
+	}
+}
