@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -40,16 +41,26 @@ func main() {
 		}
 		return
 	}
-	stopDev, err := devSetup()
+	dev, err := devSetup()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
-	defer stopDev()
-	if err := app.Run(assets, app.ConfigFromEnv()); err != nil {
+	defer dev.stop()
+	cfg := app.ConfigFromEnv()
+	cfg.OnStartup = dev.startup
+	if err := app.Run(assets, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
+}
+
+// devHooks is what the development build adds to the window (main_dev.go):
+// startup hears Wails' context when the window starts, stop ends its
+// server. Outside it, startup is nil and stop does nothing.
+type devHooks struct {
+	startup func(context.Context)
+	stop    func()
 }
 
 // savedProfile lets `tandem run --profile NAME` use the models saved in the

@@ -46,6 +46,10 @@ type Config struct {
 	// Opener is a command that opens a file ("" the system's default
 	// program); TANDEM_OPENER.
 	Opener string
+	// OnStartup, when set, hears Wails' context as the window starts,
+	// before the app's own start: the development build's gate finds
+	// Wails' server in it (main_dev.go).
+	OnStartup func(context.Context)
 }
 
 // ConfigFromEnv reads TANDEM_CONFIG_DIR and TANDEM_DATA_DIR (tests and
@@ -183,6 +187,9 @@ func (a *App) shutdown() {
 }
 
 func (a *App) startup(ctx context.Context) {
+	if a.cfg.OnStartup != nil {
+		a.cfg.OnStartup(ctx)
+	}
 	a.mu.Lock()
 	a.askSave = wailsSaveDialog(ctx)
 	a.window = wailsWindow{ctx}
