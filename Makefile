@@ -68,10 +68,11 @@ lint: frontend
 	$(GOBIN)/golangci-lint run ./...
 
 # The window smoke test needs the production binary; TANDEM_BIN tells it where.
+# The dev binary's listeners are checked from outside; TANDEM_DEV_BIN.
 # The simulation runs 1,000 seeds under -race (a run costs several times as
 # much there) and 10,000 without.
-gotest: build
-	TANDEM_BIN=$(CURDIR)/$(BIN) $(GO) test -race -tags $(TAGS) -timeout 10m ./...
+gotest: build build-dev
+	TANDEM_BIN=$(CURDIR)/$(BIN) TANDEM_DEV_BIN=$(CURDIR)/$(DEVBIN) $(GO) test -race -tags $(TAGS) -timeout 10m ./...
 	$(GO) test -count=1 ./engine/sim/ -run 'TestSimulation$$' -seeds 10000 -timeout 5m
 
 ## wine-test: the Windows desktop driver's tests and a CLI run on it, as Windows programs under Wine

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -39,16 +40,24 @@ func main() {
 		}
 		return
 	}
-	stopDev, err := devSetup()
+	dev, err := devSetup()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
-	defer stopDev()
-	if err := app.Run(assets, app.ConfigFromEnv()); err != nil {
+	defer dev.stop()
+	if err := app.Run(assets, app.ConfigFromEnv(), dev.startup); err != nil {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
+}
+
+// devHooks is what the development build adds to the window (main_dev.go):
+// startup hears Wails' context when the window starts, stop ends its
+// server. Outside it, startup is nil and stop does nothing.
+type devHooks struct {
+	startup func(context.Context)
+	stop    func()
 }
 
 // popout runs a pop-out window of the mirror for the configuration v.

@@ -3,10 +3,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -16,50 +16,62 @@ import (
 )
 
 // devSetup puts internal/devguard's gate on the address the dev server was
-// asked for (-devserver or $devserver), bound to 127.0.0.1, and moves Wails'
-// own server to a random 127.0.0.1 port behind it. The per-launch token is
-// $TANDEM_DEV_TOKEN (the browser suite's harness picks one per launch) or a
-// fresh random one; the URL to open is printed. Without a dev server
-// address it does nothing.
-func devSetup() (func(), error) {
+// asked for (-devserver or $devserver), bound to 127.0.0.1, and makes it
+// the only listener: Wails' own server gets no port (it would answer any
+// page, token or not) and is served by the gate in this process, found in
+// the context Wails hands the window's start (devguard.WailsServer). The
+// per-launch token is $TANDEM_DEV_TOKEN (the browser suite's harness picks
+// one per launch) or a fresh random one; the URL to open is printed.
+// Without a dev server address it does nothing.
+func devSetup() (devHooks, error) {
 	addr := os.Getenv("devserver")
 	args, flagAddr := cutFlag(os.Args[1:], "devserver")
 	if addr == "" {
 		addr = flagAddr
 	}
 	if addr == "" {
-		return func() {}, nil
+		return devHooks{stop: func() {}}, nil
 	}
 	bind, port, err := devguard.Loopback(addr)
 	if err != nil {
-		return nil, err
+		return devHooks{}, err
 	}
 	token := os.Getenv("TANDEM_DEV_TOKEN")
 	if token == "" {
 		if token, err = devguard.NewToken(); err != nil {
-			return nil, err
+			return devHooks{}, err
 		}
 	}
 	ln, err := net.Listen("tcp", bind)
 	if err != nil {
-		return nil, err
+		return devHooks{}, err
 	}
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		ln.Close()
-		return nil, err
+	// Wails starts its server on the devserver address it reads ($devserver
+	// before its flag, internal/app/app_dev.go), and on none without one.
+	// Behind a frontend dev server (`wails dev`) it needs one to know the
+	// page's port: it is given the gate's, which it cannot bind (the gate
+	// holds it), so it logs that once and serves nowhere but here. The flag
+	// is taken out of the arguments so its parser, which stops at an
+	// unknown flag, reads the rest.
+	os.Unsetenv("devserver")
+	if _, front := cutFlag(os.Args[1:], "frontenddevserverurl"); front != "" || os.Getenv("frontenddevserverurl") != "" {
+		os.Setenv("devserver", bind)
+		fmt.Println("tandem-dev: Wails' own server is served by the gate; its error binding " + bind + " is expected")
 	}
-	innerAddr := inner.Addr().String()
-	inner.Close() // Wails binds it next; it takes no listener from us
-	// Wails reads $devserver before its flag; the flag is taken out of the
-	// arguments so its parser, which stops at an unknown flag, reads the rest.
-	os.Setenv("devserver", innerAddr)
 	os.Args = append(os.Args[:1], args...)
-	target := &url.URL{Scheme: "http", Host: innerAddr}
-	srv := &http.Server{Handler: devguard.Proxy(token, port, target), ReadHeaderTimeout: 10 * time.Second}
+	gate := devguard.New(token, port, nil)
+	srv := &http.Server{Handler: gate, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Printf("tandem-dev: open http://127.0.0.1:%s/?token=%s\n", strconv.Itoa(port), token)
-	return func() { _ = srv.Close() }, nil
+	startup := func(ctx context.Context) {
+		h, err := devguard.WailsServer(ctx)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "tandem-dev: the gate cannot serve the app:", err)
+			return
+		}
+		gate.Attach(h)
+	}
+	return devHooks{startup: startup, stop: func() { _ = srv.Close() }}, nil
 }
 
 // cutFlag removes -name VALUE, --name VALUE, -name=VALUE or --name=VALUE

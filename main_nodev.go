@@ -4,4 +4,4 @@ package main
 
 // devSetup does nothing outside the development build (see main_dev.go):
 // the packaged app serves no HTTP.
-func devSetup() (func(), error) { return func() {}, nil }
+func devSetup() (devHooks, error) { return devHooks{stop: func() {}}, nil }

@@ -37,6 +37,10 @@ func ConfigFromEnv() Config { return backend.ConfigFromEnv() }
 type App struct {
 	b    *backend.Backend
 	open func(path string) error // opens a file with the system's program
+	// onStartup, when set, hears Wails' context as the window starts,
+	// before the app's own start: the development build's gate finds
+	// Wails' server in it (main_dev.go).
+	onStartup func(context.Context)
 
 	mu      sync.Mutex
 	askSave func(name string) (string, error) // the save dialog; nil without the window
@@ -78,6 +82,9 @@ func (a *App) shutdown() {
 }
 
 func (a *App) startup(ctx context.Context) {
+	if a.onStartup != nil {
+		a.onStartup(ctx)
+	}
 	a.mu.Lock()
 	a.askSave = wailsSaveDialog(ctx)
 	a.window = wailsWindow{ctx}
@@ -99,9 +106,11 @@ func (a *App) callCtx(d time.Duration) (context.Context, context.CancelFunc) {
 //go:embed icon.png
 var windowIcon []byte
 
-// Run opens the window. assets holds the built frontend (frontend/dist).
-func Run(assets fs.FS, cfg Config) error {
+// Run opens the window. assets holds the built frontend (frontend/dist);
+// onStartup (nil: none) hears Wails' context first as the window starts.
+func Run(assets fs.FS, cfg Config, onStartup func(context.Context)) error {
 	a := New(cfg)
+	a.onStartup = onStartup
 	err := wails.Run(&options.App{
 		Title:            "Tandem",
 		Width:            1280,

@@ -182,7 +182,7 @@ type progress struct {
 }
 
 func (p *progress) print(e engine.Event) {
-	out := p.env.Stdout
+	out := termSafe{p.env.Stdout} // the model's words must not command the terminal
 	if p.json {
 		b, _ := json.Marshal(e)
 		fmt.Fprintln(out, string(b))

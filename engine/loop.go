@@ -100,7 +100,11 @@ type loopState struct {
 	hasInfo bool
 
 	history []model.Step
-	notes   []string
+	// stepCalls is the model call that decided each history step (by
+	// index; the person's steps have none): the record keeps a step's
+	// thought and reply once, in that call's plan entry.
+	stepCalls map[int]int
+	notes     []string
 
 	// The plan: done (this reply's executed actions), current, queue.
 	thought  string
@@ -185,7 +189,7 @@ func newLoopState(r *Run) *loopState {
 // newCore is a run's core in Idle, before anything happened.
 func newCore(env coreEnv, goal string) *loopState {
 	return &loopState{coreEnv: env, goal: goal, softLimit: -1, budget: env.settings.Budget,
-		loops: loopDetector{k: env.settings.LoopK}, histIdx: -1}
+		loops: loopDetector{k: env.settings.LoopK}, histIdx: -1, stepCalls: map[int]int{}}
 }
 
 // out appends effects for the runner.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"tandem/engine/action"
 	"tandem/engine/model"
@@ -102,13 +103,20 @@ func (l *loopState) setResult(result string) {
 	l.recordHistory()
 }
 
+// recordHistory records the current history step as it now is. A step the
+// model decided names its call, and leaves out the thought and the reply:
+// the call's plan entry holds them, once (restore puts them back).
 func (l *loopState) recordHistory() {
 	if l.histIdx < 0 || l.histIdx >= len(l.history) {
 		return
 	}
 	s := l.history[l.histIdx]
 	s.Actions = append([]action.Action(nil), s.Actions...)
-	l.record(Entry{Kind: recHistory, N: l.histIdx + 1, Step: &s})
+	call := l.stepCalls[l.histIdx]
+	if call > 0 {
+		s.Thought, s.Reply = "", ""
+	}
+	l.record(Entry{Kind: recHistory, N: l.histIdx + 1, Call: call, Step: &s})
 }
 
 func (l *loopState) recentHistory() []model.Step {
@@ -178,9 +186,26 @@ func pendingOf(a action.Action) []string {
 	return out
 }
 
+// restoreStep appends a recorded history step. A step the model decided
+// names its call; its thought and reply are in that call's plan entry
+// (records written before this carry them in the step itself).
+func (l *loopState) restoreStep(s model.Step, call int, said model.Step) {
+	if call > 0 {
+		if s.Thought == "" && s.Reply == "" {
+			s.Thought, s.Reply = said.Thought, said.Reply
+		}
+		l.stepCalls[len(l.history)] = call
+	}
+	l.history = append(l.history, s)
+}
+
+// cut bounds s to n bytes (never splitting a character), marking the cut.
 func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
@@ -188,7 +213,8 @@ func cut(s string, n int) string {
 // restore rebuilds a crashed run's progress from its record.
 func (l *loopState) restore(entries []Entry) {
 	var first, last time.Time
-	hist := map[int]model.Step{}
+	hist := map[int]Entry{}
+	said := map[int]model.Step{} // a call's thought and reply, from its plan entry
 	maxIdx := 0
 	for _, e := range entries {
 		if first.IsZero() {
@@ -205,11 +231,14 @@ func (l *loopState) restore(entries []Entry) {
 			if e.Usage != nil {
 				l.usage = l.usage.Add(*e.Usage)
 			}
+			if e.Error == "" {
+				said[e.Call] = model.Step{Thought: e.Thought, Reply: e.Raw}
+			}
 		case recAction:
 			l.steps = max(l.steps, e.N)
 		case recHistory:
 			if e.Step != nil {
-				hist[e.N] = *e.Step
+				hist[e.N] = e
 				maxIdx = max(maxIdx, e.N)
 			}
 		case recPerson:
@@ -220,8 +249,8 @@ func (l *loopState) restore(entries []Entry) {
 		}
 	}
 	for i := 1; i <= maxIdx; i++ {
-		if s, ok := hist[i]; ok {
-			l.history = append(l.history, s)
+		if e, ok := hist[i]; ok {
+			l.restoreStep(*e.Step, e.Call, said[e.Call])
 		}
 	}
 	l.histIdx = -1

@@ -312,8 +312,12 @@ func (l *loopState) planned(p *planResult) {
 	u := p.plan.Usage
 	l.callFrame, l.callUsage = p.file, &u
 	l.callSalvaged, l.callCached = p.plan.Salvaged, p.plan.Cached
-	l.record(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: cut(p.plan.Raw, maxRawBytes),
-		Thought: p.plan.Thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
+	// The thought and the reply, bounded (as the record bounds any text),
+	// are kept once in the record: in this line, not in the history's
+	// (recordHistory). The plan events carry the bounded thought too.
+	thought, raw := cut(p.plan.Thought, maxFieldBytes), cut(p.plan.Raw, maxRawBytes)
+	l.record(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: raw,
+		Thought: thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
 		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached})
 	l.emitUsage()
 	acts, err := l.accept(p.plan.Actions)
@@ -323,9 +327,10 @@ func (l *loopState) planned(p *planResult) {
 	}
 	l.parseRetried = false
 	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
-	l.thought = p.plan.Thought
-	l.history = append(l.history, model.Step{N: len(l.history) + 1, Thought: p.plan.Thought, Actions: append([]action.Action(nil), acts...),
-		Reply: p.plan.Raw, App: p.obs.App})
+	l.thought = thought
+	l.stepCalls[len(l.history)] = l.calls
+	l.history = append(l.history, model.Step{N: len(l.history) + 1, Thought: thought, Actions: append([]action.Action(nil), acts...),
+		Reply: raw, App: p.obs.App})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.doneActs, l.current, l.queue = nil, nil, acts

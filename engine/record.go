@@ -261,7 +261,11 @@ func (r *recorder) close() error {
 
 func (r *recorder) write() {
 	defer close(r.done)
-	var buf bytes.Buffer
+	var buf, line bytes.Buffer
+	// The record is not HTML: <, > and & are written as they are, not as
+	// six-byte escapes (a reply full of <point> tags would grow sixfold).
+	enc := json.NewEncoder(&line)
+	enc.SetEscapeHTML(false)
 	for it := range r.lines {
 		switch {
 		case it.flush != nil:
@@ -271,13 +275,13 @@ func (r *recorder) write() {
 			<-r.frames
 			r.account(int64(n), err)
 		default:
-			b, err := json.Marshal(it.e)
-			if err != nil {
+			line.Reset()
+			if err := enc.Encode(boundEntry(it.e)); err != nil { // one line, newline ended
 				r.account(0, err)
 				continue
 			}
-			b = append(b, '\n')
-			_, err = r.f.Write(b)
+			b := line.Bytes()
+			_, err := r.f.Write(b)
 			if err == nil {
 				err = r.f.Sync()
 			}
@@ -342,8 +346,14 @@ func shrink(img image.Image, long int) image.Image {
 	return out
 }
 
-// ErrNoRecord means the directory holds no readable run record.
+// ErrNoRecord means the directory holds no run record.
 var ErrNoRecord = errors.New("engine: no run record")
+
+// ErrDamagedRecord means the directory holds a run record whose start line
+// (the run's id, goal, device and settings) cannot be read: what else could
+// be read is returned with it, and Resume can continue from it once the
+// goal and the device are given again (record_repair.go).
+var ErrDamagedRecord = errors.New("engine: damaged run record")
 
 // ErrEnded means the recorded run already ended; there is nothing to resume.
 var ErrEnded = errors.New("engine: the recorded run has ended")
@@ -438,14 +448,26 @@ func readLine(br *bufio.Reader) ([]byte, int64, error) {
 // ReadRecord reads a run's record: the entries that could be read (a
 // damaged line is skipped, see ReadRecordAll) and the byte offset after
 // the last complete line, so a resumed run can cut a torn tail before
-// appending. A record without its start line is ErrNoRecord.
+// appending. A record without a complete line is ErrNoRecord; one whose
+// start line cannot be read is ErrDamagedRecord, returned with the entries
+// that could be.
 func ReadRecord(dir string) ([]Entry, int64, error) {
 	rr, err := ReadRecordAll(dir)
 	if err != nil {
 		return nil, 0, err
 	}
-	if !rr.Started() {
+	switch {
+	case rr.Started():
+		return rr.Entries, rr.Good, nil
+	case len(rr.Entries) == 0 && len(rr.Damaged) == 0:
+		// Nothing, or a first line cut short as it was written: the run
+		// died before its record began.
 		return nil, 0, fmt.Errorf("%w in %s", ErrNoRecord, dir)
 	}
-	return rr.Entries, rr.Good, nil
+	what := "is not the run's start"
+	if (len(rr.Damaged) > 0 && rr.Damaged[0] == 1) || len(rr.Entries) == 0 {
+		what = "cannot be read"
+	}
+	return rr.Entries, rr.Good, fmt.Errorf("%w in %s: its first line (the run's goal, device and settings) %s; %d other lines could be read",
+		ErrDamagedRecord, dir, what, len(rr.Entries))
 }

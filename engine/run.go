@@ -471,9 +471,10 @@ type secureFrame struct{ *image.Gray }
 // Resume reopens the run recorded in dir (DataDir/<ID>) after a crash and
 // returns it in Idle: Start continues from the recorded history. cfg gives
 // the device, planner and emitter; its goal and settings, when empty, are
-// taken from the record.
+// taken from the record. A record whose start line is damaged resumes from
+// what could be read when cfg gives the goal and the device.
 func Resume(dir string, cfg Config) (*Run, error) {
-	entries, good, err := ReadRecord(dir)
+	entries, good, err := readForResume(dir, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,13 @@ func cmdScreencap(p *Phone, c *shell.IO, args []string) int {
 		binary.LittleEndian.PutUint32(data[12:], 1) // dataspace sRGB
 		data = append(data, img.Pix...)
 	}
+	if w, h, lie := p.faultsNow().claimedScreen(); lie {
+		if asPNG {
+			data = claimPNG(data, w, h)
+		} else {
+			data = claimRaw(data, w, h)
+		}
+	}
 	if file != "" {
 		if err := p.fs.write(file, data, 0o660, false); err != nil {
 			fmt.Fprintf(c.Err, "Error opening file: %s (%s).\n", file, errText(err))

@@ -40,7 +40,11 @@ func cmdWm(p *Phone, c *shell.IO, args []string) int {
 	switch {
 	case args[0] == "size" && (len(args) == 1 || args[1] == "reset"):
 		if len(args) == 1 {
-			fmt.Fprintf(c.Out, "Physical size: %dx%d\n", p.opts.Width, p.opts.Height)
+			w, h := p.opts.Width, p.opts.Height
+			if cw, ch, lie := p.faultsNow().claimedScreen(); lie {
+				w, h = cw, ch
+			}
+			fmt.Fprintf(c.Out, "Physical size: %dx%d\n", w, h)
 		}
 		return 0
 	case args[0] == "density" && (len(args) == 1 || args[1] == "reset"):

@@ -30,7 +30,7 @@
 // Keyboard broadcasts only type while it is the current input method,
 // exec: arguments arrive single-quoted, unknown commands exit 127. Failure
 // switches (latency, idle-state errors, MIUI's INJECT_EVENTS refusal, secure
-// black screens, a connection dropped mid-screenshot, going offline) let
-// tests drive every error path of the driver; State and Events expose what
-// the phone saw.
+// black screens, a connection dropped mid-screenshot, going offline, a
+// screen size it lies about) let tests drive every error path of the
+// driver; State and Events expose what the phone saw.
 package vphone

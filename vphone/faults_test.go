@@ -3,6 +3,7 @@ package vphone_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/png"
@@ -286,5 +287,39 @@ func TestGameHasEmptyTree(t *testing.T) {
 	p.Swipe(540, 2000, 540, 1500)
 	if p.State().ListScroll != 500 {
 		t.Fatalf("scroll %d", p.State().ListScroll)
+	}
+}
+
+// A phone that lies about its screen says so everywhere a driver reads
+// it, with well-formed headers and the real pixels behind them.
+func TestClaimedScreen(t *testing.T) {
+	t.Parallel()
+	p, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	real, err := p.ScreenshotPNG()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetClaimedScreen(100000, 100000)
+	if got := env.Shell(t, "wm size"); got != "Physical size: 100000x100000\n" {
+		t.Fatalf("wm size: %q", got)
+	}
+	out, _, _ := env.Run(t, "exec-out", "screencap", "-p")
+	cfg, err := png.DecodeConfig(strings.NewReader(out))
+	if err != nil || cfg.Width != 100000 || cfg.Height != 100000 {
+		t.Fatalf("png header %dx%d, %v", cfg.Width, cfg.Height, err)
+	}
+	if out[33:] != string(real[33:]) {
+		t.Fatal("the PNG's data after its header changed")
+	}
+	raw, _, _ := env.Run(t, "exec-out", "screencap")
+	if w, h := binary.LittleEndian.Uint32([]byte(raw)), binary.LittleEndian.Uint32([]byte(raw[4:])); w != 100000 || h != 100000 {
+		t.Fatalf("raw header %dx%d", w, h)
+	}
+	if len(raw) != 16+360*800*4 {
+		t.Fatalf("raw frame of %d bytes: the real pixels should follow", len(raw))
+	}
+	p.SetClaimedScreen(0, 0)
+	if got := env.Shell(t, "wm size"); got != "Physical size: 360x800\n" {
+		t.Fatalf("after the lie: %q", got)
 	}
 }

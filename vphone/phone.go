@@ -166,6 +166,7 @@ type faults struct {
 	injectDenied  bool
 	secure        bool
 	dropScreencap bool
+	claimed       [2]int // the screen size the phone lies about (faults_screen.go); zero: none
 }
 
 // Phone is one virtual Android phone.

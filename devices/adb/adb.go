@@ -252,6 +252,9 @@ func (d *Device) Info(ctx context.Context) (device.Info, error) {
 		return device.Info{}, err
 	}
 	info, err := parseInfo(string(res.Stdout))
+	if errors.Is(err, ErrScreenTooLarge) {
+		return device.Info{}, d.refuse("reports a screen of", err)
+	}
 	if err != nil {
 		return device.Info{}, err
 	}
@@ -330,6 +333,9 @@ func parseInfo(out string) (device.Info, error) {
 	}
 	if info.Screen.W == 0 {
 		return device.Info{}, fmt.Errorf("adb: `wm size` gave no size: %q", strings.TrimSpace(out))
+	}
+	if !screenFits(int64(info.Screen.W), int64(info.Screen.H)) {
+		return device.Info{}, tooLarge(int64(info.Screen.W), int64(info.Screen.H))
 	}
 	if info.Rotation == 90 || info.Rotation == 270 {
 		info.Screen.W, info.Screen.H = info.Screen.H, info.Screen.W

@@ -18,7 +18,9 @@ import (
 	"tandem/engine/device"
 )
 
-// maxScreenshot bounds a PNG screenshot (a 1440x3200 PNG is ~3-6 MB).
+// maxScreenshot bounds a PNG screenshot (a 1440x3200 PNG is ~3-6 MB), and
+// raw output that is not a frame; a raw frame is bounded by its screen's
+// (bounds.go).
 const maxScreenshot = 64 << 20
 
 var (
@@ -66,6 +68,8 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 		return nil, d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w", err))
 	case errors.Is(err, errNoImage):
 		return nil, d.noImage(ctx, raw)
+	case errors.Is(err, ErrScreenTooLarge):
+		return nil, d.refuse("sent a raw screenshot of", err)
 	case err != nil:
 		return nil, err
 	}
@@ -75,10 +79,12 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 	return img, nil
 }
 
-// readRaw reads screencap's raw output up to limit bytes. The header says
-// how large the frame is, so the buffer is allocated once at its final
-// size rather than regrown (and recopied) from 512 bytes to 10 MB and more
-// on every capture; output that is not a frame is read as it comes.
+// readRaw reads screencap's raw output. The header says how large the
+// frame is, so the buffer is allocated once at its final size rather than
+// regrown (and recopied) from 512 bytes to 10 MB and more on every
+// capture, but only for a size a screen can have (screenFits): output that
+// is not such a frame is read as it comes, up to limit bytes, and
+// decodeRaw tells what it is.
 func readRaw(r io.Reader, limit int64) ([]byte, error) {
 	head := make([]byte, 12)
 	n, err := io.ReadFull(r, head)
@@ -90,7 +96,7 @@ func readRaw(r io.Reader, limit int64) ([]byte, error) {
 	}
 	w, h := binary.LittleEndian.Uint32(head), binary.LittleEndian.Uint32(head[4:])
 	size := int64(16) + int64(w)*int64(h)*4
-	if w == 0 || h == 0 || w > 16384 || h > 16384 || size > limit {
+	if !screenFits(int64(w), int64(h)) {
 		rest, err := io.ReadAll(io.LimitReader(r, limit-12))
 		return append(head, rest...), err
 	}
@@ -106,7 +112,7 @@ func readRaw(r io.Reader, limit int64) ([]byte, error) {
 	// Anything after a full frame is not a frame this driver knows.
 	var one [1]byte
 	if m, _ := r.Read(one[:]); m > 0 {
-		rest, err := io.ReadAll(io.LimitReader(r, limit-size-1))
+		rest, err := io.ReadAll(io.LimitReader(r, max(limit-size-1, 0)))
 		return append(append(buf, one[0]), rest...), err
 	}
 	return buf, nil
@@ -117,7 +123,9 @@ var errNoImage = errors.New("no frame in the output")
 
 // decodeRaw reads `screencap`'s raw output: little-endian width, height and
 // pixel format, then (since Android 9) a dataspace word, then the pixels.
-// The header size is told apart by the total length.
+// The header size is told apart by the total length. A header larger than
+// any screen is ErrScreenTooLarge, unless the output is words (whose first
+// bytes read as a huge size).
 func decodeRaw(raw []byte) (*image.RGBA, error) {
 	if len(raw) < 12 {
 		if len(raw) == 0 || utf8.Valid(raw) {
@@ -126,11 +134,14 @@ func decodeRaw(raw []byte) (*image.RGBA, error) {
 		return nil, fmt.Errorf("%w (%d bytes)", errStreamBroken, len(raw))
 	}
 	w, h, format := binary.LittleEndian.Uint32(raw), binary.LittleEndian.Uint32(raw[4:]), binary.LittleEndian.Uint32(raw[8:])
-	if w == 0 || h == 0 || w > 16384 || h > 16384 {
-		if utf8.Valid(raw) {
+	if !screenFits(int64(w), int64(h)) {
+		switch {
+		case utf8.Valid(raw):
 			return nil, errNoImage
+		case w == 0 || h == 0:
+			return nil, fmt.Errorf("%w: %dx%d", errRawFormat, w, h)
 		}
-		return nil, fmt.Errorf("%w: %dx%d", errRawFormat, w, h)
+		return nil, tooLarge(int64(w), int64(h))
 	}
 	size := int(w) * int(h) * 4
 	var pix []byte
@@ -175,6 +186,9 @@ func (d *Device) screenshotPNG(ctx context.Context) (image.Image, error) {
 	// without spending time decoding half a picture.
 	if !bytes.HasSuffix(bytes.TrimRight(raw, "\r\n"), pngEnd) {
 		return nil, d.srv.classify(ctx, d.serial, fmt.Errorf("screencap: %w (%d bytes, no PNG end)", errStreamBroken, len(raw)))
+	}
+	if err := checkPNG(raw[start:]); err != nil {
+		return nil, d.refuse("sent a PNG screenshot of", err)
 	}
 	img, err := png.Decode(bytes.NewReader(raw[start:]))
 	if err != nil {

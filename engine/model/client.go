@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -145,6 +146,13 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 	if stream && !c.cfg.NoStreamUsage {
 		req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
 	}
+	// The key is masked in the reply before anything of it leaves the
+	// client: a model may repeat it in a reply that succeeds, and the
+	// reply goes to the UI, the terminal and the record.
+	masked := newMaskedDeltas(c.cfg.APIKey, onDelta)
+	if masked != nil {
+		onDelta = masked.write
+	}
 	if fn, ok := ctx.Value(waitKey{}).(func(Waiting)); ok {
 		var stop func()
 		onDelta, stop = c.waitNotices(fn, onDelta)
@@ -158,6 +166,7 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 		start := time.Now()
 		var res Result
 		var err error
+		masked.reset()
 		if stream {
 			res, err = c.stream(actx, req, onDelta, done)
 		} else {
@@ -165,10 +174,12 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 		}
 		cancel()
 		if err == nil {
+			masked.end()
 			res.Latency = time.Since(start)
 			res.RequestBytes = info.requestBytes
 			res.Attempts = attempt + 1
 			c.account(&res, req)
+			res.Reply = c.redactReply(res.Reply)
 			return res, nil
 		}
 		if ctx.Err() != nil {
@@ -486,6 +497,17 @@ func (c *Client) classify(err error, info *attemptInfo) (error, bool) {
 }
 
 func (c *Client) redact(s string) string { return Redact(s, c.cfg.APIKey) }
+
+// redactReply masks the key in everything a reply says.
+func (c *Client) redactReply(r Reply) Reply {
+	r.Content, r.Reasoning = c.redact(r.Content), c.redact(r.Reasoning)
+	r.ToolCalls = slices.Clone(r.ToolCalls)
+	for i := range r.ToolCalls {
+		tc := &r.ToolCalls[i]
+		tc.ID, tc.Name, tc.Arguments = c.redact(tc.ID), c.redact(tc.Name), c.redact(tc.Arguments)
+	}
+	return r
+}
 
 // redactErr redacts the words of the client's own typed failures.
 func (c *Client) redactErr(err error) error {

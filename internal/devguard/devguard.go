@@ -11,10 +11,12 @@
 //   - refuses a Host that is not this address (DNS rebinding) and an
 //     Origin that is not this address (cross-site fetches and WebSockets).
 //
-// Wails itself listens on a second, random 127.0.0.1 port that only the
-// gate is told about. That port is still reachable from this machine (Wails
-// has no hook to close it); it is random per launch and never printed.
-// The packaged app has no HTTP server and is not affected.
+// The gate is the only listener: Wails' own dev server is not started on a
+// port of its own (a second port would answer any page, token or not: a
+// page on another site found one by scanning 1000 ports in 31 s). The gate
+// hands the requests it lets through to Wails' server in the same process
+// (WailsServer, wails.go). The packaged app has no HTTP server and is not
+// affected.
 package devguard
 
 import (
@@ -24,10 +26,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Cookie is the name of the cookie that carries the token after the first
@@ -47,21 +49,22 @@ func NewToken() (string, error) {
 type Gate struct {
 	token string
 	port  int
-	next  http.Handler
+	next  atomic.Pointer[http.Handler]
 }
 
 // New returns a gate for a server reached at 127.0.0.1:port (or
-// localhost:port) that passes allowed requests to next.
+// localhost:port) that passes allowed requests to next; with next nil,
+// to the handler Attach gives it later (until then they wait: 503).
 func New(token string, port int, next http.Handler) *Gate {
-	return &Gate{token: token, port: port, next: next}
+	g := &Gate{token: token, port: port}
+	if next != nil {
+		g.Attach(next)
+	}
+	return g
 }
 
-// Proxy returns a gate that forwards to the server at target
-// (http://127.0.0.1:N), WebSockets included.
-func Proxy(token string, port int, target *url.URL) *Gate {
-	rp := httputil.NewSingleHostReverseProxy(target)
-	return New(token, port, rp)
-}
+// Attach sets the handler allowed requests go to.
+func (g *Gate) Attach(next http.Handler) { g.next.Store(&next) }
 
 func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !g.hostOK(r.Host) {
@@ -81,8 +84,13 @@ func (g *Gate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "devguard: missing or wrong token (open the URL the dev binary printed)", http.StatusUnauthorized)
 		return
 	}
+	next := g.next.Load()
+	if next == nil {
+		http.Error(w, "devguard: the app is still starting", http.StatusServiceUnavailable)
+		return
+	}
 	r.Header.Del("Cookie") // the backend has no use for the token
-	g.next.ServeHTTP(w, r)
+	(*next).ServeHTTP(w, r)
 }
 
 func (g *Gate) same(s string) bool {

@@ -1,11 +1,11 @@
 package devguard
 
 import (
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,18 +14,16 @@ import (
 // TestGate: what a page on another site, a DNS-rebound name or a request
 // without the token gets, against the app's own page.
 func TestGate(t *testing.T) {
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	backend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Cookie") != "" {
 			t.Error("the token cookie reached the backend")
 		}
 		io.WriteString(w, "bindings")
-	}))
-	defer backend.Close()
-	target, _ := url.Parse(backend.URL)
+	})
 	const token = "0123456789abcdef"
 	gate := httptest.NewUnstartedServer(nil)
 	port := gate.Listener.Addr().(*net.TCPAddr).Port
-	gate.Config.Handler = Proxy(token, port, target)
+	gate.Config.Handler = New(token, port, backend)
 	gate.Start()
 	defer gate.Close()
 	base := "http://127.0.0.1:" + strconv.Itoa(port)
@@ -92,6 +90,64 @@ func TestLoopback(t *testing.T) {
 	for _, bad := range []string{"", "127.0.0.1", "h:0", "h:x"} {
 		if _, _, err := Loopback(bad); err == nil {
 			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// A gate whose server is not attached yet refuses what it always refuses,
+// and tells the app's own page to wait; then it serves.
+func TestGateBeforeTheServer(t *testing.T) {
+	const token = "0123456789abcdef"
+	g := New(token, 8080, nil)
+	get := func(origin string) int {
+		req := httptest.NewRequest("GET", "http://127.0.0.1:8080/?token="+token, nil)
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		w := httptest.NewRecorder()
+		g.ServeHTTP(w, req)
+		return w.Code
+	}
+	if c := get("https://evil.example"); c != http.StatusForbidden {
+		t.Fatalf("another site before the server: %d", c)
+	}
+	if c := get(""); c != http.StatusServiceUnavailable {
+		t.Fatalf("the app's page before the server: %d", c)
+	}
+	g.Attach(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	if c := get(""); c != http.StatusOK {
+		t.Fatalf("the app's page once attached: %d", c)
+	}
+}
+
+// fakeEcho and fakeDevServer are shaped as Wails v2.11.0's echo server and
+// its DevWebServer, which holds it unexported.
+type fakeEcho struct{ hits int }
+
+func (e *fakeEcho) ServeHTTP(http.ResponseWriter, *http.Request) { e.hits++ }
+
+type fakeDevServer struct {
+	other  int
+	server *fakeEcho
+}
+
+// WailsServer finds the server where Wails keeps it, and says so when it
+// is not there.
+func TestWailsServer(t *testing.T) {
+	e := &fakeEcho{}
+	ctx := context.WithValue(context.Background(), "frontend", &fakeDevServer{server: e}) //nolint:staticcheck // Wails' own string key
+	h, err := WailsServer(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/", nil))
+	if e.hits != 1 {
+		t.Fatal("the handler found is not the server")
+	}
+	for _, v := range []any{nil, "x", &struct{ other int }{}, &fakeDevServer{}} {
+		ctx := context.WithValue(context.Background(), "frontend", v) //nolint:staticcheck // Wails' own string key
+		if _, err := WailsServer(ctx); err == nil {
+			t.Errorf("%T: found a server", v)
 		}
 	}
 }
