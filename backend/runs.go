@@ -63,15 +63,26 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 
 // Resume continues the interrupted run id from its record, on the device
 // and with the goal and settings the record names.
-func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner) (engine.Snapshot, error) {
+//
+// A record whose first line is damaged resumes once given names its
+// device and goal again (engine.Resume repairs it); otherwise they come
+// from the record.
+func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner, given Given) (engine.Snapshot, error) {
 	dir := filepath.Join(r.dataDir, filepath.Base(id))
 	entries, _, err := engine.ReadRecord(dir)
-	if err != nil {
+	deviceID := given.Device
+	switch {
+	case errors.Is(err, engine.ErrDamagedRecord) && (given.Device == "" || given.Goal == ""):
+		return engine.Snapshot{}, fmt.Errorf("%w; it can be resumed from what could be read once its goal and its device are given again", err)
+	case errors.Is(err, engine.ErrDamagedRecord):
+	case err != nil:
 		return engine.Snapshot{}, err
+	case deviceID == "":
+		deviceID = entries[0].Device
 	}
-	deviceID := entries[0].Device
 	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
 		return engine.Resume(dir, engine.Config{
+			Goal:        given.Goal,
 			Device:      dev,
 			DeviceID:    deviceID,
 			Planner:     planner,
@@ -80,6 +91,10 @@ func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner) (en
 		})
 	})
 }
+
+// Given is what a door gives again to resume a run whose record lost its
+// first line: the device and the goal ("": the record's).
+type Given struct{ Device, Goal string }
 
 // publish sends every screen the run takes of device id to its mirror,
 // so the person sees every frame the agent sees.

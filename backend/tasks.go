@@ -35,9 +35,10 @@ func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (e
 }
 
 // Resume continues run id from its record with s's planner (the record's
-// settings hold).
-func (b *Backend) Resume(ctx context.Context, id string, s Setup) (engine.Snapshot, error) {
-	return b.runs.Resume(ctx, id, s.Planner)
+// settings hold); given names the device and goal again for a record
+// whose first line is damaged.
+func (b *Backend) Resume(ctx context.Context, id string, s Setup, given Given) (engine.Snapshot, error) {
+	return b.runs.Resume(ctx, id, s.Planner, given)
 }
 
 // ResumeRun continues an interrupted run from its record on its device,
@@ -47,7 +48,7 @@ func (b *Backend) ResumeRun(ctx context.Context, id string) (engine.Snapshot, er
 	if err != nil {
 		return engine.Snapshot{}, err
 	}
-	return b.Resume(ctx, id, s)
+	return b.Resume(ctx, id, s, Given{})
 }
 
 // Run is a live or just-ended run of this backend, for the person's

@@ -53,7 +53,7 @@ func runRun(ctx context.Context, env Env) int {
 	}
 	var snap engine.Snapshot
 	if o.resume != "" {
-		snap, err = b.Resume(ctx, o.resume, setup)
+		snap, err = b.Resume(ctx, o.resume, setup, backend.Given{Device: o.dev, Goal: o.goal})
 	} else {
 		snap, err = b.Launch(ctx, o.dev, o.goal, setup)
 	}

@@ -165,7 +165,11 @@ func describe(s backend.Setup) string {
 		from = "the command line's model"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "model: %s — %s at %s (%s replies)\n", from, p.Model, p.BaseURL, p.Dialect)
+	name := p.Model
+	if name == "" {
+		name = "the server's model"
+	}
+	fmt.Fprintf(&b, "model: %s — %s at %s (%s replies)\n", from, name, p.BaseURL, p.Dialect)
 	pol := s.Settings.Policy
 	switch {
 	case pol.Off:
