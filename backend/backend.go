@@ -110,6 +110,7 @@ type Backend struct {
 	restored    []adb.Restored // phones whose keyboard the start-up gave back
 	mirrorSrv   *mirror.Server
 	gestures    liveGestures // live touches, put back together for the run
+	agents      agentDevices // devices opened for another agent's calls (agent.go)
 	// cache is the action cache runs share when their profile enables it.
 	cache *observe.ActionCache[model.Plan]
 }
@@ -188,6 +189,7 @@ func (b *Backend) Shutdown() {
 	defer cancel()
 	b.runs.StopAll(ctx)
 	b.desks.stopAll()
+	b.closeAgentDevices()
 	b.virtual.Close()
 	b.mu.Lock()
 	if b.stop != nil {

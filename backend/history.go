@@ -32,6 +32,9 @@ type RunSummary struct {
 	// NoStart: the record's first line (the goal, the settings) is among
 	// the damaged ones, so the goal is unknown and the run cannot resume.
 	NoStart bool `json:"no_start,omitempty"`
+	// StartedBy names who started the run when it was not the person at
+	// a door of theirs (an MCP client: "mcp:<its name>").
+	StartedBy string `json:"started_by,omitempty"`
 	// FirstGoal is the goal the run started with, when the person edited
 	// it since (Goal is then the edited one).
 	FirstGoal string `json:"first_goal,omitempty"`
@@ -103,7 +106,7 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 	for _, e := range entries {
 		switch e.Kind {
 		case engine.EntryStart:
-			s.Goal, s.Device, s.Started = e.Goal, e.Device, e.T
+			s.Goal, s.Device, s.Started, s.StartedBy = e.Goal, e.Device, e.T, e.Via
 		case engine.EntryPerson:
 			if e.Command == "edit_goal" && e.Text != "" && e.Text != s.Goal {
 				if s.FirstGoal == "" {

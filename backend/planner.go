@@ -32,8 +32,12 @@ type RunChoice struct {
 	Edit func(*Profile)
 	// Key replaces the profile's stored API key when not empty.
 	Key string
-	// MaxSteps replaces the settings' step budget when above 0.
-	MaxSteps int
+	// MaxSteps and MaxMinutes replace the settings' step and time budgets
+	// when above 0.
+	MaxSteps, MaxMinutes int
+	// StartedBy names who started the run when it was not the person at
+	// the door (an MCP client: "mcp:<its name>"), for the record.
+	StartedBy string
 	// VerbatimSteps is how many recent steps the model sees in full (0:
 	// the planner's default).
 	VerbatimSteps int
@@ -47,6 +51,8 @@ type Setup struct {
 	Profile  Profile
 	// Saved says whether Profile is one of the person's saved profiles.
 	Saved bool
+	// StartedBy is the choice's StartedBy, for the record.
+	StartedBy string
 }
 
 // EngineSettings turns the person's settings into a run's settings.
@@ -105,9 +111,12 @@ func (b *Backend) RunSetup(c RunChoice) (Setup, error) {
 	if c.MaxSteps > 0 {
 		es.Budget.Steps = c.MaxSteps
 	}
+	if c.MaxMinutes > 0 {
+		es.Budget.WallTime = time.Duration(c.MaxMinutes) * time.Minute
+	}
 	opts := b.plannerOptions(p)
 	opts.VerbatimSteps = c.VerbatimSteps
-	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved}, nil
+	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved, StartedBy: c.StartedBy}, nil
 }
 
 // errNoModel says no model is set up yet, and where to set one up.

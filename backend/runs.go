@@ -45,7 +45,7 @@ var ErrDeviceBusy = errors.New("a task is already running on this device: stop i
 var ErrNoRun = errors.New("that task is no longer running")
 
 // Start opens the device and starts a run on it.
-func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.Planner, set engine.Settings) (engine.Snapshot, error) {
+func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.Planner, set engine.Settings, startedBy string) (engine.Snapshot, error) {
 	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
 		set.UITree = dev.Capabilities().UITree
 		return engine.New(engine.Config{
@@ -57,6 +57,7 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 			Settings:    set,
 			PersonInput: r.personInput(deviceID, dev),
 			OnScreen:    r.publish(deviceID),
+			StartedBy:   startedBy,
 		})
 	})
 }

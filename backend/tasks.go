@@ -31,7 +31,7 @@ func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (e
 	if goal == "" {
 		return engine.Snapshot{}, ErrNoGoal
 	}
-	return b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings)
+	return b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings, s.StartedBy)
 }
 
 // Resume continues run id from its record with s's planner (the record's

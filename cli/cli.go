@@ -39,6 +39,7 @@ func commands() []command {
 	return []command{
 		{"version", "print the version and commit", runVersion},
 		{"run", "run one task on a phone headless, with live progress", runRun},
+		{"mcp", "serve Tandem to an MCP client over stdio (the person stays in the loop)", runMCP},
 		{"devices", "list phones (adb) and displays [--json]", runDevices},
 		{"parse", "parse one raw model reply into canonical actions", runParse},
 		{"compress", "compress a uiautomator dump to the compact UI state", runCompress},

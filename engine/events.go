@@ -157,6 +157,9 @@ type TodoItem struct {
 type Element struct {
 	Label  string `json:"label"`
 	Bounds Region `json:"bounds"`
+	// Shown is what a person reads on it (its text and description, not
+	// its resource id, which Label includes for the policy's words).
+	Shown string `json:"shown,omitempty"`
 }
 
 // PlanEvent is the current plan as a todo list.
@@ -208,6 +211,9 @@ type Request struct {
 	Message string         `json:"message"`          // in English, for the record and the terminal
 	Action  *action.Action `json:"action,omitempty"` // the action to confirm, that failed or repeats
 	Why     *Why           `json:"why,omitempty"`    // the rule behind a confirmation
+	// Label is what the screen calls the element the action aims at
+	// ("Pay ¥99"), when its UI tree says, so the person reads what, not where.
+	Label string `json:"label,omitempty"`
 	Cause   *Cause         `json:"cause,omitempty"`  // the case behind any other request
 	// Frame is the recorded screen the request is about (the newest the
 	// model saw), so the person decides on what the agent saw.

@@ -22,7 +22,8 @@ type message struct {
 	region  *Region
 	actions []action.Action
 	act     action.Action
-	done    bool // the input already happened on the device (InputDone)
+	done    bool   // the input already happened on the device (InputDone)
+	via     string // who gave the command, when not the person at the door (Via)
 
 	// work results
 	gen     uint64
@@ -82,6 +83,8 @@ type loopState struct {
 	coreEnv
 	fx    []effect
 	state State
+	// via is who gave the command being handled (message.via).
+	via string
 	// callFrame is the recorded screen of the newest model call, callUsage
 	// what that call cost until a step has shown it.
 	callFrame string
@@ -195,7 +198,12 @@ func newCore(env coreEnv, goal string) *loopState {
 // out appends effects for the runner.
 func (l *loopState) out(fx ...effect) { l.fx = append(l.fx, fx...) }
 
-func (l *loopState) record(e Entry) { l.out(fxRecord{e}) }
+func (l *loopState) record(e Entry) {
+	if e.Kind == recPerson && e.Via == "" {
+		e.Via = l.via
+	}
+	l.out(fxRecord{e})
+}
 
 func (l *loopState) emit(e Event) { l.out(fxEmit{e}) }
 
@@ -270,6 +278,7 @@ func (l *loopState) deferred(m message) bool {
 
 func (l *loopState) handle(m message) error {
 	if m.on.IsCommand() {
+		l.via = m.via
 		if l.state.Terminal() {
 			return ErrFinished
 		}

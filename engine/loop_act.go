@@ -72,7 +72,11 @@ func (l *loopState) next() {
 		return
 	}
 	if why := l.sensitive(a); why.By != "" {
-		l.ask(Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why})
+		req := Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why}
+		if l.currentEl != nil {
+			req.Label = l.currentEl.Shown
+		}
+		l.ask(req)
 		return
 	}
 	l.execute()

@@ -148,9 +148,10 @@ func elementAt(tree []byte, x, y int) (Element, bool) {
 		if x < l || x >= r || y < t || y >= b {
 			continue
 		}
-		label := strings.Join(strings.Fields(attr(attrs, "text")+" "+attr(attrs, "content-desc")+" "+attr(attrs, "resource-id")), " ")
+		shown := strings.Join(strings.Fields(attr(attrs, "text")+" "+attr(attrs, "content-desc")), " ")
+		label := strings.Join(strings.Fields(shown+" "+attr(attrs, "resource-id")), " ")
 		if area := (r - l) * (b - t); label != "" && (bestArea < 0 || area < bestArea) {
-			best, bestArea = Element{Label: label, Bounds: Region{X1: l, Y1: t, X2: r, Y2: b}}, area
+			best, bestArea = Element{Label: label, Shown: shown, Bounds: Region{X1: l, Y1: t, X2: r, Y2: b}}, area
 		}
 	}
 	return best, bestArea >= 0

@@ -82,6 +82,12 @@ type Entry struct {
 	Settings *Settings `json:"settings,omitempty"`
 	Device   string    `json:"device,omitempty"`
 
+	// Via names who started the run (start) or gave the person's command
+	// (person), when it was not the person at the door the run came in by:
+	// "mcp:<client>" started it, "the person, asked through <client>"
+	// answered (Config.StartedBy, Via).
+	Via string `json:"via,omitempty"`
+
 	// state
 	State  *State `json:"state,omitempty"`
 	Reason string `json:"reason,omitempty"`

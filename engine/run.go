@@ -147,7 +147,17 @@ type Config struct {
 	// wrapping Device, which would hide the device's optional abilities
 	// (its UI tree, its foreground app) from the run.
 	OnScreen func(img image.Image, at time.Time)
+	// StartedBy names who started the run when it was not the person at
+	// the door (an MCP client: "mcp:<its name>"); the record keeps it.
+	StartedBy string
 }
+
+type viaKey struct{}
+
+// Via is ctx for a command of the person's given through someone (an MCP
+// client asking its human: "the person, asked through <client>"); the
+// record names who gave each command.
+func Via(ctx context.Context, who string) context.Context { return context.WithValue(ctx, viaKey{}, who) }
 
 // Region is a rectangle the person marked on the screen, in device pixels.
 type Region struct {
@@ -216,7 +226,7 @@ func New(cfg Config) (*Run, error) {
 		r.rec = rec
 		r.rec.onPerson = r.hub.personEntry
 		s := r.settings
-		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID})
+		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID, Via: cfg.StartedBy})
 	}
 	r.launch()
 	return r, nil
@@ -386,6 +396,7 @@ func (r *Run) EditPending(ctx context.Context, actions []action.Action) error {
 // blocks on a finished run.
 func (r *Run) command(ctx context.Context, m message) error {
 	m.reply = make(chan error, 1)
+	m.via, _ = ctx.Value(viaKey{}).(string)
 	select {
 	case r.msgs <- m:
 	case <-r.finished:

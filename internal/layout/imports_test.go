@@ -54,8 +54,10 @@ var rooms = map[string][]string{
 	// engine's and the mirror's types, never a driver, the registry, the
 	// model client or the feed; and never each other
 	"tandem/app": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/mirror", "tandem/internal/"},
+	// the MCP door: the backend and the types it reports
+	"tandem/mcpserver": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/internal/"},
 	// the command line's own tools (parse, compress, vphone) use their rooms
-	"tandem/cli": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/engine/device", "tandem/engine/model",
+	"tandem/cli": {"tandem/backend", "tandem/mcpserver", "tandem/engine", "tandem/engine/action", "tandem/engine/device", "tandem/engine/model",
 		"tandem/engine/model/dialect", "tandem/engine/observe", "tandem/vphone", "tandem/internal/"},
 	// packaging helpers
 	"tandem/scripts/": {"tandem/internal/"},

@@ -73,6 +73,7 @@ export interface Cause {
 export interface Element {
   label: string
   bounds: Region
+  shown?: string
 }
 
 /** engine.Budget */
@@ -278,6 +279,7 @@ export interface Request {
   message: string
   action?: Action
   why?: Why
+  label?: string
   cause?: Cause
   frame?: string
 }
@@ -331,6 +333,7 @@ export interface RunSummary {
   steps: number
   damaged?: number
   no_start?: boolean
+  started_by?: string
   first_goal?: string
 }
 

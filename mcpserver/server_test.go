@@ -1,0 +1,344 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sashabaranov/go-openai"
+
+	"tandem/backend"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
+)
+
+// rig is a backend over a private adb server with one virtual phone, its
+// model profile pointing at a scripted model, and an MCP client talking
+// to Tandem's server in memory.
+type rig struct {
+	b     *backend.Backend
+	phone *vphone.Phone
+	env   vphonetest.Env
+}
+
+func newRig(t *testing.T, opts ...vphone.Option) *rig {
+	t.Helper()
+	phone, env := vphonetest.Start(t, append([]vphone.Option{vphone.WithSize(360, 800)}, opts...)...)
+	b := backend.New(backend.Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:" + strconv.Itoa(env.Port)})
+	t.Cleanup(b.Shutdown)
+	return &rig{b: b, phone: phone, env: env}
+}
+
+// model saves a profile for srv and makes it the person's model.
+func (r *rig) model(t *testing.T, srv *modeltest.Server) {
+	t.Helper()
+	p, err := r.b.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-mcp-0000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := r.b.GetSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loaded.Settings
+	s.ActiveProfile = p.ID
+	if _, err := r.b.SaveSettings(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// client connects an MCP client (with opts) to Tandem's server over b.
+func (r *rig) client(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := New(r.b, Options{}).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts).Connect(ctx, ct,
+		&mcp.ClientSessionOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(name, args string) openai.ToolCall {
+	return openai.ToolCall{ID: "c-" + name, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
+}
+
+// at is the centre of the element id (or text) in the tools dialect's
+// 0-1000 grid.
+func at(t *testing.T, p *vphone.Phone, id string) string {
+	t.Helper()
+	b, ok := p.Bounds(id)
+	if !ok {
+		b, ok = p.BoundsOfText(id)
+	}
+	if !ok {
+		t.Fatalf("no %q on the phone", id)
+	}
+	w, h := p.Size()
+	c := b.Min.Add(b.Max).Div(2)
+	return fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/w, c.Y*1000/h)
+}
+
+// runOut reads a tool's structured result.
+func runOut(t *testing.T, res *mcp.CallToolResult) RunOut {
+	t.Helper()
+	if res.IsError {
+		t.Fatalf("tool error: %+v", res.Content)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o RunOut
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func taps(p *vphone.Phone) int {
+	n := 0
+	for _, e := range p.Events() {
+		if e.Kind == "tap" {
+			n++
+		}
+	}
+	return n
+}
+
+// run_task runs Tandem's own agent to Done and reports each step once as
+// progress; the record names the client that started it.
+func TestRunTaskReportsEveryStep(t *testing.T) {
+	r := newRig(t)
+	if err := r.phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	plus := at(t, r.phone, "+1")
+	r.model(t, modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		if r.phone.State().Counter < 2 {
+			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", plus)}}
+		}
+		return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 2.","success":true}`)}}
+	}))
+	var mu sync.Mutex
+	var progress []string
+	cs := r.client(t, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+		mu.Lock()
+		progress = append(progress, req.Params.Message)
+		mu.Unlock()
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	params := &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"device": r.env.Serial, "goal": "Make the counter show 2"}}
+	params.SetProgressToken("p1")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := runOut(t, res)
+	if o.State != "Done" || !o.Success || o.Steps != 2 || r.phone.State().Counter != 2 || !strings.HasPrefix(o.Record, "tandem://runs/") {
+		t.Fatalf("run_task: %+v (counter %d)", o, r.phone.State().Counter)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(progress) != o.Steps || !strings.Contains(progress[0], "step 1") {
+		t.Fatalf("progress %q for %d steps", progress, o.Steps)
+	}
+	d, err := r.b.RunSteps(o.ID)
+	if err != nil || len(d.Steps) != 2 || d.Run.StartedBy != "mcp:test-agent" {
+		t.Fatalf("the record (want 2 steps, started by the client): %+v %v", d.Run, err)
+	}
+	rec, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: o.Record})
+	if err != nil || !strings.Contains(rec.Contents[0].Text, "Make the counter show 2") {
+		t.Fatalf("the record as a resource: %v", err)
+	}
+	rep, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: o.Record + "/report"})
+	if err != nil || !strings.Contains(rep.Contents[0].Text, "<html") {
+		t.Fatalf("the report as a resource: %v", err)
+	}
+}
+
+// shop opens the shop and scripts a model that presses Pay until paid or
+// told no, then finishes (or gives up after a refusal).
+func (r *rig) shop(t *testing.T) {
+	t.Helper()
+	if err := r.phone.Launch(vphone.PkgShop); err != nil {
+		t.Fatal(err)
+	}
+	pay := at(t, r.phone, "pay_button")
+	r.model(t, modeltest.NewFunc(t, func(req modeltest.Request) modeltest.Reply {
+		switch {
+		case r.phone.State().Paid:
+			return modeltest.Reply{Content: "Paid.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"Paid.","success":true}`)}}
+		case strings.Contains(req.Text(), "declined") || strings.Contains(req.Text(), "canceled") || strings.Contains(req.Text(), "said no") ||
+			strings.Contains(req.Text(), "not that card"):
+			return modeltest.Reply{Content: "The person said no.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"Not paid.","success":false}`)}}
+		}
+		return modeltest.Reply{Content: "Pay.", ToolCalls: []openai.ToolCall{call("tap", pay)}}
+	}))
+}
+
+// A payment asks the person through the client (elicitation), worded for
+// a human; only their yes presses it, once. A no, a decline or a cancelled
+// form never press it.
+func TestAPaymentAsksThePersonThroughTheClient(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		answer *mcp.ElicitResult
+		paid   bool
+	}{
+		{"yes", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, true},
+		{"no", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": false, "reason": "not that card"}}, false},
+		{"declined", &mcp.ElicitResult{Action: "decline"}, false},
+		{"cancelled", &mcp.ElicitResult{Action: "cancel"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t)
+			r.shop(t)
+			var asked []string
+			cs := r.client(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked = append(asked, req.Params.Message)
+				return c.answer, nil
+			}})
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"device": r.env.Serial, "goal": "Buy the earbuds"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := runOut(t, res)
+			if len(asked) != 1 || !strings.Contains(asked[0], `tap "Pay ¥99"`) || !strings.Contains(asked[0], "Buy the earbuds") || !strings.Contains(asked[0], "Allow it?") {
+				t.Fatalf("asked %q", asked)
+			}
+			if paid := r.phone.State().Paid; paid != c.paid || o.Ended != true || (c.paid && taps(r.phone) != 1) {
+				t.Fatalf("paid %v after %s (taps %d), run %+v", paid, c.name, taps(r.phone), o)
+			}
+			raw := recordText(t, r.b, o.ID)
+			if !strings.Contains(raw, `"via":"the person, asked through test-agent (MCP elicitation)"`) {
+				t.Fatalf("the record does not say who answered:\n%s", raw)
+			}
+		})
+	}
+}
+
+// A client that cannot ask its human never stands in for them: the run
+// waits, get_run says for what and how the person can answer, nothing is
+// pressed; stop_run ends it.
+func TestWithoutElicitationTheRunWaitsForThePerson(t *testing.T) {
+	r := newRig(t)
+	r.shop(t)
+	cs := r.client(t, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan RunOut, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"device": r.env.Serial, "goal": "Buy the earbuds"}})
+		if err != nil {
+			t.Error(err)
+			done <- RunOut{}
+			return
+		}
+		done <- runOut(t, res)
+	}()
+	var id string
+	for id == "" {
+		for _, s := range r.b.ActiveRuns() {
+			id = s.ID
+		}
+		time.Sleep(10 * time.Millisecond) // polling until the run is there
+	}
+	var got RunOut
+	for got.Waiting == nil {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_run", Arguments: map[string]any{"id": id}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = runOut(t, res)
+		if ctx.Err() != nil {
+			t.Fatal("the run never waited for the person")
+		}
+		time.Sleep(20 * time.Millisecond) // polling get_run as a client would
+	}
+	if got.Waiting.Kind != "confirm" || got.State != "WaitingForUser" || !strings.Contains(got.Waiting.How, "window") || r.phone.State().Paid {
+		t.Fatalf("get_run while waiting: %+v %+v (paid %v)", got, got.Waiting, r.phone.State().Paid)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "stop_run", Arguments: map[string]any{"id": id}}); err != nil {
+		t.Fatal(err)
+	}
+	if o := <-done; o.State != "Stopped" || r.phone.State().Paid || taps(r.phone) != 0 {
+		t.Fatalf("after stop_run: %+v, paid %v, taps %d", o, r.phone.State().Paid, taps(r.phone))
+	}
+}
+
+// Cancelling run_task is a hard Stop: no input reaches the phone after the
+// call returns, even though the model answers afterwards.
+func TestCancellingTheCallStopsTheRun(t *testing.T) {
+	r := newRig(t)
+	if err := r.phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	plus := at(t, r.phone, "+1")
+	release := make(chan struct{})
+	var asked sync.Once
+	calling := make(chan struct{})
+	r.model(t, modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		asked.Do(func() { close(calling) })
+		<-release // the model answers only once the call is cancelled
+		return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", plus)}}
+	}))
+	cs := r.client(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"device": r.env.Serial, "goal": "Make the counter show 1"}})
+		errc <- err
+	}()
+	<-calling
+	cancel()
+	<-errc
+	close(release)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := r.b.ActiveRuns()
+		if len(s) == 1 && s[0].State.Terminal() {
+			if s[0].State.String() != "Stopped" {
+				t.Fatalf("the run ended %s", s[0].State)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not stop: %+v", s)
+		}
+		time.Sleep(10 * time.Millisecond) // polling until the stop has landed
+	}
+	time.Sleep(300 * time.Millisecond) // a window for a late tap to land, which it must not
+	if n := taps(r.phone); n != 0 || r.phone.State().Counter != 0 {
+		t.Fatalf("%d taps after the cancelled call", n)
+	}
+}
+
+// recordText is run id's record as written.
+func recordText(t *testing.T, b *backend.Backend, id string) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(b.Config().Runs(), id, "record.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
