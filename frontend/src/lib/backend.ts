@@ -172,6 +172,8 @@ export interface RunSummary {
   no_start?: boolean
   /** the goal the run started with, when the person edited it (goal is the edited one) */
   first_goal?: string
+  /** who started it when not the person at a door ("mcp:<client>") */
+  started_by?: string
 }
 
 export type Bound = {

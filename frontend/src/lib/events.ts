@@ -105,6 +105,8 @@ export interface Request {
   frame?: string
   /** the rule behind a confirmation */
   why?: { by: 'model' | 'app' | 'word'; detail: string }
+  /** what the screen calls the element the action aims at ("Pay ¥99") */
+  label?: string
   /** the case behind any other request, for wording it in the UI's language */
   cause?: { code: string; n?: string; detail?: string }
 }
