@@ -33,6 +33,10 @@ import (
 //     Manual only;
 //   - a refused command changes nothing: no effect, the same state;
 //   - nothing is started after the run's end;
+//   - what the device did is on the record, whatever arrives meanwhile: the
+//     work of an action on its way (or of the person's input) is never
+//     cancelled nor the run ended before its result is in, and a result
+//     that comes in, Stop pressed or not, is recorded as a step at once;
 //   - the record, cut at a random message and at the end and read back
 //     through JSON, restores what the run had done (steps, calls, cost,
 //     goal, history with the person's steps), as a resume reads it.
@@ -85,6 +89,11 @@ type coreRig struct {
 	records   []Entry // what the core wrote to the record, in order
 	// made are the person's inputs the core took and has not recorded yet.
 	made []action.Action
+	// stopped: the person's Stop has reached the core (the runner's gate
+	// is closed: work not started yet will not reach the device).
+	stopped bool
+	// afterStop counts the actions whose result came in after Stop.
+	afterStop int
 }
 
 func (c *coreRig) logf(format string, args ...any) {
@@ -106,6 +115,10 @@ func (c *coreRig) send(m message) error {
 	}
 	if m.on.IsCommand() {
 		m.reply = make(chan error, 2)
+	}
+	var acted *action.Action // the action whose result this is
+	if a, ok := c.live.(actWork); ok && m.on == OnActionDone && m.gen == c.gen {
+		acted = &a.a
 	}
 	if !m.on.IsCommand() && m.on != OnManualDone && m.gen == c.gen {
 		c.live = nil // the work in flight has come back
@@ -132,6 +145,15 @@ func (c *coreRig) send(m message) error {
 	if m.on == OnConfirm && err == nil {
 		c.asked = nil
 	}
+	if m.on == OnStop && err == nil {
+		c.stopped = true
+	}
+	if acted != nil && !m.acted.skipped && !recordsAction(fx, *acted) {
+		return fmt.Errorf("the device did %s, but its result was not recorded as a step (stopped: %v)", *acted, c.stopped)
+	}
+	if acted != nil && c.stopped && !m.acted.skipped {
+		c.afterStop++
+	}
 	return c.checkWork()
 }
 
@@ -141,8 +163,17 @@ func (c *coreRig) apply(m message, fx []effect) error {
 	for _, f := range fx {
 		switch f := f.(type) {
 		case fxCancel:
+			if a, ok := c.live.(actWork); ok {
+				return fmt.Errorf("the work of %s, on its way to the device, was cancelled: its result would be dropped", a.a)
+			}
 			c.live = nil
 		case fxEnd:
+			if a, ok := c.live.(actWork); ok {
+				return fmt.Errorf("the run ended with %s on its way to the device: its result can no longer be recorded", a.a)
+			}
+			if c.manual != nil && !c.manual.look {
+				return fmt.Errorf("the run ended with the person's %s on its way to the device: its result can no longer be recorded", c.manual.a)
+			}
 			c.live, c.ended, c.made = nil, true, nil
 		case fxWork:
 			if c.ended {
@@ -224,6 +255,16 @@ func (c *coreRig) checkWork() error {
 		c.ended = true
 	}
 	return nil
+}
+
+// recordsAction reports whether fx record a step of a.
+func recordsAction(fx []effect, a action.Action) bool {
+	for _, f := range fx {
+		if r, ok := f.(fxRecord); ok && r.e.Kind == recAction && r.e.Action != nil && sameAction(*r.e.Action, a) {
+			return true
+		}
+	}
+	return false
 }
 
 func workName(w work) string {
@@ -333,6 +374,10 @@ func (c *coreRig) result() message {
 		return message{on: OnPlanned, gen: gen, planned: p}
 	case actWork:
 		res := &actResult{}
+		if c.stopped && c.rng.IntN(2) == 0 {
+			res.skipped = true // the gate closed before it started
+			return message{on: OnActionDone, gen: gen, acted: res}
+		}
 		switch c.rng.IntN(15) {
 		case 0:
 			res.err = device.ErrGone
@@ -357,6 +402,9 @@ func (c *coreRig) result() message {
 
 // command is something the person does now.
 func (c *coreRig) command() message {
+	if _, ok := c.live.(actWork); ok && c.rng.IntN(6) == 0 {
+		return message{on: OnStop} // while the action is on its way
+	}
 	switch c.rng.IntN(14) {
 	case 0:
 		return message{on: OnPause}
@@ -486,7 +534,7 @@ func TestCoreKeepsThePromises(t *testing.T) {
 		runs /= 10
 	}
 	ends := map[State]int{}
-	confirmed := 0
+	confirmed, afterStop := 0, 0
 	for seed := range uint64(runs) {
 		c, err := runCore(seed)
 		if err != nil {
@@ -494,11 +542,12 @@ func TestCoreKeepsThePromises(t *testing.T) {
 		}
 		ends[c.l.state]++
 		confirmed += c.confirmed
+		afterStop += c.afterStop
 	}
-	// The runs must reach what they check: confirmations that run, and
-	// runs that end every way.
-	if confirmed < runs/10 || ends[Done] == 0 || ends[Stopped] == 0 || ends[Failed] == 0 {
-		t.Errorf("the random runs do not reach the checks: %d confirmations run, ends %v", confirmed, ends)
+	// The runs must reach what they check: confirmations that run, actions
+	// that land after Stop, and runs that end every way.
+	if confirmed < runs/10 || afterStop < runs/200 || ends[Done] == 0 || ends[Stopped] == 0 || ends[Failed] == 0 {
+		t.Errorf("the random runs do not reach the checks: %d confirmations run, %d actions landed after Stop, ends %v", confirmed, afterStop, ends)
 	}
-	t.Logf("%d runs: %d confirmations run, ends %v", runs, confirmed, ends)
+	t.Logf("%d runs: %d confirmations run, %d actions landed after Stop, ends %v", runs, confirmed, afterStop, ends)
 }

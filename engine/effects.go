@@ -163,17 +163,22 @@ func (r *Run) spawn(f func()) {
 	}()
 }
 
+// do performs the action. Its result always comes back, even once Stop has
+// begun: what the device did is recorded whatever arrives meanwhile, and a
+// run that ends waits for it (loopState.end).
 func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
-	t0 := time.Now()
+	t0 := r.now()
 	ran, err := r.gate.do(func() error {
 		actx, cancel := actionContext(ctx, w.a)
 		defer cancel()
 		return r.dev.Do(actx, w.a)
 	})
 	if !ran {
-		return // stopped before it started
+		// Stopped before it started: nothing reached the device.
+		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{skipped: true}})
+		return
 	}
-	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
+	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: r.since(t0).Milliseconds()}})
 }
 
 func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
@@ -213,7 +218,7 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		return
 	}
 	a := w.a
-	res := &manualResult{a: a, at: time.Now()}
+	res := &manualResult{a: a, at: r.now()}
 	var err error
 	if w.done && w.before != nil {
 		res.before = r.rec.frame(ctx, w.before)
@@ -222,23 +227,27 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		var before image.Image
 		if before, err = r.shoot(ctx); err == nil {
 			res.before = r.rec.frame(ctx, before)
-			t0 := time.Now()
+			t0 := r.now()
 			var ran bool
 			ran, err = r.gate.do(func() error {
 				actx, cancel := actionContext(ctx, a)
 				defer cancel()
 				return r.personDo(actx, a)
 			})
-			res.ms = time.Since(t0).Milliseconds()
-			if !ran {
-				err = ErrFinished
-			}
+			res.ms = r.since(t0).Milliseconds()
+			res.skipped = !ran
 		}
 	}
-	if err == nil {
-		res.s, err = waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil)
-		if err == nil {
-			res.after = r.rec.frame(ctx, res.s.Frame)
+	if err == nil && !res.skipped {
+		var s Settled
+		s, err = waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil)
+		switch {
+		case err == nil:
+			res.s, res.after = s, r.rec.frame(ctx, s.Frame)
+		case ctx.Err() != nil:
+			// The run is ending: the input is done, only the screen after
+			// it is not known.
+			err = nil
 		}
 	}
 	res.err = err

@@ -26,6 +26,7 @@ func (l *loopState) startWork(w work) {
 // of an older generation and dropped.
 func (l *loopState) cancelWork() {
 	l.gen++
+	l.acting = false
 	l.out(fxCancel{})
 }
 

@@ -21,7 +21,9 @@
 //     check a flag at the top of their loop take 5–30 s to stop). A
 //     generation number drops results of cancelled work.
 //   - No device action starts after Stop returns: actions pass a gate that
-//     Stop closes (and waits on) before it reports Stopped.
+//     Stop closes (and waits on) before it reports Stopped. An action
+//     already on its way lands; the run ends only once its result is
+//     recorded, so every landed action is on the record.
 //   - Evaluation is implicit: each Planning step is ONE model call that sees
 //     the newest screen and recent history and answers with the next
 //     action(s), finish or fail. A reply may queue several actions; they run
@@ -322,9 +324,11 @@ func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
 // or an action result already queued ahead of it must not start another
 // action (the person pressed Stop after the reply arrived but before its
 // tap; a peer still taps in that window). So Stop first marks the run
-// stopping (the loop drops work results from then on), cancels all work,
-// and closes the action gate, waiting only for an action already running
-// (its context is cancelled too).
+// stopping (the loop tells the core before anything else it reads, and
+// nothing more starts), cancels all work, and closes the action gate,
+// waiting only for an action already running. That action is not called
+// back (an input lands once sent): its result is recorded as a step before
+// the run ends, so what the device did is on the record.
 func (r *Run) Stop(ctx context.Context) error {
 	r.stopping.Store(true)
 	r.runCancel()
