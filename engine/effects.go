@@ -239,15 +239,11 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		}
 	}
 	if err == nil && !res.skipped {
-		var s Settled
-		s, err = waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil)
-		switch {
-		case err == nil:
+		// The input is done; a screen that does not settle (the run ends,
+		// the device goes away) leaves only the screen after it unknown:
+		// the input is recorded as made, as the device made it.
+		if s, serr := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil); serr == nil {
 			res.s, res.after = s, r.rec.frame(ctx, s.Frame)
-		case ctx.Err() != nil:
-			// The run is ending: the input is done, only the screen after
-			// it is not known.
-			err = nil
 		}
 	}
 	res.err = err
