@@ -118,19 +118,23 @@ func (f fxWork) perform(r *Run) {
 	fxCancel{}.perform(r)
 	ctx, cancel := context.WithCancel(r.runCtx)
 	r.workCancel = cancel
-	r.spawn(func() { f.w.do(ctx, r, f.gen) })
+	r.spawn(describeWork(f.w), func() { f.w.do(ctx, r, f.gen) })
 }
 
 func (f fxManual) perform(r *Run) {
 	ctx := r.runCtx
-	r.spawn(func() { f.w.do(ctx, r) })
+	name := "the person's " + f.w.a.String()
+	if f.w.look {
+		name = "look at the screen as the person takes over"
+	}
+	r.spawn(name, func() { f.w.do(ctx, r) })
 }
 
 func (f fxWatch) perform(r *Run) {
 	fxUnwatch{}.perform(r)
 	ctx, cancel := context.WithCancel(r.runCtx)
 	r.watchCancel = cancel
-	r.spawn(func() { r.watchDevice(ctx, f.gen, f.cause, f.limit) })
+	r.spawn("watch the lost device", func() { r.watchDevice(ctx, f.gen, f.cause, f.limit) })
 }
 
 func (fxUnwatch) perform(r *Run) {
@@ -155,12 +159,19 @@ func (r *Run) perform(fx []effect) {
 	}
 }
 
-func (r *Run) spawn(f func()) {
+// spawn runs f off the loop: in a goroutine, or as an item of the run's
+// scheduler (name says what it is, for its trace).
+func (r *Run) spawn(name string, f func()) {
 	r.wg.Add(1)
-	go func() {
+	g := func() {
 		defer r.wg.Done()
 		f()
-	}()
+	}
+	if r.sched != nil {
+		r.sched.spawn(r, name, g, false)
+		return
+	}
+	go g()
 }
 
 // do performs the action. Its result always comes back, even once Stop has

@@ -221,28 +221,56 @@ func (l *loopState) take() []effect {
 }
 
 func (r *Run) loop() {
-	l := r.lp
-	defer func() {
-		r.runCancel()
-		close(r.finished)
-		go r.cleanup()
-	}()
 	for m := range r.msgs {
-		if r.stopping.Load() && l.ending == nil {
-			// Stop is on its way (Run.Stop cut the run off before its
-			// command got here): the core hears of it before anything
-			// queued ahead of the command, so nothing more starts; an
-			// action already on its way is recorded when its result comes.
-			if r.deliver(message{on: OnStop}) {
-				return
-			}
-		}
-		if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
-			continue // the result of cancelled work
-		}
-		if r.deliver(m) {
+		if r.receive(m) {
 			return
 		}
+	}
+}
+
+// receive is one turn of the loop: m goes to the core, unless it is the
+// result of cancelled work. It reports whether the run has ended (and
+// then lets go of the device and the record).
+func (r *Run) receive(m message) bool {
+	l := r.lp
+	if r.stopping.Load() && l.ending == nil {
+		// Stop is on its way (Run.Stop cut the run off before its command
+		// got here): the core hears of it before anything queued ahead of
+		// the command, so nothing more starts; an action already on its
+		// way is recorded when its result comes.
+		if r.deliver(message{on: OnStop}) {
+			r.loopEnded()
+			return true
+		}
+	}
+	if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
+		return false // the result of cancelled work
+	}
+	if r.deliver(m) {
+		r.loopEnded()
+		return true
+	}
+	return false
+}
+
+// loopEnded cancels what is left and cleans up once the work has stopped.
+func (r *Run) loopEnded() {
+	r.runCancel()
+	close(r.finished)
+	if r.sched != nil {
+		r.sched.spawn(r, "clean up", r.cleanup, true)
+		return
+	}
+	go r.cleanup()
+}
+
+// ended reports whether the loop has ended.
+func (r *Run) ended() bool {
+	select {
+	case <-r.finished:
+		return true
+	default:
+		return false
 	}
 }
 

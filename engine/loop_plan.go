@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -127,7 +126,7 @@ func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
 func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input, error) {
 	res := &planResult{}
 	in, info, frame, print, tree, app := w.in, w.info, w.frame, w.print, w.tree, w.app
-	t0 := time.Now()
+	t0 := r.now()
 	if info == nil {
 		i, err := r.dev.Info(ctx)
 		if err != nil {
@@ -177,7 +176,7 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 	}
 	res.obs.UITree, res.obs.Screen = tree, info.Screen
 	res.file = r.rec.frame(ctx, frame)
-	res.observeMs = time.Since(t0).Milliseconds()
+	res.observeMs = r.since(t0).Milliseconds()
 	in.Observation = res.obs
 	return res, in, nil
 }

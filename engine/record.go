@@ -141,6 +141,12 @@ type recorder struct {
 	// onPerson, when set, hears every person entry as it is queued (the
 	// run turns them into KindPerson events).
 	onPerson func(Entry)
+	// now stamps an entry that comes without a time (nil: the wall
+	// clock); the run sets its own clock.
+	now func() time.Time
+	// sync: each line and frame is on disk before add or frame returns
+	// (a scheduled run's record must not depend on the writer's turn).
+	sync bool
 
 	mu      sync.Mutex
 	nframe  int
@@ -193,11 +199,25 @@ func (r *recorder) add(e Entry) {
 	}
 	if e.T.IsZero() {
 		e.T = time.Now()
+		if r.now != nil {
+			e.T = r.now()
+		}
 	}
 	if e.Kind == recPerson && r.onPerson != nil {
 		r.onPerson(e)
 	}
 	r.lines <- recItem{e: &e}
+	r.settle()
+}
+
+// settle waits, in sync mode, until everything queued is on disk.
+func (r *recorder) settle() {
+	if !r.sync {
+		return
+	}
+	done := make(chan struct{})
+	r.lines <- recItem{flush: done}
+	<-done
 }
 
 // frame queues img to be written as a JPEG and returns the file name it
@@ -224,6 +244,7 @@ func (r *recorder) frame(ctx context.Context, img image.Image) string {
 		return ""
 	}
 	r.lines <- recItem{img: img, name: name}
+	r.settle()
 	return name
 }
 

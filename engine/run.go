@@ -144,6 +144,10 @@ type Config struct {
 	// (the app types over the live mirror's connection when it has one);
 	// nil: Device.Do. The agent's actions always go through Device.Do.
 	PersonInput func(ctx context.Context, a action.Action) error
+	// Scheduler, when set, runs the run without goroutines of its own, one
+	// item at a time in the order the scheduler picks (sched.go): for the
+	// simulation, so a seed replays exactly. Nil for every real run.
+	Scheduler *Scheduler
 }
 
 // Region is a rectangle the person marked on the screen, in device pixels.
@@ -178,6 +182,7 @@ type Run struct {
 	finished chan struct{} // closed when the loop has ended
 	done     chan struct{} // closed when the device and the record are closed
 
+	sched     *Scheduler // nil: the loop and the work are goroutines
 	runCtx    context.Context
 	runCancel context.CancelFunc
 	gate      gate
@@ -210,8 +215,7 @@ func New(cfg Config) (*Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.rec = rec
-		r.rec.onPerson = r.hub.personEntry
+		r.keepRecord(rec)
 		s := r.settings
 		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID})
 	}
@@ -222,7 +226,7 @@ func New(cfg Config) (*Run, error) {
 func newRun(cfg Config) *Run {
 	r := &Run{id: cfg.ID, cfg: cfg, settings: cfg.Settings.withDefaults(), dev: cfg.Device,
 		planner: cfg.Planner, msgs: make(chan message, 16), finished: make(chan struct{}),
-		done: make(chan struct{}), clock: cfg.Clock}
+		done: make(chan struct{}), clock: cfg.Clock, sched: cfg.Scheduler}
 	if r.clock == nil {
 		r.clock = wallClock{}
 	}
@@ -238,7 +242,21 @@ func newRun(cfg Config) *Run {
 	return r
 }
 
-func (r *Run) launch() { go r.loop() }
+func (r *Run) launch() {
+	if r.sched == nil {
+		go r.loop()
+	}
+}
+
+// keepRecord makes rec the run's record: its entries carry the run's time,
+// its person entries become events, and on a scheduler what is on disk
+// does not depend on when the writer got its turn (a crash copies it).
+func (r *Run) keepRecord(rec *recorder) {
+	r.rec = rec
+	rec.onPerson = r.hub.personEntry
+	rec.now = r.clock.Now
+	rec.sync = r.sched != nil
+}
 
 func newID() string {
 	var b [4]byte
@@ -257,12 +275,26 @@ func (r *Run) Done() <-chan struct{} { return r.done }
 
 // Result returns how the run ended; call it after Done is closed.
 func (r *Run) Result() Result {
+	if r.sched != nil {
+		_ = r.sched.until(context.Background(), r.ended)
+	}
 	<-r.finished
 	return r.res
 }
 
 // Wait blocks until the run has ended (and cleaned up) or ctx ends.
 func (r *Run) Wait(ctx context.Context) (Result, error) {
+	if r.sched != nil {
+		err := r.sched.until(ctx, func() bool {
+			select {
+			case <-r.done:
+				return true
+			default:
+				return false
+			}
+		})
+		return r.res, err
+	}
 	select {
 	case <-r.done:
 		return r.res, nil
@@ -340,7 +372,11 @@ func (r *Run) Stop(ctx context.Context) error {
 	if err != nil {
 		// ctx ended first: the run is cut off already; make sure the loop
 		// still ends it.
-		go r.post(message{on: OnStop})
+		if r.sched != nil {
+			r.post(message{on: OnStop})
+		} else {
+			go r.post(message{on: OnStop})
+		}
 	}
 	return err
 }
@@ -385,6 +421,9 @@ func (r *Run) EditPending(ctx context.Context, actions []action.Action) error {
 // blocks on a finished run.
 func (r *Run) command(ctx context.Context, m message) error {
 	m.reply = make(chan error, 1)
+	if r.sched != nil {
+		return r.sched.command(ctx, r, m)
+	}
 	select {
 	case r.msgs <- m:
 	case <-r.finished:
@@ -410,6 +449,10 @@ func (r *Run) command(ctx context.Context, m message) error {
 
 // post delivers a work result to the loop; dropped once the run has ended.
 func (r *Run) post(m message) {
+	if r.sched != nil {
+		r.sched.post(r, m)
+		return
+	}
 	select {
 	case r.msgs <- m:
 	case <-r.finished:
@@ -501,8 +544,7 @@ func Resume(dir string, cfg Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.rec = rec
-	r.rec.onPerson = r.hub.personEntry
+	r.keepRecord(rec)
 	r.lp.restore(entries)
 	r.perform(r.lp.take())
 	r.launch()
