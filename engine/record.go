@@ -144,8 +144,9 @@ type recorder struct {
 	// now stamps an entry that comes without a time (nil: the wall
 	// clock); the run sets its own clock.
 	now func() time.Time
-	// sync: each line and frame is on disk before add or frame returns
-	// (a scheduled run's record must not depend on the writer's turn).
+	// sync: each line and frame is written by add or frame itself, before
+	// it returns, not by the writer (a scheduled run's record must not
+	// depend on the writer's turn; nothing is ever queued then).
 	sync bool
 
 	mu      sync.Mutex
@@ -206,18 +207,17 @@ func (r *recorder) add(e Entry) {
 	if e.Kind == recPerson && r.onPerson != nil {
 		r.onPerson(e)
 	}
-	r.lines <- recItem{e: &e}
-	r.settle()
+	r.queue(recItem{e: &e})
 }
 
-// settle waits, in sync mode, until everything queued is on disk.
-func (r *recorder) settle() {
-	if !r.sync {
+// queue hands it to the writer, or in sync mode writes it now.
+func (r *recorder) queue(it recItem) {
+	if r.sync {
+		var buf bytes.Buffer
+		r.put(it, &buf)
 		return
 	}
-	done := make(chan struct{})
-	r.lines <- recItem{flush: done}
-	<-done
+	r.lines <- it
 }
 
 // frame queues img to be written as a JPEG and returns the file name it
@@ -243,8 +243,7 @@ func (r *recorder) frame(ctx context.Context, img image.Image) string {
 	case <-ctx.Done():
 		return ""
 	}
-	r.lines <- recItem{img: img, name: name}
-	r.settle()
+	r.queue(recItem{img: img, name: name})
 	return name
 }
 
@@ -267,26 +266,31 @@ func (r *recorder) write() {
 	defer close(r.done)
 	var buf bytes.Buffer
 	for it := range r.lines {
-		switch {
-		case it.flush != nil:
-			close(it.flush)
-		case it.img != nil:
-			n, err := writeFrame(filepath.Join(r.dir, it.name), it.img, &buf)
-			<-r.frames
-			r.account(int64(n), err)
-		default:
-			b, err := json.Marshal(it.e)
-			if err != nil {
-				r.account(0, err)
-				continue
-			}
-			b = append(b, '\n')
-			_, err = r.f.Write(b)
-			if err == nil {
-				err = r.f.Sync()
-			}
-			r.account(int64(len(b)), err)
+		r.put(it, &buf)
+	}
+}
+
+// put writes one item: a frame, or a line, synced.
+func (r *recorder) put(it recItem, buf *bytes.Buffer) {
+	switch {
+	case it.flush != nil:
+		close(it.flush)
+	case it.img != nil:
+		n, err := writeFrame(filepath.Join(r.dir, it.name), it.img, buf)
+		<-r.frames
+		r.account(int64(n), err)
+	default:
+		b, err := json.Marshal(it.e)
+		if err != nil {
+			r.account(0, err)
+			return
 		}
+		b = append(b, '\n')
+		_, err = r.f.Write(b)
+		if err == nil {
+			err = r.f.Sync()
+		}
+		r.account(int64(len(b)), err)
 	}
 }
 
