@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,7 +89,7 @@ type coreRig struct {
 	confirmed int
 	records   []Entry // what the core wrote to the record, in order
 	// made are the person's inputs the core took and has not recorded yet.
-	made []action.Action
+	made []madeInput
 	// stopped: the person's Stop has reached the core (the runner's gate
 	// is closed: work not started yet will not reach the device).
 	stopped bool
@@ -137,7 +138,7 @@ func (c *coreRig) send(m message) error {
 		}
 	}
 	if m.on == OnManualInput && err == nil {
-		c.made = append(c.made, m.act)
+		c.made = append(c.made, madeInput{m.act, m.done})
 	}
 	if err := c.apply(m, fx); err != nil {
 		return err
@@ -160,6 +161,7 @@ func (c *coreRig) send(m message) error {
 // apply follows the effects as the runner would, checking each.
 func (c *coreRig) apply(m message, fx []effect) error {
 	l := c.l
+	ending := slices.ContainsFunc(fx, func(f effect) bool { _, ok := f.(fxEnd); return ok })
 	for _, f := range fx {
 		switch f := f.(type) {
 		case fxCancel:
@@ -173,6 +175,11 @@ func (c *coreRig) apply(m message, fx []effect) error {
 			}
 			if c.manual != nil && !c.manual.look {
 				return fmt.Errorf("the run ended with the person's %s on its way to the device: its result can no longer be recorded", c.manual.a)
+			}
+			for _, in := range c.made {
+				if in.done {
+					return fmt.Errorf("the run ended without recording the person's live touch %s, which reached the device", in.a)
+				}
 			}
 			c.live, c.ended, c.made = nil, true, nil
 		case fxWork:
@@ -211,7 +218,7 @@ func (c *coreRig) apply(m message, fx []effect) error {
 			}
 		case fxRecord:
 			c.records = append(c.records, f.e)
-			if err := c.checkMade(f.e); err != nil {
+			if err := c.checkMade(f.e, ending); err != nil {
 				return err
 			}
 		default: // replies and the goal change nothing here
@@ -220,15 +227,26 @@ func (c *coreRig) apply(m message, fx []effect) error {
 	return nil
 }
 
+// madeInput is an input the person made; done: a live touch, already on
+// the device.
+type madeInput struct {
+	a    action.Action
+	done bool
+}
+
 // checkMade: every input the person made is recorded once, in the order
-// they made it, before their hand back.
-func (c *coreRig) checkMade(e Entry) error {
+// they made it, before their hand back; as the run ends, the inputs still
+// waiting their turn are not made, but the live touches among them are on
+// the device already and are recorded.
+func (c *coreRig) checkMade(e Entry, ending bool) error {
 	switch {
 	case e.Kind == recManual:
-		if len(c.made) == 0 || !sameAction(c.made[0], *e.Action) {
+		i := slices.IndexFunc(c.made, func(in madeInput) bool { return sameAction(in.a, *e.Action) })
+		skipped := c.made[:max(i, 0)]
+		if i < 0 || len(skipped) > 0 && (!ending || slices.ContainsFunc(skipped, func(in madeInput) bool { return in.done })) {
 			return fmt.Errorf("recorded the person's %v, but the next input they made is %v", *e.Action, c.made)
 		}
-		c.made = c.made[1:]
+		c.made = c.made[i+1:]
 	case e.Kind == recPerson && e.Command == "hand_back" && len(c.made) > 0:
 		return fmt.Errorf("handed back before the person's %v were recorded", c.made)
 	}
@@ -449,6 +467,10 @@ func (c *coreRig) other() (message, bool) {
 	if c.manual != nil {
 		w := *c.manual
 		c.manual = nil
+		if c.stopped && !w.look && !w.done && c.rng.IntN(2) == 0 {
+			// the gate closed before it started
+			return message{on: OnManualDone, manual: &manualResult{a: w.a, skipped: true}}, true
+		}
 		f := c.frame()
 		c.app = ""
 		return message{on: OnManualDone, manual: &manualResult{look: w.look, a: w.a, s: Settled{Frame: f, Print: FingerprintOf(f), Stable: true}}}, true
