@@ -48,7 +48,7 @@ type item struct {
 // ErrStalled is a command (or a wait) on a scheduler that nothing can
 // answer: no work and no message is left, or it kept the world busy past
 // maxSteps. On a real run it would hang.
-var ErrStalled = errors.New("engine: the command is never answered (the scheduled world has nothing left to do)")
+var ErrStalled = errors.New("engine: no answer: the scheduled world has nothing left to do, or goes round for ever")
 
 // maxSteps bounds how long a command or a wait steps the world: beyond it
 // the run is taken to be going round for ever.
