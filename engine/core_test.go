@@ -170,16 +170,8 @@ func (c *coreRig) apply(m message, fx []effect) error {
 			}
 			c.live = nil
 		case fxEnd:
-			if a, ok := c.live.(actWork); ok {
-				return fmt.Errorf("the run ended with %s on its way to the device: its result can no longer be recorded", a.a)
-			}
-			if c.manual != nil && !c.manual.look {
-				return fmt.Errorf("the run ended with the person's %s on its way to the device: its result can no longer be recorded", c.manual.a)
-			}
-			for _, in := range c.made {
-				if in.done {
-					return fmt.Errorf("the run ended without recording the person's live touch %s, which reached the device", in.a)
-				}
+			if err := c.checkEnd(); err != nil {
+				return err
 			}
 			c.live, c.ended, c.made = nil, true, nil
 		case fxWork:
@@ -222,6 +214,23 @@ func (c *coreRig) apply(m message, fx []effect) error {
 				return err
 			}
 		default: // replies and the goal change nothing here
+		}
+	}
+	return nil
+}
+
+// checkEnd: the run ends with nothing on its way to the device, and every
+// live touch of the person's on the record.
+func (c *coreRig) checkEnd() error {
+	if a, ok := c.live.(actWork); ok {
+		return fmt.Errorf("the run ended with %s on its way to the device: its result can no longer be recorded", a.a)
+	}
+	if c.manual != nil && !c.manual.look {
+		return fmt.Errorf("the run ended with the person's %s on its way to the device: its result can no longer be recorded", c.manual.a)
+	}
+	for _, in := range c.made {
+		if in.done {
+			return fmt.Errorf("the run ended without recording the person's live touch %s, which reached the device", in.a)
 		}
 	}
 	return nil
