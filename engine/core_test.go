@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,6 +34,10 @@ import (
 //     Manual only;
 //   - a refused command changes nothing: no effect, the same state;
 //   - nothing is started after the run's end;
+//   - what the device did is on the record, whatever arrives meanwhile: the
+//     work of an action on its way (or of the person's input) is never
+//     cancelled nor the run ended before its result is in, and a result
+//     that comes in, Stop pressed or not, is recorded as a step at once;
 //   - the record, cut at a random message and at the end and read back
 //     through JSON, restores what the run had done (steps, calls, cost,
 //     goal, history with the person's steps), as a resume reads it.
@@ -84,7 +89,12 @@ type coreRig struct {
 	confirmed int
 	records   []Entry // what the core wrote to the record, in order
 	// made are the person's inputs the core took and has not recorded yet.
-	made []action.Action
+	made []madeInput
+	// stopped: the person's Stop has reached the core (the runner's gate
+	// is closed: work not started yet will not reach the device).
+	stopped bool
+	// afterStop counts the actions whose result came in after Stop.
+	afterStop int
 }
 
 func (c *coreRig) logf(format string, args ...any) {
@@ -107,6 +117,10 @@ func (c *coreRig) send(m message) error {
 	if m.on.IsCommand() {
 		m.reply = make(chan error, 2)
 	}
+	var acted *action.Action // the action whose result this is
+	if a, ok := c.live.(actWork); ok && m.on == OnActionDone && m.gen == c.gen {
+		acted = &a.a
+	}
 	if !m.on.IsCommand() && m.on != OnManualDone && m.gen == c.gen {
 		c.live = nil // the work in flight has come back
 	}
@@ -124,7 +138,7 @@ func (c *coreRig) send(m message) error {
 		}
 	}
 	if m.on == OnManualInput && err == nil {
-		c.made = append(c.made, m.act)
+		c.made = append(c.made, madeInput{m.act, m.done})
 	}
 	if err := c.apply(m, fx); err != nil {
 		return err
@@ -132,17 +146,33 @@ func (c *coreRig) send(m message) error {
 	if m.on == OnConfirm && err == nil {
 		c.asked = nil
 	}
+	if m.on == OnStop && err == nil {
+		c.stopped = true
+	}
+	if acted != nil && !m.acted.skipped && !recordsAction(fx, *acted) {
+		return fmt.Errorf("the device did %s, but its result was not recorded as a step (stopped: %v)", *acted, c.stopped)
+	}
+	if acted != nil && c.stopped && !m.acted.skipped {
+		c.afterStop++
+	}
 	return c.checkWork()
 }
 
 // apply follows the effects as the runner would, checking each.
 func (c *coreRig) apply(m message, fx []effect) error {
 	l := c.l
+	ending := slices.ContainsFunc(fx, func(f effect) bool { _, ok := f.(fxEnd); return ok })
 	for _, f := range fx {
 		switch f := f.(type) {
 		case fxCancel:
+			if a, ok := c.live.(actWork); ok {
+				return fmt.Errorf("the work of %s, on its way to the device, was cancelled: its result would be dropped", a.a)
+			}
 			c.live = nil
 		case fxEnd:
+			if err := c.checkEnd(); err != nil {
+				return err
+			}
 			c.live, c.ended, c.made = nil, true, nil
 		case fxWork:
 			if c.ended {
@@ -180,7 +210,7 @@ func (c *coreRig) apply(m message, fx []effect) error {
 			}
 		case fxRecord:
 			c.records = append(c.records, f.e)
-			if err := c.checkMade(f.e); err != nil {
+			if err := c.checkMade(f.e, ending); err != nil {
 				return err
 			}
 		default: // replies and the goal change nothing here
@@ -189,15 +219,43 @@ func (c *coreRig) apply(m message, fx []effect) error {
 	return nil
 }
 
+// checkEnd: the run ends with nothing on its way to the device, and every
+// live touch of the person's on the record.
+func (c *coreRig) checkEnd() error {
+	if a, ok := c.live.(actWork); ok {
+		return fmt.Errorf("the run ended with %s on its way to the device: its result can no longer be recorded", a.a)
+	}
+	if c.manual != nil && !c.manual.look {
+		return fmt.Errorf("the run ended with the person's %s on its way to the device: its result can no longer be recorded", c.manual.a)
+	}
+	for _, in := range c.made {
+		if in.done {
+			return fmt.Errorf("the run ended without recording the person's live touch %s, which reached the device", in.a)
+		}
+	}
+	return nil
+}
+
+// madeInput is an input the person made; done: a live touch, already on
+// the device.
+type madeInput struct {
+	a    action.Action
+	done bool
+}
+
 // checkMade: every input the person made is recorded once, in the order
-// they made it, before their hand back.
-func (c *coreRig) checkMade(e Entry) error {
+// they made it, before their hand back; as the run ends, the inputs still
+// waiting their turn are not made, but the live touches among them are on
+// the device already and are recorded.
+func (c *coreRig) checkMade(e Entry, ending bool) error {
 	switch {
 	case e.Kind == recManual:
-		if len(c.made) == 0 || !sameAction(c.made[0], *e.Action) {
+		i := slices.IndexFunc(c.made, func(in madeInput) bool { return sameAction(in.a, *e.Action) })
+		skipped := c.made[:max(i, 0)]
+		if i < 0 || len(skipped) > 0 && (!ending || slices.ContainsFunc(skipped, func(in madeInput) bool { return in.done })) {
 			return fmt.Errorf("recorded the person's %v, but the next input they made is %v", *e.Action, c.made)
 		}
-		c.made = c.made[1:]
+		c.made = c.made[i+1:]
 	case e.Kind == recPerson && e.Command == "hand_back" && len(c.made) > 0:
 		return fmt.Errorf("handed back before the person's %v were recorded", c.made)
 	}
@@ -224,6 +282,16 @@ func (c *coreRig) checkWork() error {
 		c.ended = true
 	}
 	return nil
+}
+
+// recordsAction reports whether fx record a step of a.
+func recordsAction(fx []effect, a action.Action) bool {
+	for _, f := range fx {
+		if r, ok := f.(fxRecord); ok && r.e.Kind == recAction && r.e.Action != nil && sameAction(*r.e.Action, a) {
+			return true
+		}
+	}
+	return false
 }
 
 func workName(w work) string {
@@ -333,6 +401,10 @@ func (c *coreRig) result() message {
 		return message{on: OnPlanned, gen: gen, planned: p}
 	case actWork:
 		res := &actResult{}
+		if c.stopped && c.rng.IntN(2) == 0 {
+			res.skipped = true // the gate closed before it started
+			return message{on: OnActionDone, gen: gen, acted: res}
+		}
 		switch c.rng.IntN(15) {
 		case 0:
 			res.err = device.ErrGone
@@ -357,6 +429,9 @@ func (c *coreRig) result() message {
 
 // command is something the person does now.
 func (c *coreRig) command() message {
+	if _, ok := c.live.(actWork); ok && c.rng.IntN(6) == 0 {
+		return message{on: OnStop} // while the action is on its way
+	}
 	switch c.rng.IntN(14) {
 	case 0:
 		return message{on: OnPause}
@@ -401,6 +476,10 @@ func (c *coreRig) other() (message, bool) {
 	if c.manual != nil {
 		w := *c.manual
 		c.manual = nil
+		if c.stopped && !w.look && !w.done && c.rng.IntN(2) == 0 {
+			// the gate closed before it started
+			return message{on: OnManualDone, manual: &manualResult{a: w.a, skipped: true}}, true
+		}
 		f := c.frame()
 		c.app = ""
 		return message{on: OnManualDone, manual: &manualResult{look: w.look, a: w.a, s: Settled{Frame: f, Print: FingerprintOf(f), Stable: true}}}, true
@@ -486,7 +565,7 @@ func TestCoreKeepsThePromises(t *testing.T) {
 		runs /= 10
 	}
 	ends := map[State]int{}
-	confirmed := 0
+	confirmed, afterStop := 0, 0
 	for seed := range uint64(runs) {
 		c, err := runCore(seed)
 		if err != nil {
@@ -494,11 +573,12 @@ func TestCoreKeepsThePromises(t *testing.T) {
 		}
 		ends[c.l.state]++
 		confirmed += c.confirmed
+		afterStop += c.afterStop
 	}
-	// The runs must reach what they check: confirmations that run, and
-	// runs that end every way.
-	if confirmed < runs/10 || ends[Done] == 0 || ends[Stopped] == 0 || ends[Failed] == 0 {
-		t.Errorf("the random runs do not reach the checks: %d confirmations run, ends %v", confirmed, ends)
+	// The runs must reach what they check: confirmations that run, actions
+	// that land after Stop, and runs that end every way.
+	if confirmed < runs/10 || afterStop < runs/200 || ends[Done] == 0 || ends[Stopped] == 0 || ends[Failed] == 0 {
+		t.Errorf("the random runs do not reach the checks: %d confirmations run, %d actions landed after Stop, ends %v", confirmed, afterStop, ends)
 	}
-	t.Logf("%d runs: %d confirmations run, ends %v", runs, confirmed, ends)
+	t.Logf("%d runs: %d confirmations run, %d actions landed after Stop, ends %v", runs, confirmed, afterStop, ends)
 }

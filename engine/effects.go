@@ -118,19 +118,23 @@ func (f fxWork) perform(r *Run) {
 	fxCancel{}.perform(r)
 	ctx, cancel := context.WithCancel(r.runCtx)
 	r.workCancel = cancel
-	r.spawn(func() { f.w.do(ctx, r, f.gen) })
+	r.spawn(describeWork(f.w), func() { f.w.do(ctx, r, f.gen) })
 }
 
 func (f fxManual) perform(r *Run) {
 	ctx := r.runCtx
-	r.spawn(func() { f.w.do(ctx, r) })
+	name := "the person's " + f.w.a.String()
+	if f.w.look {
+		name = "look at the screen as the person takes over"
+	}
+	r.spawn(name, func() { f.w.do(ctx, r) })
 }
 
 func (f fxWatch) perform(r *Run) {
 	fxUnwatch{}.perform(r)
 	ctx, cancel := context.WithCancel(r.runCtx)
 	r.watchCancel = cancel
-	r.spawn(func() { r.watchDevice(ctx, f.gen, f.cause, f.limit) })
+	r.spawn("watch the lost device", func() { r.watchDevice(ctx, f.gen, f.cause, f.limit) })
 }
 
 func (fxUnwatch) perform(r *Run) {
@@ -155,25 +159,37 @@ func (r *Run) perform(fx []effect) {
 	}
 }
 
-func (r *Run) spawn(f func()) {
+// spawn runs f off the loop: in a goroutine, or as an item of the run's
+// scheduler (name says what it is, for its trace).
+func (r *Run) spawn(name string, f func()) {
 	r.wg.Add(1)
-	go func() {
+	g := func() {
 		defer r.wg.Done()
 		f()
-	}()
+	}
+	if r.sched != nil {
+		r.sched.spawn(r, name, g, false)
+		return
+	}
+	go g()
 }
 
+// do performs the action. Its result always comes back, even once Stop has
+// begun: what the device did is recorded whatever arrives meanwhile, and a
+// run that ends waits for it (loopState.end).
 func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
-	t0 := time.Now()
+	t0 := r.now()
 	ran, err := r.gate.do(func() error {
 		actx, cancel := actionContext(ctx, w.a)
 		defer cancel()
 		return r.dev.Do(actx, w.a)
 	})
 	if !ran {
-		return // stopped before it started
+		// Stopped before it started: nothing reached the device.
+		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{skipped: true}})
+		return
 	}
-	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: time.Since(t0).Milliseconds()}})
+	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: r.since(t0).Milliseconds()}})
 }
 
 func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
@@ -213,7 +229,7 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		return
 	}
 	a := w.a
-	res := &manualResult{a: a, at: time.Now()}
+	res := &manualResult{a: a, at: r.now()}
 	var err error
 	if w.done && w.before != nil {
 		res.before = r.rec.frame(ctx, w.before)
@@ -222,23 +238,23 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		var before image.Image
 		if before, err = r.shoot(ctx); err == nil {
 			res.before = r.rec.frame(ctx, before)
-			t0 := time.Now()
+			t0 := r.now()
 			var ran bool
 			ran, err = r.gate.do(func() error {
 				actx, cancel := actionContext(ctx, a)
 				defer cancel()
 				return r.personDo(actx, a)
 			})
-			res.ms = time.Since(t0).Milliseconds()
-			if !ran {
-				err = ErrFinished
-			}
+			res.ms = r.since(t0).Milliseconds()
+			res.skipped = !ran
 		}
 	}
-	if err == nil {
-		res.s, err = waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil)
-		if err == nil {
-			res.after = r.rec.frame(ctx, res.s.Frame)
+	if err == nil && !res.skipped {
+		// The input is done; a screen that does not settle (the run ends,
+		// the device goes away) leaves only the screen after it unknown:
+		// the input is recorded as made, as the device made it.
+		if s, serr := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil); serr == nil {
+			res.s, res.after = s, r.rec.frame(ctx, s.Frame)
 		}
 	}
 	res.err = err

@@ -51,6 +51,9 @@ type planResult struct {
 type actResult struct {
 	err error
 	ms  int64
+	// skipped: the action never started (Stop had closed the gate), so
+	// nothing reached the device.
+	skipped bool
 }
 
 type stableResult struct {
@@ -61,6 +64,7 @@ type stableResult struct {
 
 type manualResult struct {
 	look          bool // the screen at take-over, no input
+	skipped       bool // Stop closed the gate before the input started
 	a             action.Action
 	at            time.Time
 	before, after string
@@ -147,6 +151,9 @@ type loopState struct {
 	// work: the generation of the work in flight (results of older work
 	// are dropped)
 	gen uint64
+	// acting: the work in flight is the current action's; its result
+	// has not come back yet.
+	acting bool
 
 	pauseWaiters    []chan error
 	holdPause       bool // the person paused while the device was away: it comes back paused
@@ -159,11 +166,20 @@ type loopState struct {
 
 	edited        bool // the person edited the queue while the run waited
 	manualBusy    bool
+	manualLook    bool // the manual work in flight only looks at the screen
 	manualReply   chan error
 	manualQueue   []message // the person's inputs waiting their turn
 	handBackWait  *message  // a hand back waiting for those inputs
 	manualLog     []manualInput
 	takeOverAsked string
+
+	// ending holds the run's end while an action is on its way to the
+	// device (the agent's, or the person's input): what the device did is
+	// recorded first (end in loop_helpers.go). endOn is the trigger that
+	// ended it; endWaiters are the Stops that return once it has ended.
+	ending     *Result
+	endOn      Trigger
+	endWaiters []chan error
 }
 
 // coreEnv is what the core knows of the world it does not change: the
@@ -217,29 +233,70 @@ func (l *loopState) take() []effect {
 }
 
 func (r *Run) loop() {
-	l := r.lp
-	defer func() {
-		r.runCancel()
-		close(r.finished)
-		go r.cleanup()
-	}()
 	for m := range r.msgs {
-		if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
-			continue // the result of cancelled work
-		}
-		if !m.on.IsCommand() && r.stopping.Load() {
-			continue // Stop is on its way: nothing more may start
-		}
-		l.on = m.on
-		err := l.handle(m)
-		r.perform(l.take())
-		if m.reply != nil && !l.deferred(m) {
-			m.reply <- err
-		}
-		if l.state.Terminal() {
+		if r.receive(m) {
 			return
 		}
 	}
+}
+
+// receive is one turn of the loop: m goes to the core, unless it is the
+// result of cancelled work. It reports whether the run has ended (and
+// then lets go of the device and the record).
+func (r *Run) receive(m message) bool {
+	l := r.lp
+	if r.stopping.Load() && l.ending == nil {
+		// Stop is on its way (Run.Stop cut the run off before its command
+		// got here): the core hears of it before anything queued ahead of
+		// the command, so nothing more starts; an action already on its
+		// way is recorded when its result comes.
+		if r.deliver(message{on: OnStop}) {
+			r.loopEnded()
+			return true
+		}
+	}
+	if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
+		return false // the result of cancelled work
+	}
+	if r.deliver(m) {
+		r.loopEnded()
+		return true
+	}
+	return false
+}
+
+// loopEnded cancels what is left and cleans up once the work has stopped.
+func (r *Run) loopEnded() {
+	r.runCancel()
+	close(r.finished)
+	if r.sched != nil {
+		r.sched.spawn(r, "clean up", r.cleanup, true)
+		return
+	}
+	go r.cleanup()
+}
+
+// ended reports whether the loop has ended.
+func (r *Run) ended() bool {
+	select {
+	case <-r.finished:
+		return true
+	default:
+		return false
+	}
+}
+
+// deliver hands m to the core, performs what it decided and answers the
+// command; it reports whether the run has ended.
+func (r *Run) deliver(m message) bool {
+	l := r.lp
+	l.on = m.on
+	err := l.handle(m)
+	r.perform(l.take())
+	if m.reply != nil && !l.deferred(m) {
+		m.reply <- err
+	}
+	return l.state.Terminal()
 }
 
 // cleanup waits for the workers, restores the device and closes the record.
@@ -268,6 +325,11 @@ func (l *loopState) deferred(m message) bool {
 	if l.handBackWait != nil && l.handBackWait.reply == m.reply {
 		return true
 	}
+	for _, w := range l.endWaiters {
+		if w == m.reply {
+			return true
+		}
+	}
 	for _, q := range l.manualQueue {
 		if q.reply == m.reply {
 			return true
@@ -277,6 +339,9 @@ func (l *loopState) deferred(m message) bool {
 }
 
 func (l *loopState) handle(m message) error {
+	if l.ending != nil {
+		return l.whileEnding(m)
+	}
 	if m.on.IsCommand() {
 		l.via = m.via
 		if l.state.Terminal() {
@@ -304,6 +369,9 @@ func (l *loopState) handle(m message) error {
 		return l.handBackAfterInputs(m)
 	case OnStop:
 		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		if l.ending != nil && m.reply != nil {
+			l.endWaiters = append(l.endWaiters, m.reply)
+		}
 	case OnStopGracefully:
 		return l.stopGracefully(m.n)
 	case OnConfirm:

@@ -143,6 +143,7 @@ func (l *loopState) execute() {
 	}
 	l.fresh = false
 	l.startWork(actWork{a})
+	l.acting = true
 }
 
 // actionBound is how long Stop waits for an input already on its way to
@@ -164,8 +165,8 @@ func actionContext(ctx context.Context, a action.Action) (context.Context, conte
 	return context.WithTimeout(context.WithoutCancel(ctx), actionBound)
 }
 
-// actionDone handles the end of a device action.
-func (l *loopState) actionDone(res *actResult) {
+// recordAction records the current action's result as a step.
+func (l *loopState) recordAction(res *actResult) {
 	a := *l.current
 	l.steps++
 	result := "ok"
@@ -178,6 +179,21 @@ func (l *loopState) actionDone(res *actResult) {
 		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached}})
 	l.callUsage, l.callSalvaged, l.callCached = nil, "", false
 	l.emitUsage()
+}
+
+// actionDone handles the end of a device action.
+func (l *loopState) actionDone(res *actResult) {
+	l.acting = false
+	if res.skipped {
+		// Only Stop closes the gate before an action starts; the run ends
+		// as it asked (the loop tells the core of a Stop first, so this is
+		// for a core that did not hear of it).
+		l.current = nil
+		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		return
+	}
+	a := *l.current
+	l.recordAction(res)
 	if res.err != nil && errors.Is(res.err, device.ErrGone) {
 		l.lost(res.err)
 		return

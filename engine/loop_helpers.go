@@ -29,11 +29,19 @@ func (l *loopState) ask(req Request) {
 }
 
 // end finishes the run. It closes the action gate first, so once the state
-// reads Stopped no device action can start.
+// reads Stopped no device action can start. An action already on its way
+// to the device (the agent's, or the person's input) is not called back:
+// it lands, so the end waits for its result and records it first (issue
+// 27: a confirmed Pay landed while the run showed no step).
 func (l *loopState) end(res Result) {
 	if !allowed(l.state, l.on, res.State) && !strings.HasPrefix(res.Reason, "internal error") {
 		res = Result{State: Failed, Reason: fmt.Sprintf("internal error: %s --%s--> %s is not in the transition table", l.state, l.on, res.State)}
 	}
+	if l.onItsWay() {
+		l.ending, l.endOn = &res, l.on
+		return
+	}
+	l.recordTouches()
 	l.cancelWork()
 	l.watching = false
 	res.Steps, res.Calls, res.Usage = l.steps, l.calls, l.usage
@@ -66,9 +74,54 @@ func (l *loopState) end(res Result) {
 		l.reply(hb.reply, ErrFinished)
 	}
 	l.handBackWait = nil
+	for _, w := range l.endWaiters {
+		l.reply(w, nil)
+	}
+	l.endWaiters = nil
 	// A finished run may be kept (a list of past runs); it must not pin
 	// the last screen (megabytes) in memory.
 	l.frame, l.tree = nil, nil
+}
+
+// onItsWay reports whether an input is on its way to the device: the
+// action of Executing, or the person's input (not a mere look).
+func (l *loopState) onItsWay() bool {
+	return l.acting || (l.manualBusy && !l.manualLook)
+}
+
+// whileEnding handles m while the end waits for what is on its way to the
+// device: its result is recorded, then the run ends; a Stop returns once
+// it has; every other command is refused, and nothing else starts.
+func (l *loopState) whileEnding(m message) error {
+	switch {
+	case m.on == OnStop:
+		if m.reply != nil {
+			l.endWaiters = append(l.endWaiters, m.reply)
+		}
+		return nil
+	case m.on.IsCommand():
+		return ErrFinished
+	case m.on == OnActionDone && l.acting:
+		l.acting = false
+		if !m.acted.skipped {
+			l.recordAction(m.acted)
+			l.doneActs = append(l.doneActs, *l.current)
+		}
+		l.current = nil
+	case m.on == OnManualDone:
+		l.manualBusy = false
+		if !m.manual.look {
+			l.recordManual(m.manual)
+		}
+	default:
+		return nil // nothing else matters now
+	}
+	if !l.onItsWay() {
+		res := *l.ending
+		l.ending, l.on = nil, l.endOn
+		l.end(res)
+	}
+	return nil
 }
 
 // flushQueue drops the queued actions; when why is set the model is told

@@ -112,7 +112,7 @@ func (l *loopState) enterManual(reason string, req *Request) {
 		return
 	}
 	if l.frame == nil && !l.manualBusy {
-		l.manualBusy = true
+		l.manualBusy, l.manualLook = true, true
 		l.out(fxManual{manualWork{look: true}})
 	}
 	if req != nil {
@@ -155,7 +155,7 @@ const maxManualQueue = 32
 // (done) is recorded with the screen the run last saw as the one before it:
 // a live touch reaches the phone before Tandem hears of it.
 func (l *loopState) startManual(m message) {
-	l.manualBusy = true
+	l.manualBusy, l.manualLook = true, false
 	l.manualReply = m.reply // nil for a live touch: answered already
 	w := manualWork{a: m.act, done: m.done}
 	if m.done {
@@ -173,12 +173,26 @@ func (l *loopState) manualDone(res *manualResult) {
 		}
 		return
 	}
+	l.recordManual(res)
+}
+
+// recordManual records the person's input with its result and answers
+// them.
+func (l *loopState) recordManual(res *manualResult) {
+	if res.skipped {
+		// Stop closed the gate before it started: nothing reached the device.
+		if l.manualReply != nil {
+			l.reply(l.manualReply, ErrFinished)
+			l.manualReply = nil
+		}
+		return
+	}
 	l.manualLog = append(l.manualLog, manualInput{a: res.a, at: res.at, err: res.err})
 	ev := &ManualEvent{Action: res.a, At: res.at, Before: res.before, After: res.after}
 	result := "ok"
 	if res.err != nil {
 		ev.Error, result = res.err.Error(), res.err.Error()
-	} else {
+	} else if res.s.Frame != nil { // nil: the run ended before the screen settled
 		l.frame, l.print, l.tree, l.app, l.fresh = res.s.Frame, res.s.Print, nil, "", true
 	}
 	a := res.a
@@ -212,6 +226,26 @@ func (l *loopState) nextManual() {
 	m := l.manualQueue[0]
 	l.manualQueue = l.manualQueue[1:]
 	l.startManual(m)
+}
+
+// recordTouches records, as the run ends, the person's live touches still
+// waiting their turn: they reached the device already (InputDone), so they
+// are on the record, without the screen after them.
+func (l *loopState) recordTouches() {
+	keep := l.manualQueue[:0]
+	for _, m := range l.manualQueue {
+		if !m.done {
+			keep = append(keep, m)
+			continue
+		}
+		a := m.act
+		now := l.clock.Now()
+		l.manualLog = append(l.manualLog, manualInput{a: a, at: now})
+		l.record(Entry{Kind: recManual, T: now, Action: &a, Result: "ok"})
+		l.emit(Event{Kind: KindManual, Manual: &ManualEvent{Action: a, At: now}})
+		l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: "ok", ByPerson: true}})
+	}
+	l.manualQueue = keep
 }
 
 // dropManualQueue answers the inputs waiting their turn with err.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -26,6 +25,7 @@ func (l *loopState) startWork(w work) {
 // of an older generation and dropped.
 func (l *loopState) cancelWork() {
 	l.gen++
+	l.acting = false
 	l.out(fxCancel{})
 }
 
@@ -126,7 +126,7 @@ func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
 func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input, error) {
 	res := &planResult{}
 	in, info, frame, print, tree, app := w.in, w.info, w.frame, w.print, w.tree, w.app
-	t0 := time.Now()
+	t0 := r.now()
 	if info == nil {
 		i, err := r.dev.Info(ctx)
 		if err != nil {
@@ -135,7 +135,7 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 		info, res.info = &i, &i
 	}
 	if frame == nil {
-		at := time.Now()
+		at := r.now()
 		img, err := r.dev.Screenshot(ctx)
 		if err == nil && r.cfg.OnScreen != nil {
 			r.cfg.OnScreen(img, at)
@@ -180,7 +180,7 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 	}
 	res.obs.UITree, res.obs.Screen = tree, info.Screen
 	res.file = r.rec.frame(ctx, frame)
-	res.observeMs = time.Since(t0).Milliseconds()
+	res.observeMs = r.since(t0).Milliseconds()
 	in.Observation = res.obs
 	return res, in, nil
 }

@@ -148,6 +148,13 @@ type recorder struct {
 	// onPerson, when set, hears every person entry as it is queued (the
 	// run turns them into KindPerson events).
 	onPerson func(Entry)
+	// now stamps an entry that comes without a time (nil: the wall
+	// clock); the run sets its own clock.
+	now func() time.Time
+	// sync: each line and frame is written by add or frame itself, before
+	// it returns, not by the writer (a scheduled run's record must not
+	// depend on the writer's turn; nothing is ever queued then).
+	sync bool
 
 	mu      sync.Mutex
 	nframe  int
@@ -215,11 +222,24 @@ func (r *recorder) add(e Entry) {
 	}
 	if e.T.IsZero() {
 		e.T = time.Now()
+		if r.now != nil {
+			e.T = r.now()
+		}
 	}
 	if e.Kind == recPerson && r.onPerson != nil {
 		r.onPerson(e)
 	}
-	r.lines <- recItem{e: &e}
+	r.queue(recItem{e: &e})
+}
+
+// queue hands it to the writer, or in sync mode writes it now.
+func (r *recorder) queue(it recItem) {
+	if r.sync {
+		var buf bytes.Buffer
+		r.put(it, &buf)
+		return
+	}
+	r.lines <- it
 }
 
 // frame queues img to be written as a JPEG and returns the file name it
@@ -245,7 +265,7 @@ func (r *recorder) frame(ctx context.Context, img image.Image) string {
 	case <-ctx.Done():
 		return ""
 	}
-	r.lines <- recItem{img: img, name: name}
+	r.queue(recItem{img: img, name: name})
 	return name
 }
 
@@ -267,33 +287,46 @@ func (r *recorder) close() error {
 
 func (r *recorder) write() {
 	defer close(r.done)
-	var buf, line bytes.Buffer
-	// The record is not HTML: <, > and & are written as they are, not as
-	// six-byte escapes (a reply full of <point> tags would grow sixfold).
+	var buf bytes.Buffer
+	for it := range r.lines {
+		r.put(it, &buf)
+	}
+}
+
+// put writes one item: a frame, or a line, synced.
+func (r *recorder) put(it recItem, buf *bytes.Buffer) {
+	switch {
+	case it.flush != nil:
+		close(it.flush)
+	case it.img != nil:
+		n, err := writeFrame(filepath.Join(r.dir, it.name), it.img, buf)
+		<-r.frames
+		r.account(int64(n), err)
+	default:
+		b, err := marshalLine(it.e)
+		if err != nil {
+			r.account(0, err)
+			return
+		}
+		_, err = r.f.Write(b)
+		if err == nil {
+			err = r.f.Sync()
+		}
+		r.account(int64(len(b)), err)
+	}
+}
+
+// marshalLine is one line of the record, bounded (boundEntry) and ended by
+// a newline. The record is not HTML: <, > and & are written as they are,
+// not as six-byte escapes (a reply full of <point> tags would grow sixfold).
+func marshalLine(e *Entry) ([]byte, error) {
+	var line bytes.Buffer
 	enc := json.NewEncoder(&line)
 	enc.SetEscapeHTML(false)
-	for it := range r.lines {
-		switch {
-		case it.flush != nil:
-			close(it.flush)
-		case it.img != nil:
-			n, err := writeFrame(filepath.Join(r.dir, it.name), it.img, &buf)
-			<-r.frames
-			r.account(int64(n), err)
-		default:
-			line.Reset()
-			if err := enc.Encode(boundEntry(it.e)); err != nil { // one line, newline ended
-				r.account(0, err)
-				continue
-			}
-			b := line.Bytes()
-			_, err := r.f.Write(b)
-			if err == nil {
-				err = r.f.Sync()
-			}
-			r.account(int64(len(b)), err)
-		}
+	if err := enc.Encode(boundEntry(e)); err != nil {
+		return nil, err
 	}
+	return line.Bytes(), nil
 }
 
 func (r *recorder) account(n int64, err error) {

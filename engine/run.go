@@ -21,7 +21,9 @@
 //     check a flag at the top of their loop take 5–30 s to stop). A
 //     generation number drops results of cancelled work.
 //   - No device action starts after Stop returns: actions pass a gate that
-//     Stop closes (and waits on) before it reports Stopped.
+//     Stop closes (and waits on) before it reports Stopped. An action
+//     already on its way lands; the run ends only once its result is
+//     recorded, so every landed action is on the record.
 //   - Evaluation is implicit: each Planning step is ONE model call that sees
 //     the newest screen and recent history and answers with the next
 //     action(s), finish or fail. A reply may queue several actions; they run
@@ -150,6 +152,10 @@ type Config struct {
 	// StartedBy names who started the run when it was not the person at
 	// the door (an MCP client: "mcp:<its name>"); the record keeps it.
 	StartedBy string
+	// Scheduler, when set, runs the run without goroutines of its own, one
+	// item at a time in the order the scheduler picks (sched.go): for the
+	// simulation, so a seed replays exactly. Nil for every real run.
+	Scheduler *Scheduler
 }
 
 type viaKey struct{}
@@ -191,6 +197,7 @@ type Run struct {
 	finished chan struct{} // closed when the loop has ended
 	done     chan struct{} // closed when the device and the record are closed
 
+	sched     *Scheduler // nil: the loop and the work are goroutines
 	runCtx    context.Context
 	runCancel context.CancelFunc
 	gate      gate
@@ -223,8 +230,7 @@ func New(cfg Config) (*Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		r.rec = rec
-		r.rec.onPerson = r.hub.personEntry
+		r.keepRecord(rec)
 		s := r.settings
 		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID, Via: cfg.StartedBy})
 	}
@@ -235,7 +241,7 @@ func New(cfg Config) (*Run, error) {
 func newRun(cfg Config) *Run {
 	r := &Run{id: cfg.ID, cfg: cfg, settings: cfg.Settings.withDefaults(), dev: cfg.Device,
 		planner: cfg.Planner, msgs: make(chan message, 16), finished: make(chan struct{}),
-		done: make(chan struct{}), clock: cfg.Clock}
+		done: make(chan struct{}), clock: cfg.Clock, sched: cfg.Scheduler}
 	if r.clock == nil {
 		r.clock = wallClock{}
 	}
@@ -251,7 +257,21 @@ func newRun(cfg Config) *Run {
 	return r
 }
 
-func (r *Run) launch() { go r.loop() }
+func (r *Run) launch() {
+	if r.sched == nil {
+		go r.loop()
+	}
+}
+
+// keepRecord makes rec the run's record: its entries carry the run's time,
+// its person entries become events, and on a scheduler what is on disk
+// does not depend on when the writer got its turn (a crash copies it).
+func (r *Run) keepRecord(rec *recorder) {
+	r.rec = rec
+	rec.onPerson = r.hub.personEntry
+	rec.now = r.clock.Now
+	rec.sync = r.sched != nil
+}
 
 func newID() string {
 	var b [4]byte
@@ -270,12 +290,26 @@ func (r *Run) Done() <-chan struct{} { return r.done }
 
 // Result returns how the run ended; call it after Done is closed.
 func (r *Run) Result() Result {
+	if r.sched != nil {
+		_ = r.sched.until(context.Background(), r.ended)
+	}
 	<-r.finished
 	return r.res
 }
 
 // Wait blocks until the run has ended (and cleaned up) or ctx ends.
 func (r *Run) Wait(ctx context.Context) (Result, error) {
+	if r.sched != nil {
+		err := r.sched.until(ctx, func() bool {
+			select {
+			case <-r.done:
+				return true
+			default:
+				return false
+			}
+		})
+		return r.res, err
+	}
 	select {
 	case <-r.done:
 		return r.res, nil
@@ -337,9 +371,11 @@ func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
 // or an action result already queued ahead of it must not start another
 // action (the person pressed Stop after the reply arrived but before its
 // tap; a peer still taps in that window). So Stop first marks the run
-// stopping (the loop drops work results from then on), cancels all work,
-// and closes the action gate, waiting only for an action already running
-// (its context is cancelled too).
+// stopping (the loop tells the core before anything else it reads, and
+// nothing more starts), cancels all work, and closes the action gate,
+// waiting only for an action already running. That action is not called
+// back (an input lands once sent): its result is recorded as a step before
+// the run ends, so what the device did is on the record.
 func (r *Run) Stop(ctx context.Context) error {
 	r.stopping.Store(true)
 	r.runCancel()
@@ -351,7 +387,11 @@ func (r *Run) Stop(ctx context.Context) error {
 	if err != nil {
 		// ctx ended first: the run is cut off already; make sure the loop
 		// still ends it.
-		go r.post(message{on: OnStop})
+		if r.sched != nil {
+			r.post(message{on: OnStop})
+		} else {
+			go r.post(message{on: OnStop})
+		}
 	}
 	return err
 }
@@ -397,6 +437,9 @@ func (r *Run) EditPending(ctx context.Context, actions []action.Action) error {
 func (r *Run) command(ctx context.Context, m message) error {
 	m.reply = make(chan error, 1)
 	m.via, _ = ctx.Value(viaKey{}).(string)
+	if r.sched != nil {
+		return r.sched.command(ctx, r, m)
+	}
 	select {
 	case r.msgs <- m:
 	case <-r.finished:
@@ -422,6 +465,10 @@ func (r *Run) command(ctx context.Context, m message) error {
 
 // post delivers a work result to the loop; dropped once the run has ended.
 func (r *Run) post(m message) {
+	if r.sched != nil {
+		r.sched.post(r, m)
+		return
+	}
 	select {
 	case r.msgs <- m:
 	case <-r.finished:
@@ -464,7 +511,7 @@ func (r *Run) personDo(ctx context.Context, a action.Action) error {
 // shoot takes a screenshot; a secure screen becomes a small black frame so
 // stability and loop checks still work.
 func (r *Run) shoot(ctx context.Context) (image.Image, error) {
-	at := time.Now()
+	at := r.now()
 	img, err := r.dev.Screenshot(ctx)
 	if err == nil && r.cfg.OnScreen != nil {
 		r.cfg.OnScreen(img, at)
@@ -525,8 +572,7 @@ func Resume(dir string, cfg Config) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.rec = rec
-	r.rec.onPerson = r.hub.personEntry
+	r.keepRecord(rec)
 	r.lp.restore(entries)
 	r.perform(r.lp.take())
 	r.launch()

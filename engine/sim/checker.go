@@ -15,13 +15,22 @@ import (
 
 // checker holds what the invariants need to know and the violations found.
 // The phone, the model, the person and the run's events all report to it.
+//
+// Everything runs on the scheduler's one goroutine; the atomics and the
+// lock only keep the checks honest should that change.
 type checker struct {
 	run atomic.Pointer[engine.Run]
+	// plant is a fault planted for the simulation's own tests: an action
+	// that reaches the phone while a command of the person's is on its way
+	// (inCmd) counts as a violation. Whether that happens is a matter of
+	// interleaving alone, which a seed must decide.
+	plant bool
+	inCmd bool
 
 	stopReturned atomic.Bool // the person's Stop returned
 	ended        atomic.Bool // the run announced a terminal state
-	inInput      atomic.Bool // the person's own input is on its way to the phone
 	checks       atomic.Int64
+	ledger       ledger // what the phone did and what each run says it did
 
 	mu         sync.Mutex
 	violations []string
@@ -67,13 +76,13 @@ func (c *checker) check(ok bool, format string, args ...any) {
 
 // action is called as a device action starts (invariants 1, 2 and 5, and
 // "stop after this step").
-func (c *checker) action(a action.Action, sensitive bool) {
+func (c *checker) action(a action.Action, sensitive, person bool) {
 	state := engine.Idle
 	if r := c.run.Load(); r != nil {
-		state = r.Snapshot().State
+		state = r.State()
 	}
-	person := c.inInput.Load()
 	c.log("device: %s (state %s, person %v)", a, state, person)
+	c.check(!c.plant || !c.inCmd, "planted: %s reached the phone while a command of the person's was on its way", a)
 	c.check(!c.stopReturned.Load(), "invariant 1: %s started after Stop returned", a)
 	if person {
 		c.check(state == engine.Manual, "invariant 1: the person's %s ran in %s", a, state)
@@ -141,8 +150,20 @@ func (c *checker) editReturned(accepted bool) {
 }
 
 // landed is called when an action takes effect on the phone.
-func (c *checker) landed(a action.Action) {
+func (c *checker) landed(a action.Action, person bool) {
 	c.check(!c.ended.Load(), "stopped means stopped: %s reached the phone after the run announced its end", a)
+	c.ledger.landed(a, person)
+}
+
+// notTheRuns takes back the person's live touch the run refused: the
+// phone has it, but as the person's own, with no run.
+func (c *checker) notTheRuns(a action.Action) { c.ledger.unland(a) }
+
+// failed reports whether an invariant broke already.
+func (c *checker) failed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.violations) > 0
 }
 
 // Emit watches the run's events.
@@ -185,6 +206,8 @@ func (c *checker) Emit(e engine.Event) {
 		}
 	case engine.KindRequest:
 		c.log("request: %s %s", e.Request.Kind, e.Request.Message)
+	case engine.KindStep:
+		c.ledger.step(*e.Step)
 	default: // the others need nothing here
 	}
 }
@@ -298,7 +321,8 @@ func (c *checker) expectEdit(a *action.Action) {
 // resumed starts over with a run resumed after a crash: what the crashed
 // run was expected to do (a confirmation, an edit, a hand back, a graceful
 // stop) went with it; the resumed run starts from its record.
-func (c *checker) resumed(r *engine.Run) {
+func (c *checker) resumed(r *engine.Run, kept int) {
+	c.ledger.begin(r, kept)
 	c.mu.Lock()
 	c.hbSeq.Add(1)
 	c.confirmed, c.expect, c.pending, c.armed, c.ranFirst, c.underWay = nil, nil, false, false, nil, false

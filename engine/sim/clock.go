@@ -2,30 +2,29 @@ package sim
 
 import (
 	"context"
-	"runtime"
-	"sync/atomic"
 	"time"
 )
 
 // clock is virtual time: Sleep moves it forward by the asked duration and
 // returns at once, so a run's stability waits and device polls take no
-// real time. The scheduler is still given a turn, so other goroutines of
-// the run (a person's command, a result) can interleave with the wait.
+// real time. Nothing else moves it: the world runs one item at a time on
+// the scheduler, so a wait is never a race.
 type clock struct {
-	base time.Time
-	ns   atomic.Int64
+	now time.Time
 }
 
 func newClock() *clock {
-	return &clock{base: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	return &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
 
-func (c *clock) Now() time.Time { return c.base.Add(time.Duration(c.ns.Load())) }
+func (c *clock) Now() time.Time { return c.now }
 
 func (c *clock) Sleep(ctx context.Context, d time.Duration) error {
-	if d > 0 {
-		c.ns.Add(int64(d))
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	runtime.Gosched()
-	return ctx.Err()
+	if d > 0 {
+		c.now = c.now.Add(d)
+	}
+	return nil
 }

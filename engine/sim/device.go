@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"math/rand/v2"
-	"runtime"
-	"sync"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -29,32 +26,33 @@ type phoneFaults struct {
 	treeFail float64 // a UI tree dump fails
 	secure   float64 // a screenshot meets a secure screen
 	drop     float64 // the device goes away for a few calls
-	slow     float64 // an action is slow: a stop may catch it midway
 }
 
 // phone is the simulated device. It checks the device-side invariants on
 // every action: nothing runs after Stop returned or outside Executing (or
 // Manual for the person's own input), and nothing sensitive runs that the
-// person did not confirm.
+// person did not confirm. It keeps its own log of the inputs that landed
+// (checker.landed), which the run's record and steps must match.
+//
+// It never blocks and runs on the scheduler's one goroutine: an action is
+// done as its work runs; "slow" is the scheduler running its result late,
+// after whatever else it picks (a Stop, a pause, the person's input).
 type phone struct {
 	chk    *checker
 	faults phoneFaults
+	rng    *tape
 
-	late sync.WaitGroup // actions still landing after Do returned
-
-	mu      sync.Mutex
-	rng     *rand.Rand
 	app     string
 	counter int
 	paid    bool
 	away    int // calls left while gone
 }
 
-func newPhone(seed uint64, f phoneFaults, chk *checker) *phone {
-	return &phone{chk: chk, faults: f, rng: rand.New(rand.NewPCG(seed, 0xd1ce)), app: homeApp}
+func newPhone(t *tape, f phoneFaults, chk *checker) *phone {
+	return &phone{chk: chk, faults: f, rng: t, app: homeApp}
 }
 
-func (p *phone) roll(prob float64) bool { return prob > 0 && p.rng.Float64() < prob }
+func (p *phone) roll(prob float64) bool { return p.rng.chance(prob) }
 
 // gone reports whether the device is away now (and may start an absence).
 func (p *phone) gone() bool {
@@ -70,8 +68,6 @@ func (p *phone) gone() bool {
 }
 
 func (p *phone) Info(ctx context.Context) (device.Info, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.gone() {
 		return device.Info{}, fmt.Errorf("sim: %w", device.ErrGone)
 	}
@@ -85,14 +81,10 @@ func (p *phone) Capabilities() device.Capabilities {
 
 // ForegroundApp names the app in front, as the adb driver does.
 func (p *phone) ForegroundApp(ctx context.Context) (string, string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	return p.app, ".Main", nil
 }
 
 func (p *phone) UITree(ctx context.Context) ([]byte, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.roll(p.faults.treeFail) {
 		return nil, fmt.Errorf("sim: uiautomator dump failed: ERROR: could not get idle state")
 	}
@@ -105,8 +97,6 @@ func (p *phone) Screenshot(ctx context.Context) (image.Image, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if p.gone() {
 		return nil, fmt.Errorf("sim: %w", device.ErrGone)
 	}
@@ -148,41 +138,29 @@ func (p *phone) sensitive(a action.Action) bool {
 	return a.Type == action.Tap && a.Y >= 2*screenH/3
 }
 
-func (p *phone) Do(ctx context.Context, a action.Action) error {
-	p.mu.Lock()
-	sensitive := p.sensitive(a)
-	slow := p.roll(p.faults.slow)
-	gone := p.gone()
-	p.mu.Unlock()
-	p.chk.action(a, sensitive)
-	if gone {
+// Do is the agent's action: it lands at once, unless the device is away.
+func (p *phone) Do(ctx context.Context, a action.Action) error { return p.do(a, false) }
+
+// personDo is the person's input through Tandem (Config.PersonInput).
+func (p *phone) personDo(ctx context.Context, a action.Action) error { return p.do(a, true) }
+
+func (p *phone) do(a action.Action, person bool) error {
+	p.chk.action(a, p.sensitive(a), person)
+	if p.gone() {
 		return fmt.Errorf("sim: %w", device.ErrGone)
 	}
-	if slow {
-		// The command is on its way to the phone: cancelling the caller
-		// does not call it back (adb's shell keeps running).
-		for i := 0; i < 20 && ctx.Err() == nil; i++ {
-			runtime.Gosched()
-		}
-		if ctx.Err() != nil {
-			p.late.Add(1)
-			go func() {
-				defer p.late.Done()
-				runtime.Gosched()
-				p.land(a)
-			}()
-			return ctx.Err()
-		}
-	}
-	p.land(a)
+	p.land(a, person)
 	return nil
 }
 
-// land applies a to the phone's state: the moment the action takes effect.
-func (p *phone) land(a action.Action) {
-	p.chk.landed(a)
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// touch is the person's live touch on the mirror: it reaches the phone
+// straight away, before the run hears of it (Run.InputDone).
+func (p *phone) touch(a action.Action) { p.land(a, true) }
+
+// land applies a to the phone's state: the moment the action takes effect,
+// logged as the phone's own truth.
+func (p *phone) land(a action.Action, person bool) {
+	p.chk.landed(a, person)
 	switch a.Type {
 	case action.Tap:
 		switch {
@@ -202,6 +180,6 @@ func (p *phone) land(a action.Action) {
 func (p *phone) Close() error { return nil }
 
 // inThird is a random point in the screen's third n (0: +1, 1: nothing, 2: Pay).
-func inThird(r *rand.Rand, n int) (x, y int) {
+func inThird(r *tape, n int) (x, y int) {
 	return 3 + r.IntN(screenW-6), n*screenH/3 + 2 + r.IntN(screenH/3-4)
 }

@@ -3,10 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
-	"runtime"
 	"strings"
-	"sync"
 
 	"tandem/engine/action"
 	"tandem/engine/model"
@@ -14,43 +11,31 @@ import (
 
 // scripted is the simulated model: each call draws a random reply from the
 // seed, valid (one to four actions, sensitive ones at any position, finish,
-// fail, a question, a take-over request) or not (garbage, an error, a slow
-// answer a pause or stop must cut). It checks what the engine tells it:
-// step numbers unique in the history, a secure screen said in words.
+// fail, a question, a take-over request) or not (garbage, an error). A
+// slow answer is the scheduler running the call's result late, after a
+// pause or stop has cut it. It checks what the engine tells it: step
+// numbers unique in the history, a secure screen said in words.
 type scripted struct {
-	chk *checker
-
-	mu    sync.Mutex
-	rng   *rand.Rand
+	chk   *checker
+	rng   *tape
 	calls int
 }
 
-func newModel(seed uint64, chk *checker) *scripted {
-	return &scripted{chk: chk, rng: rand.New(rand.NewPCG(seed, 0x30de1))}
+func newModel(t *tape, chk *checker) *scripted {
+	return &scripted{chk: chk, rng: t}
 }
 
 func (m *scripted) Plan(ctx context.Context, in model.Input, onThought func(string)) (model.Plan, error) {
 	seq := m.chk.hbSeq.Load()
-	m.mu.Lock()
 	m.calls++
 	reply := m.draw()
-	slow := m.rng.IntN(10) == 0
-	m.mu.Unlock()
 	m.checkInput(in)
-	if ctx.Err() == nil {
-		// A worker cancelled before the person took over may still reach
-		// the model with what it was told then; only a live call is the
-		// one after the hand back.
-		m.chk.modelCall(in, seq)
-	}
-	if slow {
-		for i := 0; i < 50 && ctx.Err() == nil; i++ {
-			runtime.Gosched()
-		}
-	}
 	if err := ctx.Err(); err != nil {
+		// A call cancelled before it began still carries what it was told
+		// then; only a live call is the one after a hand back.
 		return model.Plan{}, err
 	}
+	m.chk.modelCall(in, seq)
 	return reply()
 }
 
@@ -74,7 +59,9 @@ func (m *scripted) checkInput(in model.Input) {
 // draw picks the next reply.
 func (m *scripted) draw() func() (model.Plan, error) {
 	r := m.rng
-	switch k := r.IntN(100); {
+	// 99 - k: the plainest choice (0, as a shrunk tape ends) is a plan of
+	// device actions.
+	switch k := 99 - r.IntN(100); {
 	case k < 4:
 		return func() (model.Plan, error) {
 			return model.Plan{}, &model.ParseError{Reason: "no action found", Raw: "¿"}
@@ -95,7 +82,7 @@ func (m *scripted) draw() func() (model.Plan, error) {
 	for range n {
 		acts = append(acts, m.step())
 	}
-	if r.IntN(6) == 0 {
+	if r.IntN(6) == 5 {
 		acts = append(acts, action.Action{Type: action.Finish, Summary: "done"})
 	}
 	return func() (model.Plan, error) { return model.Plan{Thought: "sim", Actions: acts, Raw: "sim"}, nil }

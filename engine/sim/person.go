@@ -1,13 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
-	"runtime"
-	"time"
+	"path/filepath"
 
 	"tandem/engine"
 	"tandem/engine/action"
@@ -15,32 +14,33 @@ import (
 )
 
 // person is the simulated human: at random moments it stops, pauses,
-// edits the goal and the pending steps, takes over, makes inputs, hands
-// back with a note and a region, confirms, denies, answers. Every command
-// must either be accepted or refused with an error the UI understands
-// (invariant 3), and an accepted one must leave the run where it says.
+// edits the goal and the pending steps, takes over, makes inputs (through
+// Tandem, and live touches that reach the phone first), hands back with a
+// note and a region, confirms, denies, answers. Every command must either
+// be accepted or refused with an error the UI understands (invariant 3),
+// and an accepted one must leave the run where it says.
+//
+// Between moves it lets the world go on for a random number of steps of
+// the scheduler; a command steps the world until it is answered.
 type person struct {
-	chk *checker
-	rng *rand.Rand
-	run *engine.Run
+	chk   *checker
+	rng   *tape
+	world *engine.Scheduler
+	phone *phone
+	run   *engine.Run
 	// resume reopens a crashed run from a copy of its record (nil: this
-	// run keeps no record and does not crash).
+	// seed does not crash).
 	resume  func(dir string) (*engine.Run, error)
 	crashes int
 }
 
-// hangGuard bounds one command in real time: a command that does not
-// return by then is a hang, reported as a violation (the machine may be
-// loaded, so it is generous).
-const hangGuard = 20 * time.Second
-
-// act makes one move. It returns false once the run has ended.
+// act makes one move. It returns false once the run has ended, or once an
+// invariant broke (what follows would only lengthen the reproduction).
 func (p *person) act() bool {
-	for i := p.rng.IntN(30); i > 0; i-- {
-		runtime.Gosched()
+	for i := p.rng.IntN(30); i > 0 && p.world.Step(); i-- {
 	}
 	snap := p.run.Snapshot()
-	if snap.State.Terminal() {
+	if snap.State.Terminal() || p.chk.failed() {
 		return false
 	}
 	name, cmd := p.choose(snap)
@@ -48,9 +48,9 @@ func (p *person) act() bool {
 		return true
 	}
 	p.chk.log("person: %s (seen %s)", name, snap.State)
-	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
-	err := cmd(ctx)
-	cancel()
+	p.chk.inCmd = true
+	err := cmd(context.Background())
+	p.chk.inCmd = false
 	p.judge(name, err)
 	return true
 }
@@ -62,8 +62,8 @@ func (p *person) judge(name string, err error) {
 	case errors.As(err, &ill), errors.Is(err, engine.ErrFinished), errors.Is(err, engine.ErrBusy),
 		errors.Is(err, device.ErrGone): // a person's input on a phone that went away
 		p.chk.log("person: %s refused: %v", name, err)
-	case errors.Is(err, context.DeadlineExceeded):
-		p.chk.fail("invariant 3: %s hung for %s", name, hangGuard)
+	case errors.Is(err, engine.ErrStalled):
+		p.chk.fail("invariant 3: %s hung: %v", name, err)
 	default:
 		p.chk.fail("invariant 3: %s failed with an error that is neither a refusal nor an end: %v", name, err)
 	}
@@ -140,14 +140,16 @@ func (p *person) chooseManual(k int) (string, command) {
 	case k < 45:
 		x, y := inThird(r, 0)
 		a := action.Action{Type: action.Tap, X: x, Y: y}
-		return "input " + a.String(), func(ctx context.Context) error {
-			p.chk.inInput.Store(true)
-			defer p.chk.inInput.Store(false)
-			return run.Input(ctx, a)
-		}
+		return "input " + a.String(), func(ctx context.Context) error { return run.Input(ctx, a) }
 	case k < 55:
 		return "input_done", p.plain(func(ctx context.Context) error {
-			return run.InputDone(ctx, action.Action{Type: action.Key, Key: "back"})
+			a := action.Action{Type: action.Key, Key: "back"}
+			p.phone.touch(a) // a live touch reaches the phone first
+			err := run.InputDone(ctx, a)
+			if err != nil {
+				p.chk.notTheRuns(a) // refused: the person's touch with no run
+			}
+			return err
 		})
 	}
 	reg := &engine.Region{X1: 2, Y1: 2, X2: screenW / 2, Y2: screenH / 2}
@@ -224,21 +226,26 @@ func (p *person) plain(f func(context.Context) error) command {
 func (p *person) resumeAfterEdit(ctx context.Context) error { return p.run.Resume(ctx) }
 
 // crash is the app dying at this moment: its record is copied as it is on
-// disk now (a line half written, an action on its way not yet in it), the
-// old run goes nowhere any more, and the person resumes the copy from
-// History. A copy that holds the run's end, or nothing yet, has nothing to
-// resume.
+// disk now (an action on its way not yet in it, and, as the tape says, its
+// last line lost or torn in half), the old run goes nowhere any more, and
+// the person resumes the copy from History. A copy that holds the run's
+// end, or nothing yet, has nothing to resume.
 func (p *person) crash(ctx context.Context) error {
 	p.crashes++
 	dst := fmt.Sprintf("%s-crash%d", p.run.Dir(), p.crashes)
 	if err := os.CopyFS(dst, os.DirFS(p.run.Dir())); err != nil {
 		return fmt.Errorf("copying the record: %w", err)
 	}
+	if err := tear(filepath.Join(dst, "record.jsonl"), p.rng.IntN(3)); err != nil {
+		return fmt.Errorf("tearing the copied record: %w", err)
+	}
 	_ = p.run.Stop(ctx)
-	select {
-	case <-p.run.Done():
-	case <-ctx.Done():
-		return ctx.Err()
+	if _, err := p.run.Wait(ctx); err != nil {
+		return err
+	}
+	kept := 0
+	if entries, _, err := engine.ReadRecord(dst); err == nil {
+		kept = len(entries)
 	}
 	r, err := p.resume(dst)
 	if errors.Is(err, engine.ErrEnded) || errors.Is(err, engine.ErrNoRecord) {
@@ -247,9 +254,27 @@ func (p *person) crash(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
-	p.chk.resumed(r)
+	p.chk.resumed(r, kept)
 	p.run = r
 	return r.Start(ctx)
+}
+
+// tear cuts the record's last line: how 0 leaves it whole, 1 drops it, 2
+// cuts it in half (the app died while writing it).
+func tear(path string, how int) error {
+	if how == 0 {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return err
+	}
+	start := bytes.LastIndexByte(b[:len(b)-1], '\n') + 1
+	cut := start
+	if how == 2 {
+		cut += (len(b) - start) / 2
+	}
+	return os.Truncate(path, int64(cut))
 }
 
 func (p *person) stop(ctx context.Context) error {

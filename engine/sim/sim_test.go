@@ -8,8 +8,13 @@ import (
 
 var seeds = flag.Int("seeds", 10000, "how many seeds TestSimulation runs (make sim SEEDS=N)")
 
-// TestSimulation runs many seeds and fails with a minimal reproduction of
-// the first that breaks an invariant.
+// shrinkBudget is how many replays TestSimulation spends shrinking a
+// failing seed's reproduction.
+const shrinkBudget = 3000
+
+// TestSimulation runs many seeds and fails with the shortest reproduction
+// found of the first that breaks an invariant: its trace, which replays
+// exactly (SIM_SEED=N go test -run TestShow prints it again).
 func TestSimulation(t *testing.T) {
 	n := *seeds
 	if testing.Short() {
@@ -21,11 +26,12 @@ func TestSimulation(t *testing.T) {
 	s := Many(1, n, Options{})
 	t.Logf("%d runs, %d invariant checks in %s", s.Runs, s.Checks, s.Elapsed)
 	if s.First != nil {
-		o, ok := Minimize(s.First.Seed, Options{}, 5)
+		o, ok := Shrink(s.First.Seed, Options{}, shrinkBudget)
 		if !ok {
-			o = *s.First
+			t.Fatalf("seed %d failed once and not on its replay: the simulation is not deterministic\n%s", s.First.Seed, *s.First)
 		}
-		t.Fatalf("%d of %d runs broke an invariant; first:\n%s", s.Failed, s.Runs, o)
+		t.Fatalf("%d of %d runs broke an invariant; the first, seed %d, had a trace of %d lines; shrunk:\n%s",
+			s.Failed, s.Runs, s.First.Seed, len(s.First.Trace), o)
 	}
 }
 
