@@ -47,6 +47,7 @@ type App struct {
 	window  windowControl                     // nil without the window
 	compact compactState                      // the window as a bar (compact.go)
 	popouts popouts                           // the mirror's own windows (popout.go)
+	mcp     mcpHTTP                           // the MCP server over HTTP, when on (mcp.go)
 	// api is what the page can call (api.go).
 	api Services
 }
@@ -71,12 +72,17 @@ func New(cfg Config) *App {
 // binds every exported method, and the page must not be able to call the
 // app's lifecycle.
 func (a *App) begin(ctx context.Context, n backend.Notifier) error {
-	return a.b.Begin(ctx, n)
+	if err := a.b.Begin(ctx, n); err != nil {
+		return err
+	}
+	a.syncMCP()
+	return nil
 }
 
 // shutdown closes the pop-outs and the backend (every run stopped, the
 // phones' keyboards restored). Not exported, like begin.
 func (a *App) shutdown() {
+	a.stopMCP()
 	a.popouts.closeAll()
 	a.b.Shutdown()
 }

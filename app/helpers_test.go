@@ -1,6 +1,7 @@
 package app
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"testing"
@@ -48,4 +49,15 @@ func fileText(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// freeLoopbackPort is a port on 127.0.0.1 nothing listens on now.
+func freeLoopbackPort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
 }

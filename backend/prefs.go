@@ -2,6 +2,7 @@ package backend
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"tandem/devices/adb"
@@ -107,3 +108,32 @@ func hasProfile(ps []Profile, id string) bool {
 	}
 	return false
 }
+
+// mcpTokenName is the MCP server's bearer token's name in Secrets.
+const mcpTokenName = "mcp-http-token"
+
+// MCPToken is the bearer token MCP clients give the app's HTTP server,
+// made once and kept with the API keys (renew: a new one, the old one
+// refused from then on).
+func (b *Backend) MCPToken(renew bool, newToken func() (string, error)) (string, error) {
+	if !renew {
+		tok, err := b.secrets.Get(mcpTokenName)
+		if err == nil && tok != "" {
+			return tok, nil
+		}
+		if err != nil && !errors.Is(err, ErrNoSecret) {
+			return "", err
+		}
+	}
+	tok, err := newToken()
+	if err != nil {
+		return "", err
+	}
+	if err := b.secrets.Set(mcpTokenName, tok); err != nil {
+		return "", fmt.Errorf("keep the MCP token: %w", err)
+	}
+	return tok, nil
+}
+
+// GetSettingsOnly is the settings as stored, with a damaged file's warning.
+func (b *Backend) GetSettingsOnly() (Settings, string, error) { return b.settings.Load() }

@@ -34,6 +34,10 @@ type Settings struct {
 	StopAfterSteps int `json:"stop_after_steps"`
 	// WelcomeDone is set once the first-start welcome was dismissed.
 	WelcomeDone bool `json:"welcome_done"`
+	// MCPHTTP serves Tandem to MCP clients over HTTP on 127.0.0.1:MCPPort
+	// while the app runs (off by default; the bearer token is in Secrets).
+	MCPHTTP bool `json:"mcp_http"`
+	MCPPort int  `json:"mcp_port"`
 }
 
 // Budget limits a run; 0 means no limit. Reaching one asks the person.
@@ -79,9 +83,13 @@ func DefaultSettings() Settings {
 		Budget:      Budget{MaxSteps: 50, MaxMinutes: 30},
 		PolicyWords: engine.DefaultPolicy().Words,
 		PolicyApps:  []string{"com.eg.android.AlipayGphone", "com.tencent.mm"},
-		StabilityMs: 3000, StopAfterSteps: 1,
+		StabilityMs: 3000, StopAfterSteps: 1, MCPPort: DefaultMCPPort,
 	}
 }
+
+// DefaultMCPPort is where the app serves MCP over HTTP unless the person
+// chooses another port.
+const DefaultMCPPort = 39517
 
 const maxRecentGoals = 20
 
@@ -129,6 +137,9 @@ func (s Settings) normalize() Settings {
 	}
 	if s.StopAfterSteps < 0 || s.StopAfterSteps > 100 {
 		s.StopAfterSteps = 1
+	}
+	if s.MCPPort < 1024 || s.MCPPort > 65535 {
+		s.MCPPort = DefaultMCPPort
 	}
 	return s
 }

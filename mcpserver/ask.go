@@ -58,6 +58,7 @@ func (a *asker) wait() {
 }
 
 func (a *asker) log(ctx context.Context, msg string) {
+	//nolint:staticcheck // logging is part of 2025-11-25 and 2025-06-18, the versions served
 	_ = a.ss.Log(ctx, &mcp.LoggingMessageParams{Level: "notice", Logger: "tandem", Data: msg})
 }
 

@@ -150,12 +150,12 @@ func (t *tools) follow(ctx context.Context, req *mcp.CallToolRequest, run *engin
 			defer cancel()
 			_ = run.Stop(stopCtx)
 			<-run.Done()
-			return t.runOut(run), ctx.Err()
+			return t.runOut(ctx, run), ctx.Err()
 		case <-run.Done():
 			for _, e := range q.drain() { // the last steps before the end
 				t.progress(ctx, req, token, e)
 			}
-			return t.runOut(run), nil
+			return t.runOut(ctx, run), nil
 		case <-q.ready:
 			for _, e := range q.drain() {
 				t.progress(ctx, req, token, e)
@@ -181,12 +181,12 @@ func (t *tools) progress(ctx context.Context, req *mcp.CallToolRequest, token an
 }
 
 // runOut is run as the tools report it.
-func (t *tools) runOut(run *engine.Run) RunOut {
+func (t *tools) runOut(ctx context.Context, run *engine.Run) RunOut {
 	s := run.Snapshot()
 	o := RunOut{ID: s.ID, Device: s.Device, Goal: s.Goal, State: s.State.String(), Ended: s.State.Terminal(),
 		Steps: len(s.Steps), Cost: s.Usage.Total.Cost, Currency: s.Usage.Total.Currency, Record: "tandem://runs/" + s.ID}
 	if o.Ended {
-		res := run.Result()
+		res, _ := run.Wait(context.WithoutCancel(ctx)) // ended: it returns at once
 		o.Success, o.Summary = res.Success, res.Summary
 		if o.Summary == "" {
 			o.Summary = res.Reason
@@ -211,10 +211,10 @@ type RunIn struct {
 	ID string `json:"id" jsonschema:"the run's id (run_task's result)"`
 }
 
-func (t *tools) getRun(_ context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, RunOut, error) {
+func (t *tools) getRun(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, RunOut, error) {
 	run, err := t.b.Run(in.ID)
 	if err == nil {
-		return nil, t.runOut(run), nil
+		return nil, t.runOut(ctx, run), nil
 	}
 	d, rerr := t.b.RunSteps(in.ID)
 	if rerr != nil {
@@ -257,7 +257,7 @@ func (t *tools) stopRun(ctx context.Context, _ *mcp.CallToolRequest, in StopIn) 
 		case <-ctx.Done():
 		}
 	}
-	return nil, t.runOut(run), nil
+	return nil, t.runOut(ctx, run), nil
 }
 
 // eventQueue keeps a run's events for the tool call following it (never

@@ -37,6 +37,17 @@ export interface Settings {
   stability_ms: number
   stop_after_steps: number
   welcome_done: boolean
+  /** serve Tandem to MCP clients over HTTP on 127.0.0.1:mcp_port while the app runs */
+  mcp_http: boolean
+  mcp_port: number
+}
+
+/** The app's MCP server over HTTP as Settings shows it (app/mcp.go). */
+export interface MCPAccess {
+  on: boolean
+  url: string
+  token: string
+  error?: string
 }
 
 export interface WelcomeStatus {
@@ -226,6 +237,9 @@ export type Bound = {
   WelcomeCheck(): Promise<WelcomeStatus>
   DismissWelcome(): Promise<Settings>
   UseLocalModel(server: ModelServer, model: string): Promise<Profile>
+  MCPAccess(): Promise<MCPAccess>
+  /** a new bearer token; the old one is refused from then on */
+  RenewMCPToken(): Promise<MCPAccess>
   /** the window as a small bar on top of the others (a desktop run), or back as it was */
   SetCompact(on: boolean): Promise<void>
 }

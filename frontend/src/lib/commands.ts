@@ -66,6 +66,8 @@ export const settingsCalls = {
   welcomeCheck: () => backend.WelcomeCheck(),
   dismissWelcome: () => backend.DismissWelcome(),
   useLocalModel: (server: ModelServer, model: string) => backend.UseLocalModel(server, model),
+  mcpAccess: () => backend.MCPAccess(),
+  renewMCPToken: () => backend.RenewMCPToken(),
 }
 
 /** The window as a small bar on top (a desktop run), or back as it was. */

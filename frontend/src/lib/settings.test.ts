@@ -12,6 +12,8 @@ const base: Settings = {
   stability_ms: 3000,
   stop_after_steps: 1,
   welcome_done: true,
+  mcp_http: false,
+  mcp_port: 39517,
 }
 
 describe('settingsChanges', () => {

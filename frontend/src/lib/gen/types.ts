@@ -60,6 +60,8 @@ export interface BackendSettings {
   stability_ms: number
   stop_after_steps: number
   welcome_done: boolean
+  mcp_http: boolean
+  mcp_port: number
 }
 
 /** engine.Cause */
@@ -150,6 +152,14 @@ export interface LoadedSettings {
   settings: BackendSettings
   warning: string
   keyboards_restored?: Restored[]
+}
+
+/** app.MCPAccess */
+export interface MCPAccess {
+  on: boolean
+  url: string
+  token: string
+  error?: string
 }
 
 /** engine.ManualEvent */
@@ -459,7 +469,7 @@ export const boundServices = {
   RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
   MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut'],
-  SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'Presets', 'Profiles', 'SaveProfile', 'SaveSettings', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
+  SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
 } as const
 
 /** Every bound method's name. */
