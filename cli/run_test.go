@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
@@ -143,19 +144,42 @@ func TestRunUsage(t *testing.T) {
 // A model that never answers: the terminal says the run waits for it, with
 // the seconds, and --timeout stops the run and exits non-zero. (10 s: the
 // first waiting line comes 2 s into the call, which starts late under -race.)
+// The time limit ended it, not the person: so say the terminal and the
+// record.
 func TestRunTimeoutWhileModelWaits(t *testing.T) {
 	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Silent: true} })
 	var out, errOut syncBuffer
+	data := t.TempDir()
 	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
-		"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", t.TempDir(), "--timeout", "10s"},
+		"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", data, "--timeout", "10s"},
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
 	if code != ExitFail {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 	if !strings.Contains(out.String(), "waiting for the model (2 s)…") || !strings.Contains(errOut.String(), "--timeout 10s reached") ||
-		!strings.Contains(out.String(), "Stopped") {
+		!strings.Contains(out.String(), "Stopped success=false: the time limit (10s) was reached") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	if strings.Contains(errOut.String(), `\n`) || strings.Contains(out.String(), "person") {
+		t.Fatalf("a literal \\n, or the person blamed:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	runs, err := os.ReadDir(data)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs in the data dir: %v %v", runs, err)
+	}
+	entries, _, err := engine.ReadRecord(filepath.Join(data, runs[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := entries[len(entries)-1]
+	if last.Kind != engine.EntryEnd || last.End.State != engine.Stopped || last.End.Reason != "the time limit (10s) was reached" {
+		t.Fatalf("the record ends with %+v", last)
+	}
+	for _, e := range entries {
+		if e.By == "stop" || e.Command == "stop" {
+			t.Fatalf("the record has the person stop the run: %+v", e)
+		}
 	}
 }
 

@@ -248,8 +248,8 @@ func supervise(ctx context.Context, env Env, r *engine.Run, desk host.Driver, re
 			<-r.Done()
 			return ExitFail
 		case <-limit:
-			fmt.Fprintf(env.Stderr, "run: --timeout %s reached: stopping the run\\n", timeout)
-			_ = r.Stop(context.WithoutCancel(ctx))
+			fmt.Fprintf(env.Stderr, "run: --timeout %s reached: stopping the run\n", timeout)
+			_ = r.StopFor(context.WithoutCancel(ctx), engine.Cause{Code: engine.CauseTimeLimit, N: timeout.String()})
 			<-r.Done()
 			return ExitFail
 		case <-r.Done():

@@ -247,6 +247,9 @@ const (
 	CauseActionFailed     = "action_failed"
 	CauseDevice           = "device"
 	CauseDeviceRepeated   = "device_repeated" // N failures in a row
+	// The run was stopped for a limit its caller set (`tandem run
+	// --timeout`), not by the person: N is the limit ("10m0s").
+	CauseTimeLimit = "time_limit"
 )
 
 // String is the cause in English, for the record, the terminal and the model.
@@ -266,6 +269,8 @@ func (c Cause) String() string {
 		return fmt.Sprintf("the screen has not changed for %s actions", c.N)
 	case CauseDeviceRepeated:
 		return fmt.Sprintf("the device failed %s times in a row: %s", c.N, c.Detail)
+	case CauseTimeLimit:
+		return fmt.Sprintf("the time limit (%s) was reached", c.N)
 	}
 	return c.Detail
 }

@@ -22,7 +22,8 @@ type message struct {
 	region  *Region
 	actions []action.Action
 	act     action.Action
-	done    bool // the input already happened on the device (InputDone)
+	done    bool   // the input already happened on the device (InputDone)
+	cause   *Cause // why a stop that is not the person's (StopFor)
 
 	// work results
 	gen     uint64
@@ -133,6 +134,9 @@ type loopState struct {
 
 	loops     loopDetector
 	softLimit int // -1: none
+	// stopFor is why the run was stopped when the stop was not the
+	// person's (StopFor): the end is then not put down to the person.
+	stopFor *Cause
 
 	request   *Request
 	confirmed bool
@@ -290,7 +294,7 @@ func (l *loopState) handle(m message) error {
 	case OnHandBack:
 		return l.handBackAfterInputs(m)
 	case OnStop:
-		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		l.stop(m.cause)
 	case OnStopGracefully:
 		return l.stopGracefully(m.n)
 	case OnConfirm:
@@ -344,7 +348,7 @@ func (l *loopState) set(s State, reason string) {
 	l.state = s
 	st := s
 	ev := &StateEvent{State: s, From: from, Reason: reason}
-	if l.on.IsCommand() || l.on == OnDeviceLost || l.on == OnDeviceAway {
+	if (l.on.IsCommand() && l.stopFor == nil) || l.on == OnDeviceLost || l.on == OnDeviceAway {
 		ev.By = l.on.String()
 	}
 	l.record(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})

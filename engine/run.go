@@ -325,18 +325,25 @@ func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
 // stopping (the loop drops work results from then on), cancels all work,
 // and closes the action gate, waiting only for an action already running
 // (its context is cancelled too).
-func (r *Run) Stop(ctx context.Context) error {
+func (r *Run) Stop(ctx context.Context) error { return r.stop(ctx, nil) }
+
+// StopFor stops the run as Stop does, for a reason that is not the
+// person's (a time limit its caller set): the record and the result name
+// why instead of the person.
+func (r *Run) StopFor(ctx context.Context, why Cause) error { return r.stop(ctx, &why) }
+
+func (r *Run) stop(ctx context.Context, why *Cause) error {
 	r.stopping.Store(true)
 	r.runCancel()
 	r.gate.close()
-	err := r.command(ctx, message{on: OnStop})
+	err := r.command(ctx, message{on: OnStop, cause: why})
 	if errors.Is(err, ErrFinished) {
 		return nil
 	}
 	if err != nil {
 		// ctx ended first: the run is cut off already; make sure the loop
 		// still ends it.
-		go r.post(message{on: OnStop})
+		go r.post(message{on: OnStop, cause: why})
 	}
 	return err
 }
