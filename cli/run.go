@@ -109,12 +109,15 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 	switch {
 	case req.Kind == engine.AskTakeOver:
 		err = r.HandBack(ctx, t, nil)
-	case req.Kind == engine.AskConfirm && strings.EqualFold(t, "y"):
-		err = r.Confirm(ctx)
-	case req.Kind == engine.AskConfirm && (strings.EqualFold(t, "n") || strings.EqualFold(t, "no")):
-		err = r.Deny(ctx, "")
 	case req.Kind == engine.AskConfirm:
-		err = r.Deny(ctx, t)
+		switch confirmAnswer(t) {
+		case answerYes:
+			err = r.Confirm(ctx)
+		case answerNo:
+			err = r.Deny(ctx, "")
+		case answerReason:
+			err = r.Deny(ctx, t)
+		}
 	case req.Kind != engine.AskQuestion && strings.EqualFold(t, "c"):
 		err = r.Resume(ctx)
 	default:

@@ -129,6 +129,57 @@ func TestRunAsksBeforePaying(t *testing.T) {
 	}
 }
 
+// At "allow?" the person types as people do: "不要" refuses without a
+// reason, a sentence refuses with it, a full-width "ＹＥＳ" allows; the
+// record has each answer as the person meant it.
+func TestRunConfirmTypedAnswers(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgShop); err != nil {
+		t.Fatal(err)
+	}
+	pay := centre(t, phone, "pay_button")
+	srv := modeltest.New(t,
+		toolReply("Pay.", "tap", pay),
+		toolReply("Pay again.", "tap", pay),
+		toolReply("Pay once more.", "tap", pay),
+		toolReply("", "finish", `{"summary":"Paid.","success":true}`))
+	var out, errOut syncBuffer
+	data := t.TempDir()
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "Buy the earbuds", "--base-url", srv.URL, "--data-dir", data},
+		Stdin: strings.NewReader("不要\nuse the other card\nＹＥＳ\n"), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK || !phone.State().Paid {
+		t.Fatalf("exit %d paid %v\nstdout:\n%s\nstderr:\n%s", code, phone.State().Paid, out.String(), errOut.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	if second := reqs[1].Text(); !strings.Contains(second, "did NOT allow") || strings.Contains(second, "Their reason") {
+		t.Fatalf("after 不要 the model heard: %s", second)
+	}
+	if third := reqs[2].Text(); !strings.Contains(third, `Their reason: "use the other card"`) {
+		t.Fatalf("after a reason the model heard: %s", third)
+	}
+	runs, err := os.ReadDir(data)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs in the data dir: %v %v", runs, err)
+	}
+	entries, _, err := engine.ReadRecord(filepath.Join(data, runs[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, e := range entries {
+		if e.Kind == engine.EntryPerson {
+			said = append(said, e.Command+":"+e.Text)
+		}
+	}
+	if got := strings.Join(said, "|"); got != "deny:|deny:use the other card|confirm:" {
+		t.Fatalf("the record has the person say %s", got)
+	}
+}
+
 func TestRunUsage(t *testing.T) {
 	for _, args := range [][]string{{"run"}, {"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--adb-port", "0"},
 		{"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "extra"},
