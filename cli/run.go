@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -126,15 +125,6 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 	}
-}
-
-// runADBPort is the adb server port: TANDEM_ADB_PORT (as the app uses),
-// else ANDROID_ADB_SERVER_PORT, else 5037.
-func runADBPort() int {
-	if p, err := strconv.Atoi(os.Getenv("TANDEM_ADB_PORT")); err == nil && p > 0 {
-		return p
-	}
-	return defaultADBPort()
 }
 
 // progress prints a run's events as they happen. Events of one run never
