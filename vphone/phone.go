@@ -166,6 +166,9 @@ type faults struct {
 	injectDenied  bool
 	secure        bool
 	dropScreencap bool
+	// dropScreencapAt counts down to the screencap that drops
+	// (DropScreencap; 0: none).
+	dropScreencapAt int
 }
 
 // Phone is one virtual Android phone.
