@@ -25,6 +25,10 @@
 //   - A vanished device (unplugged, offline, connection dropped) is
 //     device.ErrGone; MIUI's missing "USB debugging (Security settings)" is
 //     device.ErrPermission; right_click and hotkey are device.ErrUnsupported.
+//   - One connection to the server that breaks while the phone stays online
+//     is tried once more where that is safe (again, host.go): before the
+//     server took the transport, and for reads. An input whose answer was
+//     lost may have landed and is never repeated; the engine looks again.
 package adb
 
 import (
