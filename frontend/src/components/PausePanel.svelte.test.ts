@@ -36,7 +36,14 @@ function render() {
   const calls: string[] = []
   const spies = {
     editGoal: vi.spyOn(commands, 'editGoal').mockImplementation(async (g) => (calls.push(`goal:${g}`), true)),
-    editPending: vi.spyOn(commands, 'editPending').mockImplementation(async (a) => (calls.push(`pending:${a.map((x) => x.x).join(',')}`), true)),
+    editPending: vi.spyOn(commands, 'editPending').mockImplementation(async (a) => {
+      calls.push(`pending:${a.map((x) => x.x).join(',')}`)
+      // The engine's answer arrives as events: the run's view is replaced.
+      const r = store.runs.p1
+      store.runs = { p1: { ...r, plan: { todo: [r.plan.todo[0], ...a.map((action) => ({ action, status: 'pending' as const }))] } } }
+      flushSync()
+      return true
+    }),
     resume: vi.spyOn(commands, 'resume').mockImplementation(async () => (calls.push('resume'), true)),
   }
   return {
@@ -62,6 +69,13 @@ function render() {
 }
 
 describe('PausePanel', () => {
+  it('what the person typed stays while the run view changes', () => {
+    const p = render()
+    p.typeGoal('buy earbuds')
+    store.runs = { p1: { ...store.runs.p1, usage: { ...store.runs.p1.usage, elapsed_ms: 5000 } } }
+    flushSync()
+    expect(document.querySelector<HTMLTextAreaElement>('[data-testid="pause-goal"]')!.value).toBe('buy earbuds')
+  })
   it('a new goal and removed steps both run, the steps first, then the run resumes', async () => {
     const p = render()
     p.typeGoal('open the shop and buy earbuds')
