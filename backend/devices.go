@@ -17,6 +17,10 @@ type DeviceSource = devices.Source
 // Devices is the registry the app lists and opens devices with.
 type Devices = devices.Registry
 
+// ADBPort is the adb server's port every door uses: TANDEM_ADB_PORT, else
+// ANDROID_ADB_SERVER_PORT, else 5037 (adb.ServerPort).
+func ADBPort(getenv func(string) string) int { return adb.ServerPort(getenv) }
+
 // ListError says which sources of devices failed (devices.ListError).
 type ListError = devices.ListError
 
@@ -24,13 +28,12 @@ type ListError = devices.ListError
 var ErrNoADB = devices.ErrNoADB
 
 // NewDevices makes the app's registry on the adb server at addr
-// ("" = 127.0.0.1:5037, or TANDEM_ADB_PORT). stateDir keeps the ADB
+// ("" = the port the environment names, as every command finds it:
+// adb.ServerPort). stateDir keeps the ADB
 // driver's crash-safe state.
 func NewDevices(addr, stateDir string, sources ...DeviceSource) *Devices {
 	if addr == "" {
-		if p, err := strconv.Atoi(os.Getenv("TANDEM_ADB_PORT")); err == nil && p > 0 {
-			addr = "127.0.0.1:" + strconv.Itoa(p)
-		}
+		addr = "127.0.0.1:" + strconv.Itoa(adb.ServerPort(os.Getenv))
 	}
 	return devices.New(adb.Server{Addr: addr}, stateDir, sources...)
 }

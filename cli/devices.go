@@ -39,7 +39,8 @@ func runDevices(ctx context.Context, env Env) int {
 		fs.PrintDefaults()
 	}
 	asJSON := fs.Bool("json", false, "print a JSON array of {id, name, kind, state, screen{w,h}}")
-	port := fs.Int("adb-port", defaultADBPort(), "port of the adb server (env ANDROID_ADB_SERVER_PORT)")
+	port := new(int)
+	adbPortFlag(fs, port)
 	if code, ok := parseFlags(fs, env.Args); !ok {
 		return code
 	}
@@ -75,11 +76,10 @@ func runDevices(ctx context.Context, env Env) int {
 	return ExitOK
 }
 
-func defaultADBPort() int {
-	if p, err := strconv.Atoi(os.Getenv("ANDROID_ADB_SERVER_PORT")); err == nil && p > 0 {
-		return p
-	}
-	return 5037
+// adbPortFlag defines the --adb-port flag every command shares: by default
+// the port the environment names (adb.ServerPort), as the app finds it.
+func adbPortFlag(fs *flag.FlagSet, port *int) {
+	fs.IntVar(port, "adb-port", backend.ADBPort(os.Getenv), "port of the adb server (default: env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT, else 5037)")
 }
 
 func printDevices(w io.Writer, rows []deviceRow) {

@@ -20,7 +20,8 @@ import (
 func runMCP(ctx context.Context, env Env) int {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
-	port := fs.Int("adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
+	port := new(int)
+	adbPortFlag(fs, port)
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: tandem mcp [--adb-port N]")
 		fmt.Fprintln(env.Stderr, "Serve Tandem's tools to an MCP client over stdin/stdout (the client starts this command).")

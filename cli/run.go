@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -147,12 +146,15 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 	switch {
 	case req.Kind == engine.AskTakeOver:
 		err = r.HandBack(ctx, t, nil)
-	case req.Kind == engine.AskConfirm && strings.EqualFold(t, "y"):
-		err = r.Confirm(ctx)
-	case req.Kind == engine.AskConfirm && (strings.EqualFold(t, "n") || strings.EqualFold(t, "no")):
-		err = r.Deny(ctx, "")
 	case req.Kind == engine.AskConfirm:
-		err = r.Deny(ctx, t)
+		switch confirmAnswer(t) {
+		case answerYes:
+			err = r.Confirm(ctx)
+		case answerNo:
+			err = r.Deny(ctx, "")
+		case answerReason:
+			err = r.Deny(ctx, t)
+		}
 	case req.Kind != engine.AskQuestion && strings.EqualFold(t, "c"):
 		err = r.Resume(ctx)
 	default:
@@ -161,15 +163,6 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 	}
-}
-
-// runADBPort is the adb server port: TANDEM_ADB_PORT (as the app uses),
-// else ANDROID_ADB_SERVER_PORT, else 5037.
-func runADBPort() int {
-	if p, err := strconv.Atoi(os.Getenv("TANDEM_ADB_PORT")); err == nil && p > 0 {
-		return p
-	}
-	return defaultADBPort()
 }
 
 // progress prints a run's events as they happen. Events of one run never

@@ -13,6 +13,7 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
@@ -128,6 +129,57 @@ func TestRunAsksBeforePaying(t *testing.T) {
 	}
 }
 
+// At "allow?" the person types as people do: "不要" refuses without a
+// reason, a sentence refuses with it, a full-width "ＹＥＳ" allows; the
+// record has each answer as the person meant it.
+func TestRunConfirmTypedAnswers(t *testing.T) {
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgShop); err != nil {
+		t.Fatal(err)
+	}
+	pay := centre(t, phone, "pay_button")
+	srv := modeltest.New(t,
+		toolReply("Pay.", "tap", pay),
+		toolReply("Pay again.", "tap", pay),
+		toolReply("Pay once more.", "tap", pay),
+		toolReply("", "finish", `{"summary":"Paid.","success":true}`))
+	var out, errOut syncBuffer
+	data := t.TempDir()
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
+		"--goal", "Buy the earbuds", "--base-url", srv.URL, "--data-dir", data},
+		Stdin: strings.NewReader("不要\nuse the other card\nＹＥＳ\n"), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK || !phone.State().Paid {
+		t.Fatalf("exit %d paid %v\nstdout:\n%s\nstderr:\n%s", code, phone.State().Paid, out.String(), errOut.String())
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d model calls", len(reqs))
+	}
+	if second := reqs[1].Text(); !strings.Contains(second, "did NOT allow") || strings.Contains(second, "Their reason") {
+		t.Fatalf("after 不要 the model heard: %s", second)
+	}
+	if third := reqs[2].Text(); !strings.Contains(third, `Their reason: "use the other card"`) {
+		t.Fatalf("after a reason the model heard: %s", third)
+	}
+	runs, err := os.ReadDir(data)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs in the data dir: %v %v", runs, err)
+	}
+	entries, _, err := engine.ReadRecord(filepath.Join(data, runs[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, e := range entries {
+		if e.Kind == engine.EntryPerson {
+			said = append(said, e.Command+":"+e.Text)
+		}
+	}
+	if got := strings.Join(said, "|"); got != "deny:|deny:use the other card|confirm:" {
+		t.Fatalf("the record has the person say %s", got)
+	}
+}
+
 func TestRunUsage(t *testing.T) {
 	for _, args := range [][]string{{"run"}, {"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "--adb-port", "0"},
 		{"run", "--device", "x", "--goal", "g", "--base-url", "http://127.0.0.1:1/v1", "extra"},
@@ -143,19 +195,42 @@ func TestRunUsage(t *testing.T) {
 // A model that never answers: the terminal says the run waits for it, with
 // the seconds, and --timeout stops the run and exits non-zero. (10 s: the
 // first waiting line comes 2 s into the call, which starts late under -race.)
+// The time limit ended it, not the person: so say the terminal and the
+// record.
 func TestRunTimeoutWhileModelWaits(t *testing.T) {
 	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Silent: true} })
 	var out, errOut syncBuffer
+	data := t.TempDir()
 	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
-		"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", t.TempDir(), "--timeout", "10s"},
+		"--goal", "Open the counter", "--base-url", srv.URL, "--data-dir", data, "--timeout", "10s"},
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
 	if code != ExitFail {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 	if !strings.Contains(out.String(), "waiting for the model (2 s)…") || !strings.Contains(errOut.String(), "--timeout 10s reached") ||
-		!strings.Contains(out.String(), "Stopped") {
+		!strings.Contains(out.String(), "Stopped success=false: the time limit (10s) was reached") {
 		t.Fatalf("stdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	if strings.Contains(errOut.String(), `\n`) || strings.Contains(out.String(), "person") {
+		t.Fatalf("a literal \\n, or the person blamed:\nstdout:\n%s\nstderr:\n%s", out.String(), errOut.String())
+	}
+	runs, err := os.ReadDir(data)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs in the data dir: %v %v", runs, err)
+	}
+	entries, _, err := engine.ReadRecord(filepath.Join(data, runs[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := entries[len(entries)-1]
+	if last.Kind != engine.EntryEnd || last.End.State != engine.Stopped || last.End.Reason != "the time limit (10s) was reached" {
+		t.Fatalf("the record ends with %+v", last)
+	}
+	for _, e := range entries {
+		if e.By == "stop" || e.Command == "stop" {
+			t.Fatalf("the record has the person stop the run: %+v", e)
+		}
 	}
 }
 

@@ -75,7 +75,7 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs.StringVar(&o.dataDir, "data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app, so its History lists the run; env TANDEM_DATA_DIR moves the data dir)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
 	fs.BoolVar(&o.json, "json", false, "print events as JSON lines")
-	fs.IntVar(&o.port, "adb-port", runADBPort(), "port of the adb server (env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT)")
+	adbPortFlag(fs, &o.port)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
 	fs.Func("temperature", "sampling temperature (default: the profile's, else the dialect's reference)", floatFlag(&f.sampling.Temperature, 0, 2))
 	fs.Func("top-p", "nucleus sampling top_p (default: the profile's, else the dialect's reference)", floatFlag(&f.sampling.TopP, 0.001, 1))

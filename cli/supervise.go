@@ -28,12 +28,12 @@ func supervise(ctx context.Context, env Env, r *engine.Run, reqs <-chan engine.R
 			<-r.Done()
 			return ExitFail
 		case <-limit:
-			fmt.Fprintf(env.Stderr, "run: --timeout %s reached: stopping the run\\n", timeout)
-			_ = r.Stop(context.WithoutCancel(ctx))
+			fmt.Fprintf(env.Stderr, "run: --timeout %s reached: stopping the run\n", timeout)
+			_ = r.StopFor(context.WithoutCancel(ctx), engine.Cause{Code: engine.CauseTimeLimit, N: timeout.String()})
 			<-r.Done()
 			return ExitFail
 		case <-r.Done():
-			if res := r.Result(); res.State == engine.Done && res.Success {
+			if res, _ := r.Wait(context.WithoutCancel(ctx)); res.State == engine.Done && res.Success {
 				return ExitOK
 			}
 			return ExitFail

@@ -16,7 +16,8 @@ func runVphone(ctx context.Context, env Env) int {
 	fs := flag.NewFlagSet("vphone", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "address the phone listens on (avoid ports 5555-5585, which adb probes)")
-	adbPort := fs.Int("adb-port", 5037, "port of the adb server to attach to")
+	adbPort := new(int)
+	adbPortFlag(fs, adbPort)
 	if code, ok := parseFlags(fs, env.Args); !ok {
 		return code
 	}

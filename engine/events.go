@@ -214,7 +214,7 @@ type Request struct {
 	// Label is what the screen calls the element the action aims at
 	// ("Pay ¥99"), when its UI tree says, so the person reads what, not where.
 	Label string `json:"label,omitempty"`
-	Cause   *Cause         `json:"cause,omitempty"`  // the case behind any other request
+	Cause *Cause `json:"cause,omitempty"` // the case behind any other request
 	// Frame is the recorded screen the request is about (the newest the
 	// model saw), so the person decides on what the agent saw.
 	Frame string `json:"frame,omitempty"`
@@ -253,6 +253,9 @@ const (
 	CauseActionFailed     = "action_failed"
 	CauseDevice           = "device"
 	CauseDeviceRepeated   = "device_repeated" // N failures in a row
+	// The run was stopped for a limit its caller set (`tandem run
+	// --timeout`), not by the person: N is the limit ("10m0s").
+	CauseTimeLimit = "time_limit"
 )
 
 // String is the cause in English, for the record, the terminal and the model.
@@ -272,6 +275,8 @@ func (c Cause) String() string {
 		return fmt.Sprintf("the screen has not changed for %s actions", c.N)
 	case CauseDeviceRepeated:
 		return fmt.Sprintf("the device failed %s times in a row: %s", c.N, c.Detail)
+	case CauseTimeLimit:
+		return fmt.Sprintf("the time limit (%s) was reached", c.N)
 	}
 	return c.Detail
 }

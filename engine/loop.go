@@ -24,6 +24,7 @@ type message struct {
 	act     action.Action
 	done    bool   // the input already happened on the device (InputDone)
 	via     string // who gave the command, when not the person at the door (Via)
+	cause   *Cause // why a stop that is not the person's (StopFor)
 
 	// work results
 	gen     uint64
@@ -144,6 +145,9 @@ type loopState struct {
 
 	loops     loopDetector
 	softLimit int // -1: none
+	// stopFor is why the run was stopped when the stop was not the
+	// person's (StopFor): the end is then not put down to the person.
+	stopFor *Cause
 
 	request   *Request
 	confirmed bool
@@ -250,7 +254,7 @@ func (r *Run) receive(m message) bool {
 		// got here): the core hears of it before anything queued ahead of
 		// the command, so nothing more starts; an action already on its
 		// way is recorded when its result comes.
-		if r.deliver(message{on: OnStop}) {
+		if r.deliver(message{on: OnStop, cause: r.stopWhy.Load()}) {
 			r.loopEnded()
 			return true
 		}
@@ -368,7 +372,7 @@ func (l *loopState) handle(m message) error {
 	case OnHandBack:
 		return l.handBackAfterInputs(m)
 	case OnStop:
-		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		l.stop(m.cause)
 		if l.ending != nil && m.reply != nil {
 			l.endWaiters = append(l.endWaiters, m.reply)
 		}
@@ -425,7 +429,7 @@ func (l *loopState) set(s State, reason string) {
 	l.state = s
 	st := s
 	ev := &StateEvent{State: s, From: from, Reason: reason}
-	if l.on.IsCommand() || l.on == OnDeviceLost || l.on == OnDeviceAway {
+	if (l.on.IsCommand() && l.stopFor == nil) || l.on == OnDeviceLost || l.on == OnDeviceAway {
 		ev.By = l.on.String()
 	}
 	l.record(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})

@@ -481,3 +481,15 @@ func (l *loopState) editPending(acts []action.Action) error {
 	l.emitPlan()
 	return nil
 }
+
+// stop ends the run at once: by the person's command, or for why when its
+// caller stopped it for a reason of its own (StopFor), which the record and
+// the result then give instead of the person.
+func (l *loopState) stop(why *Cause) {
+	if why == nil {
+		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		return
+	}
+	l.stopFor = why
+	l.end(Result{State: Stopped, Reason: why.String()})
+}

@@ -7,7 +7,9 @@ package engine
 func (l *loopState) personState() {
 	switch l.on {
 	case OnPause, OnTakeOver, OnStop:
-		l.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
+		if l.stopFor == nil { // StopFor: not the person's
+			l.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
+		}
 	default: // the others need nothing here
 	}
 }

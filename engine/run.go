@@ -163,7 +163,9 @@ type viaKey struct{}
 // Via is ctx for a command of the person's given through someone (an MCP
 // client asking its human: "the person, asked through <client>"); the
 // record names who gave each command.
-func Via(ctx context.Context, who string) context.Context { return context.WithValue(ctx, viaKey{}, who) }
+func Via(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, viaKey{}, who)
+}
 
 // Region is a rectangle the person marked on the screen, in device pixels.
 type Region struct {
@@ -202,7 +204,9 @@ type Run struct {
 	runCancel context.CancelFunc
 	gate      gate
 	stopping  atomic.Bool // set by Stop before its command reaches the loop
-	wg        sync.WaitGroup
+	// stopWhy is StopFor's cause, set before stopping (nil: the person's Stop).
+	stopWhy atomic.Pointer[Cause]
+	wg      sync.WaitGroup
 	// The work in flight and the device watch, cancelled by effects
 	// (effects.go); owned by the loop goroutine.
 	workCancel  context.CancelFunc
@@ -376,11 +380,21 @@ func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
 // waiting only for an action already running. That action is not called
 // back (an input lands once sent): its result is recorded as a step before
 // the run ends, so what the device did is on the record.
-func (r *Run) Stop(ctx context.Context) error {
+func (r *Run) Stop(ctx context.Context) error { return r.stop(ctx, nil) }
+
+// StopFor stops the run as Stop does, for a reason that is not the
+// person's (a time limit its caller set): the record and the result name
+// why instead of the person.
+func (r *Run) StopFor(ctx context.Context, why Cause) error { return r.stop(ctx, &why) }
+
+func (r *Run) stop(ctx context.Context, why *Cause) error {
+	if why != nil {
+		r.stopWhy.CompareAndSwap(nil, why)
+	}
 	r.stopping.Store(true)
 	r.runCancel()
 	r.gate.close()
-	err := r.command(ctx, message{on: OnStop})
+	err := r.command(ctx, message{on: OnStop, cause: why})
 	if errors.Is(err, ErrFinished) {
 		return nil
 	}
@@ -388,9 +402,9 @@ func (r *Run) Stop(ctx context.Context) error {
 		// ctx ended first: the run is cut off already; make sure the loop
 		// still ends it.
 		if r.sched != nil {
-			r.post(message{on: OnStop})
+			r.post(message{on: OnStop, cause: why})
 		} else {
-			go r.post(message{on: OnStop})
+			go r.post(message{on: OnStop, cause: why})
 		}
 	}
 	return err

@@ -177,6 +177,40 @@ func TestStopDuringModelCall(t *testing.T) {
 	}
 }
 
+// A stop for a reason of the caller's (a time limit) is not put down to the
+// person: not in the result, the state event, the person's acts or the
+// record.
+func TestStopForNamesItsCause(t *testing.T) {
+	f := newFixture(t, Settings{}, blockUntilCancel)
+	f.plan.started = make(chan int, 4)
+	f.start()
+	<-f.plan.started
+	if err := f.run.StopFor(context.Background(), Cause{Code: CauseTimeLimit, N: "10m0s"}); err != nil {
+		t.Fatal(err)
+	}
+	res := f.wait()
+	if res.State != Stopped || res.Reason != "the time limit (10m0s) was reached" {
+		t.Fatalf("result %+v", res)
+	}
+	if acts := f.ev.kinds(KindPerson); len(acts) != 0 {
+		t.Fatalf("the person is said to have acted: %+v", acts[0].Person)
+	}
+	for _, e := range f.ev.kinds(KindState) {
+		if e.State.By == "stop" {
+			t.Fatalf("the state event puts the stop down to the person: %+v", e.State)
+		}
+	}
+	entries, _, err := ReadRecord(f.run.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.By == "stop" || e.Command == "stop" || strings.Contains(e.Reason, "person") {
+			t.Fatalf("the record puts the stop down to the person: %+v", e)
+		}
+	}
+}
+
 // TestNoActionAfterStop hammers the window between a reply and its action:
 // once Stop returns, the device must never see another action.
 func TestNoActionAfterStop(t *testing.T) {

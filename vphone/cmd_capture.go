@@ -67,7 +67,7 @@ func cmdScreencap(p *Phone, c *shell.IO, args []string) int {
 		}
 		return 0
 	}
-	if p.faultsNow().dropScreencap && c.Drop != nil {
+	if c.Drop != nil && p.dropThisScreencap() {
 		c.Out.Write(data[:len(data)/2])
 		c.Drop()
 		return 1
@@ -106,4 +106,18 @@ func cmdUiautomator(p *Phone, c *shell.IO, args []string) int {
 	}
 	fmt.Fprintf(c.Out, "UI hierchary dumped to: %s\n", file)
 	return 0
+}
+
+// dropThisScreencap reports whether this screencap drops its connection
+// midway (SetDropMidScreencap, or the one DropScreencap named).
+func (p *Phone) dropThisScreencap() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.faults.dropScreencapAt > 0 {
+		p.faults.dropScreencapAt--
+		if p.faults.dropScreencapAt == 0 {
+			return true
+		}
+	}
+	return p.faults.dropScreencap
 }

@@ -27,6 +27,11 @@ func (p *Phone) SetSecure(on bool) { p.withFaults(func(f *faults) { f.secure = o
 // drop the connection, as a pulled cable would.
 func (p *Phone) SetDropMidScreencap(on bool) { p.withFaults(func(f *faults) { f.dropScreencap = on }) }
 
+// DropScreencap makes the n-th screencap from now (1: the next) drop its
+// connection midway, as SetDropMidScreencap does, once; the others
+// succeed: exactly one dropped connection.
+func (p *Phone) DropScreencap(n int) { p.withFaults(func(f *faults) { f.dropScreencapAt = n }) }
+
 func (p *Phone) withFaults(fn func(*faults)) {
 	p.mu.Lock()
 	fn(&p.faults)

@@ -167,6 +167,9 @@ type faults struct {
 	secure        bool
 	dropScreencap bool
 	claimed       [2]int // the screen size the phone lies about (faults_screen.go); zero: none
+	// dropScreencapAt counts down to the screencap that drops
+	// (DropScreencap; 0: none).
+	dropScreencapAt int
 }
 
 // Phone is one virtual Android phone.

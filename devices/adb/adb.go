@@ -25,6 +25,10 @@
 //   - A vanished device (unplugged, offline, connection dropped) is
 //     device.ErrGone; MIUI's missing "USB debugging (Security settings)" is
 //     device.ErrPermission; right_click and hotkey are device.ErrUnsupported.
+//   - One connection to the server that breaks while the phone stays online
+//     is tried once more where that is safe (again, host.go): before the
+//     server took the transport, and for reads. An input whose answer was
+//     lost may have landed and is never repeated; the engine looks again.
 package adb
 
 import (
@@ -168,6 +172,12 @@ func (d *Device) sh(ctx context.Context, cmd string) (Result, error) {
 	return res, nil
 }
 
+// read is sh for a command that only reads (the screen's size, the UI
+// tree, the app in front): run again once if its connection broke.
+func (d *Device) read(ctx context.Context, cmd string) (Result, error) {
+	return again(ctx, func() (Result, error) { return d.sh(ctx, cmd) })
+}
+
 // run is sh that also fails on a non-zero exit status.
 func (d *Device) run(ctx context.Context, cmd string) (Result, error) {
 	res, err := d.sh(ctx, cmd)
@@ -247,7 +257,7 @@ const (
 // Info returns the screen size (an override wins; swapped when the phone is
 // in landscape, so it matches screenshots), density, rotation and model.
 func (d *Device) Info(ctx context.Context) (device.Info, error) {
-	res, err := d.sh(ctx, infoCmd)
+	res, err := d.read(ctx, infoCmd)
 	if err != nil {
 		return device.Info{}, err
 	}
@@ -365,7 +375,7 @@ func (d *Device) screen(ctx context.Context) (action.Size, error) {
 // ForegroundApp returns the package and activity of the focused window
 // (`dumpsys window` mCurrentFocus); both are "" when nothing has focus.
 func (d *Device) ForegroundApp(ctx context.Context) (pkg, activity string, err error) {
-	res, err := d.sh(ctx, "dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'")
+	res, err := d.read(ctx, "dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'")
 	if err != nil {
 		return "", "", err
 	}

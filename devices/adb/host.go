@@ -158,13 +158,17 @@ func (s Server) request(ctx context.Context, req string) (*conn, error) {
 
 // Query sends a host request whose answer is one length-prefixed string
 // (host:version, host:devices-l, host-serial:S:get-state, host:connect:...).
+// A host query only reads, so a connection that breaks under it is asked
+// again once.
 func (s Server) Query(ctx context.Context, req string) (string, error) {
-	c, err := s.request(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	return c.readString()
+	return again(ctx, func() (string, error) {
+		c, err := s.request(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		defer c.Close()
+		return c.readString()
+	})
 }
 
 // Version returns the server's internal version (41 for adb 29).
@@ -234,8 +238,12 @@ func (s Server) Ensure(ctx context.Context) error {
 // then the service request) and returns the raw stream. The stream closes
 // when ctx ends. Services: "exec:CMD", "shell:CMD", "shell,v2,raw:CMD",
 // "sync:", "localabstract:NAME", "tcp:PORT".
+//
+// A connection that breaks before the server took the transport is opened
+// once more: nothing of the service reached the device yet, so this is
+// safe for any service, an input too.
 func (s Server) Open(ctx context.Context, serial, service string) (*Stream, error) {
-	c, err := s.request(ctx, "host:transport:"+serial)
+	c, err := again(ctx, func() (*conn, error) { return s.request(ctx, "host:transport:"+serial) })
 	if err != nil {
 		return nil, s.classify(ctx, serial, err)
 	}
@@ -374,4 +382,26 @@ func broken(err error) bool {
 	var ne net.Error
 	return errors.Is(err, errStreamBroken) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.As(err, &ne)
+}
+
+// retryable reports whether err is the connection to the adb server
+// breaking (reset, cut short) while the device is still there, rather than
+// an answer: asking again is safe when nothing reached the device yet, or
+// when the request only reads.
+func retryable(ctx context.Context, err error) bool {
+	var fe *FailError
+	return err != nil && ctx.Err() == nil && !errors.As(err, &fe) &&
+		!errors.Is(err, device.ErrGone) && !errors.Is(err, ErrNoServer) && broken(err)
+}
+
+// again runs read, and once more when its connection broke (retryable):
+// one dropped connection must not end a run nobody watches. Only for what
+// changes nothing on the phone: an input whose answer was lost may have
+// landed, and is not repeated.
+func again[T any](ctx context.Context, read func() (T, error)) (T, error) {
+	v, err := read()
+	if retryable(ctx, err) {
+		return read()
+	}
+	return v, err
 }

@@ -38,7 +38,14 @@ var (
 // A capture that is all black or that the phone refuses is a secure window
 // (FLAG_SECURE) and is returned as device.ErrSecureScreen; a connection that
 // drops mid-transfer is device.ErrGone.
+//
+// A capture whose connection breaks while the phone stays online is taken
+// once more (again).
 func (d *Device) Screenshot(ctx context.Context) (image.Image, error) {
+	return again(ctx, func() (image.Image, error) { return d.screenshot(ctx) })
+}
+
+func (d *Device) screenshot(ctx context.Context) (image.Image, error) {
 	if !d.pngOnly.Load() && !networkSerial(d.serial) {
 		img, err := d.screenshotRaw(ctx)
 		if !errors.Is(err, errRawFormat) {
@@ -317,7 +324,7 @@ func (d *Device) UITree(ctx context.Context) ([]byte, error) {
 			case <-time.After(time.Duration(attempt) * 150 * time.Millisecond):
 			}
 		}
-		res, err := d.sh(ctx, cmd)
+		res, err := d.read(ctx, cmd)
 		if err != nil {
 			return nil, err
 		}

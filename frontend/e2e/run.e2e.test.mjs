@@ -289,6 +289,34 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   }
 })
 
+test('the pause panel sends every edit: a new goal and a removed step both take effect', async () => {
+  const { page } = app
+  const before = model.requests.length
+  model.push(
+    { content: 'Look around.', tool_calls: [
+      { name: 'wait', arguments: JSON.stringify({ ms: 3000 }) },
+      { name: 'launch', arguments: JSON.stringify({ app: 'Counter' }) },
+      { name: 'launch', arguments: JSON.stringify({ app: 'Notes' }) },
+    ] },
+    toolCall('finish', { summary: 'The counter is open.', success: true }),
+  )
+  await start('Look around the phone')
+  await until(() => model.requests.length > before, 'the model was called')
+  // Pause while the plan runs (the wait is the action under way).
+  await page.getByTestId('run-state').getByText('Acting').waitFor({ timeout: 15_000 })
+  await page.getByTestId('ctl-pause').click()
+  const panel = page.getByTestId('pause-panel')
+  await panel.waitFor({ timeout: 15_000 })
+  await page.getByTestId('pause-goal').fill('Open the counter only')
+  await panel.locator('li', { hasText: 'Notes' }).getByRole('button', { name: 'Remove this step' }).click()
+  await page.getByTestId('pause-continue').click()
+  await page.getByTestId('result-card').getByText('The counter is open.').waitFor({ timeout: 60_000 })
+  const steps = await page.getByTestId('step').allInnerTexts()
+  assert.ok(steps.some((s) => /open Counter/.test(s)), `the step kept runs: ${steps.join(' | ')}`)
+  assert.ok(!steps.some((s) => /Notes/.test(s)), `the step removed does not run: ${steps.join(' | ')}`)
+  assert.match(promptText(model.requests.length - 1), /Open the counter only/, 'the new goal reaches the model')
+})
+
 test('the API key never appears in the page, the settings file or the run records', async () => {
   const { page } = app
   const html = await page.content()

@@ -30,7 +30,7 @@ func requestCases() []requestCase {
 		{"autoglm", "", "autoglm-phone-9b-multilingual", "phone", glm},
 		{"uitars", "1.0", "ui-tars-7b-sft", "phone", "bytedance/UI-TARS README_v1.md (mobile template); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
 		{"uitars", "1.0", "ui-tars-7b-sft", "desktop", "bytedance/UI-TARS README_v1.md (computer template); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
-		{"uitars", "1.5", "ui-tars-1.5-7b", "phone", "bytedance/UI-TARS README_v1.md (mobile template), README_coordinates.md; UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
+		{"uitars", "1.5", "ui-tars-1.5-7b", "phone", "bytedance/UI-TARS codes/prompts.py (MOBILE_USE, 6b315cc0), README_coordinates.md; UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
 		{"uitars", "1.5", "ui-tars-1.5-7b", "desktop", "bytedance/UI-TARS-desktop apps/ui-tars/src/main/agent/prompts.ts (getSystemPromptV1_5), packages/ui-tars/sdk/src/utils.ts, Model.ts"},
 		{"uitars", "doubao", "doubao-1.5-ui-tars-250328", "phone", "bytedance/UI-TARS codes/ui_tars/prompt.py (MOBILE_USE_DOUBAO); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},
 		{"uitars", "doubao", "doubao-1.5-ui-tars-250328", "desktop", "bytedance/UI-TARS codes/ui_tars/prompt.py (COMPUTER_USE_DOUBAO); UI-TARS-desktop packages/ui-tars/sdk/src/utils.ts, Model.ts"},

@@ -32,8 +32,10 @@ func (u UITARS) tarsTemplate(computer bool) string {
 		return tarsComputer10
 	case computer:
 		return tarsComputer15
+	case u.Variant == "1.0":
+		return tarsPhone10
 	}
-	return tarsPhoneBox
+	return tarsPhone15
 }
 
 // tarsSummary drops each "Reflection:" block up to the next
@@ -110,10 +112,13 @@ func (u UITARS) Build(in model.Input, shots []model.EncodedImage, _ string) mode
 type tarsGrid struct {
 	screen, model action.Size // the model's space: 1000x1000, or the resized image
 	doubao        bool
+	// swipeScroll writes a swipe as scroll(start_box, end_box), as 1.0's
+	// phone template does; the other spaces have drag for it.
+	swipeScroll bool
 }
 
 func (u UITARS) grid(screen action.Size, shots []model.EncodedImage) tarsGrid {
-	g := tarsGrid{screen: screen, model: action.Size{W: 1000, H: 1000}, doubao: u.Variant == "doubao"}
+	g := tarsGrid{screen: screen, model: action.Size{W: 1000, H: 1000}, doubao: u.Variant == "doubao", swipeScroll: u.Variant == "1.0"}
 	if u.Variant == "1.5" {
 		img := screen
 		if len(shots) > 0 {
@@ -173,7 +178,7 @@ func (g tarsGrid) call(a action.Action) string {
 	case action.LongPress:
 		return "long_press(" + g.pt("", a.X, a.Y) + ")"
 	case action.Swipe, action.Drag:
-		if !g.doubao && a.Type == action.Swipe {
+		if g.swipeScroll && a.Type == action.Swipe {
 			return "scroll(" + start() + ", " + g.pt("end", a.X2, a.Y2) + ")"
 		}
 		return "drag(" + start() + ", " + g.pt("end", a.X2, a.Y2) + ")"

@@ -4,8 +4,12 @@ package dialect
 // format, action lines with their argument syntax and placeholders, the
 // closing "## User Instruction") are as in the official templates; the
 // trailing comments that explain an action are in Tandem's words. Sources:
-//   - 1.0 / 1.5, phone: bytedance/UI-TARS README_v1.md "Prompt template for
+//   - 1.0, phone: bytedance/UI-TARS README_v1.md "Prompt template for
 //     mobile";
+//   - 1.5, phone: bytedance/UI-TARS codes/prompts.py MOBILE_USE (commit
+//     6b315cc0, the template the 1.5 README's "Prompt Usage Guide" names for
+//     phones; since moved to codes/ui_tars/prompt.py, where its <point> twin
+//     is MOBILE_USE_DOUBAO);
 //   - 1.0, computer: README_v1.md "Prompt template for computer";
 //   - 1.5, computer: bytedance/UI-TARS-desktop
 //     apps/ui-tars/src/main/agent/prompts.ts getSystemPromptV1_5;
@@ -16,7 +20,7 @@ package dialect
 const tarsHead = "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task. \n\n" +
 	"## Output Format\n```\nThought: ...\nAction: ...\n```\n\n## Action Space\n"
 
-const tarsPhoneBox = tarsHead + `click(start_box='<|box_start|>(x1,y1)<|box_end|>')
+const tarsPhone10 = tarsHead + `click(start_box='<|box_start|>(x1,y1)<|box_end|>')
 long_press(start_box='<|box_start|>(x1,y1)<|box_end|>', time='')
 type(content='')
 scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')
@@ -27,6 +31,26 @@ finished(content='') # End the task, whether it succeeded or not, and say how it
 ## Note
 - Use %s in ` + "`Thought`" + ` part.
 
+- Write a small plan and finally summarize your next action (with its target element) in one sentence in ` + "`Thought`" + ` part.
+
+## User Instruction
+`
+
+const tarsPhone15 = "You are a GUI agent. You are given a task and your action history, with screenshots. You need to perform the next action to complete the task. \n" +
+	"## Output Format\n```\nThought: ...\nAction: ...\n```\n## Action Space\n" + `
+click(start_box='<|box_start|>(x1,y1)<|box_end|>')
+long_press(start_box='<|box_start|>(x1,y1)<|box_end|>')
+type(content='') # To submit what you typed, end ` + "`content`" + ` with "\n".
+scroll(start_box='<|box_start|>(x1,y1)<|box_end|>', direction='down or up or right or left')
+open_app(app_name='')
+drag(start_box='<|box_start|>(x1,y1)<|box_end|>', end_box='<|box_start|>(x3,y3)<|box_end|>')
+press_home()
+press_back()
+finished(content='xxx') # Escape \', \" and \n in content so it reads as a Python string.
+
+
+## Note
+- Use %s in ` + "`Thought`" + ` part.
 - Write a small plan and finally summarize your next action (with its target element) in one sentence in ` + "`Thought`" + ` part.
 
 ## User Instruction
