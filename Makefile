@@ -16,7 +16,7 @@ WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.
 
 SEEDS     ?= 100000
 
-.PHONY: run test test-fast stress sim e2e build build-dev frontend setup setup-test vet lint gotest wine-test webtest dev clean
+.PHONY: run test test-fast stress sim e2e build build-dev frontend setup setup-test vet lint gotest wine-test webtest dev clean bench-mcp
 
 ## run: install what is missing, build, and start the app
 run: setup build
@@ -85,6 +85,12 @@ wine-test:
 ## sim: run the engine's randomized simulation over SEEDS seeds (default 100000)
 sim:
 	$(GO) test ./engine/sim/ -run 'TestSimulation$$' -seeds $(SEEDS) -timeout 0 -v
+
+## bench-mcp: Tandem's MCP server against @mobilenext/mobile-mcp 1.0.4 on one virtual phone
+## (median of 50 calls each: screenshot, tap, the screen's elements; README "MCP")
+bench-mcp: setup-test build
+	cd bench/mobile-mcp && npm ci --silent --no-audit --no-fund
+	TANDEM_BIN=$(CURDIR)/$(BIN) $(GO) test ./mcpserver -run '^$$' -bench MCPVersusMobileMCP -benchtime 50x
 
 webtest:
 	cd frontend && npm run check --silent && npm test --silent
