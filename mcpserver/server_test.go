@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,23 +59,76 @@ func (r *rig) model(t *testing.T, srv *modeltest.Server) {
 	}
 }
 
-// client connects an MCP client (with opts) to Tandem's server over b.
+// client connects an MCP client (with opts) to Tandem's server over b:
+// in memory, or with TANDEM_MCP_TEST_HTTP set over Streamable HTTP behind
+// the token (TestEverythingOverHTTP runs the tests that way).
 func (r *rig) client(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
-	ss, err := New(r.b, Options{}).Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
+	var ct mcp.Transport
+	if os.Getenv(overHTTP) != "" {
+		ct = r.overHTTP(t)
+	} else {
+		var st mcp.Transport
+		ct, st = mcp.NewInMemoryTransports()
+		ss, err := New(r.b, Options{}).Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
 	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts).Connect(ctx, ct,
-		&mcp.ClientSessionOptions{})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-agent", Version: "1"}, opts).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+const overHTTP = "TANDEM_MCP_TEST_HTTP"
+
+// overHTTP serves Tandem's server over Streamable HTTP on 127.0.0.1 with a
+// token, as the app does, and returns a client transport that sends it.
+func (r *rig) overHTTP(t *testing.T) mcp.Transport {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := NewToken()
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	srv := &http.Server{Handler: Handler(New(r.b, Options{}), token, port), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{token}}}
+}
+
+// bearer sends the token with every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// The same promises over Streamable HTTP with the Go SDK's client: every
+// test of this file again, each in a process of its own with the server
+// behind the token.
+func TestEverythingOverHTTP(t *testing.T) {
+	if os.Getenv(overHTTP) != "" {
+		t.Skip("already over HTTP")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run", "^Test(RunTaskReportsEveryStep|APaymentAsksThePersonThroughTheClient|WithoutElicitationTheRunWaitsForThePerson|CancellingTheCallStopsTheRun)$", "-test.v")
+	cmd.Env = append(os.Environ(), overHTTP+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || strings.Count(string(out), "--- PASS") < 4 {
+		t.Fatalf("over HTTP: %v\n%s", err, out)
+	}
 }
 
 func call(name, args string) openai.ToolCall {
