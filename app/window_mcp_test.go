@@ -51,15 +51,7 @@ func TestARunStartedOverMCPIsThePersons(t *testing.T) {
 		return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1.","success":true}`)}}
 	})
 	cfg, data, port := t.TempDir(), t.TempDir(), freeLoopbackPort(t)
-	seedProfile(t, cfg, data, srv.URL)
-	seed := backend.New(backend.Config{ConfigDir: cfg, DataDir: data, KeyFile: true})
-	token, err := seed.MCPToken(false, mcpserver.NewToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := seed.UpdateSettings(map[string]json.RawMessage{"mcp_http": json.RawMessage("true"), "mcp_port": json.RawMessage(strconv.Itoa(port))}); err != nil {
-		t.Fatal(err)
-	}
+	token := seedMCP(t, cfg, data, srv.URL, port)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
@@ -76,15 +68,7 @@ func TestARunStartedOverMCPIsThePersons(t *testing.T) {
 
 	cctx, ccancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer ccancel()
-	var cs *mcp.ClientSession
-	for cs == nil { // the app starts its MCP server as it starts
-		cs, err = mcpOverHTTP(cctx, "http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", http.Header{"Authorization": {"Bearer " + token}})
-		if err != nil && cctx.Err() != nil {
-			t.Fatalf("no MCP server in the app: %v\n%s", err, logs.String())
-		}
-		time.Sleep(100 * time.Millisecond) // polling until the app's server answers
-	}
-	defer cs.Close()
+	cs := connectMCP(cctx, t, port, token, &logs)
 	done := make(chan map[string]any, 1)
 	go func() {
 		res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"device": env.Serial, "goal": "Make the counter show 1"}})
@@ -132,6 +116,39 @@ func TestARunStartedOverMCPIsThePersons(t *testing.T) {
 	raw, _ := os.ReadFile(filepath.Join(s.runs, id, "record.jsonl"))
 	if !strings.Contains(string(raw), `"via":"mcp:go-sdk-agent"`) {
 		t.Fatal("the record does not say which client started the run")
+	}
+}
+
+// seedMCP saves a profile for url and turns on the app's MCP server on
+// port, as the person would in Settings, and returns its token.
+func seedMCP(t *testing.T, cfg, data, url string, port int) string {
+	t.Helper()
+	seedProfile(t, cfg, data, url)
+	seed := backend.New(backend.Config{ConfigDir: cfg, DataDir: data, KeyFile: true})
+	token, err := seed.MCPToken(false, mcpserver.NewToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := seed.UpdateSettings(map[string]json.RawMessage{"mcp_http": json.RawMessage("true"), "mcp_port": json.RawMessage(strconv.Itoa(port))}); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// connectMCP connects the Go SDK's client to the app's MCP server once it
+// answers (the app starts it as it starts).
+func connectMCP(ctx context.Context, t *testing.T, port int, token string, logs *bytes.Buffer) *mcp.ClientSession {
+	t.Helper()
+	for {
+		cs, err := mcpOverHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", http.Header{"Authorization": {"Bearer " + token}})
+		if err == nil {
+			t.Cleanup(func() { cs.Close() })
+			return cs
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no MCP server in the app: %v\n%s", err, logs.String())
+		}
+		time.Sleep(100 * time.Millisecond) // polling until the app's server answers
 	}
 }
 
