@@ -40,16 +40,9 @@ func TestARunStartedOverMCPIsThePersons(t *testing.T) {
 	if err := phone.Launch(vphone.PkgCounter); err != nil {
 		t.Fatal(err)
 	}
-	plus := centreOf(t, phone, "+1")
 	release := make(chan struct{})
 	var once sync.Once
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		<-release // the model answers once the person has paused and resumed
-		if phone.State().Counter < 1 {
-			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", plus)}}
-		}
-		return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1.","success":true}`)}}
-	})
+	srv := counterUntilReleased(t, phone, release)
 	cfg, data, port := t.TempDir(), t.TempDir(), freeLoopbackPort(t)
 	token := seedMCP(t, cfg, data, srv.URL, port)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -117,6 +110,20 @@ func TestARunStartedOverMCPIsThePersons(t *testing.T) {
 	if !strings.Contains(string(raw), `"via":"mcp:go-sdk-agent"`) {
 		t.Fatal("the record does not say which client started the run")
 	}
+}
+
+// counterUntilReleased taps +1 until the counter shows 1, then finishes;
+// each answer waits until release is closed.
+func counterUntilReleased(t *testing.T, phone *vphone.Phone, release chan struct{}) *modeltest.Server {
+	t.Helper()
+	plus := centreOf(t, phone, "+1")
+	return modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		<-release // the model answers once the person has paused and resumed
+		if phone.State().Counter < 1 {
+			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", plus)}}
+		}
+		return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1.","success":true}`)}}
+	})
 }
 
 // seedMCP saves a profile for url and turns on the app's MCP server on

@@ -84,13 +84,14 @@ func tsClient(t *testing.T, mode string, env vphonetest.Env, more func(line map[
 	return lines
 }
 
-// tsRig is a phone behind a private adb server and a model saved as the
-// person's, in the tests' config dir and a data dir of this test's.
-func tsRig(t *testing.T, reply func(modeltest.Request) modeltest.Reply) (*vphone.Phone, vphonetest.Env) {
+// tsRig is a phone behind a private adb server (set up by setup, which
+// returns the model's script) and that model saved as the person's, in the
+// tests' config dir and a data dir of this test's.
+func tsRig(t *testing.T, setup func(*vphone.Phone) func(modeltest.Request) modeltest.Reply) (*vphone.Phone, vphonetest.Env) {
 	t.Helper()
 	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
 	t.Setenv("TANDEM_DATA_DIR", t.TempDir())
-	srv := modeltest.NewFunc(t, reply)
+	srv := modeltest.NewFunc(t, setup(phone))
 	saveProfile(t, backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-ts-0000")
 	return phone, env
 }
@@ -106,7 +107,9 @@ func finish(summary string, ok bool) modeltest.Reply {
 }
 
 func TestTheTypeScriptClientListsValidTools(t *testing.T) {
-	_, env := tsRig(t, func(modeltest.Request) modeltest.Reply { return finish("nothing", true) })
+	_, env := tsRig(t, func(*vphone.Phone) func(modeltest.Request) modeltest.Reply {
+		return func(modeltest.Request) modeltest.Reply { return finish("nothing", true) }
+	})
 	out := tsClient(t, "tools", env, nil)
 	if len(out) != 1 {
 		t.Fatalf("output %v", out)
@@ -126,18 +129,15 @@ func TestTheTypeScriptClientListsValidTools(t *testing.T) {
 }
 
 func TestTheTypeScriptClientRunsATaskWithProgress(t *testing.T) {
-	var phone *vphone.Phone
-	var plus string
-	phone, env := tsRig(t, func(modeltest.Request) modeltest.Reply {
-		if phone.State().Counter < 2 {
-			return tap(plus)
+	phone, env := tsRig(t, func(phone *vphone.Phone) func(modeltest.Request) modeltest.Reply {
+		plus := launch(t, phone, vphone.PkgCounter, "+1")
+		return func(modeltest.Request) modeltest.Reply {
+			if phone.State().Counter < 2 {
+				return tap(plus)
+			}
+			return finish("The counter shows 2.", true)
 		}
-		return finish("The counter shows 2.", true)
 	})
-	if err := phone.Launch(vphone.PkgCounter); err != nil {
-		t.Fatal(err)
-	}
-	plus = centre(t, phone, "+1")
 	out := tsClient(t, "run", env, nil)
 	res := out[0]["result"].(map[string]any)
 	progress := out[0]["progress"].([]any)
@@ -149,15 +149,13 @@ func TestTheTypeScriptClientRunsATaskWithProgress(t *testing.T) {
 func TestTheTypeScriptClientCancelsARun(t *testing.T) {
 	release := make(chan struct{})
 	var once sync.Once
-	var plus string
-	phone, env := tsRig(t, func(modeltest.Request) modeltest.Reply {
-		<-release // the model answers only after the client has cancelled
-		return tap(plus)
+	phone, env := tsRig(t, func(phone *vphone.Phone) func(modeltest.Request) modeltest.Reply {
+		plus := launch(t, phone, vphone.PkgCounter, "+1")
+		return func(modeltest.Request) modeltest.Reply {
+			<-release // the model answers only after the client has cancelled
+			return tap(plus)
+		}
 	})
-	if err := phone.Launch(vphone.PkgCounter); err != nil {
-		t.Fatal(err)
-	}
-	plus = centre(t, phone, "+1")
 	out := tsClient(t, "cancel", env, func(line map[string]any) bool {
 		if line["aborted"] == nil {
 			return false
@@ -177,16 +175,28 @@ func TestTheTypeScriptClientCancelsARun(t *testing.T) {
 	}
 }
 
-// shopModel presses Pay until paid or told no.
-func shopModel(phone *vphone.Phone, pay *string) func(modeltest.Request) modeltest.Reply {
-	return func(r modeltest.Request) modeltest.Reply {
-		switch {
-		case phone.State().Paid:
-			return finish("Paid.", true)
-		case strings.Contains(r.Text(), "declined"):
-			return finish("Not paid.", false)
+// launch opens app on phone and returns the centre of its element id.
+func launch(t *testing.T, phone *vphone.Phone, app, id string) string {
+	t.Helper()
+	if err := phone.Launch(app); err != nil {
+		t.Fatal(err)
+	}
+	return centre(t, phone, id)
+}
+
+// shopModel opens the shop and presses Pay until paid or told no.
+func shopModel(t *testing.T) func(*vphone.Phone) func(modeltest.Request) modeltest.Reply {
+	return func(phone *vphone.Phone) func(modeltest.Request) modeltest.Reply {
+		pay := launch(t, phone, vphone.PkgShop, "pay_button")
+		return func(r modeltest.Request) modeltest.Reply {
+			switch {
+			case phone.State().Paid:
+				return finish("Paid.", true)
+			case strings.Contains(r.Text(), "declined"):
+				return finish("Not paid.", false)
+			}
+			return tap(pay)
 		}
-		return tap(*pay)
 	}
 }
 
@@ -196,13 +206,7 @@ func TestTheTypeScriptClientAsksBeforePaying(t *testing.T) {
 		paid bool
 	}{{"pay-accept", true}, {"pay-decline", false}} {
 		t.Run(c.mode, func(t *testing.T) {
-			var phone *vphone.Phone
-			var pay string
-			phone, env := tsRig(t, func(r modeltest.Request) modeltest.Reply { return shopModel(phone, &pay)(r) })
-			if err := phone.Launch(vphone.PkgShop); err != nil {
-				t.Fatal(err)
-			}
-			pay = centre(t, phone, "pay_button")
+			phone, env := tsRig(t, shopModel(t))
 			out := tsClient(t, c.mode, env, nil)
 			asked := out[0]["asked"].([]any)
 			if phone.State().Paid != c.paid || len(asked) != 1 || !strings.Contains(asked[0].(string), `"Pay ¥99"`) {
@@ -220,13 +224,7 @@ func TestTheTypeScriptClientAsksBeforePaying(t *testing.T) {
 		})
 	}
 	t.Run("pay-none", func(t *testing.T) {
-		var phone *vphone.Phone
-		var pay string
-		phone, env := tsRig(t, func(r modeltest.Request) modeltest.Reply { return shopModel(phone, &pay)(r) })
-		if err := phone.Launch(vphone.PkgShop); err != nil {
-			t.Fatal(err)
-		}
-		pay = centre(t, phone, "pay_button")
+		phone, env := tsRig(t, shopModel(t))
 		out := tsClient(t, "pay-none", env, nil)
 		w, _ := json.Marshal(out[0]["waiting"])
 		if !strings.Contains(string(w), `"kind":"confirm"`) || !strings.Contains(string(w), "window") || phone.State().Paid {
