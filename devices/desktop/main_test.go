@@ -15,14 +15,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-vgo/robotgo"
-
 	"tandem/internal/xvfb"
 )
 
-// One Xvfb for the whole test binary: robotgo keeps one Xlib display per
-// process and opens it from DISPLAY on first use, so DISPLAY is set here,
-// before any test runs. Tests run one at a time on it; chromium is started
+// One Xvfb for the whole test binary, DISPLAY set here before any test
+// runs. Tests run one at a time on it; chromium is started
 // once, on first need, and shared.
 var (
 	screenW, screenH = 1920, 1080
@@ -48,9 +45,6 @@ func TestMain(m *testing.M) {
 	env = &testEnv{display: d}
 	code := m.Run()
 	env.close()
-	// Xlib exits the process when a display it holds goes away: close
-	// robotgo's before stopping the server.
-	robotgo.CloseMainDisplay()
 	d.Stop()
 	os.Exit(code)
 }
