@@ -20,7 +20,7 @@ func waitTakeover(t *testing.T, d *Driver, what string) {
 	t.Helper()
 	select {
 	case <-d.Takeover():
-	case <-time.After(60 * time.Second):
+	case <-time.After(patience):
 		t.Fatalf("%s: no takeover signal", what)
 	}
 }
@@ -102,7 +102,7 @@ func TestPersonActsAreReported(t *testing.T) {
 	run(t, "xdotool", "key", "Return")
 	close(stop)
 	<-readerDone
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	rest, err := d.FlushActs(ctx)
 	if err != nil {
@@ -140,7 +140,7 @@ func TestTwoDisplaysDrivenAtOnce(t *testing.T) {
 	keys := NewStopKeys()
 	var ds [2]*Driver
 	for i := range ds {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), patience)
 		d, err := Open(ctx, fmt.Sprintf("desktop:%d", i), Options{StopKeys: keys})
 		cancel()
 		if err != nil {
