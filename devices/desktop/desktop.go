@@ -136,6 +136,9 @@ type Driver struct {
 	keyMu   sync.Mutex // guards stopKey: a StopKeys may hand the grab over
 	stopKey grabbed
 
+	atomsOnce sync.Once
+	atoms     titleAtoms
+
 	inj  injector
 	hand handQueue
 	acts chan action.Action

@@ -88,7 +88,9 @@ func hUp(b string, x, y int, ms uint32) HandEvent {
 	return HandEvent{Kind: HandUp, Button: b, P: image.Pt(x, y), Ms: ms}
 }
 
-func hMove(x, y int, ms uint32) HandEvent { return HandEvent{Kind: HandMove, P: image.Pt(x, y), Ms: ms} }
+func hMove(x, y int, ms uint32) HandEvent {
+	return HandEvent{Kind: HandMove, P: image.Pt(x, y), Ms: ms}
+}
 
 func hKey(k, text string, mods ...string) HandEvent {
 	return HandEvent{Kind: HandKey, Key: k, Text: text, Mods: mods}
