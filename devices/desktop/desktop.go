@@ -255,7 +255,7 @@ func (d *Driver) ready() error {
 	}
 	grab := d.grabStop
 	if d.opts.StopKeys != nil {
-		grab = func() error { return d.opts.StopKeys.join(d) }
+		grab = func() error { return d.opts.StopKeys.Join(stopKeyName(d), x11Stop{d}) }
 	}
 	return grab()
 }
@@ -355,7 +355,7 @@ func (d *Driver) Close() error {
 		d.wg.Wait()
 		d.inj.s.leave(d)
 		if d.opts.StopKeys != nil {
-			d.opts.StopKeys.leave(d)
+			d.opts.StopKeys.Leave(stopKeyName(d), x11Stop{d})
 		}
 	})
 	return nil

@@ -149,7 +149,7 @@ func (d *Driver) events() {
 				continue
 			}
 			if d.opts.StopKeys != nil {
-				d.opts.StopKeys.fire(d)
+				d.opts.StopKeys.Fire(stopKeyName(d))
 			} else {
 				d.stopPressed()
 			}

@@ -19,10 +19,20 @@ func (d *Driver) Do(ctx context.Context, a action.Action) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d.doMu.Lock()
-	defer d.doMu.Unlock()
+	select { // one action at a time on the session's one pointer and keyboard
+	case session <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-session }()
 	return desktop.Act(ctx, a, d.info.Screen, d.caps, hands{d})
 }
+
+// session is the one slot for an action on this desktop session's pointer
+// and keyboard, shared by every driver of the process (one per monitor):
+// an action's move and click must not be split by another monitor's (the
+// X11 drivers share their X server's the same way).
+var session = make(chan struct{}, 1)
 
 // hands are the Win32 driver's primitives as desktop.Act uses them.
 type hands struct{ d *Driver }
