@@ -31,6 +31,9 @@ type injector struct {
 	sArmed bool
 	sEpoch uint64
 	epoch  uint64
+	// personAct: the action under way is the person's, made through
+	// Tandem (PersonDo): it runs though the agent is halted.
+	personAct bool
 	// Without RECORD: what was already held when the guard armed.
 	baseBtn uint16
 	baseKey [32]byte
@@ -57,7 +60,7 @@ func (j *injector) run(ctx context.Context, f func() error) error {
 	}
 	j.s.mu.Lock()
 	defer j.s.mu.Unlock()
-	if j.halt != nil {
+	if j.halt != nil && (!j.personAct || errors.Is(j.halt, ErrClosed)) {
 		return j.halt
 	}
 	if j.armed {
@@ -112,9 +115,7 @@ func (j *injector) releaseAll() {
 
 // sleep waits d, returning early with the halt or ctx error.
 func (j *injector) sleep(ctx context.Context, d time.Duration) error {
-	j.s.mu.Lock()
-	h := j.haltCh
-	j.s.mu.Unlock()
+	h := j.haltChan()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -150,6 +151,17 @@ func (j *injector) resume() {
 	}
 	j.armed, j.person = false, false
 	j.epoch++
+}
+
+// haltChan is closed when the agent is halted; nil (never) while the
+// person's own action runs.
+func (j *injector) haltChan() <-chan struct{} {
+	j.s.mu.Lock()
+	defer j.s.mu.Unlock()
+	if j.personAct {
+		return nil
+	}
+	return j.haltCh
 }
 
 func (j *injector) halted() error {
@@ -188,6 +200,17 @@ func (d *Driver) arm(ctx context.Context) error {
 	}
 	j.armed = true
 	return ctx.Err()
+}
+
+// fromHere starts the person's own action (PersonDo) from the pointer's
+// place now, unguarded.
+func (d *Driver) fromHere() error {
+	s := d.inj.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at, _, err := s.pointerLocked()
+	s.exp = at
+	return err
 }
 
 // disarm stops watching once an action is done: the person's own mouse and

@@ -27,7 +27,15 @@ const (
 
 // Do performs one action (see desktop.Act for what it refuses and when the
 // person's hand counts).
-func (d *Driver) Do(ctx context.Context, a action.Action) error {
+func (d *Driver) Do(ctx context.Context, a action.Action) error { return d.act(ctx, a, false) }
+
+// PersonDo performs an input the person makes through Tandem (a click or
+// text on the mirror) while they drive: it runs though the agent is halted
+// by their takeover, no guard watches it (the hand is theirs), and it is not
+// reported on PersonActs (the run records it as it makes it).
+func (d *Driver) PersonDo(ctx context.Context, a action.Action) error { return d.act(ctx, a, true) }
+
+func (d *Driver) act(ctx context.Context, a action.Action, person bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -37,11 +45,25 @@ func (d *Driver) Do(ctx context.Context, a action.Action) error {
 		return ctx.Err()
 	}
 	defer func() { <-d.inj.s.do }()
-	return Act(ctx, a, d.info.Screen, d.caps, hands{d})
+	if person {
+		d.inj.s.mu.Lock()
+		d.inj.personAct = true
+		d.inj.s.mu.Unlock()
+		defer func() {
+			d.inj.s.mu.Lock()
+			d.inj.personAct = false
+			d.inj.s.mu.Unlock()
+		}()
+	}
+	return Act(ctx, a, d.info.Screen, d.caps, hands{d, person})
 }
 
-// hands are the X11 driver's primitives as Act uses them.
-type hands struct{ d *Driver }
+// hands are the X11 driver's primitives as Act uses them; person: for the
+// person's own input (PersonDo), unguarded.
+type hands struct {
+	d      *Driver
+	person bool
+}
 
 func (h hands) Click(ctx context.Context, p image.Point, button string, n int) error {
 	return h.d.click(ctx, p, button, n)
@@ -75,8 +97,18 @@ func (h hands) Tap(ctx context.Context, c Chord) error           { return h.d.ta
 func (h hands) Sleep(ctx context.Context, t time.Duration) error { return h.d.inj.sleep(ctx, t) }
 func (h hands) ToScreen(x, y int) image.Point                    { return h.d.toScreen(x, y) }
 func (h hands) Excluded(p image.Point) error                     { return h.d.excluded(p) }
-func (h hands) Arm(ctx context.Context) error                    { return h.d.arm(ctx) }
-func (h hands) Disarm()                                          { h.d.disarm() }
+func (h hands) Arm(ctx context.Context) error {
+	if h.person {
+		return h.d.fromHere()
+	}
+	return h.d.arm(ctx)
+}
+
+func (h hands) Disarm() {
+	if !h.person {
+		h.d.disarm()
+	}
+}
 
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {
@@ -292,9 +324,7 @@ func (d *Driver) paste(ctx context.Context, text string) (err error) {
 	if err := d.tap(ctx, d.inj.paste); err != nil {
 		return err
 	}
-	d.inj.s.mu.Lock()
-	h := d.inj.haltCh
-	d.inj.s.mu.Unlock()
+	h := d.inj.haltChan()
 	err = d.clip.waitDelivery(ctx, after, pasteTimeout, h)
 	switch {
 	case errors.Is(err, ErrTakenOver):

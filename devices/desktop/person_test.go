@@ -94,6 +94,16 @@ func TestPersonActsAreReported(t *testing.T) {
 	}()
 	run(t, "xdotool", "mousemove", "300", "400", "click", "1")
 	do(t, other, action.Action{Type: action.Tap, X: 1200, Y: 500}) // the agent, elsewhere
+	// The person's own click through Tandem (the mirror) runs, though the
+	// agent is halted, and is not reported: the run records it itself.
+	p.reset()
+	if err := d.PersonDo(context.Background(), action.Action{Type: action.Tap, X: 1000, Y: 300}); err != nil {
+		t.Fatalf("the person's input through Tandem: %v", err)
+	}
+	p.waitFor(t, "the person's click through Tandem", func(evs []pageEvent) bool {
+		cs := ofType(evs, "click")
+		return len(cs) == 1 && at(cs[0], 1000, 300)
+	})
 	run(t, "xdotool", "mousemove", "500", "500", "mousedown", "1", "mousemove", "650", "550",
 		"mousemove", "800", "600", "mouseup", "1")
 	do(t, other, action.Action{Type: action.Drag, X: 1100, Y: 300, X2: 1300, Y2: 350})

@@ -36,6 +36,11 @@ type Driver interface {
 	// returns the acts PersonActs has not delivered; call it as they hand
 	// back, before Resume, from the goroutine that reads PersonActs.
 	FlushActs(ctx context.Context) ([]action.Action, error)
+	// PersonDo performs an input the person makes through Tandem (the
+	// mirror) while they drive: it runs though a takeover halted the agent,
+	// and is not among PersonActs (the run records it as Run.Input makes
+	// it). Use it as the run's Config.PersonInput for a desktop.
+	PersonDo(ctx context.Context, a action.Action) error
 	// Resume lets the agent drive again after a takeover or stop; the
 	// person's acts are no longer reported.
 	Resume()

@@ -35,6 +35,9 @@ type injector struct {
 	// hooks to hand over the person's events.
 	driving  bool
 	watching atomic.Bool
+	// personAct: the action under way is the person's, made through
+	// Tandem (PersonDo): it runs though the agent is halted.
+	personAct bool
 	// took latches a takeover and signals it; j.mu is held.
 	took func()
 }
@@ -54,7 +57,7 @@ func (j *injector) run(ctx context.Context, f func()) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.halt != nil {
+	if j.halt != nil && (!j.personAct || errors.Is(j.halt, desktop.ErrClosed)) {
 		return j.halt
 	}
 	if j.armed && j.personLocked() {
@@ -128,6 +131,9 @@ func (j *injector) releaseAll() {
 func (j *injector) sleep(ctx context.Context, d time.Duration) error {
 	j.mu.Lock()
 	h := j.haltCh
+	if j.personAct {
+		h = nil // the person's own action: no halt stops it
+	}
 	j.mu.Unlock()
 	t := time.NewTimer(d)
 	defer t.Stop()
