@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"fmt"
+	"image"
 	"slices"
 	"sync"
 	"time"
@@ -179,26 +180,29 @@ func (d *Driver) onDisplay(e HandEvent) HandEvent {
 	case HandDown, HandWheel:
 		e.Own = !e.Off && d.excluded(root) != nil
 	case HandKey:
-		e.Own = d.ownFocus()
+		e.Own, e.Off = d.focus(e.Off)
 	case HandMove, HandUp, HandKeyUp: // judged where their press began
 	}
 	return e
 }
 
-// ownFocus reports whether one of Tandem's own windows has the keyboard.
-func (d *Driver) ownFocus() bool {
-	if len(d.opts.ExcludePIDs) == 0 {
-		return false
-	}
+// focus says where typing goes: to one of Tandem's own windows (own), or
+// to a window off this display (off); with no window focused, the pointer
+// says (pointerOff).
+func (d *Driver) focus(pointerOff bool) (own, off bool) {
 	f, err := xproto.GetInputFocus(d.ctl).Reply()
 	if err != nil || f.Focus == xproto.WindowNone || f.Focus == xproto.InputFocusPointerRoot {
-		return false
+		return false, pointerOff
 	}
 	top, err := d.topLevel(f.Focus)
 	if err != nil || top == 0 {
-		return false
+		return false, pointerOff
 	}
-	return slices.Contains(d.opts.ExcludePIDs, d.windowPID(top, 2))
+	if g, err := xproto.GetGeometry(d.ctl, xproto.Drawable(top)).Reply(); err == nil {
+		r := image.Rect(int(g.X), int(g.Y), int(g.X)+int(g.Width), int(g.Y)+int(g.Height))
+		off = !r.Overlaps(d.bounds)
+	}
+	return len(d.opts.ExcludePIDs) > 0 && slices.Contains(d.opts.ExcludePIDs, d.windowPID(top, 2)), off
 }
 
 // topLevel is the child of the root that w is in (0: w is the root).

@@ -34,13 +34,14 @@ type xserver struct {
 
 	c    *xgb.Conn // injections, markers and pointer queries
 	root xproto.Window
-	rec  *recorder // nil: the server has no RECORD; the guard polls
+	rec  *recorder       // nil: the server has no RECORD; the guard polls
+	mark func(id uint32) // sends a marker (rec.mark)
 
 	do chan struct{} // one action at a time on this server's pointer and keyboard (a slot)
 
 	mu      sync.Mutex
 	exp     image.Point // where Tandem last put the pointer
-	expect  []expected  // injected, not yet seen in the stream
+	expect  []*expected // injected, in the stream's view, not yet seen
 	keys    keymap
 	keysOK  bool
 	next    uint32
@@ -52,6 +53,7 @@ type xserver struct {
 type expected struct {
 	typ, detail byte
 	at          image.Point // a motion's end
+	dead        bool        // the injection did not happen (a refused warp)
 }
 
 // maxExpected bounds the injected events waiting to be seen; they are seen
@@ -93,7 +95,9 @@ func joinServer(ctx context.Context, display string, d *Driver) (*xserver, error
 			return nil, fmt.Errorf("%w: the X server has no XTEST extension to send input with", device.ErrUnsupported)
 		}
 		// Without RECORD the guard falls back to polling (see guard.go).
-		s.rec, _ = startRecord(ctx, display, c, s)
+		if s.rec, _ = startRecord(ctx, display, c, s); s.rec != nil {
+			s.mark = s.rec.mark
+		}
 		servers.m[key] = s
 	}
 	s.refs++
@@ -124,12 +128,12 @@ func (s *xserver) leave(d *Driver) {
 // this call, after every input event before it; s.mu is held, and f runs
 // with s.mu held. Without RECORD f never runs.
 func (s *xserver) markLocked(f func()) {
-	if s.rec == nil {
+	if s.mark == nil {
 		return
 	}
 	s.next++
 	s.marks[s.next] = f
-	s.rec.mark(s.next)
+	s.mark(s.next)
 }
 
 // The stream (streamSink), in the server's order.
@@ -160,13 +164,16 @@ func (s *xserver) mapping() {
 	s.mu.Unlock()
 }
 
-// oursLocked reports whether ev is an event Tandem injected. The server
-// processes Tandem's injections in the order sent, so expected events
-// before the one seen will never come (a warp the server refused) and are
-// dropped.
+// oursLocked reports whether ev is an event Tandem injected. An injection
+// is expected from the marker sent just before it: the stream may be read
+// long after Tandem injected more, and a person's event the server
+// processed before an injection must not be taken for it (a person's
+// button release for the end of a drag the agent was only about to make).
+// The server processes Tandem's injections in the order sent, so expected
+// events before the one seen will never come and are dropped.
 func (s *xserver) oursLocked(ev xevent) bool {
 	for i, e := range s.expect {
-		if e.typ == ev.typ && e.detail == ev.detail && (ev.typ != xproto.MotionNotify || e.at == ev.root) {
+		if !e.dead && e.typ == ev.typ && e.detail == ev.detail && (ev.typ != xproto.MotionNotify || e.at == ev.root) {
 			s.expect = s.expect[i+1:]
 			return true
 		}
@@ -174,14 +181,15 @@ func (s *xserver) oursLocked(ev xevent) bool {
 	return false
 }
 
-func (s *xserver) expectLocked(e expected) {
-	if s.rec == nil {
-		return
-	}
-	if len(s.expect) >= maxExpected {
-		s.expect = s.expect[1:]
-	}
-	s.expect = append(s.expect, e)
+// expectLocked says Tandem is about to inject e: it is expected in the
+// stream from this point of the server's order on.
+func (s *xserver) expectLocked(e *expected) {
+	s.markLocked(func() {
+		if len(s.expect) >= maxExpected {
+			s.expect = s.expect[1:]
+		}
+		s.expect = append(s.expect, e)
+	})
 }
 
 // keymapLocked is the keyboard mapping, read again after it changed.
@@ -210,7 +218,8 @@ func (s *xserver) pointerLocked() (image.Point, uint16, error) {
 // rectangle), so a hand that moved the pointer a moment before is never
 // overruled. It reports whether the pointer moved.
 func (s *xserver) warpLocked(p image.Point) (bool, error) {
-	s.expectLocked(expected{typ: xproto.MotionNotify, at: p})
+	e := &expected{typ: xproto.MotionNotify, at: p}
+	s.expectLocked(e)
 	err := xproto.WarpPointerChecked(s.c, s.root, s.root, int16(s.exp.X), int16(s.exp.Y), 1, 1,
 		int16(p.X), int16(p.Y)).Check()
 	if err != nil {
@@ -221,9 +230,7 @@ func (s *xserver) warpLocked(p image.Point) (bool, error) {
 		return false, err
 	}
 	if at != p {
-		if s.rec != nil && len(s.expect) > 0 {
-			s.expect = s.expect[:len(s.expect)-1] // refused: no motion will come
-		}
+		e.dead = true // refused: no motion will come
 		return false, nil
 	}
 	s.exp = p
@@ -232,7 +239,7 @@ func (s *xserver) warpLocked(p image.Point) (bool, error) {
 
 // fakeLocked injects one key or button event through XTEST.
 func (s *xserver) fakeLocked(typ, detail byte) error {
-	s.expectLocked(expected{typ: typ, detail: detail})
+	s.expectLocked(&expected{typ: typ, detail: detail})
 	if err := xtest.FakeInputChecked(s.c, typ, detail, 0, s.root, 0, 0, 0).Check(); err != nil {
 		return fmt.Errorf("send input: %w", err)
 	}

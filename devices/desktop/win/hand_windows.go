@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/windows"
+
 	"tandem/devices/desktop"
 	"tandem/engine/action"
 )
@@ -132,23 +134,24 @@ func (d *Driver) onMonitor(e desktop.HandEvent) desktop.HandEvent {
 	case desktop.HandDown, desktop.HandWheel:
 		e.Own = !e.Off && d.excluded(screen) != nil
 	case desktop.HandKey:
-		e.Own = d.ownForeground()
+		e.Own, e.Off = d.foreground(e.Off)
 	case desktop.HandMove, desktop.HandUp, desktop.HandKeyUp: // judged where their press began
 	}
 	return e
 }
 
-// ownForeground reports whether one of Tandem's own windows is in front
-// (has the keyboard).
-func (d *Driver) ownForeground() bool {
-	if len(d.opts.ExcludePIDs) == 0 {
-		return false
-	}
+// foreground says where typing goes: to one of Tandem's own windows (own),
+// or to a window off this monitor (off); with none in front, the pointer
+// says (pointerOff).
+func (d *Driver) foreground(pointerOff bool) (own, off bool) {
 	fg, _, _ := procGetForegroundWnd.Call()
 	if fg == 0 {
-		return false
+		return false, pointerOff
 	}
 	var pid uint32
 	_, _, _ = procGetWindowThreadPID.Call(fg, uintptr(unsafePointer(&pid)))
-	return slices.Contains(d.opts.ExcludePIDs, int(pid))
+	if r, ok := windowRect(windows.HWND(fg)); ok {
+		off = !r.Overlaps(d.bounds)
+	}
+	return slices.Contains(d.opts.ExcludePIDs, int(pid)), off
 }
