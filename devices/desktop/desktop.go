@@ -348,7 +348,8 @@ func (d *Driver) Close() error {
 		}
 		d.inj.s.mu.Unlock()
 		d.inj.releaseAll()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Bounded, and long enough for a busy machine to start xclip.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		d.clip.handOff(ctx, d.opts.Display)
 		cancel()
 		d.closeConns()

@@ -285,7 +285,13 @@ func TestTypeASCIIAndChinese(t *testing.T) {
 		t.Errorf("focus moved from %s to %s", focus, got)
 	}
 	d.Close()
-	if got := readClipboard(t); got != clip {
+	// xclip, which keeps it, forks before it tells the X server it owns
+	// the clipboard: on a busy machine that takes a moment.
+	got := readClipboard(t)
+	for deadline := time.Now().Add(patience); got != clip && time.Now().Before(deadline); got = readClipboard(t) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got != clip {
 		t.Errorf("clipboard after Close = %q, want %q", got, clip)
 	}
 }
