@@ -54,6 +54,11 @@ type Options struct {
 	// StopKeys shares the stop hotkey with the process's other drivers
 	// (several displays at once); nil: this driver grabs it alone.
 	StopKeys *StopKeys
+
+	// noRecord makes the first driver of an X server do without RECORD, as
+	// on a server that lacks it (tests of the fallback: Xvfb cannot drop
+	// RECORD alone).
+	noRecord bool
 }
 
 // DefaultStopHotkey is the stop chord when Options.StopHotkey is empty.
@@ -190,7 +195,7 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 		stopped:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 	}
-	s, err := joinServer(ctx, opts.Display, d)
+	s, err := joinServer(ctx, opts.Display, !opts.noRecord, d)
 	if err != nil {
 		d.closeConns()
 		return nil, err

@@ -3,7 +3,9 @@ package desktop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -308,5 +310,71 @@ func TestOwnWindowIsLeftOutOfScreenshots(t *testing.T) {
 	}
 	if into.RGBAAt(110, 110) != OwnColour || into.RGBAAt(160, 115) == OwnColour {
 		t.Errorf("ScreenshotInto: Tandem's window %v, the other %v", into.RGBAAt(110, 110), into.RGBAAt(160, 115))
+	}
+}
+
+// On an X server without RECORD the guard polls, as it did before: the
+// person's moves and held keys are still seen (their acts are not).
+func TestWithoutRecordTheGuardPolls(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xvfb := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", "800x600x24", "-nolisten", "tcp",
+		"-noreset", "-ac")
+	xvfb.ExtraFiles = []*os.File{w}
+	if err := xvfb.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() { xvfb.Process.Kill(); xvfb.Wait() })
+	var num int
+	if _, err := fmt.Fscan(r, &num); err != nil {
+		t.Fatalf("Xvfb did not say its display: %v", err)
+	}
+	display := fmt.Sprintf(":%d", num)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	d, err := Open(ctx, "desktop:0", Options{Display: display, noRecord: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if d.inj.s.rec != nil {
+		t.Fatal("the driver uses RECORD")
+	}
+	person := func(args ...string) {
+		cmd := exec.Command("xdotool", args...)
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("xdotool %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, hand := range [][]string{{"mousemove", "700", "500"}, {"keydown", "x"}} {
+		done := make(chan error, 1)
+		go func() {
+			done <- d.Do(context.Background(), action.Action{Type: action.LongPress, X: 100, Y: 100, Ms: 60000})
+		}()
+		for deadline := time.Now().Add(patience); ; time.Sleep(10 * time.Millisecond) { // the press under way
+			d.inj.s.mu.Lock()
+			pressed := len(d.inj.held) > 0
+			d.inj.s.mu.Unlock()
+			if pressed || time.Now().After(deadline) {
+				break
+			}
+		}
+		person(hand...)
+		select {
+		case <-d.Takeover():
+		case <-time.After(patience):
+			t.Fatalf("xdotool %v: no takeover", hand)
+		}
+		if err := <-done; !errors.Is(err, ErrTakenOver) {
+			t.Fatalf("the press during xdotool %v: %v", hand, err)
+		}
+		if hand[0] == "keydown" {
+			person("keyup", "x")
+		}
+		d.Resume()
 	}
 }

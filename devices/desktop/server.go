@@ -78,7 +78,7 @@ func serverKey(display string) string {
 
 // joinServer adds d to its X server's drivers, connecting first when d is
 // the first.
-func joinServer(ctx context.Context, display string, d *Driver) (*xserver, error) {
+func joinServer(ctx context.Context, display string, record bool, d *Driver) (*xserver, error) {
 	servers.Lock()
 	defer servers.Unlock()
 	key := serverKey(display)
@@ -95,8 +95,10 @@ func joinServer(ctx context.Context, display string, d *Driver) (*xserver, error
 			return nil, fmt.Errorf("%w: the X server has no XTEST extension to send input with", device.ErrUnsupported)
 		}
 		// Without RECORD the guard falls back to polling (see guard.go).
-		if s.rec, _ = startRecord(ctx, display, c, s); s.rec != nil {
-			s.mark = s.rec.mark
+		if record {
+			if s.rec, _ = startRecord(ctx, display, c, s); s.rec != nil {
+				s.mark = s.rec.mark
+			}
 		}
 		servers.m[key] = s
 	}
