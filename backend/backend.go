@@ -153,6 +153,7 @@ func New(cfg Config) *Backend {
 	b.desks = newDesks(b.devices, b.hub, b.runs.AgentBusy)
 	b.desks.scrcpyJar = cfg.ScrcpyServer
 	b.runs.personDo = b.desks.personDo
+	b.runs.hand = b.Hand
 	return b
 }
 

@@ -267,12 +267,21 @@ func (f *desks) Do(ctx context.Context, id string, a action.Action) error {
 	return err
 }
 
+// personDoer is a desktop driver, which makes the person's input through
+// Tandem while they drive though a take-over halted the agent's.
+type personDoer interface {
+	PersonDo(ctx context.Context, a action.Action) error
+}
+
 // personDo is the one path of the person's input to device id, with or
 // without a run (the run's Config.PersonInput): over the live mirror's
 // scrcpy connection, text goes by clipboard paste (any script, no ADB
 // Keyboard) and keys by the control socket; everything else, and every
 // input when the mirror is not live, through dev.
 func (f *desks) personDo(ctx context.Context, id string, dev device.Device, a action.Action) error {
+	if d, ok := dev.(personDoer); ok { // this computer: the person's input though the agent is halted
+		return d.PersonDo(ctx, a)
+	}
 	if t, live := f.liveTo(id); live {
 		if handled, err := stream.Do(ctx, t, a); handled {
 			return err

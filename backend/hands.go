@@ -85,6 +85,10 @@ type Input struct {
 	Press *mirror.Press `json:"press,omitempty"`
 	// Touch is one live phase of a finger on a phone mirrored over scrcpy.
 	Touch *Touch `json:"touch,omitempty"`
+	// Made is an input the person already made on the device with their
+	// own hands (this computer's mouse and keyboard): recorded in the run
+	// they drive, never made again.
+	Made *action.Action `json:"made,omitempty"`
 }
 
 // Touch is one live pointer phase at device pixels.
@@ -117,6 +121,8 @@ var errNotOneInput = errors.New("an input is one gesture, press or touch")
 func (b *Backend) Hand(ctx context.Context, id string, in Input) (Outcome, error) {
 	var act action.Action
 	switch {
+	case in.Made != nil && in.Touch == nil && in.Gesture == nil && in.Press == nil:
+		return b.made(ctx, id, *in.Made)
 	case in.Touch != nil && in.Gesture == nil && in.Press == nil:
 		return Done, b.touch(ctx, id, *in.Touch)
 	case in.Press != nil && in.Gesture == nil:
@@ -141,6 +147,17 @@ func (b *Backend) Hand(ctx context.Context, id string, in Input) (Outcome, error
 	case toDevice:
 	}
 	return Done, b.desks.Do(ctx, id, act)
+}
+
+// made records an input the person made with their own hands in the run
+// they drive; with no run there is nothing to do (the device has it), and
+// a run they do not drive took over already (the driver's signal).
+func (b *Backend) made(ctx context.Context, id string, a action.Action) (Outcome, error) {
+	h, run := b.handsOn(id)
+	if h != toRun {
+		return Done, nil
+	}
+	return Done, run.InputDone(ctx, a)
 }
 
 // touch sends one live phase to the phone while the device is the

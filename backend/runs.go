@@ -24,6 +24,9 @@ type Runs struct {
 	hub     *mirror.Hub
 	dataDir string
 	emit    func(engine.Event)
+	// hand is the input manager (Backend.Hand), for the person's acts the
+	// desktop's guard reports.
+	hand func(ctx context.Context, id string, in Input) (Outcome, error)
 	// personDo is the one path of the person's input to a device (the
 	// feed's), given to every run as its Config.PersonInput.
 	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
@@ -46,19 +49,10 @@ var ErrNoRun = errors.New("that task is no longer running")
 
 // Start opens the device and starts a run on it.
 func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.Planner, set engine.Settings, startedBy string) (engine.Snapshot, error) {
-	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
-		set.UITree = dev.Capabilities().UITree
-		return engine.New(engine.Config{
-			Goal:        goal,
-			Device:      dev,
-			DeviceID:    deviceID,
-			Planner:     planner,
-			DataDir:     r.dataDir,
-			Settings:    set,
-			PersonInput: r.personInput(deviceID, dev),
-			OnScreen:    r.publish(deviceID),
-			StartedBy:   startedBy,
-		})
+	return r.launch(ctx, deviceID, func(cfg engine.Config) (*engine.Run, error) {
+		set.UITree = cfg.Device.Capabilities().UITree
+		cfg.Goal, cfg.Planner, cfg.DataDir, cfg.Settings, cfg.StartedBy = goal, planner, r.dataDir, set, startedBy
+		return engine.New(cfg)
 	})
 }
 
@@ -81,15 +75,9 @@ func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner, giv
 	case deviceID == "":
 		deviceID = entries[0].Device
 	}
-	return r.launch(ctx, deviceID, func(dev device.Device) (*engine.Run, error) {
-		return engine.Resume(dir, engine.Config{
-			Goal:        given.Goal,
-			Device:      dev,
-			DeviceID:    deviceID,
-			Planner:     planner,
-			PersonInput: r.personInput(deviceID, dev),
-			OnScreen:    r.publish(deviceID),
-		})
+	return r.launch(ctx, deviceID, func(cfg engine.Config) (*engine.Run, error) {
+		cfg.Goal, cfg.Planner = given.Goal, planner
+		return engine.Resume(dir, cfg)
 	})
 }
 
@@ -111,9 +99,9 @@ func (r *Runs) personInput(id string, dev device.Device) func(context.Context, a
 	return func(ctx context.Context, a action.Action) error { return r.personDo(ctx, id, dev, a) }
 }
 
-// launch opens the device, makes the run with create, files it under the
-// device and starts it.
-func (r *Runs) launch(ctx context.Context, deviceID string, create func(device.Device) (*engine.Run, error)) (engine.Snapshot, error) {
+// launch opens the device, makes the run with create from the config
+// every run on it shares, files it under the device and starts it.
+func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.Config) (*engine.Run, error)) (engine.Snapshot, error) {
 	r.mu.Lock()
 	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
 		r.mu.Unlock()
@@ -124,7 +112,13 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(device.D
 	if err != nil {
 		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
 	}
-	run, err := create(dev)
+	cfg := engine.Config{Device: dev, DeviceID: deviceID, PersonInput: r.personInput(deviceID, dev), OnScreen: r.publish(deviceID)}
+	var guard *desktopGuard
+	if d, ok := dev.(host.Driver); ok && r.hand != nil { // this computer: the person's own hand, the stop hotkey
+		guard = newDesktopGuard(d, deviceID, r.hand)
+		cfg.BeforeHandBack = guard.flush
+	}
+	run, err := create(cfg)
 	if err != nil {
 		dev.Close()
 		return engine.Snapshot{}, err
@@ -141,8 +135,8 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(device.D
 	r.byDevice[deviceID], r.byID[run.ID()] = run, run
 	r.mu.Unlock()
 	run.Subscribe(engine.EmitterFunc(r.emit))
-	if d, ok := dev.(host.Driver); ok { // this computer: the person's hand and the stop hotkey
-		guardDesktop(context.WithoutCancel(ctx), run, d) // lives as long as the run
+	if guard != nil {
+		guard.start(context.WithoutCancel(ctx), run) // lives as long as the run
 	}
 	if err := run.Start(ctx); err != nil {
 		_ = run.Stop(ctx)

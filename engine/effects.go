@@ -81,6 +81,7 @@ type planWork struct {
 	print Fingerprint
 	tree  []byte
 	app   string
+	wins  []device.Window
 }
 
 // actWork performs one device action through the gate.
@@ -209,6 +210,7 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	if w.look {
 		res.tree = r.readTree(ctx)
 		res.app = r.foreground(ctx)
+		res.wins = r.windows(ctx)
 	}
 	r.post(message{on: OnStable, gen: gen, settled: res})
 }

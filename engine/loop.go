@@ -45,6 +45,7 @@ type planResult struct {
 	tree      []byte
 	obs       model.Observation
 	app       string // the foreground package, when the policy needs it
+	wins      []device.Window
 	file      string // recorded frame
 	observeMs int64
 }
@@ -61,6 +62,7 @@ type stableResult struct {
 	s    Settled
 	tree []byte // the settled screen's UI tree, when the queue needs it
 	app  string // the foreground app then, when the device says
+	wins []device.Window
 }
 
 type manualResult struct {
@@ -136,6 +138,9 @@ type loopState struct {
 	tree      []byte
 	app       string // the foreground package of the newest screen ("": unknown)
 	appName   string // its name as the model is told it (adb.AppLabel)
+	// wins are the desktop's windows on the newest screen, for the policy
+	// (nil: unknown or unread).
+	wins []device.Window
 	fresh     bool
 	actBefore Fingerprint
 	// The screen the current action was done on, to judge exactly whether
@@ -194,6 +199,7 @@ type coreEnv struct {
 	caps     device.Capabilities
 	hasTree  bool // the device can read its UI tree
 	hasApp   bool // the device can name the app in front
+	hasWins  bool // the device can list its windows (a desktop)
 	// appNames are the names people give the app with package pkg (nil:
 	// the device knows none).
 	appNames func(pkg string) []string
@@ -203,6 +209,7 @@ func newLoopState(r *Run) *loopState {
 	env := coreEnv{settings: r.settings, clock: r.clock, caps: r.dev.Capabilities()}
 	_, env.hasTree = r.dev.(device.UITree)
 	_, env.hasApp = r.dev.(foregrounder)
+	_, env.hasWins = r.dev.(device.Windows)
 	if n, ok := r.dev.(appNamer); ok {
 		env.appNames = n.AppNames
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"strings"
 	"time"
 
 	"tandem/engine/action"
@@ -104,7 +106,15 @@ func (l *loopState) sensitive(a action.Action) Why {
 			names = append(names, l.appNames(app)...)
 		}
 	}
-	if why := p.Why(Target{Action: a, Label: label, App: app, Names: names}); why.By != "" || p.Off {
+	t := Target{Action: a, Label: label, App: app, Names: names}
+	if w := l.windowOf(a); w != nil { // a desktop: the window's title and program
+		t.Label = strings.TrimSpace(t.Label + "\n" + w.Title)
+		t.App, t.Names = w.App, append(t.Names, w.Names...)
+	}
+	if !l.hasTree {
+		t.Words = l.thought // no labels to read: the model's own words for the step
+	}
+	if why := p.Why(t); why.By != "" || p.Off {
 		return why
 	}
 	if a.Type.Pointed() && len(p.Words) > 0 && l.hasTree && l.settings.UITree && (!l.fresh || l.tree == nil) {
@@ -113,7 +123,26 @@ func (l *loopState) sensitive(a action.Action) Why {
 	if len(p.Apps) > 0 && l.hasApp && app == "" {
 		return Why{By: "unread", Detail: "the app in front could not be read"}
 	}
+	if (len(p.Words) > 0 || len(p.Apps) > 0) && l.hasWins && (!l.fresh || l.wins == nil) {
+		return Why{By: "unread", Detail: "the desktop's windows could not be read"}
+	}
 	return Why{}
+}
+
+// windowOf is the desktop window an action is aimed at on the newest
+// screen: the topmost under its point, or for typing and keys the one with
+// the keyboard; nil when there is none or it is not known.
+func (l *loopState) windowOf(a action.Action) *device.Window {
+	if !l.fresh {
+		return nil
+	}
+	for i := len(l.wins) - 1; i >= 0; i-- {
+		w := &l.wins[i]
+		if a.Type.Pointed() && image.Pt(a.X, a.Y).In(w.Bounds) || !a.Type.Pointed() && w.Focused {
+			return w
+		}
+	}
+	return nil
 }
 
 // elementAt is the UI-tree element under a pointed action, when the tree
@@ -234,7 +263,7 @@ func (l *loopState) actionDone(res *actResult) {
 func (l *loopState) stable(res *stableResult) {
 	s := res.s
 	a := *l.current
-	l.frame, l.print, l.tree, l.app, l.fresh = s.Frame, s.Print, res.tree, res.app, true
+	l.frame, l.print, l.tree, l.app, l.wins, l.fresh = s.Frame, s.Print, res.tree, res.app, res.wins, true
 	diff := s.Print.Diff(l.actBefore)
 	if l.actBefore.IsZero() {
 		diff = 1

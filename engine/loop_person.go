@@ -193,7 +193,7 @@ func (l *loopState) recordManual(res *manualResult) {
 	if res.err != nil {
 		ev.Error, result = res.err.Error(), res.err.Error()
 	} else if res.s.Frame != nil { // nil: the run ended before the screen settled
-		l.frame, l.print, l.tree, l.app, l.fresh = res.s.Frame, res.s.Print, nil, "", true
+		l.frame, l.print, l.tree, l.app, l.wins, l.fresh = res.s.Frame, res.s.Print, nil, "", nil, true
 	}
 	a := res.a
 	l.record(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})

@@ -62,15 +62,16 @@ func (l *loopState) plan(reason string) {
 		frame, print, tree = l.frame, l.print, l.tree
 	}
 	app := ""
+	var wins []device.Window
 	if l.fresh {
-		app = l.app
+		app, wins = l.app, l.wins
 	}
 	var info *device.Info
 	if l.hasInfo {
 		i := l.info
 		info = &i
 	}
-	l.startWork(planWork{call: l.calls + 1, in: in, info: info, frame: frame, print: print, tree: tree, app: app})
+	l.startWork(planWork{call: l.calls + 1, in: in, info: info, frame: frame, print: print, tree: tree, app: app, wins: wins})
 }
 
 // observe looks at the screen again without asking the model and then
@@ -162,6 +163,9 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 		app = r.foreground(ctx) // the package, for the policy's app rules
 	}
 	res.app = app
+	if res.wins = w.wins; res.wins == nil {
+		res.wins = r.windows(ctx) // a desktop's windows, for the policy
+	}
 	if a, ok := r.dev.(currentApper); ok {
 		// The name the model is told (AutoGLM's current_app). Best effort:
 		// a step is planned without the name rather than not at all.
@@ -233,6 +237,23 @@ func (r *Run) foreground(ctx context.Context) string {
 	return pkg
 }
 
+// windows lists a desktop's windows for the policy; nil when the device
+// has none to list, cannot read them, or no rule needs them.
+func (r *Run) windows(ctx context.Context) []device.Window {
+	w, ok := r.dev.(device.Windows)
+	if p := r.settings.Policy; !ok || p.Off || len(p.Words) == 0 && len(p.Apps) == 0 {
+		return nil
+	}
+	wins, err := w.Windows(ctx)
+	if err != nil {
+		return nil
+	}
+	if wins == nil {
+		wins = []device.Window{} // read: a desktop with no window
+	}
+	return wins
+}
+
 // readTree dumps the UI tree (one retry: a dump often fails while the
 // screen still moves); nil when the device has none or it cannot be read.
 func (r *Run) readTree(ctx context.Context) []byte {
@@ -294,7 +315,7 @@ func (l *loopState) planned(p *planResult) {
 	}
 	if p.frame != nil {
 		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
-		l.app, l.appName = p.app, p.obs.App
+		l.app, l.appName, l.wins = p.app, p.obs.App, p.wins
 	}
 	l.record(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
 		App: p.obs.App, Secure: p.obs.Secure, Ms: p.observeMs})

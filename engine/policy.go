@@ -30,12 +30,16 @@ func DefaultPolicy() Policy {
 
 // Target is what a policy checks an action against: the action itself plus
 // what is known about the screen at its point (the label under a tap, when
-// the device has a UI tree) and the foreground app.
+// the device has a UI tree; on a desktop the title of the window there) and
+// the app in front (on a desktop the window's program).
 type Target struct {
 	Action action.Action
 	Label  string   // text or description of the element the action hits
 	App    string   // the app in front, as the device names it
 	Names  []string // other names the app in front goes by (a device's AppNames)
+	// Words are the model's own words about the step (its thought), where
+	// the screen has no labels to read (a desktop): "click Pay now".
+	Words string
 }
 
 // Why says which rule asks for a confirmation, in parts a UI can word in
@@ -82,7 +86,7 @@ func (p Policy) Why(t Target) Why {
 			}
 		}
 	}
-	hay := strings.ToLower(strings.Join([]string{t.Label, t.Action.Text, t.Action.App}, "\n"))
+	hay := strings.ToLower(strings.Join([]string{t.Label, t.Action.Text, t.Action.App, t.Words}, "\n"))
 	for _, w := range p.Words {
 		w = strings.ToLower(strings.TrimSpace(w))
 		if w != "" && containsWord(hay, w) {

@@ -145,6 +145,10 @@ func TestPolicy(t *testing.T) {
 	if (Policy{Apps: []string{"Bank"}}).Why(alipay).By != "" {
 		t.Error("a rule for another app matched")
 	}
+	// The model's own words count where there are no labels (a desktop).
+	if p.Why(Target{Action: tapPlus, Words: "Click Pay now to finish the order"}).By != "word" {
+		t.Error("the model's own words were not read")
+	}
 	if e, _ := elementAt([]byte(`<node text="Pay now" bounds="[0,0][10,10]"/>`), 5, 5); e.Label != "Pay now" {
 		t.Error("elementAt")
 	}

@@ -149,6 +149,12 @@ type Config struct {
 	// wrapping Device, which would hide the device's optional abilities
 	// (its UI tree, its foreground app) from the run.
 	OnScreen func(img image.Image, at time.Time)
+	// BeforeHandBack, when set, runs as the person hands back from Manual,
+	// before the hand back reaches the run: the desktop's guard records the
+	// acts the person made with their own hands and has not yet told
+	// (Run.InputDone), so the model hears of all of them, whichever door
+	// the hand back came through.
+	BeforeHandBack func(ctx context.Context)
 	// StartedBy names who started the run when it was not the person at
 	// the door (an MCP client: "mcp:<its name>"); the record keeps it.
 	StartedBy string
@@ -365,6 +371,9 @@ func (r *Run) InputDone(ctx context.Context, a action.Action) error {
 // HandBack returns control to the agent, telling the model what the person
 // did, their note, and the region they marked (nil for none).
 func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
+	if r.cfg.BeforeHandBack != nil && r.State() == Manual {
+		r.cfg.BeforeHandBack(ctx)
+	}
 	return r.command(ctx, message{on: OnHandBack, text: note, region: region})
 }
 

@@ -2,52 +2,35 @@ package mirror
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"tandem/engine/action"
 )
 
 // The rule that turns a press, a move and a release on the mirror into the
-// person's gesture, and the only classifier of them: live touches put back
-// together in Go (scrcpy moves the phone's finger as the person moves
-// theirs) and the presses the page and the pop-out report (Press) both go
-// through Classify. It is tested on testdata/gestures.json.
+// person's gesture is action.Classify (engine/action/gesture.go), shared
+// with the desktop drivers, which classify the person's own mouse by it:
+// live touches put back together in Go (scrcpy moves the phone's finger as
+// the person moves theirs) and the presses the page and the pop-out report
+// (Press) both go through it. It is tested here on testdata/gestures.json.
 const (
-	// SlopFraction of the screen's short side is how far a finger may
-	// wander and still tap (at least MinSlop pixels), so it feels the same
-	// on every screen.
-	SlopFraction = 0.02
-	MinSlop      = 8
-	// LongPress is how long a still finger makes a long press.
-	LongPress = 500 * time.Millisecond
-	// A swipe's recorded duration is kept within these bounds.
-	MinSwipe = 100 * time.Millisecond
-	MaxSwipe = 3000 * time.Millisecond
+	SlopFraction = action.SlopFraction
+	MinSlop      = action.MinSlop
+	LongPress    = action.LongPressAfter
+	MinSwipe     = action.MinSwipe
+	MaxSwipe     = action.MaxSwipe
 )
 
 // Slop is the tap radius on a screen of this size, in device pixels.
-func Slop(screen action.Size) float64 {
-	return math.Max(MinSlop, float64(min(screen.W, screen.H))*SlopFraction)
-}
+func Slop(screen action.Size) float64 { return action.Slop(screen) }
 
 // Beyond reports whether (x, y) is outside the tap radius around (x0, y0).
-func Beyond(x0, y0, x, y int, screen action.Size) bool {
-	return math.Hypot(float64(x-x0), float64(y-y0)) > Slop(screen)
-}
+func Beyond(x0, y0, x, y int, screen action.Size) bool { return action.Beyond(x0, y0, x, y, screen) }
 
 // Classify returns the gesture of a finger that went down at (x0, y0) and
-// up at (x, y) after held. moved says it wandered beyond the tap radius on
-// the way, even if it came back: that is a swipe too.
+// up at (x, y) after held (action.Classify).
 func Classify(x0, y0, x, y int, held time.Duration, moved bool, screen action.Size) action.Action {
-	if moved || Beyond(x0, y0, x, y, screen) {
-		ms := min(max(held, MinSwipe), MaxSwipe)
-		return action.Action{Type: action.Swipe, X: x0, Y: y0, X2: x, Y2: y, Ms: int(ms.Milliseconds())}
-	}
-	if held >= LongPress {
-		return action.Action{Type: action.LongPress, X: x0, Y: y0, Ms: int(held.Milliseconds())}
-	}
-	return action.Action{Type: action.Tap, X: x0, Y: y0}
+	return action.Classify(x0, y0, x, y, held, moved, screen)
 }
 
 // Press is one press on a mirror as the page saw it, in device pixels: where

@@ -1,61 +1,3 @@
-// Package desktop drives the computer Tandem runs on: one X11 display chosen
-// by the person ("desktop:N"), observed with screenshots and operated with
-// robotgo's XTest input.
-//
-// Why it looks the way it does:
-//
-//   - Coordinates. Actions arrive in the screenshot's pixels. A screenshot is
-//     exactly the chosen monitor's rectangle of the root window in physical
-//     pixels, and XTest/XWarpPointer take root-window physical pixels, so a
-//     point maps to the screen by adding the monitor's origin (toScreen). X11
-//     applies HiDPI scaling inside applications, never to input or capture;
-//     Info.Scale (from Xft.dpi) is reported so the model and UI know text is
-//     large, and never shifts a coordinate.
-//   - Capture reuses one X connection and one MIT-SHM segment for the driver's
-//     life; kbinani/screenshot opens both anew for every frame and copies
-//     pixel by pixel (see capture.go and the benchmarks). kbinani/screenshot is
-//     the fallback where MIT-SHM is missing.
-//   - robotgo keeps a single Xlib Display for the whole process and reads
-//     DISPLAY when it first connects, so a process drives one X display: set
-//     DISPLAY (or Options.Display, which re-points robotgo process-wide) before
-//     opening a driver. Xlib is not thread-safe: every robotgo call here is
-//     made under one mutex.
-//   - Safety. While the agent drives (from its first action until a takeover
-//     or stop), a watcher on its own X connection compares the pointer
-//     position, buttons and keymap with what the agent last injected, every
-//     PollInterval (25 ms) and again right before every injection, so a drag
-//     step never warps the pointer back from under a hand that just moved it.
-//     Any difference is the person taking over: Takeover() fires, the action
-//     in flight stops between two injected events (a button the agent holds
-//     is released, the only input sent after a halt), and every later Do
-//     returns ErrTakenOver until Resume. Limits: a key tapped and released
-//     within one poll interval, or a wheel turn, can pass unseen; pointer
-//     movement, held keys and held buttons cannot.
-//     The stop hotkey (default ctrl+shift+escape) is a passive XGrabKey on the
-//     root window: it works whichever window has the focus, on Xvfb and on a
-//     real X server alike, needs no RECORD extension and swallows the key so
-//     the driven app never sees it. (robotn/gohook was the alternative; its
-//     X11 backend is a process-global XRecord loop in a C thread with no way
-//     to stop it per driver.) StopHotkey() fires and Do returns ErrStopped.
-//     Points on Tandem's own windows (ExcludePIDs, by _NET_WM_PID of the
-//     topmost window under the point, through a window manager's frame) or in
-//     ExcludeRects are refused with ErrOwnWindow before any input is sent.
-//   - Focus. The driver never raises, maps or focuses a window: input goes to
-//     whatever the person left focused, and the clipboard helper window is
-//     never mapped.
-//   - Text. ASCII is typed key by key with robotgo when the keyboard layout
-//     types it faithfully (layout.go); anything else (Chinese, emoji, '@' on a
-//     German layout) is pasted: the driver owns the CLIPBOARD selection just
-//     long enough for the focused app to fetch it after the paste keys, then
-//     gives the person's text clipboard back (clipboard.go).
-//   - Launch is reported unsupported in Capabilities: "open WeChat" has no
-//     portable meaning on a desktop (.desktop names, localized names, paths)
-//     and starting programs would take the focus; the model uses the desktop's
-//     own launcher (a hotkey and typing) instead, which the person can watch.
-//     Swipe (a phone gesture) is also unsupported; drag is the desktop's.
-//   - Only X11 (and XWayland apps): with no DISPLAY, Displays and Open fail
-//     with device.ErrGone. Xlib, under robotgo, ends the process if the X
-//     server goes away while robotgo's display is open (the session ended).
 package desktop
 
 import (
@@ -63,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-vgo/robotgo"
 	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -95,8 +34,7 @@ const IDPrefix = "desktop:"
 
 // Options configure a driver. The zero value is usable.
 type Options struct {
-	// Display is the X display (":0"); "" means $DISPLAY. See the package doc:
-	// robotgo follows it process-wide.
+	// Display is the X display (":0"); "" means $DISPLAY.
 	Display string
 	// StopHotkey is the global stop chord, e.g. "ctrl+shift+escape" (default).
 	StopHotkey string
@@ -105,7 +43,8 @@ type Options struct {
 	ExcludePIDs []int
 	// ExcludeRects are root-window rectangles the agent must not act on.
 	ExcludeRects []image.Rectangle
-	// PollInterval is how often the takeover watcher samples input (25 ms).
+	// PollInterval is how often the takeover watcher samples input (25 ms)
+	// on an X server without RECORD.
 	PollInterval time.Duration
 	// PasteKeys paste the clipboard in the focused app (default ctrl+v; a
 	// terminal wants ctrl+shift+v).
@@ -115,6 +54,11 @@ type Options struct {
 	// StopKeys shares the stop hotkey with the process's other drivers
 	// (several displays at once); nil: this driver grabs it alone.
 	StopKeys *StopKeys
+
+	// noRecord makes the first driver of an X server do without RECORD, as
+	// on a server that lacks it (tests of the fallback: Xvfb cannot drop
+	// RECORD alone).
+	noRecord bool
 }
 
 // DefaultStopHotkey is the stop chord when Options.StopHotkey is empty.
@@ -180,8 +124,8 @@ func ParseID(id string) (int, error) {
 	return n, nil
 }
 
-// Driver operates one display. It is safe for concurrent use; actions run one
-// at a time.
+// Driver operates one display. It is safe for concurrent use; actions run
+// one at a time, with those of the other displays of its X server.
 type Driver struct {
 	opts   Options
 	index  int
@@ -191,14 +135,18 @@ type Driver struct {
 
 	cap     *capturer
 	pids    pidCache  // for maskOwn
-	ctl     *xgb.Conn // the watcher's, the hotkey grab's and the clipboard's
+	ctl     *xgb.Conn // the hotkey grab's, the clipboard's and window lookups
 	clip    *clipboard
 	stop    chord
 	keyMu   sync.Mutex // guards stopKey: a StopKeys may hand the grab over
 	stopKey grabbed
 
-	doMu sync.Mutex // one action at a time
+	atomsOnce sync.Once
+	atoms     titleAtoms
+
 	inj  injector
+	hand handQueue
+	acts chan action.Action
 
 	takeover chan struct{}
 	stopped  chan struct{}
@@ -241,17 +189,31 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 		cap:      newCapturer(capConn),
 		ctl:      ctl,
 		stop:     stop,
+		hand:     handQueue{wake: make(chan struct{}, 1)},
+		acts:     make(chan action.Action),
 		takeover: make(chan struct{}, 1),
 		stopped:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 	}
-	if err := d.ready(paste); err != nil {
+	s, err := joinServer(ctx, opts.Display, !opts.noRecord, d)
+	if err != nil {
 		d.closeConns()
+		return nil, err
+	}
+	d.inj.init(s, paste)
+	d.inj.took = d.tookLocked
+	if err := d.ready(); err != nil {
+		d.closeConns()
+		s.leave(d)
 		return nil, err
 	}
 	d.wg.Add(2)
 	go d.events()
-	go d.watch()
+	go d.handLoop()
+	if s.rec == nil {
+		d.wg.Add(1)
+		go d.watch()
+	}
 	return d, nil
 }
 
@@ -272,17 +234,11 @@ func (o Options) withDefaults() Options {
 }
 
 // openMonitor connects to the display for capture and finds monitor index
-// on it; robotgo is pointed at the same display.
+// on it.
 func openMonitor(ctx context.Context, id string, index int, display string) (*xgb.Conn, monitor, error) {
 	capConn, err := dial(ctx, display)
 	if err != nil {
 		return nil, monitor{}, err
-	}
-	if display != "" && display != os.Getenv("DISPLAY") {
-		if err := robotgo.SetXDisplayName(display); err != nil {
-			capConn.Close()
-			return nil, monitor{}, fmt.Errorf("robotgo display: %w", err)
-		}
 	}
 	ms, err := monitors(capConn)
 	if err != nil {
@@ -296,19 +252,15 @@ func openMonitor(ctx context.Context, id string, index int, display string) (*xg
 	return capConn, ms[index], nil
 }
 
-// ready readies the driver's hands: the injector (and its check of the
-// person's input), the clipboard, the stop hotkey.
-func (d *Driver) ready(paste Chord) error {
-	d.inj.init(paste)
-	root := xproto.Setup(d.ctl).DefaultScreen(d.ctl).Root
-	d.inj.check = func() bool { return d.sampleLocked(root) }
+// ready readies the clipboard and the stop hotkey.
+func (d *Driver) ready() error {
 	var err error
 	if d.clip, err = newClipboard(d.ctl); err != nil {
 		return err
 	}
 	grab := d.grabStop
 	if d.opts.StopKeys != nil {
-		grab = func() error { return d.opts.StopKeys.join(d) }
+		grab = func() error { return d.opts.StopKeys.Join(stopKeyName(d), x11Stop{d}) }
 	}
 	return grab()
 }
@@ -366,8 +318,13 @@ func (d *Driver) Takeover() <-chan struct{} { return d.takeover }
 func (d *Driver) StopHotkey() <-chan struct{} { return d.stopped }
 
 // Resume lets the agent drive again after a takeover or stop (the person
-// handed control back). The watcher re-baselines at the next action.
-func (d *Driver) Resume() { d.inj.resume() }
+// handed control back); the person's acts are no longer reported, and any
+// not taken from PersonActs or FlushActs are dropped. The guard arms again
+// with the next action, from the pointer's place then.
+func (d *Driver) Resume() {
+	d.inj.resume()
+	d.hand.push(handItem{reset: true})
+}
 
 // toScreen maps a screenshot point to the root window.
 func (d *Driver) toScreen(x, y int) image.Point {
@@ -390,19 +347,21 @@ func toScreen(b image.Rectangle, shot action.Size, x, y int) image.Point {
 func (d *Driver) Close() error {
 	d.closeMu.Do(func() {
 		close(d.quit)
-		d.inj.mu.Lock()
+		d.inj.s.mu.Lock()
 		if !d.inj.haltLocked(ErrClosed) {
 			d.inj.halt = ErrClosed // closed outranks a takeover or stop
 		}
-		d.inj.mu.Unlock()
+		d.inj.s.mu.Unlock()
 		d.inj.releaseAll()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Bounded, and long enough for a busy machine to start xclip.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		d.clip.handOff(ctx, d.opts.Display)
 		cancel()
 		d.closeConns()
 		d.wg.Wait()
+		d.inj.s.leave(d)
 		if d.opts.StopKeys != nil {
-			d.opts.StopKeys.leave(d)
+			d.opts.StopKeys.Leave(stopKeyName(d), x11Stop{d})
 		}
 	})
 	return nil

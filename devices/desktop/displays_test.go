@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"testing"
-	"time"
 
 	"github.com/kbinani/screenshot"
 
@@ -158,7 +157,7 @@ func contains(s, sub string) bool {
 func TestScreenshotMatchesKbinani(t *testing.T) {
 	page(t)
 	d := open(t, Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
 	defer cancel()
 	for _, r := range []image.Rectangle{d.Bounds(), image.Rect(950, 20, 1350, 200), image.Rect(1800, 1000, 2000, 1200)} {
 		mine, err := d.cap.capture(ctx, r)

@@ -7,9 +7,12 @@ import (
 	"image"
 	"time"
 
-	"github.com/go-vgo/robotgo"
+	"slices"
+
+	"github.com/jezek/xgb/xproto"
 
 	"tandem/engine/action"
+	"tandem/engine/device"
 )
 
 const (
@@ -24,17 +27,43 @@ const (
 
 // Do performs one action (see desktop.Act for what it refuses and when the
 // person's hand counts).
-func (d *Driver) Do(ctx context.Context, a action.Action) error {
+func (d *Driver) Do(ctx context.Context, a action.Action) error { return d.act(ctx, a, false) }
+
+// PersonDo performs an input the person makes through Tandem (a click or
+// text on the mirror) while they drive: it runs though the agent is halted
+// by their takeover, no guard watches it (the hand is theirs), and it is not
+// reported on PersonActs (the run records it as it makes it).
+func (d *Driver) PersonDo(ctx context.Context, a action.Action) error { return d.act(ctx, a, true) }
+
+func (d *Driver) act(ctx context.Context, a action.Action, person bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d.doMu.Lock()
-	defer d.doMu.Unlock()
-	return Act(ctx, a, d.info.Screen, d.caps, hands{d})
+	select { // one action at a time on this X server's pointer and keyboard
+	case d.inj.s.do <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-d.inj.s.do }()
+	if person {
+		d.inj.s.mu.Lock()
+		d.inj.personAct = true
+		d.inj.s.mu.Unlock()
+		defer func() {
+			d.inj.s.mu.Lock()
+			d.inj.personAct = false
+			d.inj.s.mu.Unlock()
+		}()
+	}
+	return Act(ctx, a, d.info.Screen, d.caps, hands{d, person})
 }
 
-// hands are the X11 driver's primitives as Act uses them.
-type hands struct{ d *Driver }
+// hands are the X11 driver's primitives as Act uses them; person: for the
+// person's own input (PersonDo), unguarded.
+type hands struct {
+	d      *Driver
+	person bool
+}
 
 func (h hands) Click(ctx context.Context, p image.Point, button string, n int) error {
 	return h.d.click(ctx, p, button, n)
@@ -49,7 +78,17 @@ func (h hands) Scroll(ctx context.Context, p image.Point, direction string) erro
 	if err := h.d.inj.move(ctx, p); err != nil {
 		return err
 	}
-	return h.d.inj.run(ctx, func() { robotgo.ScrollDir(h.d.opts.ScrollClicks, direction) })
+	return h.d.inj.run(ctx, func() error {
+		for i := 0; i < h.d.opts.ScrollClicks; i++ {
+			if err := h.d.inj.toggleLocked(wheelButtons[direction], true); err != nil {
+				return err
+			}
+			if err := h.d.inj.toggleLocked(wheelButtons[direction], false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 func (h hands) TypeText(ctx context.Context, text string, submit bool) error {
 	return h.d.typeText(ctx, text, submit)
@@ -58,8 +97,18 @@ func (h hands) Tap(ctx context.Context, c Chord) error           { return h.d.ta
 func (h hands) Sleep(ctx context.Context, t time.Duration) error { return h.d.inj.sleep(ctx, t) }
 func (h hands) ToScreen(x, y int) image.Point                    { return h.d.toScreen(x, y) }
 func (h hands) Excluded(p image.Point) error                     { return h.d.excluded(p) }
-func (h hands) Arm(ctx context.Context) error                    { return h.d.arm(ctx) }
-func (h hands) Disarm()                                          { h.d.disarm() }
+func (h hands) Arm(ctx context.Context) error {
+	if h.person {
+		return h.d.fromHere()
+	}
+	return h.d.arm(ctx)
+}
+
+func (h hands) Disarm() {
+	if !h.person {
+		h.d.disarm()
+	}
+}
 
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {
@@ -71,9 +120,11 @@ func (d *Driver) click(ctx context.Context, p image.Point, button string, n int)
 				return err
 			}
 		}
-		if err := d.inj.run(ctx, func() {
-			d.inj.toggle(button, true)
-			d.inj.toggle(button, false)
+		if err := d.inj.run(ctx, func() error {
+			if err := d.inj.toggleLocked(buttons[button], true); err != nil {
+				return err
+			}
+			return d.inj.toggleLocked(buttons[button], false)
 		}); err != nil {
 			return err
 		}
@@ -88,7 +139,7 @@ func (d *Driver) press(ctx context.Context, p image.Point, hold time.Duration) (
 	if err := d.inj.button(ctx, "left", true); err != nil {
 		return err
 	}
-	defer d.inj.release("left")
+	defer d.inj.releaseAll()
 	return d.inj.sleep(ctx, hold)
 }
 
@@ -101,7 +152,7 @@ func (d *Driver) drag(ctx context.Context, from, to image.Point, dur time.Durati
 	if err := d.inj.button(ctx, "left", true); err != nil {
 		return err
 	}
-	defer d.inj.release("left")
+	defer d.inj.releaseAll()
 	steps := max(int(dur/DragStep), 4)
 	for i := 1; i <= steps; i++ {
 		if err := d.inj.sleep(ctx, dur/time.Duration(steps)); err != nil {
@@ -115,8 +166,89 @@ func (d *Driver) drag(ctx context.Context, from, to image.Point, dur time.Durati
 	return d.inj.button(ctx, "left", false)
 }
 
+// wheelButtons are the core protocol's wheel buttons by direction.
+var wheelButtons = map[string]byte{"up": 4, "down": 5, "left": 6, "right": 7}
+
 func (d *Driver) tap(ctx context.Context, c chord) error {
-	return KeyTap(func(f func()) error { return d.inj.run(ctx, f) }, c)
+	return d.inj.run(ctx, func() error { return d.inj.tapLocked(c) })
+}
+
+// tapLocked presses the chord's modifiers, taps its key (with Shift when
+// the key's character needs it) and lets go in reverse; s.mu is held.
+func (j *injector) tapLocked(c chord) error {
+	k, err := j.s.keymapLocked()
+	if err != nil {
+		return err
+	}
+	var down []xproto.Keycode
+	for _, m := range c.Mods {
+		code, _, err := k.keyFor(m)
+		if err != nil {
+			return err
+		}
+		down = append(down, code)
+	}
+	code, shift, err := k.keyFor(c.Key)
+	if err != nil {
+		return err
+	}
+	if shift && !slices.Contains(c.Mods, "shift") {
+		sh, _, err := k.keyFor("shift")
+		if err != nil {
+			return err
+		}
+		down = append(down, sh)
+	}
+	return j.pressLocked(append(down, code))
+}
+
+// typeLocked types one character the keyboard has (keymap.types said so).
+func (j *injector) typeLocked(r rune) error {
+	k, err := j.s.keymapLocked()
+	if err != nil {
+		return err
+	}
+	code, shift, ok := k.code(xproto.Keysym(r))
+	if !ok {
+		return fmt.Errorf("%w: no key of this keyboard types %q", device.ErrUnsupported, r)
+	}
+	keys := []xproto.Keycode{code}
+	if shift {
+		sh, _, err := k.keyFor("shift")
+		if err != nil {
+			return err
+		}
+		keys = []xproto.Keycode{sh, code}
+	}
+	return j.pressLocked(keys)
+}
+
+// pressLocked presses keys in order and releases them in reverse.
+func (j *injector) pressLocked(keys []xproto.Keycode) error {
+	for i, code := range keys {
+		if err := j.s.fakeLocked(xproto.KeyPress, byte(code)); err != nil {
+			for _, up := range slices.Backward(keys[:i]) {
+				_ = j.s.fakeLocked(xproto.KeyRelease, byte(up))
+			}
+			return err
+		}
+	}
+	for _, code := range slices.Backward(keys) {
+		if err := j.s.fakeLocked(xproto.KeyRelease, byte(code)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyboardTypes reports whether the keyboard types every character of
+// text key by key (see keymap.types).
+func (d *Driver) keyboardTypes(text string) bool {
+	s := d.inj.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k, err := s.keymapLocked()
+	return err == nil && k.types(text)
 }
 
 // typeText types ASCII key by key (a halt can stop it between two keys) and
@@ -132,7 +264,7 @@ func (d *Driver) typeText(ctx context.Context, text string, submit bool) error {
 			case '\t':
 				err = d.tap(ctx, chord{Key: "tab"})
 			default:
-				err = d.inj.run(ctx, func() { robotgo.UnicodeType(uint32(r)) })
+				err = d.inj.run(ctx, func() error { return d.inj.typeLocked(r) })
 			}
 			if err != nil {
 				return err
@@ -147,7 +279,7 @@ func (d *Driver) typeText(ctx context.Context, text string, submit bool) error {
 	return nil
 }
 
-// typable reports whether robotgo can type every rune with the keyboard.
+// typable reports whether every rune is one a keyboard may type key by key.
 func typable(s string) bool {
 	for _, r := range s {
 		if (r < ' ' || r > '~') && r != '\n' && r != '\t' {
@@ -192,9 +324,7 @@ func (d *Driver) paste(ctx context.Context, text string) (err error) {
 	if err := d.tap(ctx, d.inj.paste); err != nil {
 		return err
 	}
-	d.inj.mu.Lock()
-	h := d.inj.haltCh
-	d.inj.mu.Unlock()
+	h := d.inj.haltChan()
 	err = d.clip.waitDelivery(ctx, after, pasteTimeout, h)
 	switch {
 	case errors.Is(err, ErrTakenOver):

@@ -14,9 +14,11 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/randr"
+	"github.com/jezek/xgb/record"
 	mshm "github.com/jezek/xgb/shm"
 	"github.com/jezek/xgb/xinerama"
 	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"tandem/engine/device"
 )
@@ -80,7 +82,8 @@ func initExtensions(c *xgb.Conn) {
 	for _, e := range []struct {
 		name string
 		init func(*xgb.Conn) error
-	}{{"RANDR", randr.Init}, {"XINERAMA", xinerama.Init}, {"MIT-SHM", mshm.Init}} {
+	}{{"RANDR", randr.Init}, {"XINERAMA", xinerama.Init}, {"MIT-SHM", mshm.Init}, {"XTEST", xtest.Init},
+		{"RECORD", record.Init}} {
 		if !extensions.done[e.name] {
 			if e.init(c) == nil {
 				extensions.done[e.name] = true

@@ -30,18 +30,18 @@ const (
 
 // Info describes a device as it is now (rotation can change during a run).
 type Info struct {
-	ID       string      `json:"id"`   // adb serial, or "desktop:N" for display N
-	Name     string      `json:"name"` // a human name: phone model, "Display 1"
-	Kind     Kind        `json:"kind"`
-	Screen   action.Size `json:"screen"`   // pixels of a screenshot, the coordinate space of actions
-	Density  int         `json:"density"`  // dpi for phones; 0 when unknown
-	Rotation int         `json:"rotation"` // 0, 90, 180, 270
-	Scale    float64     `json:"scale"`    // desktop HiDPI scale; 1 for phones
+	ID       string        // adb serial, or "desktop:N" for display N
+	Name     string      // a human name: phone model, "Display 1"
+	Kind     Kind       
+	Screen   action.Size   // pixels of a screenshot, the coordinate space of actions
+	Density  int          // dpi for phones; 0 when unknown
+	Rotation int         // 0, 90, 180, 270
+	Scale    float64        // desktop HiDPI scale; 1 for phones
 }
 
 // Capabilities lists what a device can do.
 type Capabilities struct {
-	Actions []action.Type `json:"actions"`
+	Actions []action.Type
 	UITree  bool          `json:"ui_tree"`
 }
 
@@ -74,6 +74,29 @@ type Device interface {
 // (uiautomator XML on Android).
 type UITree interface {
 	UITree(ctx context.Context) ([]byte, error)
+}
+
+// Window is a top-level window of a desktop as the confirmation policy
+// reads it: the program it belongs to and its title. A desktop has no UI
+// tree and no app in front the way a phone has; the window under the point
+// of an action (or the one with the keyboard, for typing) is what the
+// person's list of words and apps can match on.
+type Window struct {
+	Bounds image.Rectangle // in the screenshot's pixels
+	// App is the program (X11: the WM_CLASS class, "Firefox"; Windows: the
+	// executable without ".exe", "Alipay"); Names are its other names (the
+	// WM_CLASS instance, the executable's file name).
+	App   string  
+	Names []string
+	Title string  
+	// Focused: the window has the keyboard, where typed text goes.
+	Focused bool
+}
+
+// Windows is implemented by desktops: the top-level windows on the
+// display, bottom to top.
+type Windows interface {
+	Windows(ctx context.Context) ([]Window, error)
 }
 
 // Typed errors. Drivers wrap these so callers can use errors.Is.

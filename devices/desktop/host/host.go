@@ -10,19 +10,39 @@ import (
 	"image"
 
 	"tandem/devices/desktop"
+	"tandem/engine/action"
 	"tandem/engine/device"
 )
 
-// Driver is what the app and the CLI use of a desktop driver: a device, a
-// capture into a reused frame, and the safety signals.
+// Driver is what the app and the CLI use of a desktop driver: a device (with
+// its windows, device.Windows, for the confirmation policy), a capture into
+// a reused frame, the safety signals, and the person's own acts.
 type Driver interface {
 	device.Device
+	device.Windows
 	ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RGBA, error)
 	// Takeover fires when the person uses the mouse or keyboard while the
-	// agent drives; StopHotkey when they press the stop chord.
+	// agent acts: the person takes over. StopHotkey fires when they press
+	// the stop chord.
 	Takeover() <-chan struct{}
 	StopHotkey() <-chan struct{}
-	// Resume lets the agent drive again after either.
+	// PersonActs delivers, in order and in this display's pixels, what the
+	// person does with their own mouse and keyboard from a takeover until
+	// Resume (tap, double_tap, long_press, drag, right_click, scroll, type,
+	// key, hotkey): their acts, to record with Run.InputDone. Tandem's own
+	// input is never among them.
+	PersonActs() <-chan action.Action
+	// FlushActs ends what the person was doing (the text being typed) and
+	// returns the acts PersonActs has not delivered; call it as they hand
+	// back, before Resume, from the goroutine that reads PersonActs.
+	FlushActs(ctx context.Context) ([]action.Action, error)
+	// PersonDo performs an input the person makes through Tandem (the
+	// mirror) while they drive: it runs though a takeover halted the agent,
+	// and is not among PersonActs (the run records it as Run.Input makes
+	// it). Use it as the run's Config.PersonInput for a desktop.
+	PersonDo(ctx context.Context, a action.Action) error
+	// Resume lets the agent drive again after a takeover or stop; the
+	// person's acts are no longer reported.
 	Resume()
 }
 
@@ -33,7 +53,7 @@ type Options struct {
 	ExcludeRects []image.Rectangle
 	StopHotkey   string
 	// StopKeys shares the stop hotkey among the process's drivers, so
-	// several displays can run at once (X11; Windows registers per driver).
+	// several displays can run at once.
 	StopKeys *desktop.StopKeys
 }
 

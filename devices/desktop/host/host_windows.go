@@ -23,7 +23,7 @@ func Displays(ctx context.Context) ([]device.Info, error) {
 
 // Open opens display id ("desktop:N").
 func Open(ctx context.Context, id string, o Options) (Driver, error) {
-	d, err := win.Open(ctx, id, desktop.Options{ExcludePIDs: o.ExcludePIDs, ExcludeRects: o.ExcludeRects, StopHotkey: o.StopHotkey})
+	d, err := win.Open(ctx, id, desktop.Options{ExcludePIDs: o.ExcludePIDs, ExcludeRects: o.ExcludeRects, StopHotkey: o.StopHotkey, StopKeys: o.StopKeys})
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,20 @@
 //     program's injected input (remote-control tools, on-screen keyboards)
 //     looks like the agent's. GetLastInputInfo was tried first: it cannot
 //     tell whose input it was, and under Wine a window appearing counts.
+//   - The person's acts. From a takeover until Resume the hooks' events that
+//     were not injected are put together into canonical actions by the X11
+//     driver's rule (desktop.HandActs) and delivered on PersonActs; the key's
+//     character is read with ToUnicodeEx on the layout of the window in front,
+//     leaving the keyboard's state alone. Text typed through an input method
+//     shows as the keys pressed.
+//   - Several monitors. The stop hotkey can be registered once per session:
+//     with a desktop.StopKeys in their Options the process's drivers share
+//     it (the first registers it on its input thread, the next takes it over
+//     when that one closes), so a second monitor can be opened (issue 27).
+//     The drivers share one pointer and keyboard, so one action runs at a
+//     time across them (session).
+//   - The confirmation policy reads Windows: the top-level windows with their
+//     title and the executable of their process.
 //   - Tandem's own windows: the top-level window under a point
 //     (WindowFromPoint, GetAncestor) belongs to a process in ExcludePIDs, or
 //     the point is in ExcludeRects: ErrOwnWindow, before any input.

@@ -58,9 +58,10 @@ type Driver struct {
 	caps   device.Capabilities
 	stop   desktop.Chord
 
-	doMu sync.Mutex // one action at a time
 	inj  injector
 	in   *inputThread
+	hand handQueue
+	acts chan action.Action
 
 	takeover chan struct{}
 	stopped  chan struct{}
@@ -102,20 +103,45 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 		info:     infoFor(index, ms[index]),
 		caps:     capabilities(),
 		stop:     stop,
+		hand:     handQueue{wake: make(chan struct{}, 1)},
+		acts:     make(chan action.Action),
 		takeover: make(chan struct{}, 1),
 		stopped:  make(chan struct{}, 1),
 		quit:     make(chan struct{}),
 	}
 	d.inj.init()
 	d.inj.took = d.tookLocked
-	target := &hookTarget{person: d.inj.person}
-	if d.in, err = startInput(stop, target, d.stopPressed); err != nil {
+	target := &hookTarget{person: d.inj.person, watching: &d.inj.watching,
+		hand: func(e desktop.HandEvent) { d.hand.push(handItem{ev: e}) }}
+	fire := d.stopPressed
+	if opts.StopKeys != nil {
+		fire = func() { opts.StopKeys.Fire(d.stopKey()) }
+	}
+	if d.in, err = startInput(stop, target, fire, opts.StopKeys == nil); err != nil {
 		return nil, err
 	}
-	d.wg.Add(1)
+	if opts.StopKeys != nil {
+		if err := opts.StopKeys.Join(d.stopKey(), winStop{d}); err != nil {
+			d.in.close()
+			return nil, err
+		}
+	}
+	d.wg.Add(2)
 	go d.watch()
+	go d.handLoop()
 	return d, nil
 }
+
+// winStop is a driver as a member of a desktop.StopKeys: the drivers of one
+// process share the stop hotkey, so a second monitor can be driven at once
+// (Windows lets a hotkey be registered once; issue 27).
+type winStop struct{ d *Driver }
+
+func (m winStop) GrabStop() error { return m.d.in.grab() }
+func (m winStop) StopPressed()    { m.d.stopPressed() }
+
+// stopKey names the hotkey among a StopKeys' hotkeys (one desktop session).
+func (d *Driver) stopKey() string { return "windows|" + d.stop.String() }
 
 func capabilities() device.Capabilities {
 	return device.Capabilities{
@@ -172,8 +198,12 @@ func (d *Driver) StopHotkey() <-chan struct{} { return d.stopped }
 // StopChord is the stop hotkey in use, e.g. "ctrl+alt+esc".
 func (d *Driver) StopChord() string { return d.stop.String() }
 
-// Resume lets the agent drive again after a takeover or stop.
-func (d *Driver) Resume() { d.inj.resume() }
+// Resume lets the agent drive again after a takeover or stop; the person's
+// acts are no longer reported, and any not taken are dropped.
+func (d *Driver) Resume() {
+	d.inj.resume()
+	d.hand.push(handItem{reset: true})
+}
 
 func (d *Driver) stopPressed() {
 	d.inj.mu.Lock()
@@ -201,6 +231,9 @@ func (d *Driver) Close() error {
 		d.inj.releaseAll()
 		d.in.close()
 		d.wg.Wait()
+		if d.opts.StopKeys != nil {
+			d.opts.StopKeys.Leave(d.stopKey(), winStop{d})
+		}
 	})
 	return nil
 }

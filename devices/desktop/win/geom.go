@@ -3,6 +3,7 @@ package win
 import (
 	"fmt"
 	"image"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -205,4 +206,110 @@ func absolute(p image.Point, v image.Rectangle) (int32, int32) {
 		return int32((k*65536 + size - 1) / size)
 	}
 	return norm(p.X-v.Min.X, v.Dx()), norm(p.Y-v.Min.Y, v.Dy())
+}
+
+// The person's own input as the low-level hooks report it, made into the
+// desktop's HandEvents (devices/desktop: HandActs puts them together).
+
+// Mouse messages of a low-level mouse hook.
+const (
+	wmMouseMoveMsg = 0x0200
+	wmLButtonDown  = 0x0201
+	wmLButtonUp    = 0x0202
+	wmRButtonDown  = 0x0204
+	wmRButtonUp    = 0x0205
+	wmMButtonDown  = 0x0207
+	wmMButtonUp    = 0x0208
+	wmMouseWheel   = 0x020A
+	wmMouseHWheel  = 0x020E
+)
+
+// mouseHand is a low-level mouse event as a HandEvent at p (screen
+// pixels); false for messages that are none (the X buttons).
+func mouseHand(msg uintptr, p image.Point, data, ms uint32) (desktop.HandEvent, bool) {
+	e := desktop.HandEvent{P: p, Ms: ms}
+	switch msg {
+	case wmMouseMoveMsg:
+		e.Kind = desktop.HandMove
+	case wmLButtonDown, wmRButtonDown, wmMButtonDown:
+		e.Kind, e.Button = desktop.HandDown, map[uintptr]string{wmLButtonDown: "left", wmRButtonDown: "right", wmMButtonDown: "middle"}[msg]
+	case wmLButtonUp, wmRButtonUp, wmMButtonUp:
+		e.Kind, e.Button = desktop.HandUp, map[uintptr]string{wmLButtonUp: "left", wmRButtonUp: "right", wmMButtonUp: "middle"}[msg]
+	case wmMouseWheel, wmMouseHWheel:
+		delta := int16(data >> 16) // WHEEL_DELTA units: > 0 away from the person (up), or right
+		e.Kind = desktop.HandWheel
+		switch {
+		case msg == wmMouseWheel && delta > 0:
+			e.Wheel = "up"
+		case msg == wmMouseWheel:
+			e.Wheel = "down"
+		case delta > 0:
+			e.Wheel = "right"
+		default:
+			e.Wheel = "left"
+		}
+	default:
+		return e, false
+	}
+	return e, true
+}
+
+// vkNames name virtual keys as the canonical key action does (the inverse
+// of virtualKeys, both hands' modifiers, the media keys).
+var vkNames = func() map[uint32]string {
+	m := map[uint32]string{
+		0x10: "shift", 0xA0: "shift", 0xA1: "shift", 0x11: "ctrl", 0xA2: "ctrl", 0xA3: "ctrl",
+		0x12: "alt", 0xA4: "alt", 0xA5: "alt", 0x5B: "cmd", 0x5C: "cmd",
+		0xAD: "audio_mute", 0xAE: "audio_vol_down", 0xAF: "audio_vol_up",
+	}
+	for name, vk := range virtualKeys {
+		if name != "capslock" {
+			m[vk] = name
+		}
+	}
+	return m
+}()
+
+// vkName is the name of virtual key vk ("" for a key of no name), with
+// oemChar the character a punctuation key types unshifted (0: unknown).
+func vkName(vk uint32, oemChar rune) string {
+	switch {
+	case vkNames[vk] != "":
+		return vkNames[vk]
+	case vk >= 'A' && vk <= 'Z':
+		return string(rune(vk - 'A' + 'a'))
+	case vk >= '0' && vk <= '9':
+		return string(rune(vk))
+	case vk >= 0x60 && vk <= 0x69: // the keypad's digits
+		return string(rune('0' + vk - 0x60))
+	case vk >= 0x70 && vk <= 0x87:
+		return fmt.Sprintf("f%d", vk-0x70+1)
+	case oemChar > ' ' && oemChar < 0x7f:
+		return strings.ToLower(string(oemChar))
+	}
+	return ""
+}
+
+// keyHand is a low-level key event as a HandEvent: name and text as vkName
+// and the layout give them; ctrl+alt typing a character is AltGr, not a
+// hotkey.
+func keyHand(down bool, name, text string, mods []string, p image.Point, ms uint32) desktop.HandEvent {
+	e := desktop.HandEvent{Kind: desktop.HandKeyUp, Key: name, P: p, Ms: ms, Mods: mods}
+	if !down {
+		return e
+	}
+	e.Kind = desktop.HandKey
+	if name == "tab" || name == "enter" {
+		text = ""
+	}
+	for _, r := range text {
+		if r < ' ' || r == 0x7f {
+			text = "" // ctrl+letter's control character
+		}
+	}
+	e.Text = text
+	if text != "" && slices.Contains(mods, "ctrl") && slices.Contains(mods, "alt") {
+		e.Mods = slices.DeleteFunc(slices.Clone(mods), func(m string) bool { return m == "ctrl" || m == "alt" })
+	}
+	return e
 }

@@ -3,6 +3,7 @@ package win
 import (
 	"errors"
 	"image"
+	"reflect"
 	"testing"
 
 	"tandem/devices/desktop"
@@ -162,5 +163,47 @@ func TestAbsoluteRoundTrips(t *testing.T) {
 				t.Fatalf("%v on %v: normalized %d,%d comes back as %v", p, v, nx, ny, back)
 			}
 		}
+	}
+}
+
+// The hooks' events, as the person's HandEvents.
+func TestHookEventsAsHandEvents(t *testing.T) {
+	p := image.Pt(10, 20)
+	for _, c := range []struct {
+		msg  uintptr
+		data uint32
+		want desktop.HandEvent
+		ok   bool
+	}{
+		{wmLButtonDown, 0, desktop.HandEvent{Kind: desktop.HandDown, Button: "left", P: p, Ms: 7}, true},
+		{wmRButtonUp, 0, desktop.HandEvent{Kind: desktop.HandUp, Button: "right", P: p, Ms: 7}, true},
+		{wmMouseWheel, 120 << 16, desktop.HandEvent{Kind: desktop.HandWheel, Wheel: "up", P: p, Ms: 7}, true},
+		{wmMouseWheel, uint32(0xFF88) << 16, desktop.HandEvent{Kind: desktop.HandWheel, Wheel: "down", P: p, Ms: 7}, true},
+		{wmMouseHWheel, 120 << 16, desktop.HandEvent{Kind: desktop.HandWheel, Wheel: "right", P: p, Ms: 7}, true},
+		{0x020B /* X button */, 0, desktop.HandEvent{P: p, Ms: 7}, false},
+	} {
+		got, ok := mouseHand(c.msg, p, c.data, 7)
+		if ok != c.ok || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("mouse %#x: %+v %v, want %+v", c.msg, got, ok, c.want)
+		}
+	}
+	for vk, want := range map[uint32]string{0x0D: "enter", 0x08: "backspace", 'A': "a", '7': "7", 0x71: "f2",
+		0xA2: "ctrl", 0x5B: "cmd", 0x63: "3", 0xBA: ";", 0x07: ""} {
+		oem := rune(0)
+		if vk == 0xBA {
+			oem = ';'
+		}
+		if got := vkName(vk, oem); got != want {
+			t.Errorf("vkName(%#x) = %q, want %q", vk, got, want)
+		}
+	}
+	if e := keyHand(true, "q", "@", []string{"ctrl", "alt"}, p, 1); e.Text != "@" || len(e.Mods) != 0 {
+		t.Errorf("AltGr+Q is text, not a hotkey: %+v", e)
+	}
+	if e := keyHand(true, "a", "\x01", []string{"ctrl"}, p, 1); e.Text != "" || e.Kind != desktop.HandKey {
+		t.Errorf("ctrl+A types no text: %+v", e)
+	}
+	if e := keyHand(true, "enter", "\r", nil, p, 1); e.Text != "" || e.Key != "enter" {
+		t.Errorf("Enter is a named key: %+v", e)
 	}
 }

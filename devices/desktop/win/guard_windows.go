@@ -4,11 +4,13 @@ package win
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-vgo/robotgo"
@@ -28,6 +30,14 @@ type injector struct {
 	held   map[string]bool
 	person chan struct{} // the hooks saw the person's input (one pending)
 	exp    image.Point   // where the agent last put the pointer
+	// driving: halted by the person's hand; their acts are reported
+	// (PersonActs) until Resume. watching (armed or driving) tells the
+	// hooks to hand over the person's events.
+	driving  bool
+	watching atomic.Bool
+	// personAct: the action under way is the person's, made through
+	// Tandem (PersonDo): it runs though the agent is halted.
+	personAct bool
 	// took latches a takeover and signals it; j.mu is held.
 	took func()
 }
@@ -47,7 +57,7 @@ func (j *injector) run(ctx context.Context, f func()) error {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.halt != nil {
+	if j.halt != nil && (!j.personAct || errors.Is(j.halt, desktop.ErrClosed)) {
 		return j.halt
 	}
 	if j.armed && j.personLocked() {
@@ -121,6 +131,9 @@ func (j *injector) releaseAll() {
 func (j *injector) sleep(ctx context.Context, d time.Duration) error {
 	j.mu.Lock()
 	h := j.haltCh
+	if j.personAct {
+		h = nil // the person's own action: no halt stops it
+	}
 	j.mu.Unlock()
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -142,17 +155,23 @@ func (j *injector) haltLocked(err error) bool {
 	j.halt = err
 	j.armed = false
 	close(j.haltCh)
+	j.watch()
 	return true
 }
+
+// watch tells the hooks whether to hand over the person's events; j.mu is
+// held.
+func (j *injector) watch() { j.watching.Store(j.armed || j.driving) }
 
 func (j *injector) resume() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.halt != nil && j.halt != desktop.ErrClosed {
+	if j.halt != nil && !errors.Is(j.halt, desktop.ErrClosed) {
 		j.halt = nil
 		j.haltCh = make(chan struct{})
 	}
-	j.armed = false
+	j.armed, j.driving = false, false
+	j.watch()
 }
 
 func (j *injector) halted() error {
@@ -180,6 +199,7 @@ func (d *Driver) arm(ctx context.Context) error {
 		default:
 		}
 		j.armed = true
+		j.watch()
 	}
 	return nil
 }
@@ -201,6 +221,7 @@ func (d *Driver) disarm() {
 		return
 	}
 	j.armed = false
+	j.watch()
 }
 
 // personLocked reports the person's input since the agent's last look:
@@ -218,6 +239,8 @@ func (j *injector) personLocked() bool {
 // tookLocked latches ErrTakenOver and signals Takeover; d.inj.mu is held.
 func (d *Driver) tookLocked() {
 	if d.inj.haltLocked(desktop.ErrTakenOver) {
+		d.inj.driving = true
+		d.inj.watch()
 		signal(d.takeover)
 	}
 }
@@ -266,62 +289,107 @@ func (d *Driver) excluded(p image.Point) error {
 // mouse and keyboard hooks (called on the installing thread, from its
 // message loop).
 type inputThread struct {
-	tid  uint32
-	done chan struct{}
+	tid     uint32
+	done    chan struct{}
+	mods    uint32
+	vk      uint32
+	chord   desktop.Chord
+	grabbed chan error // answers a grab request (wmGrab)
 }
+
+// wmGrab asks the input thread to register the stop hotkey (a hotkey is
+// posted to the thread that registered it).
+const wmGrab = wmUser + 1
 
 const hotkeyID = 0x5444 // "TD"
 
-// startInput registers the stop chord c and installs the hooks; fire is
-// called on every press of the chord, and the person's input is reported to
-// t. A chord another program holds gives desktop.ErrHotkeyTaken.
-func startInput(c desktop.Chord, t *hookTarget, fire func()) (*inputThread, error) {
+// startInput installs the hooks reporting the person's input to t and,
+// with register, registers the stop chord c; fire is called on every press
+// of the chord. A chord another program holds gives desktop.ErrHotkeyTaken.
+func startInput(c desktop.Chord, t *hookTarget, fire func(), register bool) (*inputThread, error) {
 	mods, vk, err := hotkeyOf(c)
 	if err != nil {
 		return nil, fmt.Errorf("stop hotkey: %w", err)
 	}
 	t.stopKeys = chordKeys(c, vk)
-	h := &inputThread{done: make(chan struct{})}
+	h := &inputThread{done: make(chan struct{}), mods: mods, vk: vk, chord: c, grabbed: make(chan error, 1)}
 	ready := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		defer close(h.done)
-		h.tid = windows.GetCurrentThreadId()
-		var m msg
-		// Make the thread's message queue before anyone posts to it.
-		_, _, _ = procPeekMessageW.Call(uintptr(unsafePointer(&m)), 0, wmUser, wmUser, 0)
-		if r, _, e := procRegisterHotKey.Call(0, hotkeyID, uintptr(mods), uintptr(vk)); r == 0 {
-			if e == errHotkeyInUse {
-				ready <- fmt.Errorf("%w: %s", desktop.ErrHotkeyTaken, c)
-			} else {
-				ready <- fmt.Errorf("register stop hotkey %s: %v", c, e)
-			}
-			return
-		}
-		defer procUnregisterHotKey.Call(0, hotkeyID)
-		unhook, err := installHooks(h.tid, t)
-		if err != nil {
-			ready <- err
-			return
-		}
-		defer unhook()
-		ready <- nil
-		for {
-			r, _, _ := procGetMessageW.Call(uintptr(unsafePointer(&m)), 0, 0, 0)
-			if int32(r) <= 0 {
-				return
-			}
-			if m.Message == wmHotkey && m.WParam == hotkeyID {
-				fire()
-			}
-		}
-	}()
+	go h.loop(t, fire, register, ready)
 	if err := <-ready; err != nil {
 		<-h.done
 		return nil, err
 	}
 	return h, nil
+}
+
+// loop is the input thread: the hooks, the hotkey, and its message loop.
+func (h *inputThread) loop(t *hookTarget, fire func(), register bool, ready chan<- error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer close(h.done)
+	h.tid = windows.GetCurrentThreadId()
+	var m msg
+	// Make the thread's message queue before anyone posts to it.
+	_, _, _ = procPeekMessageW.Call(uintptr(unsafePointer(&m)), 0, wmUser, wmUser, 0)
+	registered := false
+	defer func() {
+		if registered {
+			_, _, _ = procUnregisterHotKey.Call(0, hotkeyID)
+		}
+	}()
+	if register {
+		if err := h.register(); err != nil {
+			ready <- err
+			return
+		}
+		registered = true
+	}
+	unhook, err := installHooks(h.tid, t)
+	if err != nil {
+		ready <- err
+		return
+	}
+	defer unhook()
+	ready <- nil
+	for {
+		r, _, _ := procGetMessageW.Call(uintptr(unsafePointer(&m)), 0, 0, 0)
+		if int32(r) <= 0 {
+			return
+		}
+		switch {
+		case m.Message == wmHotkey && m.WParam == hotkeyID:
+			fire()
+		case m.Message == wmGrab:
+			err := h.register()
+			registered = registered || err == nil
+			h.grabbed <- err
+		}
+	}
+}
+
+// register registers the stop hotkey for the calling thread.
+func (h *inputThread) register() error {
+	if r, _, e := procRegisterHotKey.Call(0, hotkeyID, uintptr(h.mods), uintptr(h.vk)); r == 0 {
+		if errors.Is(e, errHotkeyInUse) {
+			return fmt.Errorf("%w: %s", desktop.ErrHotkeyTaken, h.chord)
+		}
+		return fmt.Errorf("register stop hotkey %s: %v", h.chord, e)
+	}
+	return nil
+}
+
+// grab registers the stop hotkey on the input thread (a StopKeys handing
+// it over).
+func (h *inputThread) grab() error {
+	if r, _, e := procPostThreadMessageW.Call(uintptr(h.tid), wmGrab, 0, 0); r == 0 {
+		return fmt.Errorf("stop hotkey: %v", e)
+	}
+	select {
+	case err := <-h.grabbed:
+		return err
+	case <-h.done:
+		return desktop.ErrClosed
+	}
 }
 
 func (h *inputThread) close() {

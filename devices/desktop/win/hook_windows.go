@@ -4,10 +4,14 @@ package win
 
 import (
 	"fmt"
+	"image"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"tandem/devices/desktop"
 )
 
 // Low-level mouse and keyboard hooks: every input event of the session
@@ -35,6 +39,10 @@ var (
 type hookTarget struct {
 	person   chan<- struct{}
 	stopKeys map[uint32]bool
+	// watching: the agent acts or the person drives; then hand is given
+	// each of the person's events (the stop hotkey's keys aside).
+	watching *atomic.Bool
+	hand     func(desktop.HandEvent)
 }
 
 // warps are the points any driver of this process put the pointer on
@@ -76,6 +84,11 @@ func onMouse(code, wp, lp uintptr) uintptr {
 			if personMouse(h.Flags, wp == wmMouseMove) {
 				report(t)
 			}
+			if h.Flags&llmhfInjected == 0 && t.watching.Load() {
+				if e, ok := mouseHand(wp, image.Pt(int(h.Pt.X), int(h.Pt.Y)), h.MouseData, h.Time); ok {
+					t.hand(e)
+				}
+			}
 		}
 	}
 	r, _, _ := procCallNextHookEx.Call(0, code, wp, lp)
@@ -89,6 +102,9 @@ func onKey(code, wp, lp uintptr) uintptr {
 			h := (*kbdllHook)(unsafe.Add(unsafe.Pointer(nil), lp))
 			if personKey(h.Flags, h.VK, t.stopKeys) {
 				report(t)
+				if t.watching.Load() {
+					t.hand(keyEvent(wp, h))
+				}
 			}
 		}
 	}
@@ -121,4 +137,55 @@ func installHooks(tid uint32, t *hookTarget) (func(), error) {
 		_, _, _ = procUnhookWindowsHookEx.Call(mh)
 		hookTargets.Delete(tid)
 	}, nil
+}
+
+var (
+	procMapVirtualKeyW     = user32.NewProc("MapVirtualKeyW")
+	procToUnicodeEx        = user32.NewProc("ToUnicodeEx")
+	procGetAsyncKeyState   = user32.NewProc("GetAsyncKeyState")
+	procGetKeyState        = user32.NewProc("GetKeyState")
+	procGetKeyboardLayout  = user32.NewProc("GetKeyboardLayout")
+	procGetForegroundWnd   = user32.NewProc("GetForegroundWindow")
+	procGetWindowThreadPID = user32.NewProc("GetWindowThreadProcessId")
+)
+
+// keyEvent is a low-level key event of the person's as a HandEvent: the
+// key's name, the character it types on the layout of the window in front
+// (ToUnicodeEx, leaving the keyboard's state alone), the modifiers held.
+func keyEvent(wp uintptr, h *kbdllHook) desktop.HandEvent {
+	const wmKeyDown, wmSysKeyDown = 0x0100, 0x0104
+	down := wp == wmKeyDown || wp == wmSysKeyDown
+	held := func(vk uintptr) bool {
+		r, _, _ := procGetAsyncKeyState.Call(vk)
+		return r&0x8000 != 0
+	}
+	var mods []string
+	var state [256]byte
+	for _, m := range []struct {
+		vk   uintptr
+		name string
+	}{{0x11, "ctrl"}, {0x12, "alt"}, {0x10, "shift"}, {0x5B, "cmd"}, {0x5C, "cmd"}} {
+		if held(m.vk) && (len(mods) == 0 || mods[len(mods)-1] != m.name) {
+			mods = append(mods, m.name)
+			state[m.vk] = 0x80
+		}
+	}
+	if r, _, _ := procGetKeyState.Call(0x14); r&1 != 0 { // CapsLock on
+		state[0x14] = 0x01
+	}
+	oem, _, _ := procMapVirtualKeyW.Call(uintptr(h.VK), 2) // MAPVK_VK_TO_CHAR
+	text := ""
+	if down && (state[0x11] == 0 || state[0x12] != 0) { // no ctrl, or ctrl+alt (AltGr)
+		fg, _, _ := procGetForegroundWnd.Call()
+		tid, _, _ := procGetWindowThreadPID.Call(fg, 0)
+		hkl, _, _ := procGetKeyboardLayout.Call(tid)
+		var buf [8]uint16
+		n, _, _ := procToUnicodeEx.Call(uintptr(h.VK), uintptr(h.Scan), uintptr(unsafe.Pointer(&state[0])),
+			uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 4 /* leave the keyboard state */, hkl)
+		if int32(n) > 0 {
+			text = windows.UTF16ToString(buf[:n])
+		}
+	}
+	p, _ := cursorPos()
+	return keyHand(down, vkName(h.VK, rune(oem&0x7fff)), text, mods, p, h.Time)
 }

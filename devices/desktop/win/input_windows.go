@@ -15,17 +15,48 @@ import (
 
 // Do performs one action (see desktop.Act for what it refuses and when the
 // person's hand counts).
-func (d *Driver) Do(ctx context.Context, a action.Action) error {
+func (d *Driver) Do(ctx context.Context, a action.Action) error { return d.act(ctx, a, false) }
+
+// PersonDo performs an input the person makes through Tandem (the mirror)
+// while they drive: it runs though the agent is halted by their takeover,
+// unguarded, and is not reported on PersonActs (it is injected).
+func (d *Driver) PersonDo(ctx context.Context, a action.Action) error { return d.act(ctx, a, true) }
+
+func (d *Driver) act(ctx context.Context, a action.Action, person bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	d.doMu.Lock()
-	defer d.doMu.Unlock()
-	return desktop.Act(ctx, a, d.info.Screen, d.caps, hands{d})
+	select { // one action at a time on the session's one pointer and keyboard
+	case session <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-session }()
+	if person {
+		d.inj.mu.Lock()
+		d.inj.personAct = true
+		d.inj.mu.Unlock()
+		defer func() {
+			d.inj.mu.Lock()
+			d.inj.personAct = false
+			d.inj.mu.Unlock()
+		}()
+	}
+	return desktop.Act(ctx, a, d.info.Screen, d.caps, hands{d, person})
 }
 
-// hands are the Win32 driver's primitives as desktop.Act uses them.
-type hands struct{ d *Driver }
+// session is the one slot for an action on this desktop session's pointer
+// and keyboard, shared by every driver of the process (one per monitor):
+// an action's move and click must not be split by another monitor's (the
+// X11 drivers share their X server's the same way).
+var session = make(chan struct{}, 1)
+
+// hands are the Win32 driver's primitives as desktop.Act uses them;
+// person: for the person's own input (PersonDo), unguarded.
+type hands struct {
+	d      *Driver
+	person bool
+}
 
 func (h hands) Click(ctx context.Context, p image.Point, button string, n int) error {
 	return h.d.click(ctx, p, button, n)
@@ -50,9 +81,23 @@ func (h hands) Sleep(ctx context.Context, t time.Duration) error { return h.d.in
 func (h hands) ToScreen(x, y int) image.Point {
 	return desktop.ToScreen(h.d.bounds, h.d.info.Screen, x, y)
 }
-func (h hands) Excluded(p image.Point) error  { return h.d.excluded(p) }
-func (h hands) Arm(ctx context.Context) error { return h.d.arm(ctx) }
-func (h hands) Disarm()                       { h.d.disarm() }
+func (h hands) Excluded(p image.Point) error { return h.d.excluded(p) }
+
+func (h hands) Arm(ctx context.Context) error {
+	if h.person {
+		h.d.inj.mu.Lock()
+		h.d.inj.exp, _ = cursorPos()
+		h.d.inj.mu.Unlock()
+		return ctx.Err()
+	}
+	return h.d.arm(ctx)
+}
+
+func (h hands) Disarm() {
+	if !h.person {
+		h.d.disarm()
+	}
+}
 
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {

@@ -44,14 +44,21 @@ func enumTop(hwnd, lp uintptr) uintptr {
 	return 1
 }
 
-// topLevels lists the top-level windows on the screen, bottom to top.
-func topLevels() []desktop.TopLevel {
+// top is a top-level window on the screen.
+type top struct {
+	hwnd windows.HWND
+	r    image.Rectangle
+	pid  int
+}
+
+// tops lists the top-level windows on the screen, bottom to top.
+func tops() []top {
 	enumOnce.Do(func() { enumProc = windows.NewCallback(enumTop) })
 	var hwnds []windows.HWND
 	h := cgo.NewHandle(&hwnds)
 	defer h.Delete()
 	_, _, _ = procEnumWindows.Call(enumProc, uintptr(h))
-	out := make([]desktop.TopLevel, 0, len(hwnds))
+	out := make([]top, 0, len(hwnds))
 	for i := len(hwnds) - 1; i >= 0; i-- {
 		w := hwnds[i]
 		if !windows.IsWindowVisible(w) || iconic(w) || cloaked(w) {
@@ -63,7 +70,17 @@ func topLevels() []desktop.TopLevel {
 		}
 		var pid uint32
 		_, _ = windows.GetWindowThreadProcessId(w, &pid)
-		out = append(out, desktop.TopLevel{R: r, PID: int(pid)})
+		out = append(out, top{hwnd: w, r: r, pid: int(pid)})
+	}
+	return out
+}
+
+// topLevels lists the top-level windows on the screen, bottom to top.
+func topLevels() []desktop.TopLevel {
+	ts := tops()
+	out := make([]desktop.TopLevel, len(ts))
+	for i, t := range ts {
+		out[i] = desktop.TopLevel{R: t.r, PID: t.pid}
 	}
 	return out
 }

@@ -177,7 +177,7 @@ func (w *Window) Reset() {
 // guards against a hang.
 func (w *Window) WaitFor(t *testing.T, what string, ok func(recs []Record) bool) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(time.Minute) // a busy machine is slow, never wrong
 	for !ok(w.Records()) {
 		select {
 		case <-w.notify:
@@ -204,9 +204,16 @@ func Has(msg uint32, x, y int) func([]Record) bool {
 // quadrants, focused, with its own message loop on a locked thread.
 func Open(t *testing.T, r image.Rectangle) *Window {
 	t.Helper()
+	return OpenTitled(t, r, "TandemTestWindow")
+}
+
+// OpenTitled is Open with the window titled title.
+func OpenTitled(t *testing.T, r image.Rectangle, title string) *Window {
+	t.Helper()
 	wndOnce.Do(func() { wndProcPtr = windows.NewCallback(wndProc) })
 	w := &Window{Rect: r, done: make(chan struct{}), notify: make(chan struct{}, 1), shown: make(chan struct{})}
 	class, _ := windows.UTF16PtrFromString("TandemTestWindow")
+	name, _ := windows.UTF16PtrFromString(title)
 	ready := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -226,7 +233,7 @@ func Open(t *testing.T, r image.Rectangle) *Window {
 		w.tid = windows.GetCurrentThreadId()
 		// wndProc runs inside CreateWindowExW (WM_NCCREATE...): the window is
 		// known to it from the next message on, before the first WM_PAINT.
-		h, _, e := procCreateWindowExW.Call(0x8 /* WS_EX_TOPMOST */, uintptr(unsafe.Pointer(class)), uintptr(unsafe.Pointer(class)),
+		h, _, e := procCreateWindowExW.Call(0x8 /* WS_EX_TOPMOST */, uintptr(unsafe.Pointer(class)), uintptr(unsafe.Pointer(name)),
 			0x80000000|0x10000000 /* WS_POPUP|WS_VISIBLE */, uintptr(r.Min.X), uintptr(r.Min.Y), uintptr(r.Dx()), uintptr(r.Dy()), 0, 0, inst, 0)
 		if h != 0 {
 			w.hwnd = h
