@@ -313,6 +313,19 @@ func (d *Driver) ScreenshotInto(ctx context.Context, dst *image.RGBA) (*image.RG
 // agent drives. One pending signal is kept; later ones merge into it.
 func (d *Driver) Takeover() <-chan struct{} { return d.takeover }
 
+// PersonDrives halts the agent as the person's hand does, without the
+// Takeover signal: the person took over through Tandem (the mirror, the T
+// key, the model asked them to), and from now until Resume what they do
+// with their own mouse and keyboard is reported on PersonActs.
+func (d *Driver) PersonDrives() {
+	s := d.inj.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d.inj.haltLocked(fmt.Errorf("%w: through Tandem", ErrTakenOver)) {
+		d.inj.person = true
+	}
+}
+
 // StopHotkey fires when the person presses the stop hotkey, whichever window
 // has the focus.
 func (d *Driver) StopHotkey() <-chan struct{} { return d.stopped }

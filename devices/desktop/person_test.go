@@ -142,6 +142,38 @@ func TestPersonActsAreReported(t *testing.T) {
 	}
 }
 
+// A take-over through Tandem (the mirror, T) lets the person drive with
+// their own mouse too: the agent is halted and their click is reported.
+func TestPersonDrivesThroughTandem(t *testing.T) {
+	page(t)
+	d := open(t, Options{})
+	d.PersonDrives()
+	if err := d.Do(context.Background(), action.Action{Type: action.Tap, X: 5, Y: 5}); !errors.Is(err, ErrTakenOver) {
+		t.Fatalf("the agent's tap while the person drives: %v", err)
+	}
+	run(t, "xdotool", "mousemove", "640", "480", "click", "3")
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	var got []action.Action
+	for len(got) == 0 && ctx.Err() == nil {
+		select {
+		case a := <-d.PersonActs():
+			got = append(got, a)
+		case <-time.After(100 * time.Millisecond):
+			acts, err := d.FlushActs(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, acts...)
+		}
+	}
+	if len(got) != 1 || got[0].String() != "right_click(640,480)" {
+		t.Fatalf("the person's right click: %v", got)
+	}
+	d.Resume()
+	do(t, d, action.Action{Type: action.Tap, X: 700, Y: 500})
+}
+
 // Two displays of one X server driven at once: neither takes the other's
 // input for the person's hand, every action lands (issue 27: 5 runs in 8
 // never finished).

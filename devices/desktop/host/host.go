@@ -36,6 +36,11 @@ type Driver interface {
 	// returns the acts PersonActs has not delivered; call it as they hand
 	// back, before Resume, from the goroutine that reads PersonActs.
 	FlushActs(ctx context.Context) ([]action.Action, error)
+	// PersonDrives halts the agent as Takeover does, without the signal:
+	// the person took over through Tandem (the mirror, T, the model asked),
+	// and their own mouse and keyboard are reported on PersonActs until
+	// Resume.
+	PersonDrives()
 	// PersonDo performs an input the person makes through Tandem (the
 	// mirror) while they drive: it runs though a takeover halted the agent,
 	// and is not among PersonActs (the run records it as Run.Input makes

@@ -192,6 +192,18 @@ func (d *Driver) ScreenshotInto(ctx context.Context, _ *image.RGBA) (*image.RGBA
 // agent drives. One pending signal is kept.
 func (d *Driver) Takeover() <-chan struct{} { return d.takeover }
 
+// PersonDrives halts the agent as the person's hand does, without the
+// Takeover signal: the person took over through Tandem, and from now until
+// Resume their own input is reported on PersonActs.
+func (d *Driver) PersonDrives() {
+	d.inj.mu.Lock()
+	defer d.inj.mu.Unlock()
+	if d.inj.haltLocked(desktop.ErrTakenOver) {
+		d.inj.driving = true
+		d.inj.watch()
+	}
+}
+
 // StopHotkey fires when the person presses the stop hotkey.
 func (d *Driver) StopHotkey() <-chan struct{} { return d.stopped }
 

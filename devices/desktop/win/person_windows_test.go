@@ -169,6 +169,28 @@ func TestPersonActsAreReported(t *testing.T) {
 	}
 }
 
+// A take-over through Tandem lets the person drive with their own mouse
+// too: the agent is halted and their right click is reported.
+func TestPersonDrivesThroughTandem(t *testing.T) {
+	d := openDriver(t, Options{})
+	w := openWindow(t, image.Rect(300, 100, 500, 300))
+	d.PersonDrives()
+	x, y := within(d, w, 50, 50)
+	if err := d.Do(context.Background(), action.Action{Type: action.Tap, X: x, Y: y}); !errors.Is(err, desktop.ErrTakenOver) {
+		t.Fatalf("the agent's tap while the person drives: %v", err)
+	}
+	p := w.Rect.Min.Add(image.Pt(60, 70))
+	wintest.Person(t, "mousemove", fmt.Sprint(p.X), fmt.Sprint(p.Y), "click", "3")
+	want := fmt.Sprintf("right_click(%d,%d)", p.X-d.bounds.Min.X, p.Y-d.bounds.Min.Y)
+	if got := collectActs(t, d, 1); !slices.Equal(got, []string{want}) {
+		t.Fatalf("the person's right click: %v, want %s", got, want)
+	}
+	d.Resume()
+	if err := d.Do(context.Background(), action.Action{Type: action.Tap, X: x, Y: y}); err != nil {
+		t.Fatalf("after Resume: %v", err)
+	}
+}
+
 // scripted is a model answering each call with the next reply.
 type scripted struct {
 	mu      sync.Mutex
