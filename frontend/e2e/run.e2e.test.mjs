@@ -4,7 +4,7 @@ import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { startApp, artifactsDir } from './harness.mjs'
+import { startApp, startPhone, phoneEvents, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall, hold, status } from './modelserver.mjs'
 
 let app
@@ -117,6 +117,78 @@ const isAmber = ([r, g, b]) => r > 200 && g > 130 && g < 200 && b < 90
 
 function promptText(i) {
   return JSON.stringify(model.requests[i]?.body?.messages ?? [])
+}
+
+/** promptWords is the text the model received in request i: every message's text, in order. */
+function promptWords(i) {
+  return (model.requests[i]?.body?.messages ?? [])
+    .map((m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).filter((p) => p.type === 'text').map((p) => p.text).join('\n')))
+    .join('\n')
+}
+
+/** recordOf is the record of the run started with goal (its entries, in order). */
+function recordOf(goal) {
+  const runs = join(app.dataDir, 'runs')
+  for (const d of readdirSync(runs)) {
+    const entries = readFileSync(join(runs, d, 'record.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    if (entries[0]?.goal === goal) return entries
+  }
+  return []
+}
+
+/** lastImage is the newest image (a data URL) the model received in request i. */
+function lastImage(i) {
+  const urls = (model.requests[i]?.body?.messages ?? []).flatMap((m) =>
+    Array.isArray(m.content) ? m.content.filter((p) => p.type === 'image_url').map((p) => p.image_url.url) : [],
+  )
+  return urls.at(-1)
+}
+
+/**
+ * outlineIn decodes the image at url (in a blank page of the browser) and
+ * samples it 2 px outside each side of rect (fractions of the image), where
+ * the outline of a marked region lies: it returns how many samples are red,
+ * of how many, and the image's size.
+ */
+async function outlineIn(url, rect) {
+  const blank = await app.browser.newPage()
+  try {
+    return await blank.evaluate(
+      async ({ url, rect }) => {
+        const img = new Image()
+        img.src = url
+        await img.decode()
+        const c = document.createElement('canvas')
+        c.width = img.naturalWidth
+        c.height = img.naturalHeight
+        const g = c.getContext('2d')
+        g.drawImage(img, 0, 0)
+        const red = (x, y) => {
+          const [r, gr, b] = g.getImageData(x, y, 1, 1).data
+          return r > 170 && gr < 100 && b < 100
+        }
+        const [x1, x2] = [rect.x1, rect.x2].map((v) => Math.round(v * c.width))
+        const [y1, y2] = [rect.y1, rect.y2].map((v) => Math.round(v * c.height))
+        let hits = 0
+        let all = 0
+        for (let i = 1; i < 12; i++) {
+          const x = Math.round(x1 + ((x2 - x1) * i) / 12)
+          const y = Math.round(y1 + ((y2 - y1) * i) / 12)
+          // At an edge of the screen the outline lies inside the region.
+          const inX = (v) => Math.min(Math.max(v, 2), c.width - 3)
+          const inY = (v) => Math.min(Math.max(v, 2), c.height - 3)
+          for (const [px, py] of [[x, inY(y1 - 2)], [x, inY(y2 + 2)], [inX(x1 - 2), y], [inX(x2 + 2), y]]) {
+            all++
+            if (red(px, py)) hits++
+          }
+        }
+        return { hits, all, size: `${c.width}x${c.height}` }
+      },
+      { url, rect },
+    )
+  } finally {
+    await blank.close()
+  }
 }
 
 async function start(goal) {
@@ -263,15 +335,38 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   await page.getByTestId('region').waitFor()
   model.push(hold)
   await page.getByTestId('ctl-hand_back').click()
+  // The region as the page hands it back, in device pixels.
+  const marked = (await page.getByTestId('handback-region').innerText()).match(/\((\d+), (\d+)\) – \((\d+), (\d+)\)/)
+  assert.ok(marked, 'the hand-back dialog shows the marked region')
+  const [rx1, ry1, rx2, ry2] = marked.slice(1).map(Number)
   await page.getByTestId('handback-note').fill('I went home; the app is in the marked area')
   const n = model.requests.length
   await page.getByTestId('handback-send').click()
   await until(() => model.requests.length > n, 'the model was called after hand back', 30_000)
-  const told = promptText(model.requests.length - 1)
-  assert.match(told, /I went home/, 'the note reaches the model')
-  assert.match(told, /key\(home\)|home/, 'what the person did reaches the model')
-  assert.match(told, /tap/, 'the tap through the mirror reaches the model')
-  assert.match(told, /region|marked/i, 'the marked region reaches the model')
+  // What the model received, as the engine and the tools dialect made it
+  // (0–1000 grid), not the words this test typed: the person's step with
+  // their two acts, their note and the region; the region drawn on the
+  // screenshot sent.
+  const words = promptWords(model.requests.length - 1)
+  const g = (v, size) => Math.floor((v * 1000) / size)
+  const near = (a, b) => Math.abs(a - b) <= 1
+  const problems = []
+  const step = words.match(/^\d+\. \(by the person\) (.*) -> done by the person(.*)$/m)
+  if (!step) problems.push('no step by the person in the prompt')
+  // The tap as the run recorded it on the phone, in device pixels.
+  const tapped = recordOf('Open the notes app').find((e) => e.kind === 'manual' && e.action?.type === 'tap')?.action
+  const acts = step?.[1].match(/^key\(home\); tap\((\d+),(\d+)\)$/)
+  if (!acts) problems.push(`the person's acts are ${JSON.stringify(step?.[1])}, want key(home); tap(x,y)`)
+  else if (!tapped || !near(+acts[1], g(tapped.x, 1080)) || !near(+acts[2], g(tapped.y, 2400)))
+    problems.push(`the tap on Notes reached the model at (${acts[1]},${acts[2]}), the phone got it at ${JSON.stringify(tapped)}`)
+  if (!step?.[2].includes('(their note: "I went home; the app is in the marked area")')) problems.push(`no note in ${JSON.stringify(step?.[2])}`)
+  const region = step?.[2].match(/\(they marked the region \((\d+),(\d+)\)-\((\d+),(\d+)\)\)/)
+  const want = [g(rx1, 1080), g(ry1, 2400), g(rx2, 1080), g(ry2, 2400)]
+  if (!region || !region.slice(1).every((v, i) => near(+v, want[i])))
+    problems.push(`the region told is ${region?.[0] ?? 'missing'}, want (${want[0]},${want[1]})-(${want[2]},${want[3]})`)
+  const drawn = await outlineIn(lastImage(model.requests.length - 1), { x1: rx1 / 1080, y1: ry1 / 2400, x2: rx2 / 1080, y2: ry2 / 2400 })
+  if (drawn.hits !== drawn.all) problems.push(`${drawn.hits} of ${drawn.all} samples of the region's outline are red in the ${drawn.size} screenshot sent`)
+  assert.deepEqual(problems, [], `what the model received after hand back:\n${words.split('\n').filter((l) => /person|marked|outlined/.test(l)).join('\n')}`)
   // The held call is shown as a wait that counts its seconds.
   await page.getByTestId('waiting').waitFor({ timeout: 15_000 })
   assert.match(await page.getByTestId('waiting').innerText(), /^waiting for the model \(\d+ s\)…$/)
@@ -518,4 +613,58 @@ test('two phones run side by side; the device list shows which one waits for you
   await page.getByTestId(`device-${second}`).click()
   await page.getByTestId('ctl-stop').click()
   await page.getByTestId(`device-run-${second}`).waitFor({ state: 'detached' })
+})
+
+test('Stop ends the inputs: after Stop returns nothing reaches the phone, by the phone\'s own log', async () => {
+  const { page } = app
+  // A phone of its own that logs every input it receives, as it arrives.
+  const log = join(app.dataDir, 'phone-events.jsonl')
+  const phone = await startPhone(app.adb.port, { events: log })
+  try {
+    await page.getByTestId(`device-${phone.serial}`).click()
+    await page.locator(`[data-testid="device-${phone.serial}"][aria-selected="true"]`).waitFor({ timeout: 30_000 })
+    await page.getByTestId('mirror-screen').waitFor({ timeout: 30_000 })
+    // The page's Stop, timed where it returns to the page (window.go is
+    // looked up at each call: lib/backend.ts).
+    await page.evaluate(() => {
+      const api = window.go.app.RunsAPI
+      const stop = api.Stop
+      window.__stopReturned = 0
+      api.Stop = async (...args) => {
+        const r = await stop.apply(api, args)
+        window.__stopReturned = Date.now()
+        return r
+      }
+      window.__restoreStop = () => (api.Stop = stop)
+    })
+    // A model that keeps answering: open the counter, then +1 three times
+    // a reply, again and again.
+    const plus = { name: 'tap', arguments: JSON.stringify({ x: 703, y: 500 }) }
+    model.push(toolCall('launch', { app: 'Counter' }, 'Open the counter.'))
+    for (let i = 0; i < 100; i++) model.push({ content: 'Three more.', tool_calls: [plus, plus, plus] })
+    await start('Count up for ever')
+    const taps = () => phoneEvents(log).filter((e) => e.kind === 'tap')
+    await until(() => taps().length >= 5, 'the agent tapped the phone five times', 60_000)
+    await page.getByTestId('ctl-stop').click()
+    await until(() => page.evaluate(() => window.__stopReturned), 'Stop returned to the page', 15_000)
+    const returned = await page.evaluate(() => window.__stopReturned)
+    await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 15_000 })
+    // Watch the phone well past the run's own pace: three times the longest
+    // gap between two of its inputs before Stop, and at least 2 s (the
+    // absence of an input has no event to wait for).
+    const before = phoneEvents(log).filter((e) => e.ms <= returned + 1)
+    const gaps = before.slice(1).map((e, i) => e.ms - before[i].ms)
+    const watch = Math.max(2000, 3 * Math.max(0, ...gaps))
+    await new Promise((r) => setTimeout(r, Math.max(0, returned + watch - Date.now())))
+    const late = phoneEvents(log).filter((e) => e.ms > returned + 1)
+    assert.ok(before.length >= 5, `the phone logged ${before.length} inputs before Stop`)
+    assert.deepEqual(
+      late.map((e) => `${e.kind} ${e.args.join(' ')} ${Math.round(e.ms - returned)} ms after Stop returned`),
+      [],
+      'inputs reached the phone after Stop returned',
+    )
+  } finally {
+    await page.evaluate(() => window.__restoreStop?.()).catch(() => {})
+    phone.proc.kill('SIGINT')
+  }
 })
