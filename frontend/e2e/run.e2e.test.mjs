@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { startApp, startPhone, phoneEvents, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall, hold, status } from './modelserver.mjs'
+import { promptWords, lastImage, outlineIn, recordOf } from './received.mjs'
 
 let app
 let model
@@ -117,78 +118,6 @@ const isAmber = ([r, g, b]) => r > 200 && g > 130 && g < 200 && b < 90
 
 function promptText(i) {
   return JSON.stringify(model.requests[i]?.body?.messages ?? [])
-}
-
-/** promptWords is the text the model received in request i: every message's text, in order. */
-function promptWords(i) {
-  return (model.requests[i]?.body?.messages ?? [])
-    .map((m) => (typeof m.content === 'string' ? m.content : (m.content ?? []).filter((p) => p.type === 'text').map((p) => p.text).join('\n')))
-    .join('\n')
-}
-
-/** recordOf is the record of the run started with goal (its entries, in order). */
-function recordOf(goal) {
-  const runs = join(app.dataDir, 'runs')
-  for (const d of readdirSync(runs)) {
-    const entries = readFileSync(join(runs, d, 'record.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
-    if (entries[0]?.goal === goal) return entries
-  }
-  return []
-}
-
-/** lastImage is the newest image (a data URL) the model received in request i. */
-function lastImage(i) {
-  const urls = (model.requests[i]?.body?.messages ?? []).flatMap((m) =>
-    Array.isArray(m.content) ? m.content.filter((p) => p.type === 'image_url').map((p) => p.image_url.url) : [],
-  )
-  return urls.at(-1)
-}
-
-/**
- * outlineIn decodes the image at url (in a blank page of the browser) and
- * samples it 2 px outside each side of rect (fractions of the image), where
- * the outline of a marked region lies: it returns how many samples are red,
- * of how many, and the image's size.
- */
-async function outlineIn(url, rect) {
-  const blank = await app.browser.newPage()
-  try {
-    return await blank.evaluate(
-      async ({ url, rect }) => {
-        const img = new Image()
-        img.src = url
-        await img.decode()
-        const c = document.createElement('canvas')
-        c.width = img.naturalWidth
-        c.height = img.naturalHeight
-        const g = c.getContext('2d')
-        g.drawImage(img, 0, 0)
-        const red = (x, y) => {
-          const [r, gr, b] = g.getImageData(x, y, 1, 1).data
-          return r > 170 && gr < 100 && b < 100
-        }
-        const [x1, x2] = [rect.x1, rect.x2].map((v) => Math.round(v * c.width))
-        const [y1, y2] = [rect.y1, rect.y2].map((v) => Math.round(v * c.height))
-        let hits = 0
-        let all = 0
-        for (let i = 1; i < 12; i++) {
-          const x = Math.round(x1 + ((x2 - x1) * i) / 12)
-          const y = Math.round(y1 + ((y2 - y1) * i) / 12)
-          // At an edge of the screen the outline lies inside the region.
-          const inX = (v) => Math.min(Math.max(v, 2), c.width - 3)
-          const inY = (v) => Math.min(Math.max(v, 2), c.height - 3)
-          for (const [px, py] of [[x, inY(y1 - 2)], [x, inY(y2 + 2)], [inX(x1 - 2), y], [inX(x2 + 2), y]]) {
-            all++
-            if (red(px, py)) hits++
-          }
-        }
-        return { hits, all, size: `${c.width}x${c.height}` }
-      },
-      { url, rect },
-    )
-  } finally {
-    await blank.close()
-  }
 }
 
 async function start(goal) {
@@ -347,14 +276,14 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   // (0–1000 grid), not the words this test typed: the person's step with
   // their two acts, their note and the region; the region drawn on the
   // screenshot sent.
-  const words = promptWords(model.requests.length - 1)
+  const words = promptWords(model.requests.at(-1))
   const g = (v, size) => Math.floor((v * 1000) / size)
   const near = (a, b) => Math.abs(a - b) <= 1
   const problems = []
   const step = words.match(/^\d+\. \(by the person\) (.*) -> done by the person(.*)$/m)
   if (!step) problems.push('no step by the person in the prompt')
   // The tap as the run recorded it on the phone, in device pixels.
-  const tapped = recordOf('Open the notes app').find((e) => e.kind === 'manual' && e.action?.type === 'tap')?.action
+  const tapped = recordOf(app.dataDir, 'Open the notes app').find((e) => e.kind === 'manual' && e.action?.type === 'tap')?.action
   const acts = step?.[1].match(/^key\(home\); tap\((\d+),(\d+)\)$/)
   if (!acts) problems.push(`the person's acts are ${JSON.stringify(step?.[1])}, want key(home); tap(x,y)`)
   else if (!tapped || !near(+acts[1], g(tapped.x, 1080)) || !near(+acts[2], g(tapped.y, 2400)))
@@ -364,7 +293,7 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   const want = [g(rx1, 1080), g(ry1, 2400), g(rx2, 1080), g(ry2, 2400)]
   if (!region || !region.slice(1).every((v, i) => near(+v, want[i])))
     problems.push(`the region told is ${region?.[0] ?? 'missing'}, want (${want[0]},${want[1]})-(${want[2]},${want[3]})`)
-  const drawn = await outlineIn(lastImage(model.requests.length - 1), { x1: rx1 / 1080, y1: ry1 / 2400, x2: rx2 / 1080, y2: ry2 / 2400 })
+  const drawn = await outlineIn(app.browser, lastImage(model.requests.at(-1)), { x1: rx1 / 1080, y1: ry1 / 2400, x2: rx2 / 1080, y2: ry2 / 2400 })
   if (drawn.hits !== drawn.all) problems.push(`${drawn.hits} of ${drawn.all} samples of the region's outline are red in the ${drawn.size} screenshot sent`)
   assert.deepEqual(problems, [], `what the model received after hand back:\n${words.split('\n').filter((l) => /person|marked|outlined/.test(l)).join('\n')}`)
   // The held call is shown as a wait that counts its seconds.
