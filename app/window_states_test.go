@@ -134,7 +134,7 @@ func statesModel(t *testing.T, phone *vphone.Phone, phases chan phase, calls cha
 			return modeltest.Reply{Content: "The person is done; press +1, which needs their confirmation.", ToolCalls: []openai.ToolCall{call("tap", args)}}
 		case finish:
 			return modeltest.Reply{Content: "The counter shows 1.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1, as asked.","success":true}`)}}
-		default: // the others need nothing here
+		case thinking: // below
 		}
 		return modeltest.Reply{Content: "The counter is open and shows 0. Next I will tap the +1 button once…", Chunks: 6, Hold: true, HoldAfter: 3}
 	})

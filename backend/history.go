@@ -128,7 +128,10 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 					s.Summary = e.End.Reason
 				}
 			}
-		default: // the others need nothing here
+		case engine.EntryState, engine.EntryObserve, engine.EntryPlan, engine.EntryRetry, engine.EntryStable,
+			engine.EntryNote, engine.EntryRequest, engine.EntryHistory:
+			// not in a summary
+		default: // a kind of a newer Tandem's record: skipped
 		}
 	}
 	return s
@@ -253,7 +256,9 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 			d.Steps = append(d.Steps, st)
 		case engine.EntryEnd:
 			d.Result = e.End
-		default: // the others need nothing here
+		case engine.EntryRetry, engine.EntryStable, engine.EntryNote, engine.EntryRequest, engine.EntryHistory:
+			// not shown in History
+		default: // a kind of a newer Tandem's record: skipped
 		}
 	}
 	return d, nil

@@ -179,7 +179,7 @@ func (r *Runs) AgentBusy(deviceID string) bool {
 	switch run.State() {
 	case engine.Planning, engine.Executing, engine.WaitingForStability:
 		return true
-	default: // the others need nothing here
+	case engine.Idle, engine.WaitingForUser, engine.Paused, engine.Manual, engine.Done, engine.Failed, engine.Stopped:
 	}
 	return false
 }

@@ -125,7 +125,7 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 		fmt.Fprint(env.Stderr, "your answer (empty stops): ")
 	case engine.AskTakeOver:
 		fmt.Fprint(env.Stderr, "do it on the device, then press Enter to hand back (optionally type a note first; \"stop\" stops): ")
-	default:
+	case engine.AskLoop, engine.AskBudget, engine.AskModelError, engine.AskDevice:
 		fmt.Fprint(env.Stderr, "type c to continue, or a hint (empty stops): ")
 	}
 	var line string
@@ -218,6 +218,7 @@ func (p *progress) print(e engine.Event) {
 		for _, pend := range e.Done.Pending {
 			fmt.Fprintln(out, "  pending:", pend)
 		}
-	default: // the rest is not printed
+	case engine.KindSnapshot, engine.KindThought, engine.KindRetry, engine.KindManual, engine.KindPerson:
+		// not printed: the state and steps say it
 	}
 }

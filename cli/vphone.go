@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"tandem/vphone"
@@ -11,21 +12,33 @@ import (
 
 // runVphone starts a virtual phone, attaches it to the user's adb server
 // (starting the server if needed), prints its serial on stdout and serves
-// until Ctrl+C, then detaches it again.
+// until Ctrl+C, then detaches it again. With --events it keeps the phone's
+// own log of inputs in a file (what the browser suite checks Stop with).
 func runVphone(ctx context.Context, env Env) int {
 	fs := flag.NewFlagSet("vphone", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	listen := fs.String("listen", "127.0.0.1:0", "address the phone listens on (avoid ports 5555-5585, which adb probes)")
+	events := fs.String("events", "", "append every input the phone receives to this file as it arrives, one JSON line each")
 	adbPort := new(int)
 	adbPortFlag(fs, adbPort)
 	if code, ok := parseFlags(fs, env.Args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 || *adbPort <= 0 || *adbPort > 65535 {
-		fmt.Fprintln(env.Stderr, "usage: tandem vphone [--listen ADDR] [--adb-port N]")
+		fmt.Fprintln(env.Stderr, "usage: tandem vphone [--listen ADDR] [--adb-port N] [--events FILE]")
 		return ExitUsage
 	}
-	p, err := vphone.New()
+	var opts []vphone.Option
+	if *events != "" {
+		f, err := os.OpenFile(*events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "tandem vphone: the event log: %v\n", err)
+			return ExitFail
+		}
+		defer f.Close()
+		opts = append(opts, vphone.WithEventLog(f))
+	}
+	p, err := vphone.New(opts...)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "tandem vphone: %v\n", err)
 		return ExitFail

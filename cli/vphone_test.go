@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,16 +15,17 @@ import (
 	"tandem/vphone/vphonetest"
 )
 
-// `tandem vphone` attaches a phone to an adb server, prints its serial and
-// detaches it on cancel.
+// `tandem vphone` attaches a phone to an adb server, prints its serial,
+// logs each input it receives (--events) and detaches it on cancel.
 func TestVphoneCommand(t *testing.T) {
 	adb, port := vphonetest.StartServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	events := filepath.Join(t.TempDir(), "events.jsonl")
 	go func() {
-		done <- Run(ctx, Env{Args: []string{"vphone", "--adb-port", strconv.Itoa(port)}, Stdout: pw, Stderr: io.Discard})
+		done <- Run(ctx, Env{Args: []string{"vphone", "--adb-port", strconv.Itoa(port), "--events", events}, Stdout: pw, Stderr: io.Discard})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -36,6 +39,14 @@ func TestVphoneCommand(t *testing.T) {
 	}
 	if !strings.Contains(devices(), serial+"\tdevice") {
 		t.Fatalf("%s not in adb devices:\n%s", serial, devices())
+	}
+	if out, err := exec.Command(adb, "-P", strconv.Itoa(port), "-s", serial, "shell", "input tap 5 6").CombinedOutput(); err != nil {
+		t.Fatalf("input tap: %v %s", err, out)
+	}
+	// The line is there by the time the command has returned.
+	if b, err := os.ReadFile(events); err != nil || !strings.HasPrefix(string(b), `{"kind":"tap","args":["5","6"],"x":5,"y":6,"at":`) ||
+		strings.Count(string(b), "\n") != 1 {
+		t.Fatalf("event log %q, %v", b, err)
 	}
 	cancel()
 	select {

@@ -273,7 +273,8 @@ func (c *coreRig) checkWork() error {
 		want = "actWork"
 	case WaitingForStability:
 		want = "stableWork"
-	default:
+	case Idle, WaitingForUser, Paused, Manual, Done, Failed, Stopped:
+		// no work
 	}
 	if got := workName(c.live); got != want {
 		return fmt.Errorf("in %s the work in flight is %q, want %q", l.state, got, want)

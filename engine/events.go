@@ -402,7 +402,8 @@ func (h *hub) apply(e Event) {
 		if e.Person.Command == "edit_goal" && e.Person.Text != "" {
 			s.Goal = e.Person.Text
 		}
-	default: // the others need nothing here
+	case KindSnapshot, KindManual:
+		// a snapshot is made from this one; a person's input is a step once done
 	}
 }
 

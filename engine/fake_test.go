@@ -173,7 +173,9 @@ func (p *fakePhone) Do(ctx context.Context, a action.Action) error {
 			return fmt.Errorf("fake: %w: no ADB Keyboard", device.ErrNeedsKeyboard)
 		}
 		p.text += a.Text
-	default: // the others need nothing here
+	case action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+		action.Key, action.Hotkey, action.Launch, action.Wait, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		// the fake's screens have no use for these
 	}
 	if p.settle > 0 {
 		p.animUntil = time.Now().Add(p.settle)

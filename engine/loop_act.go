@@ -45,7 +45,9 @@ func (l *loopState) next() {
 		l.setResult("ok")
 		l.end(Result{State: Failed, Reason: a.Reason})
 		return
-	default: // the other cases need nothing here
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+		action.TypeText, action.Key, action.Hotkey, action.Launch, action.Wait, action.AskUser, action.TakeOver:
+		// the run goes on
 	}
 	if l.softLimit >= 0 && l.steps >= l.softLimit {
 		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
@@ -65,7 +67,9 @@ func (l *loopState) next() {
 		}
 		l.enterManual(reason, &Request{Kind: AskTakeOver, Message: reason})
 		return
-	default: // the other cases need nothing here
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+		action.TypeText, action.Key, action.Hotkey, action.Launch, action.Wait, action.Finish, action.Fail:
+		// for the device (Finish and Fail ended the run above)
 	}
 	if c := l.budget.exceeded(l.spent()); c.Code != "" {
 		l.queue = append([]action.Action{a}, l.queue...)
@@ -286,7 +290,7 @@ func (l *loopState) stable(res *stableResult) {
 		l.ask(Request{Kind: AskLoop, Message: "the agent seems stuck: " + why.String() + ". Answer with a hint, take over, resume, or stop.",
 			Action: &a, Cause: &why})
 		return
-	default: // the other cases need nothing here
+	case loopNone:
 	}
 	if len(l.queue) > 0 && diff > l.settings.Unexpected {
 		l.flushQueue(fmt.Sprintf("After %s the screen changed more than expected (%.0f%% of it), so the rest of your plan was not done.", a, diff*100))

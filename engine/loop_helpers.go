@@ -298,7 +298,9 @@ func (l *loopState) restore(entries []Entry) {
 			if e.Command == "edit_goal" {
 				l.goal = e.Text
 			}
-		default: // the other cases need nothing here
+		case recState, recObserve, recRetry, recStable, recManual, recNote, recRequest, recEnd:
+			// what the run did is in the kinds above
+		default: // a kind this Tandem does not know (a newer record's): skipped
 		}
 	}
 	for i := 1; i <= maxIdx; i++ {

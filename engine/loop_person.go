@@ -28,7 +28,8 @@ func (l *loopState) pause(m message) error {
 			l.doneActs = append(l.doneActs, *l.current)
 			l.current = nil
 		}
-	default: // the other cases need nothing here
+	case Idle, WaitingForUser, Paused, Manual, Done, Failed, Stopped:
+		// no work under way (the transition table says which may pause)
 	}
 	l.to(Paused, "paused by the person")
 	return nil
@@ -44,7 +45,7 @@ func (l *loopState) resume() error {
 			l.budget = l.budget.extend(l.settings.Budget, l.spent())
 		case AskLoop, AskModelError, AskDevice:
 			l.loops.reset()
-		default:
+		case AskConfirm, AskQuestion, AskTakeOver:
 			return &IllegalError{State: l.state, Trigger: OnResume, Why: "it waits for " + string(l.request.Kind) + ", not for resume"}
 		}
 		l.record(Entry{Kind: recPerson, Command: "resume"})
@@ -59,7 +60,8 @@ func (l *loopState) resume() error {
 		}
 		l.flushQueue("The run stopped to ask the person before these planned actions were done; decide again what to do.")
 		l.plan("resumed by the person")
-	default: // the other cases need nothing here
+	case Idle, Planning, Executing, WaitingForStability, Manual, Done, Failed, Stopped:
+		// the transition table refuses resume here
 	}
 	return nil
 }
@@ -358,7 +360,8 @@ func describeAction(a action.Action) string {
 		return "opened " + a.App
 	case action.Wait:
 		return fmt.Sprintf("waited %d ms", a.Ms)
-	default: // the other cases need nothing here
+	case action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		// the model's words, not an input: as written
 	}
 	return a.String()
 }
@@ -380,7 +383,7 @@ func (l *loopState) stopGracefully(n int) error {
 		l.record(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
 		l.note(fmt.Sprintf("The person asked you to stop: you may take at most %d more action(s). Wrap up now: finish with a summary of what is done and what is still pending.", n))
 		l.to(l.state, fmt.Sprintf("stopping gracefully: at most %d more step(s)", n))
-	default:
+	case Idle, WaitingForUser, Paused, Manual, Done, Failed, Stopped: // no step under way: now
 		l.end(Result{State: Stopped, Reason: "stopped by the person"})
 	}
 	return nil
@@ -430,7 +433,7 @@ func (l *loopState) answer(text string) error {
 	switch req.Kind {
 	case AskQuestion:
 		l.note(fmt.Sprintf("You asked the person: %q. They answered: %q.", req.Message, text))
-	default:
+	case AskConfirm, AskTakeOver, AskLoop, AskBudget, AskModelError, AskDevice:
 		l.note(fmt.Sprintf("The run stopped to ask the person (%s). Their guidance: %q.", req.Message, text))
 		if req.Kind == AskBudget {
 			l.budget = l.budget.extend(l.settings.Budget, l.spent())

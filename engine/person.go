@@ -10,6 +10,9 @@ func (l *loopState) personState() {
 		if l.stopFor == nil { // StopFor: not the person's
 			l.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
 		}
-	default: // the others need nothing here
+	case OnStart, OnResume, OnHandBack, OnStopGracefully, OnConfirm, OnDeny, OnAnswer, OnEditGoal, OnEditPending, OnManualInput:
+		// recorded as person entries (a start as the record's start)
+	case OnPlanned, OnActionDone, OnStable, OnDeviceLost, OnDeviceBack, OnManualDone, OnDeviceAway:
+		// results of work, not the person's acts
 	}
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"slices"
@@ -166,6 +167,10 @@ func TestScenarioCaptchaTakeOver(t *testing.T) {
 	mustContain(t, "the prompt after hand back", s.request(2).Text(),
 		fmt.Sprintf("tap(%d,%d)", field.X*1000/g.w, field.Y*1000/g.h), `type("K7M2P")`, "typed the code from the picture",
 		fmt.Sprintf("(%d,%d)-(%d,%d)", 20*1000/g.w, 170*1000/g.h, 190*1000/g.w, 240*1000/g.h))
+	// The region is drawn on the screenshot sent after the hand back, in
+	// the image as the dialect sized it, and was on none before.
+	outlined(t, "the screenshot after hand back", s.request(2), g.w, g.h, image.Rect(region.X1, region.Y1, region.X2, region.Y2), true)
+	outlined(t, "the screenshot before", s.request(1), g.w, g.h, image.Rect(region.X1, region.Y1, region.X2, region.Y2), false)
 	if m := s.ev.kinds(KindManual); len(m) != 2 || m[0].Manual.Before == "" || m[1].Manual.After == "" {
 		t.Fatalf("manual events %+v", m)
 	}

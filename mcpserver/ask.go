@@ -82,8 +82,8 @@ func (a *asker) elicit(ctx context.Context, req engine.Request) {
 		if err == nil && res.Action == "accept" {
 			_ = a.run.HandBack(engine.Via(ctx, a.who()), str(res.Content, "note"), nil)
 		}
-	default: // a loop, a budget, a fault: go on (with a hint) or stop
-		a.decide(ctx, req)
+	case engine.AskLoop, engine.AskBudget, engine.AskModelError, engine.AskDevice:
+		a.decide(ctx, req) // go on (with a hint) or stop
 	}
 }
 

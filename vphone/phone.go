@@ -34,6 +34,10 @@ type Options struct {
 	CounterText   int           // the Counter's digits, in design units (1080 wide); 160
 	Logger        *slog.Logger
 	Now           func() time.Time // clock; time.Now
+	// EventLog, when set, gets each input as it arrives (Events' entries),
+	// one JSON line each, written before the input takes effect: the
+	// phone's own log, for a test in another process.
+	EventLog io.Writer
 }
 
 // Option changes Options.
@@ -75,6 +79,10 @@ func WithCounterText(size int) Option { return func(o *Options) { o.CounterText 
 
 // WithLogger sets the logger for protocol diagnostics.
 func WithLogger(l *slog.Logger) Option { return func(o *Options) { o.Logger = l } }
+
+// WithEventLog writes each input the phone receives to w as it arrives,
+// one JSON line each ({"kind","args","x","y","at"}).
+func WithEventLog(w io.Writer) Option { return func(o *Options) { o.EventLog = w } }
 
 // WithClock sets the clock (events' times and animations).
 func WithClock(now func() time.Time) Option { return func(o *Options) { o.Now = now } }

@@ -2,11 +2,14 @@ package vphone
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
 	"sort"
 	"strconv"
+	"time"
+
 	"tandem/vphone/render"
 	"tandem/vphone/screens"
 )
@@ -125,7 +128,20 @@ func (p *Phone) dumpLocked() []byte {
 }
 
 func (p *Phone) record(kind string, args []string, x, y int) {
-	p.events = append(p.events, Event{Kind: kind, Args: append([]string(nil), args...), X: x, Y: y, At: p.now()})
+	e := Event{Kind: kind, Args: append([]string(nil), args...), X: x, Y: y, At: p.now()}
+	p.events = append(p.events, e)
+	if p.opts.EventLog != nil {
+		line, err := json.Marshal(struct {
+			Kind string    `json:"kind"`
+			Args []string  `json:"args"`
+			X    int       `json:"x"`
+			Y    int       `json:"y"`
+			At   time.Time `json:"at"`
+		}{e.Kind, e.Args, e.X, e.Y, e.At})
+		if err == nil {
+			_, _ = p.opts.EventLog.Write(append(line, '\n'))
+		}
+	}
 }
 
 // Screenshot renders the screen (black while secure).

@@ -73,7 +73,8 @@ func (d *Device) Do(ctx context.Context, a action.Action) error {
 		}
 	case action.RightClick, action.Hotkey:
 		return fmt.Errorf("%w: a phone has no %s", device.ErrUnsupported, a.Type)
-	default: // the others need nothing here
+	case action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		return fmt.Errorf("%w: %s is not a device action", device.ErrUnsupported, a.Type)
 	}
 	return fmt.Errorf("%w: %s is not a device action", device.ErrUnsupported, a.Type)
 }

@@ -96,7 +96,10 @@ func Act(ctx context.Context, a action.Action, screen action.Size, caps device.C
 		return h.TypeText(ctx, a.Text, a.Submit)
 	case action.Key, action.Hotkey:
 		return h.Tap(ctx, keys)
-	default:
+	case action.Swipe, action.Launch, action.Wait, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		// Wait is done above; the others are no desktop input (caps).
+		return fmt.Errorf("%w: %s on a desktop", device.ErrUnsupported, a.Type)
+	default: // not a type (Validate refuses it first)
 		return fmt.Errorf("%w: %s on a desktop", device.ErrUnsupported, a.Type)
 	}
 }
@@ -109,7 +112,10 @@ func chordOf(a action.Action) (Chord, error) {
 		return chord{Key: k}, err
 	case action.Hotkey:
 		return parseChord(a.Keys)
-	default:
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+		action.TypeText, action.Launch, action.Wait, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		return chord{}, nil
+	default: // not a type (Validate refuses it first)
 		return chord{}, nil
 	}
 }

@@ -99,7 +99,9 @@ func (t Type) Pointed() bool {
 	switch t {
 	case Tap, DoubleTap, LongPress, Swipe, Drag, RightClick, Scroll:
 		return true
-	default:
+	case TypeText, Key, Hotkey, Launch, Wait, Finish, Fail, AskUser, TakeOver:
+		return false
+	default: // not a type (a reply's or a record's word): Validate says so
 		return false
 	}
 }
@@ -113,7 +115,9 @@ func (t Type) ChangesScreen() bool {
 	switch t {
 	case Finish, Fail, AskUser, TakeOver, Wait:
 		return false
-	default:
+	case Tap, DoubleTap, LongPress, Swipe, Drag, RightClick, Scroll, TypeText, Key, Hotkey, Launch:
+		return true
+	default: // not a type: wait for the screen all the same
 		return true
 	}
 }
@@ -158,7 +162,11 @@ func (a Action) validatePoints(screen Size) error {
 		default:
 			return a.invalid("direction %q is not up, down, left or right", a.Direction)
 		}
-	default: // Tap, DoubleTap, RightClick, LongPress: one point
+	case Tap, DoubleTap, RightClick, LongPress: // one point
+	case TypeText, Key, Hotkey, Launch, Wait, Finish, Fail, AskUser, TakeOver:
+		return a.validateFields() // not at a point
+	default: // not a type
+		return a.validateFields()
 	}
 	return on(a.X, a.Y)
 }
@@ -200,7 +208,9 @@ func (a Action) validateFields() error {
 			missing = "no question"
 		}
 	case TakeOver:
-	default:
+	case Tap, DoubleTap, LongPress, Swipe, Drag, RightClick, Scroll:
+		return a.validatePoints(Size{}) // at a point
+	default: // not a type (a reply's or a record's word)
 		return fmt.Errorf("%w: unknown type %q", ErrInvalid, a.Type)
 	}
 	if missing != "" {

@@ -183,9 +183,12 @@ func (p *chatPlanner) Plan(ctx context.Context, in Input, onThought func(string)
 			return plan, nil
 		}
 	}
-	shots, err := p.screenshots(ctx, in, compact)
+	shots, marked, err := p.screenshots(ctx, in, compact)
 	if err != nil {
 		return Plan{}, err
+	}
+	if marked {
+		in.Notes = append(in.Notes, markedNote)
 	}
 
 	in.History, in.Notes = p.window(in.History, in.Notes)
@@ -234,8 +237,10 @@ func (p *chatPlanner) compress(obs Observation) *observe.Compact {
 
 // screenshots are the images this request sends: none when the tree
 // suffices (NeedVision), else the earlier steps' kept screens and this one,
-// prepared for the model; this one is kept for later steps.
-func (p *chatPlanner) screenshots(ctx context.Context, in Input, compact *observe.Compact) ([]EncodedImage, error) {
+// prepared for the model; this one is kept for later steps. marked says
+// the region the person marked on hand back is drawn on this one (see
+// handBackMark); the copy kept for later steps is the plain screen.
+func (p *chatPlanner) screenshots(ctx context.Context, in Input, compact *observe.Compact) (shots []EncodedImage, marked bool, err error) {
 	obs := in.Observation
 	if len(in.History) == 0 {
 		clear(p.shots)
@@ -244,22 +249,57 @@ func (p *chatPlanner) screenshots(ctx context.Context, in Input, compact *observ
 	vision, _ := observe.NeedVision(observe.VisionInput{Always: budget.Always, Compact: compact,
 		SmallModel: p.opt.SmallModel, RecentFailures: recentFailures(in.History), Goal: in.Goal})
 	if !vision || obs.Screenshot == nil || obs.Secure {
-		return nil, nil
+		return nil, false, nil
 	}
 	s, err := p.prepared(ctx, obs.Screenshot)
 	if err != nil {
-		return nil, fmt.Errorf("planner: %w", err)
+		return nil, false, fmt.Errorf("planner: %w", err)
 	}
-	cur := EncodedImage{Data: s.Data, MIME: s.MIME}
-	cur.Size.W, cur.Size.H = s.W, s.H
-	shots := append(p.previousShots(in.History), cur)
+	cur := encoded(s)
+	sent := cur
+	if mark, ok := handBackMark(in); ok {
+		m, err := observe.PrepareMarked(obs.Screenshot, p.spec(), mark)
+		if err != nil {
+			return nil, false, fmt.Errorf("planner: %w", err)
+		}
+		sent, marked = encoded(m), true
+	}
+	shots = append(p.previousShots(in.History), sent)
 	p.shots[len(in.History)] = cur
 	// Keep the KeepImages newest (person steps leave gaps in the keys).
 	keys := slices.Sorted(maps.Keys(p.shots))
 	for _, k := range keys[:max(0, len(keys)-p.opt.KeepImages)] {
 		delete(p.shots, k)
 	}
-	return shots, nil
+	return shots, marked, nil
+}
+
+func encoded(s observe.Shot) EncodedImage {
+	e := EncodedImage{Data: s.Data, MIME: s.MIME}
+	e.Size.W, e.Size.H = s.W, s.H
+	return e
+}
+
+// markedNote tells the model what the outline on its screenshot is.
+const markedNote = "The region the person marked is outlined in red on the current screenshot (the outline is Tandem's, not part of the screen)."
+
+// handBackMark is the region the person marked when handing back, in the
+// screenshot's pixels, when this request is the first since (the newest
+// step is theirs): only this request's screenshot shows it drawn. A
+// corrective retry of that request shows it again; the model has not yet
+// answered it.
+func handBackMark(in Input) (image.Rectangle, bool) {
+	h := in.History
+	if len(h) == 0 || !h[len(h)-1].ByPerson || h[len(h)-1].Region == nil {
+		return image.Rectangle{}, false
+	}
+	r, b, scr := *h[len(h)-1].Region, in.Observation.Screenshot.Bounds(), in.Observation.Screen
+	if scr.W <= 0 || scr.H <= 0 {
+		return r.Add(b.Min), true
+	}
+	// The region is in device pixels; a screenshot may be of another size.
+	at := func(x, y int) image.Point { return image.Pt(b.Min.X+x*b.Dx()/scr.W, b.Min.Y+y*b.Dy()/scr.H) }
+	return image.Rectangle{Min: at(r.Min.X, r.Min.Y), Max: at(r.Max.X, r.Max.Y)}, true
 }
 
 // parse reads the reply into plan: actions in device pixels (the geometry

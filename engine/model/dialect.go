@@ -198,7 +198,9 @@ func CheckSupported(actions []action.Action, supported []action.Type) error {
 		switch a.Type {
 		case action.Finish, action.Fail, action.AskUser, action.TakeOver, action.Wait:
 			continue
-		default: // the others need nothing here
+		case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+			action.TypeText, action.Key, action.Hotkey, action.Launch:
+			// the device's: checked below
 		}
 		ok := false
 		for _, t := range supported {

@@ -52,22 +52,37 @@ func FitSize(w, h int, spec ImageSpec) (int, int, error) {
 
 // PrepareScreenshot resizes img to spec and encodes it.
 func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
+	out, err := resize(img, spec)
+	if err != nil {
+		return Shot{}, err
+	}
+	return encode(out, spec)
+}
+
+// resize returns img at the size spec sends it (img itself when that is
+// its size already).
+func resize(img image.Image, spec ImageSpec) (image.Image, error) {
 	if img == nil {
-		return Shot{}, fmt.Errorf("prepare screenshot: no image")
+		return nil, fmt.Errorf("prepare screenshot: no image")
 	}
 	b := img.Bounds()
 	w, h, err := FitSize(b.Dx(), b.Dy(), spec)
 	if err != nil {
-		return Shot{}, fmt.Errorf("prepare screenshot: %w", err)
+		return nil, fmt.Errorf("prepare screenshot: %w", err)
 	}
-	out := img
-	if w != b.Dx() || h != b.Dy() {
-		dst := image.NewRGBA(image.Rect(0, 0, w, h))
-		if !scaleArea(dst, img) {
-			draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-		}
-		out = dst
+	if w == b.Dx() && h == b.Dy() {
+		return img, nil
 	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	if !scaleArea(dst, img) {
+		draw.BiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
+	}
+	return dst, nil
+}
+
+// encode encodes an image prepared for the model in spec's format.
+func encode(out image.Image, spec ImageSpec) (Shot, error) {
+	w, h := out.Bounds().Dx(), out.Bounds().Dy()
 	format := strings.ToLower(spec.Format)
 	if format == "" || format == "auto" {
 		format = "jpeg"
@@ -79,14 +94,14 @@ func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
 	switch format {
 	case "png":
 		enc := png.Encoder{CompressionLevel: png.BestSpeed}
-		err = enc.Encode(&buf, out)
+		err := enc.Encode(&buf, out)
 		return Shot{Data: buf.Bytes(), MIME: "image/png", W: w, H: h}, err
 	case "jpeg", "jpg":
 		q := spec.Quality
 		if q <= 0 || q > 100 {
 			q = 85
 		}
-		err = jpeg.Encode(&buf, out, &jpeg.Options{Quality: q})
+		err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: q})
 		return Shot{Data: buf.Bytes(), MIME: "image/jpeg", W: w, H: h}, err
 	}
 	return Shot{}, fmt.Errorf("prepare screenshot: unknown format %q", spec.Format)

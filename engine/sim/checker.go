@@ -199,7 +199,9 @@ func (c *checker) Emit(e engine.Event) {
 				}
 			case engine.WaitingForStability:
 				left = max(left-1, 0)
-			default: // the others need nothing here
+			case engine.Idle, engine.Planning, engine.WaitingForUser, engine.Paused, engine.Manual,
+				engine.Done, engine.Failed, engine.Stopped:
+				// no step under way
 			}
 			c.grace, c.graceLeft = true, left
 			c.mu.Unlock()
@@ -208,7 +210,9 @@ func (c *checker) Emit(e engine.Event) {
 		c.log("request: %s %s", e.Request.Kind, e.Request.Message)
 	case engine.KindStep:
 		c.ledger.step(*e.Step)
-	default: // the others need nothing here
+	case engine.KindSnapshot, engine.KindPlan, engine.KindThought, engine.KindRetry, engine.KindWaiting,
+		engine.KindManual, engine.KindUsage, engine.KindDone, engine.KindPerson:
+		// the checks read the states, requests and steps
 	}
 }
 

@@ -173,7 +173,9 @@ func (p *phone) land(a action.Action, person bool) {
 		p.app = a.App
 	case action.Key:
 		p.app = homeApp
-	default: // the others need nothing here
+	case action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+		action.TypeText, action.Hotkey, action.Wait, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		// the simulated phone's apps have no use for these
 	}
 }
 

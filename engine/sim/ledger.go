@@ -154,7 +154,9 @@ func recordedInputs(dir string, skip int) (agent, person []action.Action, err er
 			agent = append(agent, *e.Action)
 		case engine.EntryManual:
 			person = append(person, *e.Action)
-		default: // the others say nothing of inputs
+		case engine.EntryStart, engine.EntryState, engine.EntryObserve, engine.EntryPlan, engine.EntryRetry,
+			engine.EntryStable, engine.EntryNote, engine.EntryRequest, engine.EntryPerson, engine.EntryHistory, engine.EntryEnd:
+			// no input
 		}
 	}
 	return agent, person, nil

@@ -100,9 +100,10 @@ func (p *person) choose(s engine.Snapshot) (string, command) {
 		return p.chooseManual(k)
 	case engine.Paused:
 		return p.choosePaused(k)
-	default:
+	case engine.Idle, engine.Planning, engine.Executing, engine.WaitingForStability, engine.Done, engine.Failed, engine.Stopped:
 		return p.chooseRunning(k)
 	}
+	return p.chooseRunning(k) // not a state
 }
 
 // chooseAnswer answers the run's request (or takes over instead).

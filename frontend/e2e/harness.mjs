@@ -107,6 +107,44 @@ export async function startADB() {
 }
 
 /**
+ * startPhone runs `tandem-dev vphone` attached to the adb server on port
+ * and resolves to its process and serial once it is attached. With
+ * opts.events the phone keeps its own log of inputs in that file, one JSON
+ * line each ({kind, args, x, y, at}), written as each input arrives: what a
+ * test reads to know what reached the phone, and when.
+ */
+export function startPhone(port, opts = {}) {
+  const bin = process.env.TANDEM_DEV_BIN || join(repoRoot, 'build/bin/tandem-dev')
+  const args = ['vphone', '--adb-port', String(port), ...(opts.events ? ['--events', opts.events] : [])]
+  return new Promise((res, rej) => {
+    const p = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    const timer = setTimeout(() => rej(new Error('the virtual phone did not start in 20 s')), 20_000)
+    p.stdout.on('data', (d) => {
+      out += d
+      if (out.includes('\n')) {
+        clearTimeout(timer)
+        res({ proc: p, serial: out.trim() })
+      }
+    })
+    p.on('exit', (code) => rej(new Error(`tandem vphone exited ${code}`)))
+  })
+}
+
+/** phoneEvents reads a phone's event log (startPhone's opts.events); at is in ms since the epoch, fractions kept. */
+export function phoneEvents(file) {
+  if (!existsSync(file)) return []
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const e = JSON.parse(l)
+      const m = e.at.match(/^(.*T\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)$/)
+      return { ...e, ms: Date.parse(m[1] + m[3]) + Number('0' + (m[2] ?? '')) * 1000 }
+    })
+}
+
+/**
  * startApp starts Xvfb, a private adb server, the dev binary and chromium,
  * and opens the app.
  * opts.env adds environment variables for the binary; opts.configDir reuses a

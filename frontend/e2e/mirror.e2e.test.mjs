@@ -5,35 +5,16 @@
 // with WebCodecs; the test counts decoded frames and drags on the mirror.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, execFileSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApp, startADB, artifactsDir, repoRoot } from './harness.mjs'
-
-const bin = process.env.TANDEM_DEV_BIN || join(repoRoot, 'build/bin/tandem-dev')
+import { startApp, startADB, startPhone, artifactsDir } from './harness.mjs'
 
 let adb
 let phone
 let serial
 let dir
-
-/** startPhone runs `tandem-dev vphone` attached to the private adb server and returns its serial. */
-function startPhone(port) {
-  return new Promise((res, rej) => {
-    const p = spawn(bin, ['vphone', '--adb-port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    const timer = setTimeout(() => rej(new Error('the virtual phone did not start in 20 s')), 20_000)
-    p.stdout.on('data', (d) => {
-      out += d
-      if (out.includes('\n')) {
-        clearTimeout(timer)
-        res({ proc: p, serial: out.trim() })
-      }
-    })
-    p.on('exit', (code) => rej(new Error(`tandem vphone exited ${code}`)))
-  })
-}
 
 function shell(...args) {
   return execFileSync('adb', ['-P', String(adb.port), '-s', serial, 'shell', ...args], {

@@ -4,8 +4,9 @@ import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { startApp, artifactsDir } from './harness.mjs'
+import { startApp, startPhone, phoneEvents, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall, hold, status } from './modelserver.mjs'
+import { promptWords, lastImage, outlineIn, recordOf } from './received.mjs'
 
 let app
 let model
@@ -263,15 +264,38 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   await page.getByTestId('region').waitFor()
   model.push(hold)
   await page.getByTestId('ctl-hand_back').click()
+  // The region as the page hands it back, in device pixels.
+  const marked = (await page.getByTestId('handback-region').innerText()).match(/\((\d+), (\d+)\) – \((\d+), (\d+)\)/)
+  assert.ok(marked, 'the hand-back dialog shows the marked region')
+  const [rx1, ry1, rx2, ry2] = marked.slice(1).map(Number)
   await page.getByTestId('handback-note').fill('I went home; the app is in the marked area')
   const n = model.requests.length
   await page.getByTestId('handback-send').click()
   await until(() => model.requests.length > n, 'the model was called after hand back', 30_000)
-  const told = promptText(model.requests.length - 1)
-  assert.match(told, /I went home/, 'the note reaches the model')
-  assert.match(told, /key\(home\)|home/, 'what the person did reaches the model')
-  assert.match(told, /tap/, 'the tap through the mirror reaches the model')
-  assert.match(told, /region|marked/i, 'the marked region reaches the model')
+  // What the model received, as the engine and the tools dialect made it
+  // (0–1000 grid), not the words this test typed: the person's step with
+  // their two acts, their note and the region; the region drawn on the
+  // screenshot sent.
+  const words = promptWords(model.requests.at(-1))
+  const g = (v, size) => Math.floor((v * 1000) / size)
+  const near = (a, b) => Math.abs(a - b) <= 1
+  const problems = []
+  const step = words.match(/^\d+\. \(by the person\) (.*) -> done by the person(.*)$/m)
+  if (!step) problems.push('no step by the person in the prompt')
+  // The tap as the run recorded it on the phone, in device pixels.
+  const tapped = recordOf(app.dataDir, 'Open the notes app').find((e) => e.kind === 'manual' && e.action?.type === 'tap')?.action
+  const acts = step?.[1].match(/^key\(home\); tap\((\d+),(\d+)\)$/)
+  if (!acts) problems.push(`the person's acts are ${JSON.stringify(step?.[1])}, want key(home); tap(x,y)`)
+  else if (!tapped || !near(+acts[1], g(tapped.x, 1080)) || !near(+acts[2], g(tapped.y, 2400)))
+    problems.push(`the tap on Notes reached the model at (${acts[1]},${acts[2]}), the phone got it at ${JSON.stringify(tapped)}`)
+  if (!step?.[2].includes('(their note: "I went home; the app is in the marked area")')) problems.push(`no note in ${JSON.stringify(step?.[2])}`)
+  const region = step?.[2].match(/\(they marked the region \((\d+),(\d+)\)-\((\d+),(\d+)\)\)/)
+  const want = [g(rx1, 1080), g(ry1, 2400), g(rx2, 1080), g(ry2, 2400)]
+  if (!region || !region.slice(1).every((v, i) => near(+v, want[i])))
+    problems.push(`the region told is ${region?.[0] ?? 'missing'}, want (${want[0]},${want[1]})-(${want[2]},${want[3]})`)
+  const drawn = await outlineIn(app.browser, lastImage(model.requests.at(-1)), { x1: rx1 / 1080, y1: ry1 / 2400, x2: rx2 / 1080, y2: ry2 / 2400 })
+  if (drawn.hits !== drawn.all) problems.push(`${drawn.hits} of ${drawn.all} samples of the region's outline are red in the ${drawn.size} screenshot sent`)
+  assert.deepEqual(problems, [], `what the model received after hand back:\n${words.split('\n').filter((l) => /person|marked|outlined/.test(l)).join('\n')}`)
   // The held call is shown as a wait that counts its seconds.
   await page.getByTestId('waiting').waitFor({ timeout: 15_000 })
   assert.match(await page.getByTestId('waiting').innerText(), /^waiting for the model \(\d+ s\)…$/)
@@ -518,4 +542,58 @@ test('two phones run side by side; the device list shows which one waits for you
   await page.getByTestId(`device-${second}`).click()
   await page.getByTestId('ctl-stop').click()
   await page.getByTestId(`device-run-${second}`).waitFor({ state: 'detached' })
+})
+
+test('Stop ends the inputs: after Stop returns nothing reaches the phone, by the phone\'s own log', async () => {
+  const { page } = app
+  // A phone of its own that logs every input it receives, as it arrives.
+  const log = join(app.dataDir, 'phone-events.jsonl')
+  const phone = await startPhone(app.adb.port, { events: log })
+  try {
+    await page.getByTestId(`device-${phone.serial}`).click()
+    await page.locator(`[data-testid="device-${phone.serial}"][aria-selected="true"]`).waitFor({ timeout: 30_000 })
+    await page.getByTestId('mirror-screen').waitFor({ timeout: 30_000 })
+    // The page's Stop, timed where it returns to the page (window.go is
+    // looked up at each call: lib/backend.ts).
+    await page.evaluate(() => {
+      const api = window.go.app.RunsAPI
+      const stop = api.Stop
+      window.__stopReturned = 0
+      api.Stop = async (...args) => {
+        const r = await stop.apply(api, args)
+        window.__stopReturned = Date.now()
+        return r
+      }
+      window.__restoreStop = () => (api.Stop = stop)
+    })
+    // A model that keeps answering: open the counter, then +1 three times
+    // a reply, again and again.
+    const plus = { name: 'tap', arguments: JSON.stringify({ x: 703, y: 500 }) }
+    model.push(toolCall('launch', { app: 'Counter' }, 'Open the counter.'))
+    for (let i = 0; i < 100; i++) model.push({ content: 'Three more.', tool_calls: [plus, plus, plus] })
+    await start('Count up for ever')
+    const taps = () => phoneEvents(log).filter((e) => e.kind === 'tap')
+    await until(() => taps().length >= 5, 'the agent tapped the phone five times', 60_000)
+    await page.getByTestId('ctl-stop').click()
+    await until(() => page.evaluate(() => window.__stopReturned), 'Stop returned to the page', 15_000)
+    const returned = await page.evaluate(() => window.__stopReturned)
+    await page.getByTestId('run-state').getByText('Stopped').waitFor({ timeout: 15_000 })
+    // Watch the phone well past the run's own pace: three times the longest
+    // gap between two of its inputs before Stop, and at least 2 s (the
+    // absence of an input has no event to wait for).
+    const before = phoneEvents(log).filter((e) => e.ms <= returned + 1)
+    const gaps = before.slice(1).map((e, i) => e.ms - before[i].ms)
+    const watch = Math.max(2000, 3 * Math.max(0, ...gaps))
+    await new Promise((r) => setTimeout(r, Math.max(0, returned + watch - Date.now())))
+    const late = phoneEvents(log).filter((e) => e.ms > returned + 1)
+    assert.ok(before.length >= 5, `the phone logged ${before.length} inputs before Stop`)
+    assert.deepEqual(
+      late.map((e) => `${e.kind} ${e.args.join(' ')} ${Math.round(e.ms - returned)} ms after Stop returned`),
+      [],
+      'inputs reached the phone after Stop returned',
+    )
+  } finally {
+    await page.evaluate(() => window.__restoreStop?.()).catch(() => {})
+    phone.proc.kill('SIGINT')
+  }
 })

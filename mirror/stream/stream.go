@@ -192,7 +192,10 @@ func Do(ctx context.Context, t Toucher, a action.Action) (handled bool, err erro
 			return false, nil // a key the phone has no code for: the driver says why
 		}
 		return true, t.Key(ctx, code)
-	default:
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+		action.Hotkey, action.Launch, action.Wait, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		return false, nil // the driver's
+	default: // not a type: the driver says why
 		return false, nil
 	}
 }

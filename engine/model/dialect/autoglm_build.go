@@ -177,7 +177,8 @@ func glmCall(a action.Action, screen action.Size) string {
 		return `do(action="Interact")`
 	case action.Finish:
 		return `finish(message="` + q(a.Summary) + `")`
-	default: // the others need nothing here
+	case action.RightClick, action.Scroll, action.Hotkey, action.Fail:
+		// AutoGLM has no call for these: written as Tandem's
 	}
 	return a.String()
 }

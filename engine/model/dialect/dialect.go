@@ -121,7 +121,9 @@ func newMapper(s Space, g model.Geometry) mapper {
 		// The image's far edge (x = width) is read as its last pixel, the
 		// rule every grid follows (UI-TARS's parser clamps the same way).
 		m.limitX, m.limitY, m.unitStr = float64(img.W), float64(img.H), "the "+img.String()+" image"
-	default:
+	case Rel1000:
+		fallthrough
+	default: // not a space (a dialect made without New): as rel1000
 		m.sx, m.sy = float64(g.Screen.W)/1000, float64(g.Screen.H)/1000
 		m.limitX, m.limitY, m.unitStr = 1000, 1000, "the 0–1000 grid"
 	}

@@ -87,7 +87,8 @@ func toGrid(s Space, screen, img action.Size) gridFunc {
 				return x, y
 			}
 			return x * img.W / screen.W, y * img.H / screen.H
-		default: // the others need nothing here
+		case Rel1000: // below
+		default: // not a space (a dialect made without New): as rel1000
 		}
 		return x * 1000 / screen.W, y * 1000 / screen.H
 	}
@@ -101,7 +102,8 @@ func gridAction(a action.Action, grid gridFunc) action.Action {
 		if a.Type == action.Swipe || a.Type == action.Drag {
 			a.X2, a.Y2 = grid(a.X2, a.Y2)
 		}
-	default: // the others need nothing here
+	case action.TypeText, action.Key, action.Hotkey, action.Launch, action.Wait, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+		// not at a point
 	}
 	return a
 }

@@ -228,7 +228,10 @@ func qwenCall(a action.Action, desktop bool, grid gridFunc) string {
 		args = []kv{{"action", "terminate"}, {"status", "success"}}
 	case action.Fail:
 		args = []kv{{"action", "terminate"}, {"status", "failure"}}
-	default:
+	case action.AskUser, action.TakeOver:
+		// Qwen's tool has no call for the person: written as Tandem's
+		return gridAction(a, grid).String()
+	default: // not a type (an old record's word): as Tandem writes it
 		return gridAction(a, grid).String()
 	}
 	return pyJSON([]kv{{"name", name}, {"arguments", args}})

@@ -287,7 +287,9 @@ func canonicalAction(name string, args map[string]any, m mapper, g model.Geometr
 			a.Ms = dragMs
 		case action.Wait:
 			a.Ms = waitMs
-		default: // the others need nothing here
+		case action.Tap, action.DoubleTap, action.RightClick, action.Scroll, action.TypeText, action.Key, action.Hotkey,
+			action.Launch, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+			// no duration
 		}
 	}
 	a.Direction = str(args, "direction")
@@ -328,7 +330,8 @@ func toolDefs(supported []action.Type, s Space) []model.Tool {
 		coord = "relative 0–999 (0,0 top-left, 999,999 bottom-right)"
 	case Abs:
 		coord = "pixels of the screenshot"
-	default: // the others need nothing here
+	case Rel1000: // as above
+	default: // not a space (a dialect made without New): as rel1000
 	}
 	var out []model.Tool
 	for _, t := range action.All {
@@ -417,7 +420,9 @@ func supportedOrEngine(t action.Type, supported []action.Type) bool {
 	switch t {
 	case action.Finish, action.Fail, action.AskUser, action.TakeOver, action.Wait:
 		return true
-	default: // the others need nothing here
+	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
+		action.TypeText, action.Key, action.Hotkey, action.Launch:
+		// the device's: as it says below
 	}
 	if len(supported) == 0 {
 		return true

@@ -208,7 +208,8 @@ func (g tarsGrid) call(a action.Action) string {
 		return "finished(content='" + tarsQuote(a.Summary) + "')"
 	case action.AskUser, action.TakeOver:
 		return "call_user()"
-	default: // the others need nothing here
+	case action.Fail:
+		// UI-TARS has no call for failure: written as Tandem's
 	}
 	return a.String()
 }
