@@ -18,26 +18,10 @@ import (
 	"tandem/internal/xvfb"
 )
 
-// One take-over on this computer, as on a phone: while the agent acts on a
-// display (a long press under way), the person moves their own mouse; the
-// run goes to Manual (not a pause); the click they then make with their own
-// mouse is on the record as theirs; and after they hand back, the model's
-// next request carries their note and what they did.
-func TestThePersonsHandOnTheDesktopTakesOver(t *testing.T) {
-	for _, tool := range []string{"xdotool", "xterm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skip(tool + " is not installed")
-		}
-	}
-	d := xvfb.Start(t, 1280, 800)
-	t.Setenv("DISPLAY", d.Name)
-	// Another program's window, where the person clicks.
-	xterm := exec.Command("xterm", "-geometry", "160x50+0+0")
-	xterm.Env = d.Env()
-	if err := xterm.Start(); err != nil {
-		t.Skip("xterm: ", err)
-	}
-	t.Cleanup(func() { _ = xterm.Process.Kill(); _ = xterm.Wait() })
+// desktopRig is a backend whose person's model first long-presses (the
+// agent acting) and then finishes.
+func desktopRig(t *testing.T) (*Backend, Profile, *modeltest.Server) {
+	t.Helper()
 	var mu sync.Mutex
 	calls := 0
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
@@ -58,6 +42,30 @@ func TestThePersonsHandOnTheDesktopTakesOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b, p, srv
+}
+
+// One take-over on this computer, as on a phone: while the agent acts on a
+// display (a long press under way), the person moves their own mouse; the
+// run goes to Manual (not a pause); the click they then make with their own
+// mouse is on the record as theirs; and after they hand back, the model's
+// next request carries their note and what they did.
+func TestThePersonsHandOnTheDesktopTakesOver(t *testing.T) {
+	for _, tool := range []string{"xdotool", "xterm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip(tool + " is not installed")
+		}
+	}
+	d := xvfb.Start(t, 1280, 800)
+	t.Setenv("DISPLAY", d.Name)
+	// Another program's window, where the person clicks.
+	xterm := exec.Command("xterm", "-geometry", "160x50+0+0")
+	xterm.Env = d.Env()
+	if err := xterm.Start(); err != nil {
+		t.Skip("xterm: ", err)
+	}
+	t.Cleanup(func() { _ = xterm.Process.Kill(); _ = xterm.Wait() })
+	b, p, srv := desktopRig(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	snap, err := b.StartRun(ctx, "desktop:0", "Hold the middle of the screen", RunChoice{Profile: p.ID})

@@ -114,6 +114,9 @@ func (g *desktopGuard) takeOver(ctx context.Context, run *engine.Run) {
 func (g *desktopGuard) onState(ctx context.Context, run *engine.Run, afterPerson bool) {
 	switch {
 	case run.State() == engine.Manual:
+		// Through any door (the mirror, T, the model asked): the driver
+		// halts the agent as the hand does and reports their acts.
+		g.drv.PersonDrives()
 		g.record(ctx, run)
 	case afterPerson:
 		g.pending = nil

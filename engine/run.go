@@ -164,15 +164,6 @@ type Config struct {
 	Scheduler *Scheduler
 }
 
-type viaKey struct{}
-
-// Via is ctx for a command of the person's given through someone (an MCP
-// client asking its human: "the person, asked through <client>"); the
-// record names who gave each command.
-func Via(ctx context.Context, who string) context.Context {
-	return context.WithValue(ctx, viaKey{}, who)
-}
-
 // Region is a rectangle the person marked on the screen, in device pixels.
 type Region struct {
 	X1 int `json:"x1"`
@@ -459,7 +450,7 @@ func (r *Run) EditPending(ctx context.Context, actions []action.Action) error {
 // blocks on a finished run.
 func (r *Run) command(ctx context.Context, m message) error {
 	m.reply = make(chan error, 1)
-	m.via, _ = ctx.Value(viaKey{}).(string)
+	m.via = viaOf(ctx)
 	if r.sched != nil {
 		return r.sched.command(ctx, r, m)
 	}

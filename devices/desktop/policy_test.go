@@ -129,7 +129,7 @@ func waitEnd(t *testing.T, r *engine.Run, ev <-chan engine.Event, by string) {
 				return
 			case engine.Failed, engine.Stopped:
 				t.Fatalf("the run ended %v", e.State)
-			default:
+			case engine.Idle, engine.Planning, engine.Executing, engine.WaitingForStability, engine.Paused, engine.Manual:
 			}
 		case <-deadline:
 			t.Fatal("the run neither asked nor ended")

@@ -645,7 +645,7 @@ const zh: Record<Key, string> = {
   'settings.maxMinutes': '分钟（0 = 不限）',
   'settings.stability': '等待画面稳定最长（毫秒）',
   'settings.mcpTitle': '其他智能体（MCP）',
-  'settings.mcpHint': '让编程智能体（Claude Code、Codex、Cursor 等）通过模型上下文协议（MCP）把任务交给 Tandem。它们的运行会实时显示在这里，你可以暂停、接管或停止；敏感操作仍会等你确认。',
+  'settings.mcpHint': '让其他编程智能体通过模型上下文协议（MCP）把任务交给 Tandem。它们的运行会实时显示在这里，你可以暂停、接管或停止；敏感操作仍会等你确认。',
   'settings.mcpOn': '在本机提供 MCP 服务（仅限 127.0.0.1）',
   'settings.mcpPort': '端口',
   'settings.mcpURL': '地址',
