@@ -210,9 +210,11 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	d.wg.Add(2)
 	go d.events()
 	go d.handLoop()
+	d.wg.Add(1)
 	if s.rec == nil {
-		d.wg.Add(1)
 		go d.watch()
+	} else {
+		go d.flushStream()
 	}
 	return d, nil
 }

@@ -40,7 +40,13 @@
 //     out of order: the driver's arming, disarming and halts enter it as
 //     markers (a NoOperation request of its own, recorded where the server
 //     processed it), so each event is judged by where it stands, not by when
-//     it is read. Polling XQueryPointer and XQueryKeymap every 25 ms, as the
+//     it is read. The server sends what it recorded only when it flushes
+//     output to some client, so each marker is followed by a request with a
+//     reply, and while the agent acts or the person drives the driver asks
+//     for one every 50 ms: on a quiet server (an idle xterm, no compositor)
+//     markers and a hand no client listens to stayed in the server's buffer,
+//     and FlushActs waited for ever (record.go, mark; guard.go,
+//     flushStream). Polling XQueryPointer and XQueryKeymap every 25 ms, as the
 //     driver did before, missed a click or a key shorter than the interval,
 //     a hand that moved the pointer and back, and a move the agent's next
 //     warp undid: on a loaded machine the take-over of

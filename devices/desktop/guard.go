@@ -346,3 +346,35 @@ func (d *Driver) watch() {
 		j.s.mu.Unlock()
 	}
 }
+
+// flushInterval is how often flushStream has the server send what it
+// recorded while the agent acts or the person drives.
+const flushInterval = 50 * time.Millisecond
+
+// flushStream has the X server send its recorded events every
+// flushInterval while the agent acts or the person drives. The server
+// sends recorded protocol only when it flushes output to some client
+// (record.go, mark): a person's move or click that no client listens to,
+// on a quiet server, stayed in its buffer, so a takeover during a long
+// press, or the person's acts, came only with Tandem's next request. A
+// GetInputFocus gives this driver's connection a reply, and the server
+// flushes.
+func (d *Driver) flushStream() {
+	defer d.wg.Done()
+	t := time.NewTicker(flushInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.quit:
+			return
+		case <-t.C:
+		}
+		j := &d.inj
+		j.s.mu.Lock()
+		busy := (j.armed && j.halt == nil) || j.person
+		j.s.mu.Unlock()
+		if busy {
+			xproto.GetInputFocus(d.ctl) // only for the flush its reply brings
+		}
+	}
+}

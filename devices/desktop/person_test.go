@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"image"
 	"math/rand"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"tandem/engine/action"
+	"tandem/internal/xvfb"
 )
 
 // waitTakeover waits for d's takeover signal; a busy machine may take long,
@@ -264,5 +267,87 @@ func TestInjectionsAreTandemsFromTheirMarker(t *testing.T) {
 	}
 	if s.oursLocked(release) {
 		t.Error("one injection matched twice")
+	}
+}
+
+// On a quiet X server (no chromium, no compositor: nothing else gets
+// output) the person's hand is seen, their acts come, and FlushActs
+// returns. The server sends recorded protocol only when it flushes output
+// to some client: a marker alone (a NoOperation) has no reply, so the
+// settle marker of a tap and FlushActs' own stayed in the server's buffer
+// (the tap was never handed out, FlushActs waited for ever), and so did a
+// hand no client listens to (no takeover until the agent's press ended).
+// The shared display has chromium's traffic, which hid it; the app's
+// desktop beside an idle xterm showed it.
+func TestPersonActsOnAQuietServer(t *testing.T) {
+	x := xvfb.Start(t, 800, 600)
+	ctx, cancel := context.WithTimeout(context.Background(), patience)
+	defer cancel()
+	d, err := Open(ctx, "desktop:0", Options{Display: x.Name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	if d.inj.s.rec == nil {
+		t.Fatal("Xvfb has RECORD: the stream should show the person's acts")
+	}
+	// A hand as hardware is: its events reach the server, and no client
+	// then makes a round trip (xdotool's exit would flush the server).
+	hand, err := dial(ctx, x.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hand.Close()
+	if err := xtest.Init(hand); err != nil {
+		t.Fatal(err)
+	}
+	root := xproto.Setup(hand).DefaultScreen(hand).Root
+	done := make(chan error, 1)
+	go func() {
+		done <- d.Do(context.Background(), action.Action{Type: action.LongPress, X: 100, Y: 100, Ms: 60000})
+	}()
+	for deadline := time.Now().Add(patience); ; time.Sleep(10 * time.Millisecond) { // the press under way
+		d.inj.s.mu.Lock()
+		pressed := len(d.inj.held) > 0
+		d.inj.s.mu.Unlock()
+		if pressed || time.Now().After(deadline) {
+			break
+		}
+	}
+	xtest.FakeInput(hand, xproto.MotionNotify, 0, 0, root, 300, 300, 0)
+	select {
+	case <-d.Takeover():
+	case <-time.After(patience):
+		t.Fatal("the person's move during the press: no takeover")
+	}
+	if err := <-done; !errors.Is(err, ErrTakenOver) {
+		t.Fatalf("the interrupted press: %v", err)
+	}
+	tapped := func(what, want string) {
+		t.Helper()
+		select {
+		case a := <-d.PersonActs():
+			if got := strings.Replace(a.String(), ",0ms", "", 1); got != want {
+				t.Fatalf("%s: %s, want %s", what, got, want)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s was never handed out", what)
+		}
+	}
+	xtest.FakeInput(hand, xproto.ButtonPress, 1, 0, root, 0, 0, 0)
+	xtest.FakeInput(hand, xproto.ButtonRelease, 1, 0, root, 0, 0, 0)
+	tapped("the person's click", "tap(300,300)")
+	cmd := exec.Command("xdotool", "mousemove", "640", "200", "click", "1")
+	cmd.Env = x.Env()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("xdotool: %v\n%s", err, out)
+	}
+	tapped("the person's click by xdotool", "tap(640,200)")
+	if acts, err := d.FlushActs(ctx); err != nil || len(acts) != 0 {
+		t.Fatalf("FlushActs with every act handed out: %v, %v", acts, err)
+	}
+	d.Resume()
+	if acts, err := d.FlushActs(ctx); err != nil || len(acts) != 0 {
+		t.Fatalf("FlushActs after Resume: %v, %v", acts, err)
 	}
 }

@@ -94,6 +94,18 @@ func startRecord(ctx context.Context, display string, ctl *xgb.Conn, sink stream
 
 // mark sends marker id on ctl: it enters the stream where the server
 // processes it, after everything ctl sent before.
+//
+// The server keeps recorded protocol in a buffer and sends it to the data
+// connection only when it flushes output to some client (record.c hangs
+// its flush on FlushCallback, which FlushAllOutput calls only while a
+// client has output pending). A NoOperation has no reply, so on a quiet
+// server (an xterm, no compositor, the agent idle while the person drives)
+// the marker, and every event before it, stayed in that buffer until some
+// other client happened to get output: a settle or flush marker never came
+// back, the person's tap was never handed out, and FlushActs waited for
+// ever. A GetInputFocus after it gives ctl a reply, so the server flushes,
+// the recorded marker with it. The reply is not waited for: the cookie's
+// channels are buffered and xgb drops it once delivered.
 func (r *recorder) mark(id uint32) {
 	buf := make([]byte, 12)
 	buf[0] = 127
@@ -101,6 +113,7 @@ func (r *recorder) mark(id uint32) {
 	copy(buf[4:], markerMagic)
 	binary.LittleEndian.PutUint32(buf[8:], id)
 	r.ctl.NewRequest(buf, r.ctl.NewCookie(false, false))
+	xproto.GetInputFocus(r.ctl) // only for the flush its reply brings
 }
 
 // read feeds the stream to sink until the context ends or the server goes.
