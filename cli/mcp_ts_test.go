@@ -156,12 +156,16 @@ func TestTheTypeScriptClientCancelsARun(t *testing.T) {
 			return tap(plus)
 		}
 	})
+	data := os.Getenv("TANDEM_DATA_DIR")
 	out := tsClient(t, "cancel", env, func(line map[string]any) bool {
 		if line["aborted"] == nil {
 			return false
 		}
-		once.Do(func() { close(release) })
-		time.Sleep(time.Second) // a late answer's window: a tap would land in it, and must not
+		// The client gave up at once; the server hears of it a moment
+		// later, and the run is Stopped while its model call is still out.
+		waitRecorded(t, filepath.Join(data, "runs"), `"state":"Stopped"`)
+		once.Do(func() { close(release) }) // the model answers now, too late
+		time.Sleep(time.Second)           // a late answer's window: a tap would land in it, and must not
 		return true
 	})
 	after, _ := json.Marshal(out[len(out)-1])
@@ -182,6 +186,24 @@ func launch(t *testing.T, phone *vphone.Phone, app, id string) string {
 		t.Fatal(err)
 	}
 	return centre(t, phone, id)
+}
+
+// waitRecorded waits until a record under runs has a line with want.
+func waitRecorded(t *testing.T, runs, want string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		dirs, _ := os.ReadDir(runs)
+		for _, d := range dirs {
+			if raw, err := os.ReadFile(filepath.Join(runs, d.Name(), "record.jsonl")); err == nil && strings.Contains(string(raw), want) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no record under %s has %s", runs, want)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the record until the line is written
+	}
 }
 
 // shopModel opens the shop and presses Pay until paid or told no.
