@@ -23,14 +23,14 @@ func (a *SettingsAPI) DismissSettingsWarning() { a.b.DismissSettingsWarning() }
 // SaveSettings stores the person's preferences and returns them as stored.
 func (a *SettingsAPI) SaveSettings(s backend.Settings) (_ backend.Settings, err error) {
 	defer toUI(&err)
-	defer a.syncMCP()
+	defer a.mcp.Sync()
 	return a.b.SaveSettings(s)
 }
 
 // UpdateSettings changes only the settings patch names (by their JSON names).
 func (a *SettingsAPI) UpdateSettings(patch map[string]json.RawMessage) (_ backend.Settings, err error) {
 	defer toUI(&err)
-	defer a.syncMCP()
+	defer a.mcp.Sync()
 	return a.b.UpdateSettings(patch)
 }
 

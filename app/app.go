@@ -24,6 +24,7 @@ import (
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tandem/backend"
+	"tandem/mcpserver"
 )
 
 // Config is where the app keeps its files (the backend's).
@@ -36,6 +37,7 @@ func ConfigFromEnv() Config { return backend.ConfigFromEnv() }
 // views of it.
 type App struct {
 	b    *backend.Backend
+	mcp  *mcpserver.Served       // the MCP server over HTTP, when on (mcp.go)
 	open func(path string) error // opens a file with the system's program
 	// onStartup, when set, hears Wails' context as the window starts,
 	// before the app's own start: the development build's gate finds
@@ -47,7 +49,6 @@ type App struct {
 	window  windowControl                     // nil without the window
 	compact compactState                      // the window as a bar (compact.go)
 	popouts popouts                           // the mirror's own windows (popout.go)
-	mcp     mcpHTTP                           // the MCP server over HTTP, when on (mcp.go)
 	// api is what the page can call (api.go).
 	api Services
 }
@@ -62,7 +63,8 @@ func (w wailsNotifier) Notify(name string, data any) { wruntime.EventsEmit(w.ctx
 
 // New makes the window's App over a new backend for cfg.
 func New(cfg Config) *App {
-	a := &App{b: backend.New(cfg), open: opener(cfg.Opener)}
+	b := backend.New(cfg)
+	a := &App{b: b, mcp: mcpserver.NewServed(b, true), open: opener(cfg.Opener)}
 	a.api = newServices(a)
 	return a
 }
@@ -75,14 +77,14 @@ func (a *App) begin(ctx context.Context, n backend.Notifier) error {
 	if err := a.b.Begin(ctx, n); err != nil {
 		return err
 	}
-	a.syncMCP()
+	a.mcp.Sync()
 	return nil
 }
 
 // shutdown closes the pop-outs and the backend (every run stopped, the
 // phones' keyboards restored). Not exported, like begin.
 func (a *App) shutdown() {
-	a.stopMCP()
+	a.mcp.Close()
 	a.popouts.closeAll()
 	a.b.Shutdown()
 }

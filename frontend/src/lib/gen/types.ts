@@ -1,6 +1,14 @@
 // Code generated from the Go structs the UI receives by
 // `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.
 
+/** mcpserver.Access */
+export interface Access {
+  on: boolean
+  url: string
+  token: string
+  error?: string
+}
+
 /** action.Action */
 export interface Action {
   type: string
@@ -152,14 +160,6 @@ export interface LoadedSettings {
   settings: BackendSettings
   warning: string
   keyboards_restored?: Restored[]
-}
-
-/** app.MCPAccess */
-export interface MCPAccess {
-  on: boolean
-  url: string
-  token: string
-  error?: string
 }
 
 /** engine.ManualEvent */
