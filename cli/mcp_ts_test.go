@@ -165,7 +165,7 @@ func TestTheTypeScriptClientCancelsARun(t *testing.T) {
 		// later, and the run is Stopped while its model call is still out.
 		waitRecorded(t, filepath.Join(data, "runs"), `"state":"Stopped"`)
 		once.Do(func() { close(release) }) // the model answers now, too late
-		time.Sleep(time.Second)           // a late answer's window: a tap would land in it, and must not
+		time.Sleep(time.Second)            // a late answer's window: a tap would land in it, and must not
 		return true
 	})
 	after, _ := json.Marshal(out[len(out)-1])

@@ -133,14 +133,14 @@ type loopState struct {
 	notesSent    int // notes given to the call in flight
 
 	// The newest screen: fresh means nothing happened since it was taken.
-	frame     image.Image
-	print     Fingerprint
-	tree      []byte
-	app       string // the foreground package of the newest screen ("": unknown)
-	appName   string // its name as the model is told it (adb.AppLabel)
+	frame   image.Image
+	print   Fingerprint
+	tree    []byte
+	app     string // the foreground package of the newest screen ("": unknown)
+	appName string // its name as the model is told it (adb.AppLabel)
 	// wins are the desktop's windows on the newest screen, for the policy
 	// (nil: unknown or unread).
-	wins []device.Window
+	wins      []device.Window
 	fresh     bool
 	actBefore Fingerprint
 	// The screen the current action was done on, to judge exactly whether

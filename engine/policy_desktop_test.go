@@ -29,8 +29,8 @@ func (d *fakeDesktop) Screenshot(ctx context.Context) (image.Image, error) {
 	return d.p.Screenshot(ctx)
 }
 func (d *fakeDesktop) Do(ctx context.Context, a action.Action) error { return d.p.Do(ctx, a) }
-func (d *fakeDesktop) Capabilities() device.Capabilities          { return d.p.Capabilities() }
-func (d *fakeDesktop) Close() error                               { return d.p.Close() }
+func (d *fakeDesktop) Capabilities() device.Capabilities             { return d.p.Capabilities() }
+func (d *fakeDesktop) Close() error                                  { return d.p.Close() }
 func (d *fakeDesktop) Windows(context.Context) ([]device.Window, error) {
 	return d.wins, d.winErr
 }

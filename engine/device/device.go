@@ -30,19 +30,19 @@ const (
 
 // Info describes a device as it is now (rotation can change during a run).
 type Info struct {
-	ID       string        // adb serial, or "desktop:N" for display N
-	Name     string      // a human name: phone model, "Display 1"
-	Kind     Kind       
-	Screen   action.Size   // pixels of a screenshot, the coordinate space of actions
-	Density  int          // dpi for phones; 0 when unknown
+	ID       string // adb serial, or "desktop:N" for display N
+	Name     string // a human name: phone model, "Display 1"
+	Kind     Kind
+	Screen   action.Size // pixels of a screenshot, the coordinate space of actions
+	Density  int         // dpi for phones; 0 when unknown
 	Rotation int         // 0, 90, 180, 270
-	Scale    float64        // desktop HiDPI scale; 1 for phones
+	Scale    float64     // desktop HiDPI scale; 1 for phones
 }
 
 // Capabilities lists what a device can do.
 type Capabilities struct {
 	Actions []action.Type
-	UITree  bool          `json:"ui_tree"`
+	UITree  bool `json:"ui_tree"`
 }
 
 // Supports reports whether t is among the device's actions.
@@ -86,9 +86,9 @@ type Window struct {
 	// App is the program (X11: the WM_CLASS class, "Firefox"; Windows: the
 	// executable without ".exe", "Alipay"); Names are its other names (the
 	// WM_CLASS instance, the executable's file name).
-	App   string  
+	App   string
 	Names []string
-	Title string  
+	Title string
 	// Focused: the window has the keyboard, where typed text goes.
 	Focused bool
 }
