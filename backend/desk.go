@@ -193,17 +193,6 @@ func (f *desks) get(id string) *desk {
 	return f.byID[id]
 }
 
-// Watched lists the devices with a desk (someone watches them).
-func (f *desks) Watched() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	out := make([]string, 0, len(f.byID))
-	for id := range f.byID {
-		out = append(out, id)
-	}
-	return out
-}
-
 // setSource records device id's live video (nil: none now).
 func (f *desks) setSource(id string, src stream.Source) {
 	if d := f.get(id); d != nil {

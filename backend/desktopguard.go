@@ -3,7 +3,6 @@ package backend
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 
 	"tandem/devices/desktop/host"
@@ -30,7 +29,6 @@ type desktopGuard struct {
 	hand   func(ctx context.Context, id string, in Input) (Outcome, error)
 
 	flushes chan chan struct{}
-	once    sync.Once
 	pending []action.Action // acts made before the run reached Manual
 }
 

@@ -182,15 +182,15 @@ func (b *Backend) touch(ctx context.Context, id string, t Touch) error {
 	return nil
 }
 
-// postedInput is what a viewer in another process (a pop-out) posts: a
+// postBody is what a viewer in another process (a pop-out) posts: a
 // finished gesture, key or text, as the main window's mirror sends them.
-type postedInput struct {
+type postBody struct {
 	Action action.Action `json:"action"`
 }
 
 // postedInput takes a pop-out's post for device (mirror.InputFunc) to Hand.
 func (b *Backend) postedInput(device string, body []byte) (int, string) {
-	var in postedInput
+	var in postBody
 	if err := json.Unmarshal(body, &in); err != nil {
 		return http.StatusBadRequest, "not an input: " + err.Error()
 	}
