@@ -153,8 +153,12 @@ func (f fxEnd) perform(r *Run) {
 	r.res = f.res
 }
 
-// perform does what the core decided, in order.
+// perform does what the core decided, in order. The snapshot is read
+// between turns, never in the middle of one: a reader that sees
+// WaitingForUser also sees its request, which is a later event of the
+// same turn.
 func (r *Run) perform(fx []effect) {
+	defer r.hub.hold()()
 	for _, f := range fx {
 		f.perform(r)
 	}

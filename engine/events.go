@@ -324,6 +324,9 @@ const snapshotSteps = 50 // how many recent steps a snapshot carries
 // the subscriber list change under one lock, so a subscriber sees the
 // snapshot and then exactly the events after it.
 type hub struct {
+	// turn is held while the loop performs one turn's effects; the
+	// snapshot's readers wait for the turn to end (Run.perform).
+	turn sync.RWMutex
 	mu   sync.Mutex
 	run  string
 	seq  int64
@@ -413,13 +416,24 @@ func (h *hub) setGoal(g string) {
 	h.mu.Unlock()
 }
 
+// hold keeps the snapshot's readers out until the returned function is
+// called.
+func (h *hub) hold() (release func()) {
+	h.turn.Lock()
+	return h.turn.Unlock
+}
+
 func (h *hub) snapshot() Snapshot {
+	h.turn.RLock()
+	defer h.turn.RUnlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.copySnap()
 }
 
 func (h *hub) state() State {
+	h.turn.RLock()
+	defer h.turn.RUnlock()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.snap.State

@@ -300,3 +300,39 @@ func TestEditGoalAndPending(t *testing.T) {
 		t.Fatalf("calls %d goal %q", len(in), in[len(in)-1].Goal)
 	}
 }
+
+// A door that reads the run when it hears WaitingForUser (MCP's get_run,
+// the desktop's tests, a CLI printing the question) finds the question
+// there: the request is a later event of the same turn, and the snapshot
+// is never read in the middle of a turn. A reader polls the snapshot
+// throughout each run; on 0f63472 it saw WaitingForUser without its
+// request (in CI: "asked <nil>").
+func TestSnapshotHoldsTheRequestOfItsState(t *testing.T) {
+	for i := range 40 {
+		f := newFixture(t, Settings{Policy: DefaultPolicy(), UITree: true}, reply(tapPay))
+		torn := make(chan Snapshot, 1)
+		stop := make(chan struct{})
+		go func() {
+			for {
+				select {
+				case <-stop:
+					close(torn)
+					return
+				default:
+				}
+				if s := f.run.Snapshot(); s.State == WaitingForUser && s.Request == nil {
+					torn <- s
+					<-stop
+					close(torn)
+					return
+				}
+			}
+		}()
+		f.start()
+		f.ev.waitFor(t, "the request", func(e Event) bool { return e.Kind == KindRequest })
+		close(stop)
+		if s, ok := <-torn; ok {
+			t.Fatalf("run %d: a snapshot reads %s without its request (reason %q)", i, s.State, s.Reason)
+		}
+	}
+}
