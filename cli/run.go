@@ -24,6 +24,9 @@ func runRun(ctx context.Context, env Env) int {
 	if !ok {
 		return code
 	}
+	if o.many() {
+		return runMany(ctx, env, o)
+	}
 	b := backend.New(o.config())
 	defer b.Shutdown()
 	setup, err := b.RunSetup(o.choice())
@@ -168,8 +171,11 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 // progress prints a run's events as they happen. Events of one run never
 // arrive concurrently.
 type progress struct {
-	env     Env
-	json    bool
+	env  Env
+	json bool
+	// device is put in each JSON line when several runs share the
+	// terminal ("" for one run: its lines stay as they always were).
+	device  string
 	thought string
 	calls   int
 }
@@ -177,7 +183,14 @@ type progress struct {
 func (p *progress) print(e engine.Event) {
 	out := termSafe{p.env.Stdout} // the model's words must not command the terminal
 	if p.json {
-		b, _ := json.Marshal(e)
+		var v any = e
+		if p.device != "" {
+			v = struct {
+				Device string `json:"device"`
+				engine.Event
+			}{p.device, e}
+		}
+		b, _ := json.Marshal(v)
 		fmt.Fprintln(out, string(b))
 		return
 	}

@@ -18,7 +18,11 @@ import (
 // person's settings and model profile (the same the window uses).
 type runOptions struct {
 	dev, goal, resume, profile string
-	json                       bool
+	// devs is every --device given; dev is the one device of a single
+	// run. jobs is the --jobs file (several runs, runmany.go).
+	devs []string
+	jobs string
+	json bool
 	port                       int
 	timeout                    time.Duration
 	dataDir                    string
@@ -64,8 +68,15 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	f := &o.flags
-	fs.StringVar(&o.dev, "device", "", "adb serial of the phone, or desktop:N for this computer's display N (required)")
+	fs.Func("device", "adb serial of the phone (as `tandem devices` lists it), or desktop:N for this computer's display N (required);\n"+
+		"repeat it to run the goal on several devices at once, or say \"all\" for every ready phone and virtual phone\n"+
+		"(never this computer's displays: name desktop:N to include one); each line printed then starts with [ID]", func(v string) error {
+		o.devs = append(o.devs, strings.TrimSpace(v))
+		return nil
+	})
 	fs.StringVar(&o.goal, "goal", "", "what the agent should do (required)")
+	fs.StringVar(&o.jobs, "jobs", "", "a file of jobs, one run per device at once, instead of --device and --goal: one JSON object\n"+
+		"a line, {\"device\": \"ID\", \"goal\": \"TEXT\"}; empty lines and lines starting with # are skipped")
 	fs.StringVar(&o.profile, "profile", "", "a model profile saved in the app (its name); default: the app's active one, unless --base-url gives a model")
 	fs.StringVar(&f.dialect, "dialect", "", "model dialect: tools, autoglm, uitars, json (default: the profile's, else tools)")
 	fs.StringVar(&f.variant, "variant", "", "dialect variant")
@@ -87,8 +98,14 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs.BoolVar(&f.cache, "action-cache", false, "reuse a decision for an identical screen at the same step (each reuse is marked in the record)")
 	fs.Usage = func() {
 		fmt.Fprintln(env.Stderr, "Usage: tandem run --device ID --goal TEXT [--profile NAME | --base-url URL] [options]")
+		fmt.Fprintln(env.Stderr, "       tandem run --device ID --device ID2 ... | --device all --goal TEXT [options]")
+		fmt.Fprintln(env.Stderr, "       tandem run --jobs FILE [options]")
 		fmt.Fprintln(env.Stderr, "Run one task on a phone without the window, with live progress. The app's")
 		fmt.Fprintln(env.Stderr, "Settings hold (what to confirm, budgets, stability, prices) unless a flag changes one.")
+		fmt.Fprintln(env.Stderr, "With several devices each runs at once with its own record; every line says which device")
+		fmt.Fprintln(env.Stderr, "it is about ([ID], or \"device\" in --json), questions are asked one at a time, naming the")
+		fmt.Fprintln(env.Stderr, "device (an empty answer stops that device's run), Ctrl+C and --timeout stop them all, and the")
+		fmt.Fprintln(env.Stderr, "exit code is 0 only when every run finished with success (else 1; 2 for bad arguments).")
 		fs.PrintDefaults()
 		fmt.Fprintln(env.Stderr, "")
 		printEnvironment(env.Stderr, "TANDEM_BASE_URL", "TANDEM_MODEL", "TANDEM_API_KEY", "TANDEM_ADB_PORT", "ANDROID_ADB_SERVER_PORT", "TANDEM_CONFIG_DIR", "TANDEM_DATA_DIR")
@@ -145,8 +162,14 @@ func (o *runOptions) config() backend.Config {
 
 // check refuses what cannot run, naming the flag.
 func (o *runOptions) check(fs *flag.FlagSet) error {
+	if len(o.devs) == 1 && o.devs[0] != allDevices {
+		o.dev = o.devs[0]
+	}
+	if err := o.checkMany(); err != nil {
+		return err
+	}
 	switch {
-	case o.dev == "" && o.resume == "", o.goal == "" && o.resume == "":
+	case o.jobs == "" && ((o.dev == "" && !o.many() && o.resume == "") || (o.goal == "" && o.resume == "")):
 		return errors.New("--device and --goal (or --resume ID) are required")
 	case fs.NArg() > 0 || o.port <= 0 || o.port > 65535 || o.maxSteps < 0 || o.timeout < 0:
 		return errors.New("unexpected arguments, or a bad --adb-port, --max-steps or --timeout")
