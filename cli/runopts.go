@@ -20,12 +20,12 @@ type runOptions struct {
 	dev, goal, resume, profile string
 	// devs is every --device given; dev is the one device of a single
 	// run. jobs is the --jobs file (several runs, runmany.go).
-	devs []string
-	jobs string
-	json bool
-	port                       int
-	timeout                    time.Duration
-	dataDir                    string
+	devs    []string
+	jobs    string
+	json    bool
+	port    int
+	timeout time.Duration
+	dataDir string
 	// model is the profile the flags give in full (--base-url without
 	// --profile), nil to use a saved one; edit puts the other flags on top.
 	model *backend.Profile
