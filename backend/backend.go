@@ -45,6 +45,9 @@ type Config struct {
 	Opener string
 	// ADB is the adb server's address ("" = TANDEM_ADB_PORT or 5037).
 	ADB string
+	// ADBServers are other computers' adb servers (host:port) this door
+	// adds to the ones in the settings (the command line's --adb).
+	ADBServers []string
 	// KeyFile keeps API keys in the 0600 file beside the settings, never
 	// the OS keyring (a portable install; a test whose other process
 	// cannot reach the keyring).
@@ -145,6 +148,7 @@ func New(cfg Config) *Backend {
 		b.loadWarning = strings.TrimSpace(b.loadWarning + "\n" + warn)
 	}
 	b.devices = NewDevices(cfg.ADB, datadir.KeyboardNotes(cfg.DataDir), devices.NewDesktop())
+	b.devices.SetRemote(b.adbServers)
 	b.virtual = newVirtualPhones(func() int { return adbPort(b.devices) })
 	b.devices.AddSource(b.virtual)
 	b.runs = newRuns(b.devices, b.hub, cfg.Runs(), func(e engine.Event) {

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"os"
+	"slices"
 	"strconv"
 
 	"tandem/devices"
@@ -36,4 +37,15 @@ func NewDevices(addr, stateDir string, sources ...DeviceSource) *Devices {
 		addr = "127.0.0.1:" + strconv.Itoa(adb.ServerPort(os.Getenv))
 	}
 	return devices.New(adb.Server{Addr: addr}, stateDir, sources...)
+}
+
+// NormalizeADBServer returns an adb server's address as host:port (a host
+// alone gets port 5037), or why it is not one.
+func NormalizeADBServer(addr string) (string, error) { return devices.NormalizeServer(addr) }
+
+// adbServers are the other computers' adb servers: the settings' and the
+// door's, read anew each time the list is made.
+func (b *Backend) adbServers() []string {
+	s, _, _ := b.settings.Load()
+	return append(slices.Clone(s.ADBServers), b.cfg.ADBServers...)
 }

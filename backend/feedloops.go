@@ -183,7 +183,11 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 	if err != nil {
 		reason = err.Error() + "; "
 	}
-	o := stream.Options{Server: f.devices.ADB(), Serial: id, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar, NoScreenrecord: f.noScreenrecord}
+	srv, serial, _, err := f.devices.Phone(id)
+	if err != nil {
+		reason += err.Error() + "; "
+	}
+	o := stream.Options{Server: srv, Serial: serial, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar, NoScreenrecord: f.noScreenrecord}
 	sw, sh := info.Screen.W, info.Screen.H
 	publish := func(p stream.Packet) {
 		w, h := sw, sh

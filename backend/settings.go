@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"tandem/devices"
 	"tandem/engine"
 )
 
@@ -38,6 +40,10 @@ type Settings struct {
 	// while the app runs (off by default; the bearer token is in Secrets).
 	MCPHTTP bool `json:"mcp_http"`
 	MCPPort int  `json:"mcp_port"`
+	// ADBServers are other computers' adb servers (host:port) whose phones
+	// the device list shows beside this computer's, each labelled with
+	// its host.
+	ADBServers []string `json:"adb_servers"`
 }
 
 // Budget limits a run; 0 means no limit. Reaching one asks the person.
@@ -83,7 +89,7 @@ func DefaultSettings() Settings {
 		Budget:      Budget{MaxSteps: 50, MaxMinutes: 30},
 		PolicyWords: engine.DefaultPolicy().Words,
 		PolicyApps:  []string{"com.eg.android.AlipayGphone", "com.tencent.mm"},
-		StabilityMs: 3000, StopAfterSteps: 1, MCPPort: DefaultMCPPort,
+		StabilityMs: 3000, StopAfterSteps: 1, MCPPort: DefaultMCPPort, ADBServers: []string{},
 	}
 }
 
@@ -141,6 +147,7 @@ func (s Settings) normalize() Settings {
 	if s.MCPPort < 1024 || s.MCPPort > 65535 {
 		s.MCPPort = DefaultMCPPort
 	}
+	s.ADBServers = adbServers(s.ADBServers)
 	return s
 }
 
@@ -241,4 +248,19 @@ func (s *SettingsStore) save(set Settings) (Settings, error) {
 		return set, fmt.Errorf("save settings: %w", err)
 	}
 	return set, nil
+}
+
+// adbServers keeps each address once, as host:port when it is one (one
+// that is not stays as typed, and the device list says what is wrong).
+func adbServers(list []string) []string {
+	out := make([]string, 0, len(list))
+	for _, a := range list {
+		if n, err := devices.NormalizeServer(a); err == nil {
+			a = n
+		}
+		if a = strings.TrimSpace(a); a != "" && !slices.Contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -25,6 +26,7 @@ type deviceRow struct {
 	State   string      `json:"state"`             // "device" when usable; adb's word otherwise
 	Problem string      `json:"problem,omitempty"` // what to do when the device cannot be used
 	Screen  action.Size `json:"screen"`
+	Host    string      `json:"host,omitempty"` // the other computer's adb server it is on (--adb, Settings)
 }
 
 // devicesTimeout bounds the whole command, so it never hangs.
@@ -34,13 +36,16 @@ func runDevices(ctx context.Context, env Env) int {
 	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(env.Stderr, "Usage: tandem devices [--json] [--adb-port N]")
-		fmt.Fprintln(env.Stderr, "Lists the phones adb sees (starting adb's server if needed) and this computer's displays.")
+		fmt.Fprintln(env.Stderr, "Usage: tandem devices [--json] [--adb-port N] [--adb HOST:PORT ...]")
+		fmt.Fprintln(env.Stderr, "Lists the phones adb sees (starting adb's server if needed) and this computer's displays,")
+		fmt.Fprintln(env.Stderr, "and the phones of other computers' adb servers (Settings, --adb) as SERIAL@HOST:PORT.")
 		fs.PrintDefaults()
 	}
-	asJSON := fs.Bool("json", false, "print a JSON array of {id, name, kind, state, screen{w,h}}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {id, name, kind, state, screen{w,h}, host}")
 	port := new(int)
 	adbPortFlag(fs, port)
+	var others []string
+	adbFlag(fs, &others)
 	if code, ok := parseFlags(fs, env.Args); !ok {
 		return code
 	}
@@ -53,6 +58,7 @@ func runDevices(ctx context.Context, env Env) int {
 
 	cfg := backend.ConfigFromEnv()
 	cfg.ADB = "127.0.0.1:" + strconv.Itoa(*port)
+	cfg.ADBServers = others
 	list, err := backend.New(cfg).ListDevices(ctx)
 	rows := make([]deviceRow, 0, len(list))
 	for _, e := range list {
@@ -82,6 +88,21 @@ func adbPortFlag(fs *flag.FlagSet, port *int) {
 	fs.IntVar(port, "adb-port", backend.ADBPort(os.Getenv), "port of the adb server (default: env TANDEM_ADB_PORT, else ANDROID_ADB_SERVER_PORT, else 5037)")
 }
 
+// adbFlag defines --adb, repeatable: another computer's adb server, whose
+// phones are listed and run beside the local server's.
+func adbFlag(fs *flag.FlagSet, servers *[]string) {
+	fs.Func("adb", "another computer's adb server, HOST:PORT (HOST alone: port 5037); repeat it for several.\n"+
+		"Its phones are listed as SERIAL@HOST:PORT, beside this computer's and those in the app's Settings;\n"+
+		"on that computer: adb -a -P PORT nodaemon server", func(v string) error {
+		addr, err := backend.NormalizeADBServer(v)
+		if err != nil {
+			return err
+		}
+		*servers = append(*servers, addr)
+		return nil
+	})
+}
+
 func printDevices(w io.Writer, rows []deviceRow) {
 	if len(rows) == 0 {
 		fmt.Fprintln(w, "No devices. Connect a phone by USB with USB debugging on, or `adb connect IP:5555`,")
@@ -89,7 +110,12 @@ func printDevices(w io.Writer, rows []deviceRow) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSCREEN\tNAME")
+	hosts := slices.ContainsFunc(rows, func(r deviceRow) bool { return r.Host != "" })
+	if hosts { // only then: the list of one computer stays as it was
+		fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSCREEN\tHOST\tNAME")
+	} else {
+		fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSCREEN\tNAME")
+	}
 	for _, r := range rows {
 		screen := "-"
 		if r.Screen.W > 0 {
@@ -99,6 +125,14 @@ func printDevices(w io.Writer, rows []deviceRow) {
 		if r.Problem != "" {
 			name = r.Problem
 		}
+		if hosts {
+			host := r.Host
+			if host == "" {
+				host = "this computer"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, host, name)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, name)
 	}
 	tw.Flush()
@@ -107,7 +141,7 @@ func printDevices(w io.Writer, rows []deviceRow) {
 // rowOf is a registry entry as `tandem devices` prints it: a display is
 // named "This computer · <display>".
 func rowOf(e backend.DeviceEntry) deviceRow {
-	r := deviceRow{ID: e.ID, Name: e.Name, Kind: e.Kind, State: e.State, Screen: e.Screen, Problem: e.Problem}
+	r := deviceRow{ID: e.ID, Name: e.Name, Kind: e.Kind, State: e.State, Screen: e.Screen, Problem: e.Problem, Host: e.Host}
 	if e.Kind == device.Desktop && e.State != "unavailable" {
 		r.Name = "This computer · " + e.Name
 	}

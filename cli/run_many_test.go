@@ -343,7 +343,11 @@ func TestRunSeveralDevicesTimeout(t *testing.T) {
 	if code != ExitFail {
 		t.Fatalf("exit %d after %v\nstdout:\n%s\nstderr:\n%s", code, time.Since(start), out.String(), errOut.String())
 	}
-	for id, entries := range records(t, data) {
+	recs := records(t, data)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for id, entries := range recs {
 		if endOf(entries) != engine.Stopped {
 			t.Fatalf("%s ends %v", id, endOf(entries))
 		}

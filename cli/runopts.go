@@ -22,6 +22,7 @@ type runOptions struct {
 	// run. jobs is the --jobs file (several runs, runmany.go).
 	devs    []string
 	jobs    string
+	adbs    []string // --adb: other computers' adb servers
 	json    bool
 	port    int
 	timeout time.Duration
@@ -87,6 +88,7 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
 	fs.BoolVar(&o.json, "json", false, "print events as JSON lines")
 	adbPortFlag(fs, &o.port)
+	adbFlag(fs, &o.adbs)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
 	fs.Func("temperature", "sampling temperature (default: the profile's, else the dialect's reference)", floatFlag(&f.sampling.Temperature, 0, 2))
 	fs.Func("top-p", "nucleus sampling top_p (default: the profile's, else the dialect's reference)", floatFlag(&f.sampling.TopP, 0.001, 1))
@@ -154,6 +156,7 @@ func (o *runOptions) choice() backend.RunChoice {
 func (o *runOptions) config() backend.Config {
 	c := backend.ConfigFromEnv()
 	c.ADB = "127.0.0.1:" + strconv.Itoa(o.port)
+	c.ADBServers = o.adbs
 	if o.dataDir != "" {
 		c.RunsDir = o.dataDir
 	}

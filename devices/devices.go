@@ -1,6 +1,7 @@
 // Package devices is the one list of everything Tandem can operate — the
-// phones on the adb server, this computer's displays, and any source a
-// front door adds (the app's virtual phones) — and the one way to open them.
+// phones on the adb server, and on other computers' adb servers
+// (remote.go), this computer's displays, and any source a front door adds
+// (the app's virtual phones) — and the one way to open them.
 // The app's device list, `tandem devices` and `tandem run --device` all go
 // through a Registry, so what one lists the other can open.
 //
@@ -36,6 +37,9 @@ type Entry struct {
 	Screen  action.Size `json:"screen"`
 	Virtual bool        `json:"virtual"`
 	Problem string      `json:"problem"` // what the person should do when the device is not usable, in English
+	// Host is the address of the other computer's adb server the phone is
+	// on ("" for this computer's); the ID then ends in "@" and it.
+	Host string `json:"host,omitempty"`
 	// ProblemCode names the problem for the UI to word in the person's
 	// language: unauthorized, no_permissions, offline, no_answer, state
 	// (ProblemParam the adb state), needs_x11, unsupported_os.
@@ -61,7 +65,8 @@ type Registry struct {
 
 	mu      sync.Mutex
 	sources []Source
-	infos   map[string]device.Info // serial -> info, for online phones
+	infos   map[string]device.Info // device ID -> info, for online phones
+	remote  func() []string        // other computers' adb servers (remote.go)
 }
 
 // New makes a registry on the adb server srv. stateDir keeps the ADB
@@ -102,12 +107,15 @@ func (d *Registry) List(ctx context.Context) ([]Entry, error) {
 	var out []Entry
 	phones, adbErr := d.phones(ctx)
 	out = append(out, phones...)
+	others, remoteErrs, hosts := d.remotePhones(ctx)
+	out = append(out, others...)
+	d.forgetGone(out)
 	d.mu.Lock()
 	sources := append([]Source(nil), d.sources...)
 	d.mu.Unlock()
-	le := &ListError{Sources: 1 + len(sources)}
+	le := &ListError{Sources: 1 + hosts + len(sources), Errs: remoteErrs}
 	if adbErr != nil {
-		le.Errs = append(le.Errs, adbErr)
+		le.Errs = append([]error{adbErr}, le.Errs...)
 	}
 	for _, s := range sources {
 		list, err := s.List(ctx)
@@ -156,25 +164,32 @@ func (d *Registry) phones(ctx context.Context) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list phones: %w", err)
 	}
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Serial < entries[j].Serial })
 	out := make([]Entry, 0, len(entries))
-	for _, e := range entries {
-		out = append(out, d.phone(ctx, e))
+	for _, e := range sortBySerial(entries) {
+		out = append(out, d.phone(ctx, d.adb, "", e))
 	}
-	d.forgetGone(entries)
 	return out, nil
 }
 
-// phone is one adb entry as the list shows it, with what to do about it
-// when it cannot be used.
-func (d *Registry) phone(ctx context.Context, e adb.Entry) Entry {
-	de := Entry{ID: e.Serial, Name: strings.ReplaceAll(e.Model, "_", " "), Kind: device.Phone, State: e.State}
+func sortBySerial(entries []adb.Entry) []adb.Entry {
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Serial < entries[j].Serial })
+	return entries
+}
+
+// phone is one adb entry of the server srv (on host, "" for the local
+// one) as the list shows it, with what to do about it when it cannot be
+// used.
+func (d *Registry) phone(ctx context.Context, srv adb.Server, host string, e adb.Entry) Entry {
+	de := Entry{ID: e.Serial, Name: strings.ReplaceAll(e.Model, "_", " "), Kind: device.Phone, State: e.State, Host: host}
+	if host != "" {
+		de.ID = e.Serial + "@" + host
+	}
 	if de.Name == "" {
 		de.Name = e.Serial
 	}
 	switch {
 	case e.Online():
-		info, err := d.info(ctx, e.Serial)
+		info, err := d.info(ctx, srv, de.ID, e.Serial)
 		if err != nil {
 			de.State, de.Problem, de.ProblemCode, de.ProblemParam = "offline", "The phone did not answer: "+err.Error(), "no_answer", err.Error()
 			break
@@ -200,16 +215,21 @@ func (d *Registry) phone(ctx context.Context, e adb.Entry) Entry {
 }
 
 // info returns a phone's cached info, asking the phone the first time.
-func (d *Registry) info(ctx context.Context, serial string) (device.Info, error) {
+func (d *Registry) info(ctx context.Context, srv adb.Server, id, serial string) (device.Info, error) {
 	d.mu.Lock()
-	info, ok := d.infos[serial]
+	info, ok := d.infos[id]
 	d.mu.Unlock()
 	if ok {
 		return info, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 8*time.Second)
 	defer cancel()
-	dev, err := adb.Open(ctx, adb.Options{Server: d.adb, Serial: serial, StateDir: d.stateDir})
+	_, host := SplitID(id)
+	state := d.stateDir
+	if host != "" {
+		state = d.remoteState(host)
+	}
+	dev, err := adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state})
 	if err != nil {
 		return device.Info{}, err
 	}
@@ -219,23 +239,18 @@ func (d *Registry) info(ctx context.Context, serial string) (device.Info, error)
 		return device.Info{}, err
 	}
 	d.mu.Lock()
-	d.infos[serial] = info
+	d.infos[id] = info
 	d.mu.Unlock()
 	return info, nil
 }
 
-func (d *Registry) forgetGone(entries []adb.Entry) {
+// forgetGone drops the cached info of every phone not online in list.
+func (d *Registry) forgetGone(list []Entry) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for serial := range d.infos {
-		found := false
-		for _, e := range entries {
-			if e.Serial == serial && e.Online() {
-				found = true
-			}
-		}
-		if !found {
-			delete(d.infos, serial)
+	for id := range d.infos {
+		if i := indexOf(list, id); i < 0 || list[i].State != "device" {
+			delete(d.infos, id)
 		}
 	}
 }
@@ -252,7 +267,11 @@ func (d *Registry) Open(ctx context.Context, id string) (device.Device, error) {
 			return dev, err
 		}
 	}
-	return adb.Open(ctx, adb.Options{Server: d.adb, Serial: id, StateDir: d.stateDir})
+	srv, serial, state, err := d.Phone(id)
+	if err != nil {
+		return nil, err
+	}
+	return adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state})
 }
 
 // Connect connects a phone over Wi-Fi ("ip:port") and returns its entry.
@@ -279,8 +298,10 @@ func (d *Registry) Connect(ctx context.Context, addr string) (Entry, error) {
 }
 
 // Watch calls fn with the new list whenever phones come or go, until ctx
-// ends. It retries when the adb server restarts.
+// ends. It retries when the adb server restarts; other computers' servers
+// are asked every few seconds (watchRemote).
 func (d *Registry) Watch(ctx context.Context, fn func([]Entry)) {
+	go d.watchRemote(ctx, fn)
 	for ctx.Err() == nil {
 		err := d.adb.Track(ctx, func([]adb.Entry) {
 			if list, _ := d.List(ctx); list != nil {

@@ -40,6 +40,8 @@ export interface Settings {
   /** serve Tandem to MCP clients over HTTP on 127.0.0.1:mcp_port while the app runs */
   mcp_http: boolean
   mcp_port: number
+  /** other computers' adb servers (host:port) whose phones the device list shows, labelled with the host */
+  adb_servers: string[]
 }
 
 /** The app's MCP server over HTTP as Settings shows it (app/mcp.go). */
@@ -87,6 +89,8 @@ export interface DeviceEntry {
   /** the problem's code, worded by said.ts's problemText */
   problem_code?: string
   problem_param?: string
+  /** the other computer's adb server the phone is on (its id ends in "@" and it); none for this computer's */
+  host?: string
 }
 
 export interface Preset {

@@ -70,6 +70,7 @@ export interface BackendSettings {
   welcome_done: boolean
   mcp_http: boolean
   mcp_port: number
+  adb_servers: string[]
 }
 
 /** engine.Cause */
@@ -120,6 +121,7 @@ export interface Entry {
   screen: Size
   virtual: boolean
   problem: string
+  host?: string
   problem_code?: string
   problem_param?: string
 }
