@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"tandem/devices/adb"
+	"tandem/engine/device"
 )
 
 // Phones on other computers. A rack of phones usually hangs off another
@@ -76,6 +77,21 @@ func (e *RemoteError) Error() string {
 
 func (e *RemoteError) Unwrap() error { return e.Err }
 
+// entry is the host as the list shows it while its phones cannot be
+// listed: a line that says so, which no run can start on.
+func (e *RemoteError) entry() Entry {
+	de := Entry{ID: "@" + e.Host, Name: "adb server at " + e.Host, Kind: device.Phone, State: "unavailable", Host: e.Host,
+		Problem: e.Error(), ProblemParam: e.Host}
+	var ne net.Error
+	switch {
+	case errors.Is(e.Err, adb.ErrNoServer):
+		de.ProblemCode = "host_down"
+	case errors.Is(e.Err, context.DeadlineExceeded), errors.As(e.Err, &ne) && ne.Timeout():
+		de.ProblemCode = "host_silent"
+	}
+	return de
+}
+
 // SetRemote gives the registry the other computers' adb servers: list is
 // asked each time (the person's settings may change them meanwhile).
 func (d *Registry) SetRemote(list func() []string) {
@@ -135,7 +151,8 @@ func (d *Registry) remoteState(host string) string {
 
 // remotePhones lists every other computer's phones at once, each host
 // within remoteTimeout; a host that fails is one error, worded for the
-// person, and hides no other host's phones.
+// person, and one line in the list saying so (the window shows the list,
+// not the errors), and hides no other host's phones.
 func (d *Registry) remotePhones(ctx context.Context) (out []Entry, errs []error, hosts int) {
 	list, errs := d.remotes()
 	lists := make([][]Entry, len(list))
@@ -148,7 +165,8 @@ func (d *Registry) remotePhones(ctx context.Context) (out []Entry, errs []error,
 			srv := adb.Server{Addr: host}
 			entries, err := srv.Devices(ctx)
 			if err != nil {
-				fails[i] = &RemoteError{Host: host, Err: err}
+				re := &RemoteError{Host: host, Err: err}
+				fails[i], lists[i] = re, []Entry{re.entry()}
 				return
 			}
 			for _, e := range sortBySerial(entries) {

@@ -75,7 +75,10 @@ func TestRegistryMergesServers(t *testing.T) {
 	for _, e := range list {
 		ids[e.ID] = e
 	}
-	if len(list) != 2 || ids[env.Serial].Host != "" || ids[env.Serial+"@"+host].Host != host ||
+	if e := ids["@"+down]; e.Usable() || e.Host != down || e.ProblemCode != "host_down" || !strings.Contains(e.Problem, "nothing answers there") {
+		t.Fatalf("the host that is down is listed as %+v", e)
+	}
+	if len(list) != 3 || ids[env.Serial].Host != "" || ids[env.Serial+"@"+host].Host != host ||
 		ids[env.Serial].State != "device" || ids[env.Serial+"@"+host].State != "device" {
 		t.Fatalf("list %+v", list)
 	}

@@ -58,6 +58,17 @@ func (s Server) addr() string {
 	return s.Addr
 }
 
+// remote reports whether the server is on another computer (its address is
+// not loopback), so what the phone sends crosses a network.
+func (s Server) remote() bool {
+	host, _, err := net.SplitHostPort(s.addr())
+	if err != nil || host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}
+
 // conn is one connection to the adb server. It is closed when its context
 // ends, which wakes any blocked read or write, so no call outlives its ctx.
 type conn struct {

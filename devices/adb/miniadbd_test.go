@@ -363,3 +363,16 @@ func TestNetworkSerial(t *testing.T) {
 		}
 	}
 }
+
+// A phone of another computer's adb server crosses a network whatever its
+// serial, so it sends PNG too.
+func TestServerRemote(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"": false, "127.0.0.1:5037": false, "localhost:5038": false, "[::1]:5037": false,
+		"192.168.1.30:5037": true, "rack.lan:5037": true,
+	} {
+		if got := (Server{Addr: addr}).remote(); got != want {
+			t.Errorf("Server{%q}.remote() = %v", addr, got)
+		}
+	}
+}

@@ -32,7 +32,8 @@ var (
 // raw frame (`screencap` without -p): a phone takes far longer to encode a
 // PNG (0.6–3 s for a 1440x3120 screen) than USB 2 takes to carry the raw
 // pixels (~0.3–0.7 s), and decoding a PNG here costs tens of milliseconds
-// more. Over Wi-Fi bandwidth is the limit, so a network device sends a PNG;
+// more. Over Wi-Fi bandwidth is the limit, so a network device (or any phone
+// of another computer's adb server) sends a PNG;
 // so does a phone whose raw output is not understood, from then on.
 //
 // A capture that is all black or that the phone refuses is a secure window
@@ -46,7 +47,7 @@ func (d *Device) Screenshot(ctx context.Context) (image.Image, error) {
 }
 
 func (d *Device) screenshot(ctx context.Context) (image.Image, error) {
-	if !d.pngOnly.Load() && !networkSerial(d.serial) {
+	if !d.pngOnly.Load() && !networkSerial(d.serial) && !d.srv.remote() {
 		img, err := d.screenshotRaw(ctx)
 		if !errors.Is(err, errRawFormat) {
 			return img, err
