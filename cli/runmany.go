@@ -162,6 +162,11 @@ func runMany(ctx context.Context, env Env, o runOptions) int {
 		setups[i] = s
 	}
 	fmt.Fprintln(env.Stderr, "run:", strings.ReplaceAll(describe(setups[0]), "\n", "\nrun: "))
+	names := make([]string, len(jobs))
+	for i, j := range jobs {
+		names[i] = escapeControls(j.Device)
+	}
+	fmt.Fprintf(env.Stderr, "run: %d runs at once, on %s\n", len(jobs), strings.Join(names, ", "))
 	t := newLanes(env, o.json)
 	b.Listen(backend.NotifierFunc(t.event))
 	if msg := b.RestoreKeyboards(ctx); msg != "" {
