@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -375,6 +376,77 @@ func TestRunOneDeviceUnlabelled(t *testing.T) {
 		}
 		if !asJSON && !strings.HasPrefix(out.String(), "[Planning]\n") {
 			t.Fatalf("output:\n%s", out.String())
+		}
+	}
+}
+
+// One of two phones goes away in the middle of its run: that run waits
+// for it (two minutes, then it would ask) while the other finishes; the
+// timeout stops the one left, and the exit code says one did not succeed.
+func TestRunSeveralDevicesOnePhoneGoesAway(t *testing.T) {
+	ps, env := phones(t, 2, vphone.PkgCounter)
+	at := centre(t, ps[0], "+1")
+	var gone sync.Once
+	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		switch {
+		case strings.Contains(r.Text(), "Vanish"):
+			gone.Do(func() { ps[1].Close() })
+			return toolReply("Tap.", "tap", at)
+		case !strings.Contains(r.Text(), "Previous steps:"):
+			return toolReply("Tap.", "tap", at)
+		}
+		return toolReply("", "finish", `{"summary":"Tapped once.","success":true}`)
+	})
+	a, b := ps[0].Addr(), ps[1].Addr()
+	jobs := filepath.Join(t.TempDir(), "jobs.jsonl")
+	if err := os.WriteFile(jobs, []byte(`{"device":"`+a+`","goal":"Add one"}`+"\n"+`{"device":"`+b+`","goal":"Vanish"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--jobs", jobs,
+		"--base-url", srv.URL, "--data-dir", data, "--timeout", "6s"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitFail {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	recs := records(t, data)
+	if endOf(recs[a]) != engine.Done || endOf(recs[b]) == engine.Done || ps[0].State().Counter != 1 {
+		t.Fatalf("%s ends %v, %s ends %v, counter %d\nstdout:\n%s", a, endOf(recs[a]), b, endOf(recs[b]), ps[0].State().Counter, out.String())
+	}
+	if !strings.Contains(out.String(), "["+b+"] [Paused] device lost") {
+		t.Fatalf("the lost phone is not named:\n%s", out.String())
+	}
+}
+
+// Ctrl+C stops every run: each record ends Stopped, exit 1.
+func TestRunSeveralDevicesInterrupted(t *testing.T) {
+	ps, env := phones(t, 2, vphone.PkgCounter)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	asked := 0
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		mu.Lock()
+		if asked++; asked == 2 {
+			cancel() // both runs wait for the model: the person presses Ctrl+C
+		}
+		mu.Unlock()
+		return modeltest.Reply{Silent: true}
+	})
+	data := t.TempDir()
+	var out, errOut syncBuffer
+	code := Run(ctx, Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", ps[0].Addr(), "--device", ps[1].Addr(),
+		"--goal", "Add one", "--base-url", srv.URL, "--data-dir", data}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitFail {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	recs := records(t, data)
+	if len(recs) != 2 {
+		t.Fatalf("%d records", len(recs))
+	}
+	for id, entries := range recs {
+		if endOf(entries) != engine.Stopped {
+			t.Fatalf("%s ends %v", id, endOf(entries))
 		}
 	}
 }
