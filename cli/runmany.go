@@ -304,8 +304,9 @@ func (t *lanes) event(_ string, data any) {
 	p := t.runs[e.Run]
 	if p == nil && e.Kind == engine.KindSnapshot {
 		env := t.env
-		if !t.json {
-			env.Stdout = t.labelled(env.Stdout, e.Snapshot.Device)
+		env.Stdout = t.labelled(env.Stdout, e.Snapshot.Device)
+		if t.json { // the line names its device; a JSON line is still written whole
+			env.Stdout = &labelled{mu: &t.out, w: t.env.Stdout}
 		}
 		p = &progress{env: env, json: t.json, device: e.Snapshot.Device}
 		t.runs[e.Run] = p
