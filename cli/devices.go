@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -110,12 +109,7 @@ func printDevices(w io.Writer, rows []deviceRow) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	hosts := slices.ContainsFunc(rows, func(r deviceRow) bool { return r.Host != "" })
-	if hosts { // only then: the list of one computer stays as it was
-		fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSCREEN\tHOST\tNAME")
-	} else {
-		fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSCREEN\tNAME")
-	}
+	fmt.Fprintln(tw, "ID\tKIND\tSTATE\tSCREEN\tNAME")
 	for _, r := range rows {
 		screen := "-"
 		if r.Screen.W > 0 {
@@ -124,14 +118,6 @@ func printDevices(w io.Writer, rows []deviceRow) {
 		name := r.Name
 		if r.Problem != "" {
 			name = r.Problem
-		}
-		if hosts {
-			host := r.Host
-			if host == "" {
-				host = "this computer"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, host, name)
-			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, name)
 	}

@@ -64,7 +64,7 @@ func TestRunOnAnotherADBServer(t *testing.T) {
 	if !strings.Contains(errOut, down) || strings.Count(errOut, "tandem devices:") != 1 {
 		t.Fatalf("the server that is down is not named once:\n%s", errOut)
 	}
-	if _, table, _ := run(t, "devices", "--adb-port", strconv.Itoa(env.Port), "--adb", host); !strings.Contains(table, remoteID) || !strings.Contains(table, "HOST") {
+	if _, table, _ := run(t, "devices", "--adb-port", strconv.Itoa(env.Port), "--adb", host); !strings.Contains(table, remoteID) || !strings.Contains(table, "· "+host) {
 		t.Fatalf("table:\n%s", table)
 	}
 

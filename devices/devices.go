@@ -212,6 +212,9 @@ func (d *Registry) phone(ctx context.Context, srv adb.Server, host string, e adb
 		de.ProblemCode, de.ProblemParam = "state", e.State
 		de.Problem = "The phone is " + e.State + "."
 	}
+	if host != "" { // wherever the name is shown (the list, the mirror's title), so is the rack
+		de.Name += " · " + host
+	}
 	return de
 }
 
