@@ -272,10 +272,22 @@ func TestRunJobsFileRefused(t *testing.T) {
 }
 
 // --device all runs on every ready phone the adb server lists (not this
-// computer's displays, even where there is one).
+// computer's displays, even where there is one); a phone that is not ready
+// is left out, and the terminal says so.
 func TestRunDeviceAll(t *testing.T) {
-	ps, env := phones(t, 2, vphone.PkgCounter)
+	ps, env := phones(t, 3, vphone.PkgCounter)
 	srv := tapOnceThenFinish(t, ps[0], "+1")
+	off := ps[2].Addr()
+	ps[2].SetOffline(true)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		out, _, _ := env.Run(t, "-s", off, "get-state")
+		if !strings.Contains(out, "device") {
+			break // the adb server sees it offline
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is still %s", off, out)
+		}
+	}
 	data := t.TempDir()
 	var out, errOut syncBuffer
 	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", "all",
@@ -291,6 +303,9 @@ func TestRunDeviceAll(t *testing.T) {
 		t.Fatalf("counters %d %d", ps[0].State().Counter, ps[1].State().Counter)
 	}
 	everyLinePrefixed(t, out.String(), ps[0].Addr(), ps[1].Addr())
+	if !strings.Contains(errOut.String(), "--device all: leaving out "+off+" (offline)") {
+		t.Fatalf("the offline phone is not named:\n%s", errOut.String())
+	}
 }
 
 // Two runs ask to pay at once: the terminal asks one at a time, each

@@ -125,8 +125,12 @@ func (o *runOptions) jobList(ctx context.Context, env Env, b *backend.Backend) (
 		list, err := b.ListDevices(ctx)
 		devs = nil
 		for _, e := range list {
-			if e.Kind == device.Phone && e.Usable() {
+			switch {
+			case e.Kind != device.Phone:
+			case e.Usable():
 				devs = append(devs, e.ID)
+			default: // a rack's phone left out says why, or the person counts runs in vain
+				fmt.Fprintf(env.Stderr, "run: --device all: leaving out %s (%s): %s\n", escapeControls(e.ID), e.State, escapeControls(e.Problem))
 			}
 		}
 		if len(devs) == 0 {
