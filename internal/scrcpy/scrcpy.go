@@ -115,12 +115,14 @@ type ServerArgs struct {
 	MaxFPS        int
 	BitRate       int
 	SendDummyByte bool
-	SendMeta      bool // device and codec meta, frame headers
+	SendMeta      bool     // device and codec meta, frame headers
+	Unknown       []string // options the release does not know (it warns)
 }
 
-// ParseServerArgs reads the arguments after the class name (the version
-// first, then key=value pairs) with the server's defaults.
-func ParseServerArgs(args []string) (ServerArgs, error) {
+// ParseServerArgs reads the arguments after the class name (the client's
+// version first, then key=value pairs) as the release p does, with its
+// defaults (Options.java parse of each tag).
+func ParseServerArgs(p Proto, args []string) (ServerArgs, error) {
 	a := ServerArgs{Audio: true, Control: true, Video: true, VideoCodec: "h264", SendDummyByte: true, SendMeta: true, BitRate: 8000000}
 	if len(args) == 0 {
 		return a, fmt.Errorf("missing client version")
@@ -129,69 +131,80 @@ func ParseServerArgs(args []string) (ServerArgs, error) {
 	for _, kv := range args[1:] {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return a, fmt.Errorf("invalid key=value pair: %q", kv)
+			return a, fmt.Errorf("invalid key=value pair: \"%s\"", kv)
 		}
-		boolean := func() (bool, error) {
-			switch v {
-			case "true":
-				return true, nil
-			case "false":
-				return false, nil
-			}
-			return false, fmt.Errorf("invalid boolean for %s: %q", k, v)
-		}
-		integer := func() (int, error) {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return 0, fmt.Errorf("invalid integer for %s: %q", k, v)
-			}
-			return n, nil
-		}
-		var err error
-		switch k {
-		case "scid":
-			var n uint64
-			n, err = strconv.ParseUint(v, 16, 32)
-			if err == nil && n > 0x7fffffff {
-				err = fmt.Errorf("scid %q out of range", v)
-			}
-			a.SCID, a.HasSCID = uint32(n), true
-		case "tunnel_forward":
-			a.TunnelForward, err = boolean()
-		case "audio":
-			a.Audio, err = boolean()
-		case "control":
-			a.Control, err = boolean()
-		case "video":
-			a.Video, err = boolean()
-		case "video_codec":
-			a.VideoCodec = v
-		case "max_size":
-			a.MaxSize, err = integer()
-		case "max_fps":
-			a.MaxFPS, err = integer()
-		case "video_bit_rate":
-			a.BitRate, err = integer()
-		case "send_dummy_byte":
-			a.SendDummyByte, err = boolean()
-		case "send_device_meta", "send_codec_meta", "send_frame_meta":
-			var b bool
-			b, err = boolean()
-			a.SendMeta = a.SendMeta && b
-		case "raw_stream":
-			var b bool
-			b, err = boolean()
-			a.SendMeta = a.SendMeta && !b
-			a.SendDummyByte = a.SendDummyByte && !b
-		default:
-			// The real server ignores nothing, but Tandem's fake only needs
-			// the options above; others (log_level, cleanup, ...) are accepted.
-		}
-		if err != nil {
+		if err := a.set(p, k, v); err != nil {
 			return a, err
 		}
 	}
 	return a, nil
+}
+
+// set applies one option as release p reads it.
+func (a *ServerArgs) set(p Proto, k, v string) error {
+	boolean := func() bool { return v == "true" } // Boolean.parseBoolean
+	integer := func() (int, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("invalid integer for %s: %q", k, v)
+		}
+		return n, nil
+	}
+	var err error
+	switch k {
+	case "scid":
+		var n uint64
+		n, err = strconv.ParseUint(v, 16, 32)
+		if err == nil && n > 0x7fffffff {
+			err = fmt.Errorf("scid %q out of range", v)
+		}
+		a.SCID, a.HasSCID = uint32(n), true
+	case "tunnel_forward":
+		a.TunnelForward = boolean()
+	case "audio":
+		a.Audio = boolean()
+	case "control":
+		a.Control = boolean()
+	case "video_codec":
+		a.VideoCodec = v
+	case "max_size":
+		a.MaxSize, err = integer()
+	case "max_fps":
+		// Integer.parseInt up to 2.6.1, parseFloat from 2.7.
+		if f, ferr := strconv.ParseFloat(v, 32); p.MaxFPSFloat && ferr == nil && f >= 0 {
+			a.MaxFPS = int(f)
+		} else {
+			a.MaxFPS, err = integer()
+		}
+	case "video_bit_rate":
+		a.BitRate, err = integer()
+	case "send_dummy_byte":
+		a.SendDummyByte = boolean()
+	case "send_device_meta", "send_codec_meta", "send_frame_meta":
+		a.SendMeta = a.SendMeta && boolean()
+	case "log_level", "cleanup", "audio_codec", "audio_bit_rate", "display_id", "show_touches", "stay_awake",
+		"power_off_on_close", "clipboard_autosync", "downsize_on_error", "power_on", "crop":
+		// Known to every release; the fake has nothing to do with them.
+	default:
+		return a.setSince(p, k, v)
+	}
+	return err
+}
+
+// setSince applies the options that came or went with a release.
+func (a *ServerArgs) setSince(p Proto, k, v string) error {
+	switch {
+	case k == "video" && p.VideoOption:
+		a.Video = v == "true"
+	case k == "raw_video_stream" && !p.VideoOption, k == "raw_stream" && p.VideoOption:
+		// raw_video_stream in 2.0, raw_stream from 2.1.
+		if v == "true" {
+			a.SendMeta, a.SendDummyByte = false, false
+		}
+	default:
+		a.Unknown = append(a.Unknown, k)
+	}
+	return nil
 }
 
 // VideoHeader is what the video socket sends before its first packet.

@@ -73,19 +73,19 @@ func TestCommandParsesBackWithTheServerDefaults(t *testing.T) {
 		t.Fatalf("command %q", cmd)
 	}
 	words := strings.Fields(cmd)
-	a, err := ParseServerArgs(words[4:])
+	a, err := ParseServerArgs(pinned(t), words[4:])
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := ServerArgs{Version: Version, SCID: 0x1234abcd, HasSCID: true, TunnelForward: true, Audio: false, Control: true, Video: true,
 		VideoCodec: "h264", MaxSize: 1280, MaxFPS: 60, BitRate: 8000000, SendDummyByte: true, SendMeta: true}
-	if a != want {
+	if !reflect.DeepEqual(a, want) {
 		t.Fatalf("parsed %+v\nwant %+v", a, want)
 	}
-	if _, err := ParseServerArgs([]string{"3.3.4", "max_size=big"}); err == nil {
+	if _, err := ParseServerArgs(pinned(t), []string{"3.3.4", "max_size=big"}); err == nil {
 		t.Fatal("bad integer accepted")
 	}
-	if _, err := ParseServerArgs([]string{"3.3.4", "scid=ffffffff"}); err == nil {
+	if _, err := ParseServerArgs(pinned(t), []string{"3.3.4", "scid=ffffffff"}); err == nil {
 		t.Fatal("scid out of range accepted")
 	}
 }
@@ -130,4 +130,13 @@ func TestVideoHeaderAndPackets(t *testing.T) {
 	if _, err := ReadVideoHeader(bytes.NewReader(disabled)); !errors.Is(err, ErrProtocol) {
 		t.Fatalf("disabled stream: %v", err)
 	}
+}
+
+func pinned(t *testing.T) Proto {
+	t.Helper()
+	p, err := ProtoOf(Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -1,0 +1,152 @@
+package scrcpy
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Versions. The server refuses a client whose version string differs from
+// its own BuildConfig.VERSION_NAME (Server.java createOptions in 2.0–2.1,
+// Options.parse from 2.2), so the client must send the jar's own string,
+// and speak that release's protocol. What Tandem sends and reads, per
+// release, read in each tag of github.com/Genymobile/scrcpy:
+//
+//	release     refusal, on stderr, then the stack trace            max_fps  control types    device msgs
+//	2.0–2.1.1   [server] ERROR: Exception on thread Thread[main,5,main]  int  0–11             0–1
+//	            java.lang.IllegalArgumentException: The server version (V) does not match the client (C)
+//	2.2–2.3.1   [server] ERROR: The server version (V) does not match the client (C)      int  0–11  0–1
+//	2.4–2.6.1   same                                                 int      0–14 (+UHID)     0–2
+//	2.7         same                                                 float    0–15             0–2
+//	3.0–3.3.4   same                                                 float    0–17             0–2
+//
+// Sources: v2.0 server/.../Server.java (createOptions, main's uncaught
+// handler), v2.2 and v3.3.4 .../Server.java main (`Ln.e(t.getMessage(), t)`)
+// and .../Options.java parse; .../ControlMessage.java and DeviceMessage.java
+// (TYPE_ constants) in v2.0, v2.4, v2.7, v3.0; max_fps is
+// Integer.parseInt up to v2.6.1 and parseFloat from v2.7 (Options.java).
+//
+// What is the same from 2.0 to 3.3.4, so one client speaks them all:
+//   - the options Tandem passes (scid, log_level, tunnel_forward, audio,
+//     video_codec, control, cleanup, send_dummy_byte, max_size, max_fps as
+//     an integer, video_bit_rate) exist in every release; an unknown option
+//     is only a warning ("Unknown server option"); each release's own client
+//     (app/src/server.c execute_server) passes them in the same words;
+//   - the handshake (device/DesktopConnection.java open, sendDeviceMeta;
+//     device/Streamer.java writeVideoHeader, writeFrameMeta): the forward
+//     tunnel's socket scrcpy_<scid>, video then control socket, one dummy
+//     byte, the 64-byte device name, codec id + width + height (u32 each),
+//     then 12-byte frame headers (bit 63 config, bit 62 key frame);
+//   - the control messages Tandem sends (ControlMessageReader.java):
+//     INJECT_KEYCODE 0 (13-byte payload), INJECT_TOUCH_EVENT 2 (31),
+//     SET_CLIPBOARD 9 (9 + length-prefixed text); the device's
+//     ACK_CLIPBOARD 1 (sequence u64), which Tandem does not ask for.
+//
+// What differs is the fake's business (refusal wording, the message types a
+// release knows) and the version string itself: the 2.2 jar calls itself
+// "v2.2" and the 3.0.1 jar "3.0" (server/build.gradle versionName).
+//
+// 1.x (a 64-byte name plus u16 sizes, no codec meta, socket "scrcpy") is
+// too old to speak; 4.x frames its video in session packets
+// (v4.0 device/Streamer.java writeSessionMeta) and is not spoken yet.
+
+// Proto is what one server release needs from a client, and how it
+// answers.
+type Proto struct {
+	Version      string // the jar's own VERSION_NAME, sent as-is
+	Major, Minor int
+	Patch        int
+	// MaxControlType is the last control message type the release reads.
+	MaxControlType byte
+	// MaxFPSFloat: max_fps is parsed as a float (from 2.7).
+	MaxFPSFloat bool
+	// VideoOption: the server knows video=false (from 2.1).
+	VideoOption bool
+	// RefusalInHandler: the refusal is logged by the uncaught-exception
+	// handler as "Exception on thread ..." (2.0–2.1.1), not as itself.
+	RefusalInHandler bool
+}
+
+// Supported range, said in errors.
+const (
+	OldestSupported = "2.0"
+	NewestSupported = "3.3.x"
+)
+
+// ErrTooOld is a 1.x server: Tandem needs 2.0 or newer.
+var ErrTooOld = errors.New("too old")
+
+// ErrTooNew is a server newer than the protocols Tandem speaks.
+var ErrTooNew = errors.New("too new")
+
+var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(?:\.(\d+))?`)
+
+// ProtoOf is the protocol of the server whose VERSION_NAME is v. A 1.x
+// server is ErrTooOld, a 4.x one ErrTooNew; both errors name the version.
+func ProtoOf(v string) (Proto, error) {
+	m := versionRE.FindStringSubmatch(strings.TrimSpace(v))
+	if m == nil {
+		return Proto{}, fmt.Errorf("%w: %q is not a scrcpy-server version", ErrProtocol, v)
+	}
+	p := Proto{Version: v}
+	p.Major, _ = strconv.Atoi(m[1])
+	p.Minor, _ = strconv.Atoi(m[2])
+	if m[3] != "" {
+		p.Patch, _ = strconv.Atoi(m[3])
+	}
+	switch {
+	case p.Major < 2:
+		return p, fmt.Errorf("scrcpy-server %s: %w (Tandem speaks %s to %s)", v, ErrTooOld, OldestSupported, NewestSupported)
+	case p.Major > 3:
+		return p, fmt.Errorf("scrcpy-server %s: %w (Tandem speaks %s to %s)", v, ErrTooNew, OldestSupported, NewestSupported)
+	}
+	p.VideoOption = p.atLeast(2, 1)
+	p.RefusalInHandler = !p.atLeast(2, 2)
+	p.MaxFPSFloat = p.atLeast(2, 7)
+	switch {
+	case p.atLeast(3, 0):
+		p.MaxControlType = TypeResetVideo
+	case p.atLeast(2, 7):
+		p.MaxControlType = 15
+	case p.atLeast(2, 4):
+		p.MaxControlType = 14
+	default:
+		p.MaxControlType = TypeRotateDevice
+	}
+	return p, nil
+}
+
+func (p Proto) atLeast(major, minor int) bool {
+	return p.Major > major || p.Major == major && p.Minor >= minor
+}
+
+// Refusal is what the release prints on stderr when a client of version
+// client starts it (Ln.e's "[server] ERROR: " line, then the exception's
+// first line as printStackTrace writes it).
+func (p Proto) Refusal(client string) string {
+	msg := fmt.Sprintf("The server version (%s) does not match the client (%s)", p.Version, client)
+	first := msg
+	if p.RefusalInHandler {
+		first = "Exception on thread Thread[main,5,main]"
+	}
+	at := "com.genymobile.scrcpy.Options.parse(Options.java)"
+	if p.Major == 2 && p.Minor == 0 {
+		at = "com.genymobile.scrcpy.Server.createOptions(Server.java)"
+	}
+	return "[server] ERROR: " + first + "\njava.lang.IllegalArgumentException: " + msg + "\n\tat " + at + "\n"
+}
+
+var refusalRE = regexp.MustCompile(`The server version \(([^)\s]+)\) does not match the client`)
+
+// RefusedBy reads a server's refusal (every release that checks the
+// version, 1.x included, words it the same) and returns the server's own version; ok is false when out holds
+// no refusal.
+func RefusedBy(out string) (version string, ok bool) {
+	m := refusalRE.FindStringSubmatch(out)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
