@@ -43,6 +43,14 @@ func (p *Phone) ScrcpySessions() int {
 	return p.scrcpySessions
 }
 
+// ScrcpyRefusals counts the clients the scrcpy endpoint refused for their
+// version.
+func (p *Phone) ScrcpyRefusals() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.scrcpyRefused
+}
+
 func (p *Phone) serverVersion() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -81,6 +89,9 @@ func cmdAppProcess(p *Phone, c *shell.IO, args []string) int {
 		return 1
 	}
 	if args[2] != proto.Version { // checked before any option is read
+		p.mu.Lock()
+		p.scrcpyRefused++
+		p.mu.Unlock()
 		fmt.Fprint(c.Err, proto.Refusal(args[2]))
 		return 1
 	}
@@ -130,6 +141,9 @@ func (p *Phone) scrcpyRelease(c *shell.IO, path, client string) (scrcpy.Proto, b
 		return proto, true
 	}
 	if errors.Is(err, scrcpy.ErrTooOld) {
+		p.mu.Lock()
+		p.scrcpyRefused++
+		p.mu.Unlock()
 		fmt.Fprintln(c.Out, "[server] ERROR: Exception on thread Thread[main,5,main]")
 		fmt.Fprintf(c.Err, "java.lang.IllegalArgumentException: The server version (%s) does not match the client (%s)\n", v, client)
 		return proto, false

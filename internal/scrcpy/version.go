@@ -81,6 +81,18 @@ var ErrTooOld = errors.New("too old")
 // ErrTooNew is a server newer than the protocols Tandem speaks.
 var ErrTooNew = errors.New("too new")
 
+// VersionError is a server release Tandem does not speak.
+type VersionError struct {
+	Version string
+	Err     error // ErrTooOld or ErrTooNew
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("scrcpy-server %s is %v (Tandem speaks %s to %s)", e.Version, e.Err, OldestSupported, NewestSupported)
+}
+
+func (e *VersionError) Unwrap() error { return e.Err }
+
 var versionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)(?:\.(\d+))?`)
 
 // ProtoOf is the protocol of the server whose VERSION_NAME is v. A 1.x
@@ -98,9 +110,9 @@ func ProtoOf(v string) (Proto, error) {
 	}
 	switch {
 	case p.Major < 2:
-		return p, fmt.Errorf("scrcpy-server %s: %w (Tandem speaks %s to %s)", v, ErrTooOld, OldestSupported, NewestSupported)
+		return p, &VersionError{Version: v, Err: ErrTooOld}
 	case p.Major > 3:
-		return p, fmt.Errorf("scrcpy-server %s: %w (Tandem speaks %s to %s)", v, ErrTooNew, OldestSupported, NewestSupported)
+		return p, &VersionError{Version: v, Err: ErrTooNew}
 	}
 	p.VideoOption = p.atLeast(2, 1)
 	p.RefusalInHandler = !p.atLeast(2, 2)

@@ -1,6 +1,7 @@
 package scrcpy
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"os"
@@ -93,5 +94,42 @@ func TestCommandPerVersion(t *testing.T) {
 	}
 	if string(want) != b.String() {
 		t.Fatalf("commands differ from %s:\n%s", golden, b.String())
+	}
+}
+
+// Each release reads the control message types it knows, and no others
+// (ControlMessage.java TYPE_ constants of v2.0, v2.4, v2.7, v3.0).
+func TestControlTypesPerRelease(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		version string
+		typ     byte
+		ok      bool
+	}{
+		{"2.0", TypeRotateDevice, true}, {"2.0", 12, false}, // UHID came with 2.4
+		{"2.4", 14, true},                   // OPEN_HARD_KEYBOARD_SETTINGS, empty
+		{"2.4", TypeOpenKbdSettings, false}, // 15 unknown before 2.7
+		{"2.7", 14, false},                  // UHID_DESTROY: not read by the fake
+		{"2.7", TypeOpenKbdSettings, true}, {"2.7", TypeResetVideo, false},
+		{"3.0", TypeResetVideo, true}, {"3.3.4", TypeResetVideo, true}, {"3.3.4", 18, false},
+	}
+	for _, c := range cases {
+		p, _ := ProtoOf(c.version)
+		_, err := ReadMsgOf(p, bytes.NewReader([]byte{c.typ}))
+		if (err == nil) != c.ok {
+			t.Errorf("%s type %d: %v", c.version, c.typ, err)
+		}
+	}
+	// The messages Tandem sends read the same in every release.
+	key, _ := Msg{Type: TypeInjectKeycode, Key: &Key{Code: 66}}.Marshal()
+	touch, _ := Msg{Type: TypeInjectTouch, Touch: &Touch{X: 1, Y: 2, Width: 3, Height: 4}}.Marshal()
+	clip, _ := Msg{Type: TypeSetClipboard, Clipboard: &Clipboard{Paste: true, Text: "你好"}}.Marshal()
+	for _, v := range releases {
+		p, _ := ProtoOf(v)
+		for _, b := range [][]byte{key, touch, clip} {
+			if _, err := ReadMsgOf(p, bytes.NewReader(b)); err != nil {
+				t.Errorf("%s type %d: %v", v, b[0], err)
+			}
+		}
 	}
 }

@@ -17,8 +17,6 @@ import (
 	"tandem/internal/scrcpy"
 )
 
-func scrcpyVersion() string { return scrcpy.Version }
-
 // JarPaths are where scrcpy installations keep the server jar, searched in
 // order after the TANDEM_SCRCPY_SERVER override.
 var JarPaths = []string{
@@ -60,12 +58,13 @@ func (e *ServerError) Error() string {
 // listens on scrcpy_<scid>; the video socket brings framed H.264 and the
 // control socket takes touches, keys and clipboard pastes.
 type Scrcpy struct {
-	o      Options
-	cancel context.CancelFunc
-	done   chan struct{}
-	shell  *adb.Stream
-	video  *adb.Stream
-	ctl    *adb.Stream
+	o       Options
+	version string // the release spoken
+	cancel  context.CancelFunc
+	done    chan struct{}
+	shell   *adb.Stream
+	video   *adb.Stream
+	ctl     *adb.Stream
 
 	wmu sync.Mutex // one control message at a time
 
@@ -79,29 +78,79 @@ type Scrcpy struct {
 // connectTimeout bounds the wait for the server's socket.
 const connectTimeout = 10 * time.Second
 
-// StartScrcpy pushes the jar, starts the server and connects. ctx bounds
-// the stream's life.
+// maxJar bounds the jar read (scrcpy-server is under 100 KiB).
+const maxJar = 32 << 20
+
+// StartScrcpy pushes the jar, starts the server in the protocol of the
+// jar's release and connects. The release is read from the jar (cached per
+// file in o.Versions); a jar that hides it is started as the pinned
+// version, and the server's refusal, which names its own version, decides
+// the one retry. A 1.x or 4.x server is an error wrapping scrcpy.ErrTooOld
+// or ErrTooNew. ctx bounds the stream's life.
 func StartScrcpy(ctx context.Context, o Options, emit func(Packet)) (*Scrcpy, error) {
 	o.defaults()
-	jar, err := os.ReadFile(o.ScrcpyJar)
+	jar, err := readJar(o.ScrcpyJar)
 	if err != nil {
-		return nil, fmt.Errorf("read the scrcpy-server jar: %w", err)
+		return nil, err
+	}
+	version, known := o.Versions.lookup(o.ScrcpyJar, jar)
+	if known {
+		if _, err := scrcpy.ProtoOf(version); err != nil {
+			return nil, err
+		}
+	} else {
+		version = scrcpy.Version
 	}
 	if err := o.Server.Push(ctx, o.Serial, jar, scrcpy.DeviceJarPath, 0o644); err != nil {
 		return nil, err
 	}
+	s, err := startServer(ctx, o, version, emit)
+	var se *ServerError
+	if known || !errors.As(err, &se) {
+		return s, err
+	}
+	theirs, ok := scrcpy.RefusedBy(se.Output)
+	if !ok || theirs == version {
+		return nil, err
+	}
+	o.Versions.remember(o.ScrcpyJar, theirs)
+	if _, perr := scrcpy.ProtoOf(theirs); perr != nil {
+		return nil, perr
+	}
+	return startServer(ctx, o, theirs, emit)
+}
+
+func readJar(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the scrcpy-server jar: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxJar+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the scrcpy-server jar: %w", err)
+	}
+	if len(b) > maxJar {
+		return nil, fmt.Errorf("%s is not a scrcpy-server jar (larger than %d MiB)", path, maxJar>>20)
+	}
+	return b, nil
+}
+
+// startServer runs the pushed jar as release version and connects.
+func startServer(ctx context.Context, o Options, version string, emit func(Packet)) (*Scrcpy, error) {
 	var rb [4]byte
 	if _, err := rand.Read(rb[:]); err != nil {
 		return nil, err
 	}
-	opts := scrcpy.Options{SCID: binary.BigEndian.Uint32(rb[:]) & 0x7fffffff, MaxSize: o.MaxSide, MaxFPS: o.MaxFPS, BitRate: o.BitRate, Control: true}
+	opts := scrcpy.Options{SCID: binary.BigEndian.Uint32(rb[:]) & 0x7fffffff, MaxSize: o.MaxSide, MaxFPS: o.MaxFPS, BitRate: o.BitRate, Control: true, Version: version}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Scrcpy{o: o, cancel: cancel, done: make(chan struct{})}
+	s := &Scrcpy{o: o, cancel: cancel, done: make(chan struct{}), version: version}
 	fail := func(err error) (*Scrcpy, error) {
 		cancel()
 		s.closeStreams()
 		return nil, err
 	}
+	var err error
 	s.shell, err = o.Server.Open(ctx, o.Serial, "shell:"+opts.Command())
 	if err != nil {
 		return fail(err)
@@ -224,6 +273,9 @@ func (s *Scrcpy) closeStreams() {
 		}
 	}
 }
+
+// Version is the scrcpy-server release this stream speaks.
+func (s *Scrcpy) Version() string { return s.version }
 
 // Path is PathScrcpy.
 func (s *Scrcpy) Path() Path { return PathScrcpy }

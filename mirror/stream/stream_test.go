@@ -226,13 +226,29 @@ func typesUnicodeAndKeys(ctx context.Context, t *testing.T, p *vphone.Phone, tc 
 	}
 }
 
-func TestScrcpyOfAnotherVersionFallsBackToScreenrecord(t *testing.T) {
+// A jar that hides its release is started as the pinned one; the server's
+// refusal names its own release, which the one retry speaks, and the
+// cache remembers it for the next start.
+func TestScrcpyJarThatHidesItsVersionIsAskedOnce(t *testing.T) {
 	t.Parallel()
 	p, o := setup(t)
 	o.ScrcpyJar = fakeJar(t)
+	o.Versions = &stream.JarVersions{}
 	p.SetScrcpyVersion("3.1")
+	for range 2 {
+		src, why, err := stream.Open(context.Background(), o, func(stream.Packet) {})
+		if err != nil || src.Path() != stream.PathScrcpy || !strings.Contains(why, "scrcpy-server 3.1 ") {
+			t.Fatalf("path %v (%s) %v", src, why, err)
+		}
+		src.Close()
+	}
+	if got := p.ScrcpyRefusals(); got != 1 {
+		t.Fatalf("%d refusals: the second start should have known the release", got)
+	}
+	p.SetScrcpyVersion("1.25")
+	o.Versions = nil
 	_, src, why, _ := openStream(t, o)
-	if src.Path() != stream.PathScreenrecord || !strings.Contains(why, "The server version (3.1) does not match the client (3.3.4)") {
+	if src.Path() != stream.PathScreenrecord || !strings.Contains(why, "scrcpy-server 1.25 is too old") {
 		t.Fatalf("path %s (%s)", src.Path(), why)
 	}
 	if _, ok := src.(stream.Toucher); ok {
