@@ -152,6 +152,10 @@ func New(cfg Config) *Backend {
 	})
 	b.desks = newDesks(b.devices, b.hub, b.runs.AgentBusy)
 	b.desks.scrcpyJar = cfg.ScrcpyServer
+	b.desks.settingJar = func() string {
+		s, _, _ := b.settings.Load()
+		return s.ScrcpyServer
+	}
 	b.runs.personDo = b.desks.personDo
 	b.runs.hand = b.Hand
 	return b

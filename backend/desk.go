@@ -43,8 +43,13 @@ type desks struct {
 	hub     *mirror.Hub
 	// agentBusy reports whether a run on the device is producing frames.
 	agentBusy func(id string) bool
-	// scrcpyJar overrides the search for scrcpy-server's jar.
-	scrcpyJar string
+	// scrcpyJar overrides the search for scrcpy-server's jar
+	// (TANDEM_SCRCPY_SERVER); settingJar is the file chosen in Settings,
+	// used when there is no override (nil: none).
+	scrcpyJar  string
+	settingJar func() string
+	// versions remembers each jar's release.
+	versions stream.JarVersions
 	// noScreenrecord skips the screenrecord path (benchmarks of polling).
 	noScreenrecord bool
 

@@ -38,6 +38,10 @@ type Settings struct {
 	// while the app runs (off by default; the bearer token is in Secrets).
 	MCPHTTP bool `json:"mcp_http"`
 	MCPPort int  `json:"mcp_port"`
+	// ScrcpyServer is the scrcpy-server file for the phone mirror ("" =
+	// the usual install paths; TANDEM_SCRCPY_SERVER wins over it; see
+	// backend/scrcpy.go). Checked when saved.
+	ScrcpyServer string `json:"scrcpy_server"`
 }
 
 // Budget limits a run; 0 means no limit. Reaching one asks the person.

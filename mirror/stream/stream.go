@@ -135,7 +135,7 @@ func OpenWhy(ctx context.Context, o Options, emit func(Packet)) (Source, Why, er
 	var why []string
 	var w Why
 	if o.ScrcpyJar == "" {
-		why = append(why, "no scrcpy-server found (install scrcpy or set TANDEM_SCRCPY_SERVER)")
+		why = append(why, "no scrcpy-server found (install scrcpy 2.0 or newer, choose its server file in Settings, or set TANDEM_SCRCPY_SERVER)")
 	} else {
 		s, err := StartScrcpy(ctx, o, emit)
 		if err == nil {

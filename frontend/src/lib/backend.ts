@@ -40,6 +40,8 @@ export interface Settings {
   /** serve Tandem to MCP clients over HTTP on 127.0.0.1:mcp_port while the app runs */
   mcp_http: boolean
   mcp_port: number
+  /** the scrcpy-server file for the phone mirror ("": where scrcpy installs it) */
+  scrcpy_server: string
 }
 
 /** The app's MCP server over HTTP as Settings shows it (app/mcp.go). */
@@ -117,6 +119,17 @@ export interface Profile {
   vision_on_demand?: boolean
   ui_tree?: boolean
   action_cache?: boolean
+}
+
+/** a scrcpy-server file as Settings checks it (backend.ScrcpyServer) */
+export interface ScrcpyServer {
+  path: string
+  version: string
+  /** "" (usable), missing, not_server, too_old, too_new */
+  problem: '' | 'missing' | 'not_server' | 'too_old' | 'too_new' | string
+  text: string
+  /** TANDEM_SCRCPY_SERVER when set: it wins over the setting */
+  env: string
 }
 
 export interface TestResult {
@@ -213,6 +226,8 @@ export type Bound = {
   TestProfile(id: string): Promise<TestResult>
   /** tests the form as typed (key "" uses the saved one), with one image and, for tools, one tool call */
   TestForm(p: Profile, key: string): Promise<TestResult>
+  /** checks a scrcpy-server file (its release, read from the file) */
+  ScrcpyServer(path: string): Promise<ScrcpyServer>
   StartRun(device: string, goal: string): Promise<Snapshot>
   ActiveRuns(): Promise<Snapshot[]>
   Pause(run: string): Promise<void>

@@ -14,6 +14,7 @@ const base: Settings = {
   welcome_done: true,
   mcp_http: false,
   mcp_port: 39517,
+  scrcpy_server: '',
 }
 
 describe('settingsChanges', () => {

@@ -70,6 +70,7 @@ export interface BackendSettings {
   welcome_done: boolean
   mcp_http: boolean
   mcp_port: number
+  scrcpy_server: string
 }
 
 /** engine.Cause */
@@ -347,6 +348,15 @@ export interface RunSummary {
   first_goal?: string
 }
 
+/** backend.ScrcpyServer */
+export interface ScrcpyServer {
+  path: string
+  version: string
+  problem: string
+  text: string
+  env: string
+}
+
 /** action.Size */
 export interface Size {
   w: number
@@ -469,7 +479,7 @@ export const boundServices = {
   RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
   MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut'],
-  SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
+  SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
 } as const
 
 /** Every bound method's name. */
