@@ -200,8 +200,19 @@ func (s *Scrcpy) keepOutput(exited chan<- struct{}) {
 // connectTimeout passes.
 func (s *Scrcpy) connect(ctx context.Context, socket string, exited <-chan struct{}) (*adb.Stream, error) {
 	deadline := time.Now().Add(connectTimeout)
+	// The sockets live while the server does: an attempt ends when the
+	// server exits (a refusal: the open of a socket nobody will listen on
+	// need not run its course), and so does a stream it served.
+	actx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		select {
+		case <-exited:
+		case <-ctx.Done():
+		}
+	}()
 	for {
-		st, err := s.o.Server.Open(ctx, s.o.Serial, socket)
+		st, err := s.o.Server.Open(actx, s.o.Serial, socket)
 		if err == nil {
 			var b [1]byte
 			if _, err = io.ReadFull(st, b[:]); err == nil {

@@ -49,7 +49,7 @@ func (c *collector) snapshot() ([]stream.Packet, <-chan struct{}) {
 }
 
 // waitFor waits until ok(packets) or fails after d.
-func (c *collector) waitFor(t *testing.T, d time.Duration, what string, ok func([]stream.Packet) bool) []stream.Packet {
+func (c *collector) waitFor(t testing.TB, d time.Duration, what string, ok func([]stream.Packet) bool) []stream.Packet {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -75,7 +75,7 @@ func frames(ps []stream.Packet) int {
 	return n
 }
 
-func setup(t *testing.T) (*vphone.Phone, stream.Options) {
+func setup(t testing.TB) (*vphone.Phone, stream.Options) {
 	t.Helper()
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -107,7 +107,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 // fakeJar is a file standing for scrcpy-server's jar (the virtual phone
 // plays the server; it only checks the jar was pushed).
-func fakeJar(t *testing.T) string {
+func fakeJar(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "scrcpy-server")
 	if err := os.WriteFile(path, []byte("PK\x03\x04 scrcpy-server test jar"), 0o644); err != nil {
