@@ -14,7 +14,7 @@ import (
 // stored), the file chosen in Settings (Settings.ScrcpyServer), else the
 // usual install paths (stream.JarPaths). A file chosen in Settings is
 // checked when saved: it exists, its release can be read from it, and
-// Tandem speaks that release (2.0 to 3.3.x); the environment's file is
+// Tandem speaks that release (2.0 to 4.1); the environment's file is
 // checked only when the mirror starts (the mirror's label then says why
 // it fell back).
 
@@ -23,7 +23,7 @@ type ScrcpyServer struct {
 	Path    string `json:"path"`    // the file checked; "" none
 	Version string `json:"version"` // its release, when read
 	// Problem is "" (Tandem speaks it), "missing", "not_server",
-	// "too_old" (1.x) or "too_new" (4.x and later).
+	// "too_old" (1.x) or "too_new" (5.x and later).
 	Problem string `json:"problem"`
 	Text    string `json:"text"` // the problem in English, with the error's own words
 	// Env is TANDEM_SCRCPY_SERVER when set: that file wins over the setting.

@@ -38,7 +38,7 @@ func TestSettingsChecksTheScrcpyServerFile(t *testing.T) {
 		filepath.Join(t.TempDir(), "missing"): "scrcpy.missing",
 		notJar:                                "scrcpy.not_server",
 		writeJar(t, "1.25"):                   "scrcpy.too_old",
-		writeJar(t, "4.1"):                    "scrcpy.too_new",
+		writeJar(t, "5.0"):                    "scrcpy.too_new",
 	} {
 		raw, _ := json.Marshal(path)
 		_, err := b.UpdateSettings(map[string]json.RawMessage{"scrcpy_server": raw})

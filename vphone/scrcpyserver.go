@@ -175,7 +175,7 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, proto scrcpy.Proto
 	w, h := scrcpySize(dw, dh, a.MaxSize)
 	size := &videoSize{w: w, h: h}
 	if a.SendMeta {
-		err = scrcpy.WriteVideoHeader(video.rw, scrcpy.VideoHeader{DeviceName: p.opts.Model, Codec: scrcpy.CodecH264, Width: w, Height: h}, a.SendDummyByte)
+		err = proto.WriteVideoHeader(video.rw, scrcpy.VideoHeader{DeviceName: p.opts.Model, Codec: scrcpy.CodecH264, Width: w, Height: h}, a.SendDummyByte)
 	} else if a.SendDummyByte {
 		_, err = video.rw.Write([]byte{0})
 	}
@@ -200,7 +200,7 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, proto scrcpy.Proto
 	p.mu.Lock()
 	p.scrcpySessions++
 	p.mu.Unlock()
-	err = p.streamScrcpy(ctx, video.rw, a, size)
+	err = p.streamScrcpy(ctx, video.rw, proto, a, size)
 	cancel()
 	if errors.Is(err, encode.ErrNoEncoder) {
 		return err
@@ -271,17 +271,22 @@ func (l *scrcpyListener) close() {
 // streamScrcpy sends the screen as H.264 on video until ctx ends or the
 // stream fails. When the display turns, the encoder restarts at the new
 // size: a new config packet and key frame follow, as from the real server.
-func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, a scrcpy.ServerArgs, size *videoSize) error {
+func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, proto scrcpy.Proto, a scrcpy.ServerArgs, size *videoSize) error {
 	start := time.Now()
 	for {
 		w, h := size.get()
+		if proto.Sessions && a.SendMeta { // 4.x: each capture session starts with its size
+			if err := proto.WritePacket(video, scrcpy.Packet{Session: true, Width: w, Height: h}); err != nil {
+				return err
+			}
+		}
 		err := encode.Stream(ctx, screen{p}, encode.Options{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk encode.Packet) error {
 			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
 			if !pk.Config {
 				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
 			}
 			if a.SendMeta {
-				return scrcpy.WritePacket(video, sp)
+				return proto.WritePacket(video, sp)
 			}
 			_, err := video.Write(pk.Data)
 			return err

@@ -18,7 +18,7 @@ func TestScrcpyRefusesAnotherClientInItsReleasesWords(t *testing.T) {
 	t.Parallel()
 	p, env := vphonetest.Start(t)
 	dir := t.TempDir()
-	for _, v := range []string{"1.25", "2.0", "2.1.1", "v2.2", "2.4", "2.7", "3.0", "3.3.4"} {
+	for _, v := range []string{"1.25", "2.0", "2.1.1", "v2.2", "2.4", "2.7", "3.0", "3.3.4", "4.1"} {
 		jar := filepath.Join(dir, v)
 		if err := os.WriteFile(jar, scrcpy.MakeJar(v), 0o644); err != nil {
 			t.Fatal(err)
@@ -39,7 +39,7 @@ func TestScrcpyRefusesAnotherClientInItsReleasesWords(t *testing.T) {
 			t.Fatalf("1.x logs on stdout: %q", out)
 		}
 	}
-	if p.ScrcpySessions() != 0 || p.ScrcpyRefusals() != 8 {
+	if p.ScrcpySessions() != 0 || p.ScrcpyRefusals() != 9 {
 		t.Fatalf("%d sessions, %d refusals", p.ScrcpySessions(), p.ScrcpyRefusals())
 	}
 }

@@ -225,6 +225,8 @@ func (p Proto) emptyType(t byte) bool {
 		return p.MaxControlType >= TypeOpenKbdSettings
 	case TypeResetVideo:
 		return p.MaxControlType >= TypeResetVideo
+	case 19, 20: // CAMERA_ZOOM_IN, CAMERA_ZOOM_OUT (4.0)
+		return p.Sessions
 	}
 	return false
 }

@@ -21,6 +21,8 @@ import (
 //	2.4–2.6.1   same                                                 int      0–14 (+UHID)     0–2
 //	2.7         same                                                 float    0–15             0–2
 //	3.0–3.3.4   same                                                 float    0–17             0–2
+//	4.0         same                                                 float    0–21             0–2
+//	4.1         same                                                 float    0–22             0–2
 //
 // Sources: v2.0 server/.../Server.java (createOptions, main's uncaught
 // handler), v2.2 and v3.3.4 .../Server.java main (`Ln.e(t.getMessage(), t)`)
@@ -48,9 +50,18 @@ import (
 // release knows) and the version string itself: the 2.2 jar calls itself
 // "v2.2" and the 3.0.1 jar "3.0" (server/build.gradle versionName).
 //
+// 4.0 and 4.1 change the video socket only (v4.0 device/Streamer.java
+// writeVideoHeader, writeSessionMeta, writeFrameMeta; video/SurfaceEncoder.java
+// streamScreen): after the device name comes the codec id alone; each
+// capture session (the start, a rotation) then begins with a 12-byte
+// session packet (u32 flags, bit 31 set, bit 0 "the client resized";
+// width u32, height u32), and a media packet's pts has bit 63 clear, bit
+// 62 config, bit 61 key frame. The options and the control messages Tandem
+// uses are as before (send_codec_meta became send_stream_meta; Tandem
+// sends neither).
+//
 // 1.x (a 64-byte name plus u16 sizes, no codec meta, socket "scrcpy") is
-// too old to speak; 4.x frames its video in session packets
-// (v4.0 device/Streamer.java writeSessionMeta) and is not spoken yet.
+// too old to speak; a 5.x would be new.
 
 // Proto is what one server release needs from a client, and how it
 // answers.
@@ -67,12 +78,15 @@ type Proto struct {
 	// RefusalInHandler: the refusal is logged by the uncaught-exception
 	// handler as "Exception on thread ..." (2.0–2.1.1), not as itself.
 	RefusalInHandler bool
+	// Sessions: the video header has no size; session packets carry it
+	// (from 4.0).
+	Sessions bool
 }
 
 // Supported range, said in errors.
 const (
 	OldestSupported = "2.0"
-	NewestSupported = "3.3.x"
+	NewestSupported = "4.1"
 )
 
 // ErrTooOld is a 1.x server: Tandem needs 2.0 or newer.
@@ -111,13 +125,18 @@ func ProtoOf(v string) (Proto, error) {
 	switch {
 	case p.Major < 2:
 		return p, &VersionError{Version: v, Err: ErrTooOld}
-	case p.Major > 3:
+	case p.Major > 4:
 		return p, &VersionError{Version: v, Err: ErrTooNew}
 	}
 	p.VideoOption = p.atLeast(2, 1)
 	p.RefusalInHandler = !p.atLeast(2, 2)
 	p.MaxFPSFloat = p.atLeast(2, 7)
+	p.Sessions = p.Major >= 4
 	switch {
+	case p.atLeast(4, 1):
+		p.MaxControlType = 22 // SCAN_FILE
+	case p.atLeast(4, 0):
+		p.MaxControlType = 21 // RESIZE_DISPLAY
 	case p.atLeast(3, 0):
 		p.MaxControlType = TypeResetVideo
 	case p.atLeast(2, 7):

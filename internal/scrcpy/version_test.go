@@ -13,11 +13,11 @@ var update = flag.Bool("update", false, "rewrite testdata/commands.golden")
 
 // The versions each release's own tag names (server/build.gradle
 // versionName), the quirks included.
-var releases = []string{"2.0", "2.1", "2.1.1", "v2.2", "2.3.1", "2.4", "2.5", "2.6.1", "2.7", "3.0", "3.0.2", "3.1", "3.2", "3.3", "3.3.4"}
+var releases = []string{"2.0", "2.1", "2.1.1", "v2.2", "2.3.1", "2.4", "2.5", "2.6.1", "2.7", "3.0", "3.0.2", "3.1", "3.2", "3.3", "3.3.4", "4.0", "4.1"}
 
 func TestJarVersionReadsWhatTheJarSays(t *testing.T) {
 	t.Parallel()
-	for _, v := range append(releases, "1.25", "4.1") {
+	for _, v := range append(releases, "1.25", "4.1", "5.0") {
 		got, err := JarVersion(MakeJar(v))
 		if err != nil || got != v {
 			t.Errorf("jar of %s: %q, %v", v, got, err)
@@ -53,7 +53,7 @@ func TestProtoOfEachRelease(t *testing.T) {
 			t.Fatalf("%s refusal %q read as %q", v, r, got)
 		}
 	}
-	for v, want := range map[string]error{"1.25": ErrTooOld, "1.0": ErrTooOld, "4.0": ErrTooNew, "x": ErrProtocol} {
+	for v, want := range map[string]error{"1.25": ErrTooOld, "1.0": ErrTooOld, "5.0": ErrTooNew, "x": ErrProtocol} {
 		if _, err := ProtoOf(v); !errors.Is(err, want) {
 			t.Errorf("%s: %v, want %v", v, err, want)
 		}
@@ -112,6 +112,7 @@ func TestControlTypesPerRelease(t *testing.T) {
 		{"2.7", 14, false},                  // UHID_DESTROY: not read by the fake
 		{"2.7", TypeOpenKbdSettings, true}, {"2.7", TypeResetVideo, false},
 		{"3.0", TypeResetVideo, true}, {"3.3.4", TypeResetVideo, true}, {"3.3.4", 18, false},
+		{"4.0", 19, true}, {"4.0", 22, false}, {"4.1", 20, true}, // CAMERA_ZOOM_IN, OUT: empty
 	}
 	for _, c := range cases {
 		p, _ := ProtoOf(c.version)

@@ -60,6 +60,7 @@ func (e *ServerError) Error() string {
 type Scrcpy struct {
 	o       Options
 	version string // the release spoken
+	proto   scrcpy.Proto
 	cancel  context.CancelFunc
 	done    chan struct{}
 	shell   *adb.Stream
@@ -143,14 +144,17 @@ func startServer(ctx context.Context, o Options, version string, emit func(Packe
 		return nil, err
 	}
 	opts := scrcpy.Options{SCID: binary.BigEndian.Uint32(rb[:]) & 0x7fffffff, MaxSize: o.MaxSide, MaxFPS: o.MaxFPS, BitRate: o.BitRate, Control: true, Version: version}
+	proto, err := scrcpy.ProtoOf(version)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Scrcpy{o: o, cancel: cancel, done: make(chan struct{}), version: version}
+	s := &Scrcpy{o: o, cancel: cancel, done: make(chan struct{}), version: version, proto: proto}
 	fail := func(err error) (*Scrcpy, error) {
 		cancel()
 		s.closeStreams()
 		return nil, err
 	}
-	var err error
 	s.shell, err = o.Server.Open(ctx, o.Serial, "shell:"+opts.Command())
 	if err != nil {
 		return fail(err)
@@ -164,7 +168,7 @@ func startServer(ctx context.Context, o Options, version string, emit func(Packe
 	if s.ctl, err = o.Server.Open(ctx, o.Serial, socket); err != nil {
 		return fail(fmt.Errorf("scrcpy control socket: %w", err))
 	}
-	h, err := scrcpy.ReadVideoHeader(s.video)
+	h, err := proto.ReadVideoHeader(s.video)
 	if err != nil {
 		return fail(fmt.Errorf("scrcpy video header: %w", err))
 	}
@@ -172,6 +176,13 @@ func startServer(ctx context.Context, o Options, version string, emit func(Packe
 		return fail(fmt.Errorf("scrcpy-server sends codec %08x, not H.264", h.Codec))
 	}
 	s.vw, s.vh, s.name = h.Width, h.Height, h.DeviceName
+	if proto.Sessions { // 4.x: the size comes with the first session
+		first, err := proto.ReadPacket(s.video)
+		if err != nil || !first.Session {
+			return fail(fmt.Errorf("scrcpy video: no session packet first (%v)", err))
+		}
+		s.vw, s.vh = first.Width, first.Height
+	}
 	go func() { _ = scrcpy.DrainDeviceMessages(s.ctl) }()
 	go s.read(ctx, emit, exited)
 	return s, nil
@@ -250,7 +261,7 @@ func (s *Scrcpy) read(ctx context.Context, emit func(Packet), exited <-chan stru
 	defer close(s.done)
 	defer s.closeStreams()
 	for {
-		p, err := scrcpy.ReadPacket(s.video)
+		p, err := s.proto.ReadPacket(s.video)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()
@@ -262,9 +273,15 @@ func (s *Scrcpy) read(ctx context.Context, emit func(Packet), exited <-chan stru
 			s.mu.Unlock()
 			return
 		}
+		if p.Session { // 4.x: a new capture session, at this size
+			s.mu.Lock()
+			s.vw, s.vh = p.Width, p.Height
+			s.mu.Unlock()
+			continue
+		}
 		pk := Packet{Config: p.Config, Key: p.Key, Data: p.Data, At: time.Now()}
 		s.mu.Lock()
-		if p.Config {
+		if p.Config && !s.proto.Sessions {
 			if i := startCodeLen(p.Data); i > 0 && len(p.Data) > i && p.Data[i]&0x1f == nalSPS {
 				if w, h, err := spsSize(p.Data[i:]); err == nil {
 					s.vw, s.vh = w, h

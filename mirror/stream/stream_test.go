@@ -309,10 +309,19 @@ func TestFindJar(t *testing.T) {
 	}
 }
 
+// A turned phone restarts the video at the new size (3.x: a new config;
+// 4.x: a session packet first), and touches follow it.
 func TestScrcpyRestartsTheVideoWhenThePhoneTurns(t *testing.T) {
 	t.Parallel()
+	for _, v := range []string{"3.3.4", "4.1"} {
+		t.Run(v, func(t *testing.T) { testTurn(t, v) })
+	}
+}
+
+func testTurn(t *testing.T, v string) {
+	t.Parallel()
 	p, o := setup(t)
-	o.ScrcpyJar = fakeJar(t)
+	o.ScrcpyJar = jarOf(t, v)
 	if err := p.Launch(vphone.PkgCounter); err != nil {
 		t.Fatal(err)
 	}

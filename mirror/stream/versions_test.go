@@ -14,8 +14,8 @@ import (
 
 // supported are the releases the virtual phone plays in the mirror's end
 // to end tests: each changes something in the table of internal/scrcpy
-// (v2.2 calls itself "v2.2").
-var supported = []string{"2.0", "2.1", "v2.2", "2.4", "2.7", "3.0", "3.1", "3.3.4"}
+// (v2.2 calls itself "v2.2"; 4.x frames its video in sessions).
+var supported = []string{"2.0", "2.1", "v2.2", "2.4", "2.7", "3.0", "3.1", "3.3.4", "4.0", "4.1"}
 
 // jarOf writes a scrcpy-server jar that names version v, as a release's
 // own jar does (its BuildConfig).
