@@ -134,3 +134,24 @@ func TestControlTypesPerRelease(t *testing.T) {
 		}
 	}
 }
+
+// The jars the browser suite points Settings at (frontend/e2e) are
+// MakeJar's, kept as files (-update rewrites them).
+func TestFixtureJars(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"1.25", "3.3.4"} {
+		path := "testdata/scrcpy-server-" + v + ".jar"
+		if *update {
+			if err := os.WriteFile(path, MakeJar(v), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := JarVersion(b); err != nil || got != v {
+			t.Fatalf("%s: %q %v", path, got, err)
+		}
+	}
+}
