@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApp, startADB, startPhone, artifactsDir } from './harness.mjs'
+import { startApp, startADB, startPhone, artifactsDir, repoRoot } from './harness.mjs'
 
 let adb
 let phone
@@ -129,6 +129,30 @@ test('without a scrcpy-server the mirror streams screenrecord and a drag arrives
     await release()
     await until('the swipe', () => firstItem() > start)
     assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})
+
+const fixtures = join(repoRoot, 'internal', 'scrcpy', 'testdata')
+
+test('a scrcpy-server 2.7 mirrors over scrcpy and the label names it; a 1.x one is called too old, in Chinese too', async () => {
+  let app = await openMirror({ TANDEM_SCRCPY_SERVER: join(fixtures, 'scrcpy-server-2.7.jar') }, 'scrcpy')
+  try {
+    const label = app.page.getByTestId('mirror-path')
+    assert.match(await label.textContent(), /scrcpy 2\.7/)
+    assert.match(await label.getAttribute('title'), /scrcpy-server 2\.7 streams H\.264/)
+  } finally {
+    await app.stop()
+  }
+  app = await openMirror({ TANDEM_SCRCPY_SERVER: join(fixtures, 'scrcpy-server-1.25.jar') }, 'screenrecord')
+  try {
+    const { page } = app
+    const label = page.getByTestId('mirror-path')
+    assert.match(await label.getAttribute('title'), /scrcpy-server 1\.25 is too old \(Tandem speaks 2\.0 and newer\)/)
+    await page.getByTestId('language').selectOption('zh-CN')
+    await until('the Chinese tooltip', async () => /scrcpy-server 1\.25 版本太旧/.test((await label.getAttribute('title')) ?? ''))
+    await page.getByTestId('language').selectOption('en')
   } finally {
     await app.stop()
   }

@@ -139,7 +139,7 @@ func TestControlTypesPerRelease(t *testing.T) {
 // MakeJar's, kept as files (-update rewrites them).
 func TestFixtureJars(t *testing.T) {
 	t.Parallel()
-	for _, v := range []string{"1.25", "3.3.4"} {
+	for _, v := range []string{"1.25", "2.7", "3.3.4"} {
 		path := "testdata/scrcpy-server-" + v + ".jar"
 		if *update {
 			if err := os.WriteFile(path, MakeJar(v), 0o644); err != nil {
