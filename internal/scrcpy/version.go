@@ -9,20 +9,24 @@ import (
 )
 
 // Versions. The server refuses a client whose version string differs from
-// its own BuildConfig.VERSION_NAME (Server.java createOptions in 2.0–2.1,
-// Options.parse from 2.2), so the client must send the jar's own string,
-// and speak that release's protocol. What Tandem sends and reads, per
-// release, read in each tag of github.com/Genymobile/scrcpy:
+// its own BuildConfig.VERSION_NAME (Server.java createOptions in 2.0,
+// Options.java parse from 2.1), so the client must send the jar's own
+// string, and speak that release's protocol. What Tandem sends and reads,
+// per release, read in each tag of github.com/Genymobile/scrcpy:
 //
-//	release     refusal, on stderr, then the stack trace            max_fps  control types    device msgs
-//	2.0–2.1.1   [server] ERROR: Exception on thread Thread[main,5,main]  int  0–11             0–1
-//	            java.lang.IllegalArgumentException: The server version (V) does not match the client (C)
-//	2.2–2.3.1   [server] ERROR: The server version (V) does not match the client (C)      int  0–11  0–1
-//	2.4–2.6.1   same                                                 int      0–14 (+UHID)     0–2
-//	2.7         same                                                 float    0–15             0–2
-//	3.0–3.3.4   same                                                 float    0–17             0–2
-//	4.0         same                                                 float    0–21             0–2
-//	4.1         same                                                 float    0–22             0–2
+//	release    refusal (stderr, then the stack trace)                   max_fps  control  device  video socket
+//	2.0–2.1.1  "[server] ERROR: Exception on thread Thread[main,5,main]"  int      0–11     0–1     name, codec+w+h, flags 63/62
+//	           then "java.lang.IllegalArgumentException: The server version (V) does not match the client (C)"
+//	2.2–2.3.1  "[server] ERROR: The server version (V) does not match    int      0–11     0–1     same
+//	           the client (C)", then the exception
+//	2.4–2.6.1  same                                                      int      0–14     0–2     same
+//	2.7        same                                                      float    0–15     0–2     same
+//	3.0–3.3.4  same                                                      float    0–17     0–2     same
+//	4.0        same                                                      float    0–21     0–2     name, codec; sessions; 62/61
+//	4.1        same                                                      float    0–22     0–2     same as 4.0
+//
+// (control: the message types the release reads; device: the message types
+// it writes; flags: the pts bits of a config packet and a key frame.)
 //
 // Sources: v2.0 server/.../Server.java (createOptions, main's uncaught
 // handler), v2.2 and v3.3.4 .../Server.java main (`Ln.e(t.getMessage(), t)`)
@@ -30,17 +34,18 @@ import (
 // (TYPE_ constants) in v2.0, v2.4, v2.7, v3.0; max_fps is
 // Integer.parseInt up to v2.6.1 and parseFloat from v2.7 (Options.java).
 //
-// What is the same from 2.0 to 3.3.4, so one client speaks them all:
+// What is the same from 2.0 to 4.1, so one client speaks them all:
 //   - the options Tandem passes (scid, log_level, tunnel_forward, audio,
 //     video_codec, control, cleanup, send_dummy_byte, max_size, max_fps as
 //     an integer, video_bit_rate) exist in every release; an unknown option
 //     is only a warning ("Unknown server option"); each release's own client
 //     (app/src/server.c execute_server) passes them in the same words;
-//   - the handshake (device/DesktopConnection.java open, sendDeviceMeta;
-//     device/Streamer.java writeVideoHeader, writeFrameMeta): the forward
-//     tunnel's socket scrcpy_<scid>, video then control socket, one dummy
-//     byte, the 64-byte device name, codec id + width + height (u32 each),
-//     then 12-byte frame headers (bit 63 config, bit 62 key frame);
+//   - the handshake (device/DesktopConnection.java open, sendDeviceMeta):
+//     the forward tunnel's socket scrcpy_<scid>, video then control
+//     socket, one dummy byte, the 64-byte device name; up to 3.3.4
+//     (device/Streamer.java writeVideoHeader, writeFrameMeta) codec id +
+//     width + height (u32 each), then 12-byte frame headers (bit 63
+//     config, bit 62 key frame); 4.x below;
 //   - the control messages Tandem sends (ControlMessageReader.java):
 //     INJECT_KEYCODE 0 (13-byte payload), INJECT_TOUCH_EVENT 2 (31),
 //     SET_CLIPBOARD 9 (9 + length-prefixed text); the device's
