@@ -48,8 +48,10 @@ type desks struct {
 	// used when there is no override (nil: none).
 	scrcpyJar  string
 	settingJar func() string
-	// versions remembers each jar's release.
+	// versions remembers each jar's release; jarPaths are where an
+	// installed scrcpy keeps it (stream.JarPaths; tests set their own).
 	versions stream.JarVersions
+	jarPaths []string
 	// noScreenrecord skips the screenrecord path (benchmarks of polling).
 	noScreenrecord bool
 
@@ -62,7 +64,7 @@ type desks struct {
 }
 
 func newDesks(devices *Devices, hub *mirror.Hub, agentBusy func(string) bool) *desks {
-	return &desks{devices: devices, hub: hub, agentBusy: agentBusy, byID: map[string]*desk{}, watches: map[string]string{}}
+	return &desks{devices: devices, hub: hub, agentBusy: agentBusy, byID: map[string]*desk{}, watches: map[string]string{}, jarPaths: stream.JarPaths}
 }
 
 // pollEvery is the gap between captures: a phone's screencap already takes

@@ -184,7 +184,7 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 	if override == "" && f.settingJar != nil {
 		override = f.settingJar()
 	}
-	jar, err := stream.FindJar(override)
+	jar, err := stream.FindJarIn(override, f.jarPaths)
 	reason := ""
 	if err != nil {
 		reason = err.Error() + "; "

@@ -28,6 +28,9 @@ type ScrcpyServer struct {
 	Text    string `json:"text"` // the problem in English, with the error's own words
 	// Env is TANDEM_SCRCPY_SERVER when set: that file wins over the setting.
 	Env string `json:"env"`
+	// Found: no file was chosen, and Path is the one the usual install
+	// paths hold ("" when none does); its problem is said, never refused.
+	Found bool `json:"found"`
 }
 
 // ScrcpyError is a scrcpy-server file Settings cannot use; Say gives it
@@ -37,10 +40,16 @@ type ScrcpyError struct{ Server ScrcpyServer }
 func (e *ScrcpyError) Error() string { return e.Server.Text }
 
 // CheckScrcpyServer says whether the scrcpy-server file at path can be
-// used, from the file alone (no phone needed).
+// used, from the file alone (no phone needed); with no path, which file
+// the usual install paths hold and whether it can be.
 func (b *Backend) CheckScrcpyServer(path string) ScrcpyServer {
+	found := false
+	if path == "" {
+		path, _ = stream.FindJarIn("", b.desks.jarPaths)
+		found = true
+	}
 	s := checkScrcpy(&b.desks.versions, path)
-	s.Env = b.desks.scrcpyJar
+	s.Env, s.Found = b.desks.scrcpyJar, found
 	return s
 }
 

@@ -61,6 +61,15 @@ func TestSettingsChecksTheScrcpyServerFile(t *testing.T) {
 	if s := b.CheckScrcpyServer(good); s.Problem != "" || s.Version != "2.7" || s.Env != "" {
 		t.Fatalf("%+v", s)
 	}
+	// With no file chosen, Settings says which one the usual paths hold.
+	b.desks.jarPaths = []string{filepath.Join(t.TempDir(), "none"), writeJar(t, "1.25")}
+	if s := b.CheckScrcpyServer(""); !s.Found || s.Path != b.desks.jarPaths[1] || s.Version != "1.25" || s.Problem != "too_old" {
+		t.Fatalf("%+v", s)
+	}
+	b.desks.jarPaths = nil
+	if s := b.CheckScrcpyServer(""); !s.Found || s.Path != "" || s.Problem != "" {
+		t.Fatalf("%+v", s)
+	}
 	// The environment's file wins, and Settings says so.
 	env := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), ADB: "127.0.0.1:1", ScrcpyServer: "/opt/scrcpy-server"})
 	if s := env.CheckScrcpyServer(good); s.Env != "/opt/scrcpy-server" {

@@ -28,14 +28,17 @@ var JarPaths = []string{
 
 // FindJar returns the scrcpy-server jar to use: override when set (it must
 // exist), else the first of JarPaths that exists, else "".
-func FindJar(override string) (string, error) {
+func FindJar(override string) (string, error) { return FindJarIn(override, JarPaths) }
+
+// FindJarIn is FindJar searching paths instead of JarPaths.
+func FindJarIn(override string, paths []string) (string, error) {
 	if override != "" {
 		if _, err := os.Stat(override); err != nil {
 			return "", fmt.Errorf("scrcpy-server at %s: %w", override, err)
 		}
 		return override, nil
 	}
-	for _, p := range JarPaths {
+	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p, nil
 		}

@@ -130,6 +130,8 @@ export interface ScrcpyServer {
   text: string
   /** TANDEM_SCRCPY_SERVER when set: it wins over the setting */
   env: string
+  /** no file was chosen: path is the one the usual install paths hold ("" none) */
+  found: boolean
 }
 
 export interface TestResult {

@@ -355,6 +355,7 @@ export interface ScrcpyServer {
   problem: string
   text: string
   env: string
+  found: boolean
 }
 
 /** action.Size */
