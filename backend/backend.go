@@ -37,8 +37,9 @@ import (
 type Config struct {
 	ConfigDir string // settings; default os.UserConfigDir()/tandem
 	DataDir   string // run records; default internal/datadir
-	// ScrcpyServer is a scrcpy-server jar for the phone mirror; "" searches
-	// the usual install paths (stream.JarPaths).
+	// ScrcpyServer is a scrcpy-server jar for the phone mirror
+	// (TANDEM_SCRCPY_SERVER); it wins over the file chosen in Settings; ""
+	// uses that, else searches the usual install paths (stream.JarPaths).
 	ScrcpyServer string
 	// Opener is a command that opens a file ("" the system's default
 	// program); TANDEM_OPENER.
