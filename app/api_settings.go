@@ -88,3 +88,10 @@ func (a *SettingsAPI) UseLocalModel(server backend.ModelServer, modelName string
 	defer toUI(&err)
 	return a.b.UseLocalModel(server, modelName)
 }
+
+// ScrcpyServer says whether the scrcpy-server file at path can be used by
+// the mirror (its release, read from the file) and whether
+// TANDEM_SCRCPY_SERVER overrides the setting.
+func (a *SettingsAPI) ScrcpyServer(path string) backend.ScrcpyServer {
+	return a.b.CheckScrcpyServer(path)
+}

@@ -37,8 +37,9 @@ import (
 type Config struct {
 	ConfigDir string // settings; default os.UserConfigDir()/tandem
 	DataDir   string // run records; default internal/datadir
-	// ScrcpyServer is a scrcpy-server jar for the phone mirror; "" searches
-	// the usual install paths (stream.JarPaths).
+	// ScrcpyServer is a scrcpy-server jar for the phone mirror
+	// (TANDEM_SCRCPY_SERVER); it wins over the file chosen in Settings; ""
+	// uses that, else searches the usual install paths (stream.JarPaths).
 	ScrcpyServer string
 	// Opener is a command that opens a file ("" the system's default
 	// program); TANDEM_OPENER.
@@ -156,6 +157,10 @@ func New(cfg Config) *Backend {
 	})
 	b.desks = newDesks(b.devices, b.hub, b.runs.AgentBusy)
 	b.desks.scrcpyJar = cfg.ScrcpyServer
+	b.desks.settingJar = func() string {
+		s, _, _ := b.settings.Load()
+		return s.ScrcpyServer
+	}
 	b.runs.personDo = b.desks.personDo
 	b.runs.hand = b.Hand
 	return b

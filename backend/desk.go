@@ -43,8 +43,15 @@ type desks struct {
 	hub     *mirror.Hub
 	// agentBusy reports whether a run on the device is producing frames.
 	agentBusy func(id string) bool
-	// scrcpyJar overrides the search for scrcpy-server's jar.
-	scrcpyJar string
+	// scrcpyJar overrides the search for scrcpy-server's jar
+	// (TANDEM_SCRCPY_SERVER); settingJar is the file chosen in Settings,
+	// used when there is no override (nil: none).
+	scrcpyJar  string
+	settingJar func() string
+	// versions remembers each jar's release; jarPaths are where an
+	// installed scrcpy keeps it (stream.JarPaths; tests set their own).
+	versions stream.JarVersions
+	jarPaths []string
 	// noScreenrecord skips the screenrecord path (benchmarks of polling).
 	noScreenrecord bool
 
@@ -57,7 +64,7 @@ type desks struct {
 }
 
 func newDesks(devices *Devices, hub *mirror.Hub, agentBusy func(string) bool) *desks {
-	return &desks{devices: devices, hub: hub, agentBusy: agentBusy, byID: map[string]*desk{}, watches: map[string]string{}}
+	return &desks{devices: devices, hub: hub, agentBusy: agentBusy, byID: map[string]*desk{}, watches: map[string]string{}, jarPaths: stream.JarPaths}
 }
 
 // pollEvery is the gap between captures: a phone's screencap already takes

@@ -3,12 +3,14 @@ package backend
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"time"
 
 	"tandem/engine/device"
 	"tandem/internal/h264enc"
+	"tandem/internal/scrcpy"
 	"tandem/mirror"
 	"tandem/mirror/stream"
 )
@@ -178,7 +180,11 @@ func fitSide(w, h, maxSide int) (int, int) {
 // A stream that ends is reopened; after three quick failures in a row the
 // feed settles for polling.
 func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, info device.Info, poke <-chan struct{}, done chan struct{}) {
-	jar, err := stream.FindJar(f.scrcpyJar)
+	override := f.scrcpyJar
+	if override == "" && f.settingJar != nil {
+		override = f.settingJar()
+	}
+	jar, err := stream.FindJarIn(override, f.jarPaths)
 	reason := ""
 	if err != nil {
 		reason = err.Error() + "; "
@@ -187,7 +193,8 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 	if err != nil {
 		reason += err.Error() + "; "
 	}
-	o := stream.Options{Server: srv, Serial: serial, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar, NoScreenrecord: f.noScreenrecord}
+	o := stream.Options{Server: srv, Serial: serial, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar,
+		Versions: &f.versions, NoScreenrecord: f.noScreenrecord}
 	sw, sh := info.Screen.W, info.Screen.H
 	publish := func(p stream.Packet) {
 		w, h := sw, sh
@@ -202,17 +209,17 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 			continue
 		}
 		started := time.Now()
-		src, why, err := stream.Open(ctx, o, publish)
+		src, why, err := stream.OpenWhy(ctx, o, publish)
 		if err != nil {
 			if ctx.Err() != nil {
 				close(done)
 				return
 			}
-			reason += why
+			reason += why.Text
 			break
 		}
 		f.setSource(id, src)
-		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why, Code: pathCode(src.Path(), jar)})
+		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why.Text, Code: pathCode(src.Path(), jar, why.ScrcpyErr), Version: why.Scrcpy})
 		// Run until the stream ends, or a window that cannot decode video
 		// starts watching (the channel is taken before the check, so no
 		// change is missed).
@@ -251,12 +258,16 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 }
 
 // pathCode names why a phone's video took the path it did.
-func pathCode(p stream.Path, jar string) string {
+func pathCode(p stream.Path, jar string, scrcpyErr error) string {
 	switch {
 	case p == stream.PathScrcpy:
 		return "scrcpy"
 	case jar == "":
 		return "screenrecord_no_jar"
+	case errors.Is(scrcpyErr, scrcpy.ErrTooOld):
+		return "screenrecord_scrcpy_too_old"
+	case errors.Is(scrcpyErr, scrcpy.ErrTooNew):
+		return "screenrecord_scrcpy_too_new"
 	}
 	return "screenrecord_scrcpy_failed"
 }

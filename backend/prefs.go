@@ -56,6 +56,9 @@ func (b *Backend) SaveSettings(s Settings) (Settings, error) {
 		if !hasProfile(cur.Profiles, s.ActiveProfile) {
 			s.ActiveProfile = cur.ActiveProfile
 		}
+		if err := b.checkScrcpySetting(cur.ScrcpyServer, s.ScrcpyServer); err != nil {
+			return err
+		}
 		*cur = s
 		return nil
 	})
@@ -94,6 +97,9 @@ func (b *Backend) UpdateSettings(patch map[string]json.RawMessage) (Settings, er
 		next.Profiles = cur.Profiles
 		if !hasProfile(cur.Profiles, next.ActiveProfile) {
 			next.ActiveProfile = cur.ActiveProfile
+		}
+		if err := b.checkScrcpySetting(cur.ScrcpyServer, next.ScrcpyServer); err != nil {
+			return err
 		}
 		*cur = next
 		return nil

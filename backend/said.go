@@ -30,7 +30,10 @@ func Say(err error) Said {
 	s := Said{Code: "error", Text: err.Error()}
 	var ill *engine.IllegalError
 	var field *FieldError
+	var jar *ScrcpyError
 	switch {
+	case errors.As(err, &jar):
+		s.Code, s.Params = "scrcpy."+jar.Server.Problem, map[string]string{"problem": jar.Server.Problem, "version": jar.Server.Version, "path": jar.Server.Path}
 	case errors.As(err, &ill):
 		s.Code, s.Params = "illegal", map[string]string{"command": ill.Trigger.String(), "state": ill.State.String()}
 	case errors.As(err, &field):

@@ -44,6 +44,10 @@ type Settings struct {
 	// the device list shows beside this computer's, each labelled with
 	// its host.
 	ADBServers []string `json:"adb_servers"`
+	// ScrcpyServer is the scrcpy-server file for the phone mirror ("" =
+	// the usual install paths; TANDEM_SCRCPY_SERVER wins over it; see
+	// backend/scrcpy.go). Checked when saved.
+	ScrcpyServer string `json:"scrcpy_server"`
 }
 
 // Budget limits a run; 0 means no limit. Reaching one asks the person.

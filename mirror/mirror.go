@@ -83,9 +83,13 @@ type Path struct {
 	Path   string `json:"path"`   // "scrcpy", "screenrecord", "screencap", "desktop"
 	Reason string `json:"reason"` // one sentence, in English, with any error's words
 	// Code names why this path, for the UI to say in its own language:
-	// scrcpy, screenrecord_no_jar, screenrecord_scrcpy_failed, screencap,
+	// scrcpy, screenrecord_no_jar, screenrecord_scrcpy_failed,
+	// screenrecord_scrcpy_too_old, screenrecord_scrcpy_too_new, screencap,
 	// no_decoder, desktop_video, desktop_pictures, desktop_encoder_failed.
 	Code string `json:"code"`
+	// Version is the scrcpy-server release the mirror speaks (scrcpy), or
+	// the one it found too old or too new; "" otherwise.
+	Version string `json:"version,omitempty"`
 }
 
 // slot holds a device's newest still or current group of pictures;

@@ -205,6 +205,7 @@ type Phone struct {
 	// scrcpy endpoint
 	scrcpyVersion  string // "" = scrcpy.Version
 	scrcpySessions int
+	scrcpyRefused  int // clients refused for their version
 	clipboard      string
 	rotation       int // display rotation 0..3 (rotation.go)
 

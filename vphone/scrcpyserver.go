@@ -21,12 +21,15 @@ import (
 // abstract socket scrcpy_<scid>, accepts the video connection (dummy byte,
 // device name, codec meta, framed H.264) and the control connection, and
 // applies touches, keys, text and clipboard pastes to the model. Like the
-// real server it refuses a client of another version, and it needs the jar
-// to have been pushed. It plays the pinned version (scrcpy.Version) unless a
-// test sets another with SetScrcpyVersion.
+// real server it refuses a client of another version (in that release's
+// own words), and it needs the jar to have been pushed. It plays the
+// release the pushed jar names (its BuildConfig, scrcpy.JarVersion), else
+// the one a test set with SetScrcpyVersion, else the pinned scrcpy.Version;
+// each release from 2.0 is played as its own Java code reads options and
+// control messages (scrcpy.Proto).
 
 // SetScrcpyVersion makes the phone's scrcpy endpoint play another server
-// version (to test the client's refusal path).
+// version when the pushed jar does not name one.
 func (p *Phone) SetScrcpyVersion(v string) {
 	p.mu.Lock()
 	p.scrcpyVersion = v
@@ -38,6 +41,14 @@ func (p *Phone) ScrcpySessions() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.scrcpySessions
+}
+
+// ScrcpyRefusals counts the clients the scrcpy endpoint refused for their
+// version.
+func (p *Phone) ScrcpyRefusals() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.scrcpyRefused
 }
 
 func (p *Phone) serverVersion() string {
@@ -69,14 +80,28 @@ func cmdAppProcess(p *Phone, c *shell.IO, args []string) int {
 		fmt.Fprintf(c.Err, "Error: Could not find class '%s' (CLASSPATH=%s)\n", class, cp)
 		return 1
 	}
-	a, err := scrcpy.ParseServerArgs(args[2:])
+	if len(args) < 3 {
+		fmt.Fprintln(c.Err, "[server] ERROR: Missing client version")
+		return 1
+	}
+	proto, ok := p.scrcpyRelease(c, cp, args[2])
+	if !ok {
+		return 1
+	}
+	if args[2] != proto.Version { // checked before any option is read
+		p.mu.Lock()
+		p.scrcpyRefused++
+		p.mu.Unlock()
+		fmt.Fprint(c.Err, proto.Refusal(args[2]))
+		return 1
+	}
+	a, err := scrcpy.ParseServerArgs(proto, args[2:])
 	if err != nil {
 		fmt.Fprintf(c.Err, "[server] ERROR: %v\n", err)
 		return 1
 	}
-	if v := p.serverVersion(); a.Version != v {
-		fmt.Fprintf(c.Err, "[server] ERROR: The server version (%s) does not match the client (%s)\n", v, a.Version)
-		return 1
+	for _, k := range a.Unknown {
+		fmt.Fprintf(c.Err, "[server] WARN: Unknown server option: %s\n", k)
 	}
 	switch {
 	case a.VideoCodec != "h264":
@@ -93,11 +118,38 @@ func cmdAppProcess(p *Phone, c *shell.IO, args []string) int {
 		name = "localabstract:" + scrcpy.SocketName(a.SCID)
 	}
 	fmt.Fprintf(c.Out, "[server] INFO: Device: [%s] %s %s (Android %s)\n", p.props["ro.product.manufacturer"], p.props["ro.product.brand"], p.opts.Model, p.props["ro.build.version.release"])
-	if err := p.serveScrcpy(c.Ctx, name, a); err != nil {
+	if err := p.serveScrcpy(c.Ctx, name, proto, a); err != nil {
 		fmt.Fprintf(c.Err, "[server] ERROR: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// scrcpyRelease is the release the jar at path plays. A 1.x jar refuses
+// every client of 2.0 and later in its own words (v1.25 Server.java: the
+// uncaught handler's line on stdout, the stack trace on stderr) before the
+// fake would have to speak 1.x; a release the fake cannot play says so.
+func (p *Phone) scrcpyRelease(c *shell.IO, path, client string) (scrcpy.Proto, bool) {
+	v := p.serverVersion()
+	if jar, err := p.fs.read(path); err == nil {
+		if jv, err := scrcpy.JarVersion(jar); err == nil {
+			v = jv
+		}
+	}
+	proto, err := scrcpy.ProtoOf(v)
+	if err == nil {
+		return proto, true
+	}
+	if errors.Is(err, scrcpy.ErrTooOld) {
+		p.mu.Lock()
+		p.scrcpyRefused++
+		p.mu.Unlock()
+		fmt.Fprintln(c.Out, "[server] ERROR: Exception on thread Thread[main,5,main]")
+		fmt.Fprintf(c.Err, "java.lang.IllegalArgumentException: The server version (%s) does not match the client (%s)\n", v, client)
+		return proto, false
+	}
+	fmt.Fprintf(c.Err, "[server] ERROR: the virtual phone does not play scrcpy-server %s\n", v)
+	return proto, false
 }
 
 // scrcpyConn is one accepted connection; closing done ends its handler.
@@ -108,7 +160,7 @@ type scrcpyConn struct {
 
 // serveScrcpy listens on name, accepts the sockets and streams until a
 // socket closes or ctx ends.
-func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArgs) error {
+func (p *Phone) serveScrcpy(ctx context.Context, name string, proto scrcpy.Proto, a scrcpy.ServerArgs) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	l := p.listenScrcpy(ctx, cancel, name)
@@ -123,7 +175,7 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 	w, h := scrcpySize(dw, dh, a.MaxSize)
 	size := &videoSize{w: w, h: h}
 	if a.SendMeta {
-		err = scrcpy.WriteVideoHeader(video.rw, scrcpy.VideoHeader{DeviceName: p.opts.Model, Codec: scrcpy.CodecH264, Width: w, Height: h}, a.SendDummyByte)
+		err = proto.WriteVideoHeader(video.rw, scrcpy.VideoHeader{DeviceName: p.opts.Model, Codec: scrcpy.CodecH264, Width: w, Height: h}, a.SendDummyByte)
 	} else if a.SendDummyByte {
 		_, err = video.rw.Write([]byte{0})
 	}
@@ -141,14 +193,14 @@ func (p *Phone) serveScrcpy(ctx context.Context, name string, a scrcpy.ServerArg
 		go func() {
 			defer wg.Done()
 			defer cancel()
-			p.scrcpyControl(ctx, control.rw, size)
+			p.scrcpyControl(ctx, proto, control.rw, size)
 		}()
 	}
 	l.unlisten()
 	p.mu.Lock()
 	p.scrcpySessions++
 	p.mu.Unlock()
-	err = p.streamScrcpy(ctx, video.rw, a, size)
+	err = p.streamScrcpy(ctx, video.rw, proto, a, size)
 	cancel()
 	if errors.Is(err, encode.ErrNoEncoder) {
 		return err
@@ -219,17 +271,22 @@ func (l *scrcpyListener) close() {
 // streamScrcpy sends the screen as H.264 on video until ctx ends or the
 // stream fails. When the display turns, the encoder restarts at the new
 // size: a new config packet and key frame follow, as from the real server.
-func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, a scrcpy.ServerArgs, size *videoSize) error {
+func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, proto scrcpy.Proto, a scrcpy.ServerArgs, size *videoSize) error {
 	start := time.Now()
 	for {
 		w, h := size.get()
+		if proto.Sessions && a.SendMeta { // 4.x: each capture session starts with its size
+			if err := proto.WritePacket(video, scrcpy.Packet{Session: true, Width: w, Height: h}); err != nil {
+				return err
+			}
+		}
 		err := encode.Stream(ctx, screen{p}, encode.Options{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600}, func(pk encode.Packet) error {
 			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
 			if !pk.Config {
 				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
 			}
 			if a.SendMeta {
-				return scrcpy.WritePacket(video, sp)
+				return proto.WritePacket(video, sp)
 			}
 			_, err := video.Write(pk.Data)
 			return err
@@ -279,9 +336,9 @@ func scrcpySize(w, h, maxSize int) (int, int) {
 // scrcpyControl applies the client's control messages until the socket
 // ends. Touch coordinates are in video pixels (vw x vh); an event for
 // another size is ignored, as the real server does after a rotation.
-func (p *Phone) scrcpyControl(ctx context.Context, rw io.ReadWriter, size *videoSize) {
+func (p *Phone) scrcpyControl(ctx context.Context, proto scrcpy.Proto, rw io.ReadWriter, size *videoSize) {
 	for ctx.Err() == nil {
-		m, err := scrcpy.ReadMsg(rw)
+		m, err := scrcpy.ReadMsgOf(proto, rw)
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
 				p.log.Debug("vphone: scrcpy control", "err", err)

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApp, artifactsDir } from './harness.mjs'
+import { startApp, artifactsDir, repoRoot } from './harness.mjs'
 
 /** settingsSaved waits until settings.json holds the wanted value (the UI saves asynchronously). */
 async function settingsSaved(dir, key, want) {
@@ -90,6 +90,39 @@ test('"no model is set up" goes away once a model is added', async () => {
     for (const p of await window.go.app.SettingsAPI.Profiles()) await window.go.app.SettingsAPI.DeleteProfile(p.id)
   })
   await page.getByTestId('goal').fill('')
+})
+
+test('Settings takes a scrcpy-server file: a 1.x one is refused in words, a 3.3.4 one is named and kept', async () => {
+  const { page } = app
+  const fixtures = join(repoRoot, 'internal', 'scrcpy', 'testdata')
+  await page.getByTestId('settings').click()
+  const field = page.getByTestId('scrcpy-server')
+  await field.fill(join(fixtures, 'scrcpy-server-1.25.jar'))
+  await field.press('Tab')
+  assert.match(await page.getByTestId('scrcpy-error').innerText(), /scrcpy-server 1\.25, which is too old/)
+  assert.equal(await field.getAttribute('aria-invalid'), 'true')
+  await page.getByTestId('settings-save').click()
+  await page.getByTestId('settings-message').getByText('Fix the fields marked in red first.').waitFor()
+  let stored = ''
+  try {
+    stored = JSON.parse(readFileSync(join(app.configDir, 'settings.json'), 'utf8')).scrcpy_server
+  } catch {
+    // nothing saved yet
+  }
+  assert.notEqual(stored, join(fixtures, 'scrcpy-server-1.25.jar'))
+  const good = join(fixtures, 'scrcpy-server-3.3.4.jar')
+  await field.fill(good)
+  await field.press('Tab')
+  await page.getByTestId('scrcpy-ok').waitFor()
+  assert.match(await page.getByTestId('scrcpy-ok').innerText(), /scrcpy-server 3\.3\.4/)
+  await page.getByTestId('settings-save').click()
+  await settingsSaved(app.configDir, 'scrcpy_server', good)
+  // Leave the search of the usual paths for the tests that follow.
+  await field.fill('')
+  await page.getByTestId('settings-save').click()
+  await settingsSaved(app.configDir, 'scrcpy_server', '')
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
 })
 
 test('About shows the version and commit from the Go backend (a bound method through the UI)', async () => {

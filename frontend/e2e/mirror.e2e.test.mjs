@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApp, startADB, startPhone, artifactsDir } from './harness.mjs'
+import { startApp, startADB, startPhone, artifactsDir, repoRoot } from './harness.mjs'
 
 let adb
 let phone
@@ -90,7 +90,8 @@ test('over scrcpy the mirror decodes H.264 in chromium, a drag reaches the phone
   const app = await openMirror({ TANDEM_SCRCPY_SERVER: jar }, 'scrcpy')
   try {
     const { page } = app
-    assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /scrcpy-server streams H\.264/)
+    assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /scrcpy-server 3\.3\.4 streams H\.264/)
+    assert.match(await page.getByTestId('mirror-path').textContent(), /scrcpy 3\.3\.4/)
     await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor()
     assert.equal(firstItem(), 1)
     const before = await decoded(page)
@@ -121,13 +122,37 @@ test('without a scrcpy-server the mirror streams screenrecord and a drag arrives
   const app = await openMirror({ TANDEM_SCRCPY_SERVER: '' }, 'screenrecord')
   try {
     const { page } = app
-    assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /No scrcpy-server 3\.3\.4 was found/)
+    assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /No scrcpy-server was found/)
     const release = await drag(page)
     await new Promise((r) => setTimeout(r, 300))
     assert.equal(firstItem(), start, 'screenrecord takes no live input: nothing moves before the release')
     await release()
     await until('the swipe', () => firstItem() > start)
     assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})
+
+const fixtures = join(repoRoot, 'internal', 'scrcpy', 'testdata')
+
+test('a scrcpy-server 2.7 mirrors over scrcpy and the label names it; a 1.x one is called too old, in Chinese too', async () => {
+  let app = await openMirror({ TANDEM_SCRCPY_SERVER: join(fixtures, 'scrcpy-server-2.7.jar') }, 'scrcpy')
+  try {
+    const label = app.page.getByTestId('mirror-path')
+    assert.match(await label.textContent(), /scrcpy 2\.7/)
+    assert.match(await label.getAttribute('title'), /scrcpy-server 2\.7 streams H\.264/)
+  } finally {
+    await app.stop()
+  }
+  app = await openMirror({ TANDEM_SCRCPY_SERVER: join(fixtures, 'scrcpy-server-1.25.jar') }, 'screenrecord')
+  try {
+    const { page } = app
+    const label = page.getByTestId('mirror-path')
+    assert.match(await label.getAttribute('title'), /scrcpy-server 1\.25 is too old \(Tandem speaks 2\.0 and newer\)/)
+    await page.getByTestId('language').selectOption('zh-CN')
+    await until('the Chinese tooltip', async () => /scrcpy-server 1\.25 版本太旧/.test((await label.getAttribute('title')) ?? ''))
+    await page.getByTestId('language').selectOption('en')
   } finally {
     await app.stop()
   }

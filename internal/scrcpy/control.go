@@ -162,15 +162,28 @@ func (m Msg) Marshal() ([]byte, error) {
 	return b, nil
 }
 
-// ReadMsg reads one control message. Types Tandem never sends (UHID, start
-// app) are a protocol error: the fake closes the socket, as the real server
-// would on a message it cannot parse.
+// ReadMsg reads one control message as the pinned Version reads it.
 func ReadMsg(r io.Reader) (Msg, error) {
+	p, _ := ProtoOf(Version)
+	return ReadMsgOf(p, r)
+}
+
+// ReadMsgOf reads one control message as release p reads it: a type the
+// release does not know is a protocol error, as are the types Tandem never
+// sends (UHID, start app); the fake then closes the socket, as the real
+// server does on a message it cannot parse (ControlProtocolException).
+func ReadMsgOf(p Proto, r io.Reader) (Msg, error) {
 	var t [1]byte
 	if _, err := io.ReadFull(r, t[:]); err != nil {
 		return Msg{}, err
 	}
 	m := Msg{Type: t[0]}
+	if m.Type > p.MaxControlType {
+		return m, fmt.Errorf("%w: unknown control message type %d (scrcpy-server %s)", ErrProtocol, m.Type, p.Version)
+	}
+	if p.emptyType(m.Type) {
+		return m, nil
+	}
 	mr := msgReader{r}
 	be := binary.BigEndian
 	var err error
@@ -193,11 +206,29 @@ func ReadMsg(r io.Reader) (Msg, error) {
 		if b, err = mr.read(1); err == nil {
 			m.Action = b[0]
 		}
-	case TypeExpandNotif, TypeExpandSettings, TypeCollapsePanels, TypeRotateDevice, TypeOpenKbdSettings, TypeResetVideo:
 	default:
-		return m, fmt.Errorf("%w: unknown control message type %d", ErrProtocol, m.Type)
+		return m, fmt.Errorf("%w: control message type %d is not read by this fake", ErrProtocol, m.Type)
 	}
 	return m, err
+}
+
+// emptyType: a message of this type has no payload in release p
+// (OPEN_HARD_KEYBOARD_SETTINGS is 14 in 2.4–2.6.1 and 15 from 2.7, when
+// UHID_DESTROY took 14; RESET_VIDEO 17 came with 3.0).
+func (p Proto) emptyType(t byte) bool {
+	switch t {
+	case TypeExpandNotif, TypeExpandSettings, TypeCollapsePanels, TypeRotateDevice:
+		return true
+	case 14:
+		return p.MaxControlType == 14
+	case TypeOpenKbdSettings:
+		return p.MaxControlType >= TypeOpenKbdSettings
+	case TypeResetVideo:
+		return p.MaxControlType >= TypeResetVideo
+	case 19, 20: // CAMERA_ZOOM_IN, CAMERA_ZOOM_OUT (4.0)
+		return p.Sessions
+	}
+	return false
 }
 
 // msgReader reads the fields of one control message.

@@ -3,6 +3,7 @@ package scrcpy
 import (
 	"bytes"
 	"errors"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -73,61 +74,93 @@ func TestCommandParsesBackWithTheServerDefaults(t *testing.T) {
 		t.Fatalf("command %q", cmd)
 	}
 	words := strings.Fields(cmd)
-	a, err := ParseServerArgs(words[4:])
+	a, err := ParseServerArgs(pinned(t), words[4:])
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := ServerArgs{Version: Version, SCID: 0x1234abcd, HasSCID: true, TunnelForward: true, Audio: false, Control: true, Video: true,
 		VideoCodec: "h264", MaxSize: 1280, MaxFPS: 60, BitRate: 8000000, SendDummyByte: true, SendMeta: true}
-	if a != want {
+	if !reflect.DeepEqual(a, want) {
 		t.Fatalf("parsed %+v\nwant %+v", a, want)
 	}
-	if _, err := ParseServerArgs([]string{"3.3.4", "max_size=big"}); err == nil {
+	if _, err := ParseServerArgs(pinned(t), []string{"3.3.4", "max_size=big"}); err == nil {
 		t.Fatal("bad integer accepted")
 	}
-	if _, err := ParseServerArgs([]string{"3.3.4", "scid=ffffffff"}); err == nil {
+	if _, err := ParseServerArgs(pinned(t), []string{"3.3.4", "scid=ffffffff"}); err == nil {
 		t.Fatal("scid out of range accepted")
 	}
 }
 
+// The video socket as 3.x and as 4.x frame it (device/Streamer.java of
+// v3.3.4 and v4.1): the header, then packets whose flags sit where that
+// release puts them.
 func TestVideoHeaderAndPackets(t *testing.T) {
 	t.Parallel()
-	var buf bytes.Buffer
-	long := strings.Repeat("手", 30) // 90 bytes: cut on a rune boundary
-	if err := WriteVideoHeader(&buf, VideoHeader{DeviceName: long, Codec: CodecH264, Width: 576, Height: 1280}, true); err != nil {
-		t.Fatal(err)
-	}
-	if buf.Len() != 1+64+12 || buf.Bytes()[0] != 0 {
-		t.Fatalf("header of %d bytes", buf.Len())
-	}
-	buf.Next(1)
-	h, err := ReadVideoHeader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.DeviceName != strings.Repeat("手", 21) || h.Width != 576 || h.Height != 1280 || h.Codec != CodecH264 {
-		t.Fatalf("header %+v", h)
-	}
-	pk := []Packet{{Config: true, Data: []byte{0, 0, 0, 1, 0x67}}, {PTS: 33000, Key: true, Data: []byte{0, 0, 0, 1, 0x65}}, {PTS: 66000, Data: []byte{0, 0, 0, 1, 0x41}}}
-	for _, p := range pk {
-		if err := WritePacket(&buf, p); err != nil {
+	for _, c := range []struct {
+		version    string
+		header     int  // bytes after the dummy byte
+		configByte byte // the first byte of a config packet's header
+	}{{"3.3.4", 64 + 12, 0x80}, {"2.0", 64 + 12, 0x80}, {"4.1", 64 + 4, 0x40}} {
+		p, _ := ProtoOf(c.version)
+		var buf bytes.Buffer
+		long := strings.Repeat("手", 30) // 90 bytes: cut on a rune boundary
+		if err := p.WriteVideoHeader(&buf, VideoHeader{DeviceName: long, Codec: CodecH264, Width: 576, Height: 1280}, true); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if got := buf.Bytes()[0]; got != 0x80 {
-		t.Fatalf("config flag byte %x", got)
-	}
-	for _, want := range pk {
-		got, err := ReadPacket(&buf)
+		if buf.Len() != 1+c.header || buf.Bytes()[0] != 0 {
+			t.Fatalf("%s: header of %d bytes", c.version, buf.Len())
+		}
+		buf.Next(1)
+		h, err := p.ReadVideoHeader(&buf)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("packet %+v, want %+v", got, want)
+		if h.DeviceName != strings.Repeat("手", 21) || h.Codec != CodecH264 || (h.Width == 576) == p.Sessions {
+			t.Fatalf("%s: header %+v", c.version, h)
+		}
+		pk := []Packet{{Config: true, Data: []byte{0, 0, 0, 1, 0x67}}, {PTS: 33000, Key: true, Data: []byte{0, 0, 0, 1, 0x65}}, {PTS: 66000, Data: []byte{0, 0, 0, 1, 0x41}}}
+		if p.Sessions {
+			pk = append([]Packet{{Session: true, Width: 576, Height: 1280}}, pk...)
+			pk = append(pk, Packet{Session: true, Width: 1280, Height: 576, ClientResize: true})
+		} else if err := p.WritePacket(io.Discard, Packet{Session: true}); err == nil {
+			t.Fatalf("%s wrote a session packet", c.version)
+		}
+		for _, x := range pk {
+			if err := p.WritePacket(&buf, x); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got := buf.Bytes()[12*boolInt(p.Sessions)]; got != c.configByte {
+			t.Fatalf("%s: config flag byte %x", c.version, got)
+		}
+		for _, want := range pk {
+			got, err := p.ReadPacket(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: packet %+v, want %+v", c.version, got, want)
+			}
+		}
+		disabled := append(make([]byte, 64), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)
+		if _, err := p.ReadVideoHeader(bytes.NewReader(disabled)); !errors.Is(err, ErrProtocol) {
+			t.Fatalf("%s: disabled stream: %v", c.version, err)
 		}
 	}
-	disabled := append(make([]byte, 64), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0)
-	if _, err := ReadVideoHeader(bytes.NewReader(disabled)); !errors.Is(err, ErrProtocol) {
-		t.Fatalf("disabled stream: %v", err)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
 	}
+	return 0
+}
+
+func pinned(t *testing.T) Proto {
+	t.Helper()
+	p, err := ProtoOf(Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

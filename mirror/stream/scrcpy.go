@@ -17,8 +17,6 @@ import (
 	"tandem/internal/scrcpy"
 )
 
-func scrcpyVersion() string { return scrcpy.Version }
-
 // JarPaths are where scrcpy installations keep the server jar, searched in
 // order after the TANDEM_SCRCPY_SERVER override.
 var JarPaths = []string{
@@ -30,14 +28,17 @@ var JarPaths = []string{
 
 // FindJar returns the scrcpy-server jar to use: override when set (it must
 // exist), else the first of JarPaths that exists, else "".
-func FindJar(override string) (string, error) {
+func FindJar(override string) (string, error) { return FindJarIn(override, JarPaths) }
+
+// FindJarIn is FindJar searching paths instead of JarPaths.
+func FindJarIn(override string, paths []string) (string, error) {
 	if override != "" {
 		if _, err := os.Stat(override); err != nil {
 			return "", fmt.Errorf("scrcpy-server at %s: %w", override, err)
 		}
 		return override, nil
 	}
-	for _, p := range JarPaths {
+	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return p, nil
 		}
@@ -60,12 +61,14 @@ func (e *ServerError) Error() string {
 // listens on scrcpy_<scid>; the video socket brings framed H.264 and the
 // control socket takes touches, keys and clipboard pastes.
 type Scrcpy struct {
-	o      Options
-	cancel context.CancelFunc
-	done   chan struct{}
-	shell  *adb.Stream
-	video  *adb.Stream
-	ctl    *adb.Stream
+	o       Options
+	version string // the release spoken
+	proto   scrcpy.Proto
+	cancel  context.CancelFunc
+	done    chan struct{}
+	shell   *adb.Stream
+	video   *adb.Stream
+	ctl     *adb.Stream
 
 	wmu sync.Mutex // one control message at a time
 
@@ -79,24 +82,77 @@ type Scrcpy struct {
 // connectTimeout bounds the wait for the server's socket.
 const connectTimeout = 10 * time.Second
 
-// StartScrcpy pushes the jar, starts the server and connects. ctx bounds
-// the stream's life.
+// maxJar bounds the jar read (scrcpy-server is under 100 KiB).
+const maxJar = 32 << 20
+
+// StartScrcpy pushes the jar, starts the server in the protocol of the
+// jar's release and connects. The release is read from the jar (cached per
+// file in o.Versions); a jar that hides it is started as the pinned
+// version, and the server's refusal, which names its own version, decides
+// the one retry. A 1.x or 4.x server is an error wrapping scrcpy.ErrTooOld
+// or ErrTooNew. ctx bounds the stream's life.
 func StartScrcpy(ctx context.Context, o Options, emit func(Packet)) (*Scrcpy, error) {
 	o.defaults()
-	jar, err := os.ReadFile(o.ScrcpyJar)
+	jar, err := readJar(o.ScrcpyJar)
 	if err != nil {
-		return nil, fmt.Errorf("read the scrcpy-server jar: %w", err)
+		return nil, err
+	}
+	version, known := o.Versions.lookup(o.ScrcpyJar, jar)
+	if known {
+		if _, err := scrcpy.ProtoOf(version); err != nil {
+			return nil, err
+		}
+	} else {
+		version = scrcpy.Version
 	}
 	if err := o.Server.Push(ctx, o.Serial, jar, scrcpy.DeviceJarPath, 0o644); err != nil {
 		return nil, err
 	}
+	s, err := startServer(ctx, o, version, emit)
+	var se *ServerError
+	if known || !errors.As(err, &se) {
+		return s, err
+	}
+	theirs, ok := scrcpy.RefusedBy(se.Output)
+	if !ok || theirs == version {
+		return nil, err
+	}
+	o.Versions.remember(o.ScrcpyJar, theirs)
+	if _, perr := scrcpy.ProtoOf(theirs); perr != nil {
+		return nil, perr
+	}
+	return startServer(ctx, o, theirs, emit)
+}
+
+func readJar(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the scrcpy-server jar: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxJar+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the scrcpy-server jar: %w", err)
+	}
+	if len(b) > maxJar {
+		return nil, fmt.Errorf("%s is not a scrcpy-server jar (larger than %d MiB)", path, maxJar>>20)
+	}
+	return b, nil
+}
+
+// startServer runs the pushed jar as release version and connects.
+func startServer(ctx context.Context, o Options, version string, emit func(Packet)) (*Scrcpy, error) {
 	var rb [4]byte
 	if _, err := rand.Read(rb[:]); err != nil {
 		return nil, err
 	}
-	opts := scrcpy.Options{SCID: binary.BigEndian.Uint32(rb[:]) & 0x7fffffff, MaxSize: o.MaxSide, MaxFPS: o.MaxFPS, BitRate: o.BitRate, Control: true}
+	opts := scrcpy.Options{SCID: binary.BigEndian.Uint32(rb[:]) & 0x7fffffff, MaxSize: o.MaxSide, MaxFPS: o.MaxFPS, BitRate: o.BitRate, Control: true, Version: version}
+	proto, err := scrcpy.ProtoOf(version)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Scrcpy{o: o, cancel: cancel, done: make(chan struct{})}
+	s := &Scrcpy{o: o, cancel: cancel, done: make(chan struct{}), version: version, proto: proto}
 	fail := func(err error) (*Scrcpy, error) {
 		cancel()
 		s.closeStreams()
@@ -115,7 +171,7 @@ func StartScrcpy(ctx context.Context, o Options, emit func(Packet)) (*Scrcpy, er
 	if s.ctl, err = o.Server.Open(ctx, o.Serial, socket); err != nil {
 		return fail(fmt.Errorf("scrcpy control socket: %w", err))
 	}
-	h, err := scrcpy.ReadVideoHeader(s.video)
+	h, err := proto.ReadVideoHeader(s.video)
 	if err != nil {
 		return fail(fmt.Errorf("scrcpy video header: %w", err))
 	}
@@ -123,6 +179,13 @@ func StartScrcpy(ctx context.Context, o Options, emit func(Packet)) (*Scrcpy, er
 		return fail(fmt.Errorf("scrcpy-server sends codec %08x, not H.264", h.Codec))
 	}
 	s.vw, s.vh, s.name = h.Width, h.Height, h.DeviceName
+	if proto.Sessions { // 4.x: the size comes with the first session
+		first, err := proto.ReadPacket(s.video)
+		if err != nil || !first.Session {
+			return fail(fmt.Errorf("scrcpy video: no session packet first (%v)", err))
+		}
+		s.vw, s.vh = first.Width, first.Height
+	}
 	go func() { _ = scrcpy.DrainDeviceMessages(s.ctl) }()
 	go s.read(ctx, emit, exited)
 	return s, nil
@@ -151,8 +214,19 @@ func (s *Scrcpy) keepOutput(exited chan<- struct{}) {
 // connectTimeout passes.
 func (s *Scrcpy) connect(ctx context.Context, socket string, exited <-chan struct{}) (*adb.Stream, error) {
 	deadline := time.Now().Add(connectTimeout)
+	// The sockets live while the server does: an attempt ends when the
+	// server exits (a refusal: the open of a socket nobody will listen on
+	// need not run its course), and so does a stream it served.
+	actx, cancel := context.WithCancel(ctx)
+	go func() {
+		defer cancel()
+		select {
+		case <-exited:
+		case <-ctx.Done():
+		}
+	}()
 	for {
-		st, err := s.o.Server.Open(ctx, s.o.Serial, socket)
+		st, err := s.o.Server.Open(actx, s.o.Serial, socket)
 		if err == nil {
 			var b [1]byte
 			if _, err = io.ReadFull(st, b[:]); err == nil {
@@ -190,7 +264,7 @@ func (s *Scrcpy) read(ctx context.Context, emit func(Packet), exited <-chan stru
 	defer close(s.done)
 	defer s.closeStreams()
 	for {
-		p, err := scrcpy.ReadPacket(s.video)
+		p, err := s.proto.ReadPacket(s.video)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()
@@ -202,9 +276,15 @@ func (s *Scrcpy) read(ctx context.Context, emit func(Packet), exited <-chan stru
 			s.mu.Unlock()
 			return
 		}
+		if p.Session { // 4.x: a new capture session, at this size
+			s.mu.Lock()
+			s.vw, s.vh = p.Width, p.Height
+			s.mu.Unlock()
+			continue
+		}
 		pk := Packet{Config: p.Config, Key: p.Key, Data: p.Data, At: time.Now()}
 		s.mu.Lock()
-		if p.Config {
+		if p.Config && !s.proto.Sessions {
 			if i := startCodeLen(p.Data); i > 0 && len(p.Data) > i && p.Data[i]&0x1f == nalSPS {
 				if w, h, err := spsSize(p.Data[i:]); err == nil {
 					s.vw, s.vh = w, h
@@ -224,6 +304,9 @@ func (s *Scrcpy) closeStreams() {
 		}
 	}
 }
+
+// Version is the scrcpy-server release this stream speaks.
+func (s *Scrcpy) Version() string { return s.version }
 
 // Path is PathScrcpy.
 func (s *Scrcpy) Path() Path { return PathScrcpy }

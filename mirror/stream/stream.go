@@ -83,6 +83,8 @@ type Options struct {
 	BitRate int // 0 = 8 Mbps
 	// ScrcpyJar is the scrcpy-server jar to push; "" skips scrcpy.
 	ScrcpyJar string
+	// Versions remembers each jar's release (nil: read it each time).
+	Versions *JarVersions
 	// NoScreenrecord skips the screenrecord path (tests of the fallback).
 	NoScreenrecord bool
 	// RecordFor is how long each screenrecord runs before the next one
@@ -108,36 +110,60 @@ func (o *Options) defaults() {
 // ErrNoPath means no video path works; poll screencap.
 var ErrNoPath = errors.New("no video stream on this phone")
 
+// Why says why Open took its path.
+type Why struct {
+	Text string // one sentence, in English, with the errors' own words
+	// Scrcpy is the scrcpy-server release the stream speaks, or the one
+	// found too old or too new (ScrcpyErr then wraps scrcpy.ErrTooOld or
+	// ErrTooNew); "" when none was learned.
+	Scrcpy    string
+	ScrcpyErr error // why the scrcpy path was not taken; nil when it was, or no jar
+}
+
 // Open starts the best path that works and returns it with the reason it
 // was chosen (what the better paths lacked). emit receives packets from
 // the stream's own goroutine, in order; it must not block for long.
 // With no video path it returns ErrNoPath and the reason.
 func Open(ctx context.Context, o Options, emit func(Packet)) (Source, string, error) {
+	src, why, err := OpenWhy(ctx, o, emit)
+	return src, why.Text, err
+}
+
+// OpenWhy is Open, with the scrcpy release and error apart.
+func OpenWhy(ctx context.Context, o Options, emit func(Packet)) (Source, Why, error) {
 	o.defaults()
 	var why []string
+	var w Why
 	if o.ScrcpyJar == "" {
-		why = append(why, "no scrcpy-server found (install scrcpy or set TANDEM_SCRCPY_SERVER)")
+		why = append(why, "no scrcpy-server found (install scrcpy 2.0 or newer, choose its server file in Settings, or set TANDEM_SCRCPY_SERVER)")
 	} else {
 		s, err := StartScrcpy(ctx, o, emit)
 		if err == nil {
-			return s, fmt.Sprintf("scrcpy-server %s from %s", scrcpyVersion(), o.ScrcpyJar), nil
+			w.Scrcpy, w.Text = s.Version(), fmt.Sprintf("scrcpy-server %s from %s", s.Version(), o.ScrcpyJar)
+			return s, w, nil
 		}
 		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+			return nil, Why{}, ctx.Err()
+		}
+		w.ScrcpyErr = err
+		if ve := (*scrcpy.VersionError)(nil); errors.As(err, &ve) {
+			w.Scrcpy = ve.Version
 		}
 		why = append(why, "scrcpy-server failed: "+err.Error())
 	}
 	if !o.NoScreenrecord {
 		r, err := StartScreenrecord(ctx, o, emit)
 		if err == nil {
-			return r, joinWhy(why, "screenrecord streams H.264"), nil
+			w.Text = joinWhy(why, "screenrecord streams H.264")
+			return r, w, nil
 		}
 		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
+			return nil, Why{}, ctx.Err()
 		}
 		why = append(why, "screenrecord failed: "+err.Error())
 	}
-	return nil, joinWhy(why, "polling screencap"), ErrNoPath
+	w.Text = joinWhy(why, "polling screencap")
+	return nil, w, ErrNoPath
 }
 
 func joinWhy(why []string, then string) string {

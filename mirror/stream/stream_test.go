@@ -49,7 +49,7 @@ func (c *collector) snapshot() ([]stream.Packet, <-chan struct{}) {
 }
 
 // waitFor waits until ok(packets) or fails after d.
-func (c *collector) waitFor(t *testing.T, d time.Duration, what string, ok func([]stream.Packet) bool) []stream.Packet {
+func (c *collector) waitFor(t testing.TB, d time.Duration, what string, ok func([]stream.Packet) bool) []stream.Packet {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -75,7 +75,7 @@ func frames(ps []stream.Packet) int {
 	return n
 }
 
-func setup(t *testing.T) (*vphone.Phone, stream.Options) {
+func setup(t testing.TB) (*vphone.Phone, stream.Options) {
 	t.Helper()
 	if _, err := exec.LookPath("ffmpeg"); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -107,7 +107,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 
 // fakeJar is a file standing for scrcpy-server's jar (the virtual phone
 // plays the server; it only checks the jar was pushed).
-func fakeJar(t *testing.T) string {
+func fakeJar(t testing.TB) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "scrcpy-server")
 	if err := os.WriteFile(path, []byte("PK\x03\x04 scrcpy-server test jar"), 0o644); err != nil {
@@ -226,13 +226,29 @@ func typesUnicodeAndKeys(ctx context.Context, t *testing.T, p *vphone.Phone, tc 
 	}
 }
 
-func TestScrcpyOfAnotherVersionFallsBackToScreenrecord(t *testing.T) {
+// A jar that hides its release is started as the pinned one; the server's
+// refusal names its own release, which the one retry speaks, and the
+// cache remembers it for the next start.
+func TestScrcpyJarThatHidesItsVersionIsAskedOnce(t *testing.T) {
 	t.Parallel()
 	p, o := setup(t)
 	o.ScrcpyJar = fakeJar(t)
+	o.Versions = &stream.JarVersions{}
 	p.SetScrcpyVersion("3.1")
+	for range 2 {
+		src, why, err := stream.Open(context.Background(), o, func(stream.Packet) {})
+		if err != nil || src.Path() != stream.PathScrcpy || !strings.Contains(why, "scrcpy-server 3.1 ") {
+			t.Fatalf("path %v (%s) %v", src, why, err)
+		}
+		src.Close()
+	}
+	if got := p.ScrcpyRefusals(); got != 1 {
+		t.Fatalf("%d refusals: the second start should have known the release", got)
+	}
+	p.SetScrcpyVersion("1.25")
+	o.Versions = nil
 	_, src, why, _ := openStream(t, o)
-	if src.Path() != stream.PathScreenrecord || !strings.Contains(why, "The server version (3.1) does not match the client (3.3.4)") {
+	if src.Path() != stream.PathScreenrecord || !strings.Contains(why, "scrcpy-server 1.25 is too old") {
 		t.Fatalf("path %s (%s)", src.Path(), why)
 	}
 	if _, ok := src.(stream.Toucher); ok {
@@ -293,10 +309,19 @@ func TestFindJar(t *testing.T) {
 	}
 }
 
+// A turned phone restarts the video at the new size (3.x: a new config;
+// 4.x: a session packet first), and touches follow it.
 func TestScrcpyRestartsTheVideoWhenThePhoneTurns(t *testing.T) {
 	t.Parallel()
+	for _, v := range []string{"3.3.4", "4.1"} {
+		t.Run(v, func(t *testing.T) { testTurn(t, v) })
+	}
+}
+
+func testTurn(t *testing.T, v string) {
+	t.Parallel()
 	p, o := setup(t)
-	o.ScrcpyJar = fakeJar(t)
+	o.ScrcpyJar = jarOf(t, v)
 	if err := p.Launch(vphone.PkgCounter); err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,8 @@ export interface Settings {
   mcp_port: number
   /** other computers' adb servers (host:port) whose phones the device list shows, labelled with the host */
   adb_servers: string[]
+  /** the scrcpy-server file for the phone mirror ("": where scrcpy installs it) */
+  scrcpy_server: string
 }
 
 /** The app's MCP server over HTTP as Settings shows it (app/mcp.go). */
@@ -121,6 +123,19 @@ export interface Profile {
   vision_on_demand?: boolean
   ui_tree?: boolean
   action_cache?: boolean
+}
+
+/** a scrcpy-server file as Settings checks it (backend.ScrcpyServer) */
+export interface ScrcpyServer {
+  path: string
+  version: string
+  /** "" (usable), missing, not_server, too_old, too_new */
+  problem: '' | 'missing' | 'not_server' | 'too_old' | 'too_new' | string
+  text: string
+  /** TANDEM_SCRCPY_SERVER when set: it wins over the setting */
+  env: string
+  /** no file was chosen: path is the one the usual install paths hold ("" none) */
+  found: boolean
 }
 
 export interface TestResult {
@@ -217,6 +232,8 @@ export type Bound = {
   TestProfile(id: string): Promise<TestResult>
   /** tests the form as typed (key "" uses the saved one), with one image and, for tools, one tool call */
   TestForm(p: Profile, key: string): Promise<TestResult>
+  /** checks a scrcpy-server file (its release, read from the file) */
+  ScrcpyServer(path: string): Promise<ScrcpyServer>
   StartRun(device: string, goal: string): Promise<Snapshot>
   ActiveRuns(): Promise<Snapshot[]>
   Pause(run: string): Promise<void>

@@ -63,6 +63,7 @@ export const settingsCalls = {
   saveProfile: (p: Profile, apiKey: string) => backend.SaveProfile(p, apiKey),
   deleteProfile: (id: string) => backend.DeleteProfile(id),
   testForm: (p: Profile, key: string) => backend.TestForm(p, key),
+  scrcpyServer: (path: string) => backend.ScrcpyServer(path),
   welcomeCheck: () => backend.WelcomeCheck(),
   dismissWelcome: () => backend.DismissWelcome(),
   useLocalModel: (server: ModelServer, model: string) => backend.UseLocalModel(server, model),

@@ -15,6 +15,7 @@ const base: Settings = {
   mcp_http: false,
   mcp_port: 39517,
   adb_servers: [],
+  scrcpy_server: '',
 }
 
 describe('settingsChanges', () => {

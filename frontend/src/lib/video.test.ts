@@ -37,6 +37,13 @@ describe('parsePath', () => {
     expect(parsePath('nonsense')).toBeNull()
     expect(parsePath('{"path":3}')).toBeNull()
   })
+
+  it('keeps the scrcpy-server release the mirror speaks, or found too old', () => {
+    expect(parsePath('{"path":"scrcpy","reason":"r","code":"scrcpy","version":"2.7"}')?.version).toBe('2.7')
+    expect(parsePath('{"path":"screenrecord","reason":"r","code":"screenrecord_scrcpy_too_old","version":"1.25"}')).toEqual({
+      path: 'screenrecord', reason: 'r', code: 'screenrecord_scrcpy_too_old', version: '1.25',
+    })
+  })
 })
 
 describe('H.264 helpers', () => {

@@ -51,12 +51,18 @@ export interface PathInfo {
   reason: string
   /** why this path, for the UI to word (mirror.Path.Code) */
   code: string
+  /** the scrcpy-server release spoken, or found too old or too new (mirror.Path.Version) */
+  version?: string
 }
 
 export function parsePath(text: string): PathInfo | null {
   try {
     const v = JSON.parse(text)
-    if (typeof v?.path === 'string' && typeof v?.reason === 'string') return { path: v.path, reason: v.reason, code: typeof v.code === 'string' ? v.code : '' }
+    if (typeof v?.path === 'string' && typeof v?.reason === 'string') {
+      const p: PathInfo = { path: v.path, reason: v.reason, code: typeof v.code === 'string' ? v.code : '' }
+      if (typeof v.version === 'string' && v.version) p.version = v.version
+      return p
+    }
   } catch {
     // not a path message
   }

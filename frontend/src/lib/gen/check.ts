@@ -41,6 +41,7 @@ export const checks: {
   preset: SameKeys<Be.Preset, Go.PresetInfo>
   profile: SameKeys<Be.Profile, Go.Profile>
   test: SameKeys<Be.TestResult, Go.TestResult>
+  scrcpy: SameKeys<Be.ScrcpyServer, Go.ScrcpyServer>
   region: SameKeys<Be.Region, Go.Region>
   pastStep: SameKeys<Be.PastStep, Go.PastStep>
   pastAct: SameKeys<Be.PastAct, Go.PastAct>
@@ -50,6 +51,6 @@ export const checks: {
   action: true, usage: true, step: true, todo: true, plan: true, usageEvent: true, request: true,
   result: true, snapshot: true, person: true, event: true, retry: true, waiting: true, info: true,
   budget: true, settings: true, welcome: true, modelServer: true, loaded: true, device: true,
-  preset: true, profile: true, test: true, region: true, pastStep: true, pastAct: true, detail: true,
+  preset: true, profile: true, test: true, scrcpy: true, region: true, pastStep: true, pastAct: true, detail: true,
   summary: true,
 }

@@ -71,6 +71,7 @@ export interface BackendSettings {
   mcp_http: boolean
   mcp_port: number
   adb_servers: string[]
+  scrcpy_server: string
 }
 
 /** engine.Cause */
@@ -349,6 +350,16 @@ export interface RunSummary {
   first_goal?: string
 }
 
+/** backend.ScrcpyServer */
+export interface ScrcpyServer {
+  path: string
+  version: string
+  problem: string
+  text: string
+  env: string
+  found: boolean
+}
+
 /** action.Size */
 export interface Size {
   w: number
@@ -471,7 +482,7 @@ export const boundServices = {
   RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
   MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut'],
-  SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
+  SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
 } as const
 
 /** Every bound method's name. */
