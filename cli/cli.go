@@ -112,7 +112,7 @@ var environment = [][2]string{
 	{"ANDROID_ADB_SERVER_PORT", "adb's own name for the server's port"},
 	{"TANDEM_CONFIG_DIR", "settings and saved model profiles (default: the OS config dir/tandem)"},
 	{"TANDEM_DATA_DIR", "run records (default: ~/.local/share/tandem or the OS equivalent)"},
-	{"TANDEM_SCRCPY_SERVER", "a scrcpy-server 3.3.4 jar for the fastest phone mirror"},
+	{"TANDEM_SCRCPY_SERVER", "a scrcpy-server file (release 2.0 to 4.1) for the fastest phone mirror; wins over Settings"},
 	{"TANDEM_PROBE_PORTS", "first start: where to look for local model servers (Name=port,...)"},
 	{"DISPLAY, WAYLAND_DISPLAY", "where the window opens (the commands need neither)"},
 }
