@@ -145,11 +145,24 @@ async function ownScreens(n, only = phones) {
   }
 }
 
+/** settled waits until the buttons have the panels' colour (their colours ease in after a theme change). */
+async function settled() {
+  await until(
+    () =>
+      app.page.evaluate(() => {
+        const bg = (sel) => getComputedStyle(document.querySelector(sel)).backgroundColor
+        return bg('[data-testid="view-tiles"]') === bg('[data-testid="needs"]') && bg('[data-testid="tile-stop"]') === bg('[data-testid="needs"]')
+      }),
+    'the buttons took the theme',
+  )
+}
+
 /** looks keeps the view as it is now in dark, in Chinese, and at the window's smallest (960x640). */
 async function looks() {
   const { page } = app
   await page.getByTestId('theme').selectOption('dark')
   await until(() => page.evaluate(() => document.documentElement.dataset.theme === 'dark'), 'dark')
+  await settled()
   await shot('tiles-dark.png')
   await page.getByTestId('language').selectOption('zh-CN')
   await until(() => page.evaluate(() => document.documentElement.lang === 'zh-CN'), 'Chinese')
@@ -157,6 +170,7 @@ async function looks() {
   await until(async () => (await page.getByTestId('tiles').boundingBox())?.width < 960, 'the small window laid out')
   await shot('tiles-zh-960.png')
   await page.getByTestId('theme').selectOption('light')
+  await settled()
   await shot('tiles-zh-960-light.png')
   await page.getByTestId('language').selectOption('en')
   await until(() => page.evaluate(() => document.documentElement.lang === 'en'), 'English')

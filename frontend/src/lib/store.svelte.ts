@@ -107,7 +107,23 @@ class Store {
   }
 
   #renew() {
-    this.needs = updateNeeds(this.needs, this.runs, this.devices.map((d) => d.id), this.#seen)
+    const prev = this.needs
+    this.needs = updateNeeds(prev, this.runs, this.devices.map((d) => d.id), this.#seen)
+    if (this.needs === prev) return
+    const had = new Set(prev.map(needKey))
+    for (const n of this.needs) if (!had.has(needKey(n))) for (const f of this.#arrivals) f(n)
+  }
+
+  #arrivals: ((n: Need) => void)[] = []
+
+  /**
+   * onNeed calls f with each need as it arrives (to raise a desktop
+   * notification, say), in the order the needs list takes them; it returns
+   * the function that stops it.
+   */
+  onNeed(f: (n: Need) => void): () => void {
+    this.#arrivals.push(f)
+    return () => (this.#arrivals = this.#arrivals.filter((g) => g !== f))
   }
 
   /** seeNeed marks a need as seen: a read take-over request or a failure leaves the list. */
