@@ -198,11 +198,13 @@ test('four phones side by side, each tile live on its own phone', async () => {
   await ownScreens(5, [phones[0], phones[1], phones[3]])
   adb(phones[2].serial, 'shell', 'monkey', '-p', 'com.tandem.list', '1')
   await until(async () => nearestApp((await tileColours())[phones[2].serial]) === 2, 'phone 2 shows its list again')
-  // With one device the window is as it was: the switch goes back.
-  await page.getByTestId('view-tiles').click()
-  await page.getByTestId('mirror-screen').waitFor()
+  // A tile opens into the one-device view of its phone, and the switch goes back.
+  await tile(phones[3]).getByTestId('tile-open').click()
+  await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor()
+  assert.equal(await page.getByTestId(`device-${phones[3].serial}`).getAttribute('aria-selected'), 'true')
   await page.getByTestId('view-tiles').click()
   await page.getByTestId('tiles').waitFor()
+  await ownScreens(5)
 })
 
 test('two runs at once: Pay confirmed on one tile while the other keeps counting; keys, Stop and input stay on their tile', async () => {
