@@ -55,45 +55,7 @@ func TestFourPhonesSideBySide(t *testing.T) {
 	bin := productionBinary(t, "import", "xdotool")
 	phones, port := fourPhones(t)
 	shop, counter := phones[0], phones[1]
-	var counterTaps atomic.Int64
-	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
-		text := r.Text()
-		switch {
-		case strings.Contains(text, countGoal):
-			n := counterTaps.Add(1)
-			return modeltest.Reply{Content: "Add one.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":500}`, 685+n%20))}}
-		case strings.Contains(text, payGoal) && !strings.Contains(text, "Previous steps"):
-			// Not flagged by the model: the policy's words ("pay") catch it.
-			return modeltest.Reply{Content: "Press Pay.", ToolCalls: []openai.ToolCall{call("tap", `{"x":500,"y":908}`)}}
-		}
-		return modeltest.Reply{Content: "Paid; checking the receipt…", Hold: true}
-	})
-	cfg, data := t.TempDir(), t.TempDir()
-	seedProfile(t, cfg, data, srv.URL)
-
-	d := xvfb.Start(t, 1280, 820)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
-		"TANDEM_ADB_PORT="+strconv.Itoa(port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	s := &stateShooter{t: t, d: d, logs: &logs, runs: filepath.Join(data, "runs")}
-	s.await("the window", uicheck.LooksLikeTandem)
-	s.focusWindow()
-	t.Cleanup(func() {
-		if t.Failed() {
-			if img, _ := s.capture(); img != nil {
-				saveArtifact(t, "window-tiles-failed.png", img)
-			}
-		}
-	})
+	s := tilesWindow(t, bin, port, tilesModel(t).URL)
 
 	// The view switch, left of the model's badge in the top bar.
 	var tiles [4]image.Rectangle
@@ -156,6 +118,56 @@ func TestFourPhonesSideBySide(t *testing.T) {
 			t.Fatal("after the confirmation a tile no longer shows its own phone (see window-tiles-after.png)")
 		}
 	}
+}
+
+// tilesModel answers each of the two tasks from its own script: the
+// counter's task presses +1 for ever (a little to the side each time, so
+// it is never a loop); the shop's presses Pay, then thinks until stopped.
+func tilesModel(t *testing.T) *modeltest.Server {
+	var counterTaps atomic.Int64
+	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
+		text := r.Text()
+		switch {
+		case strings.Contains(text, countGoal):
+			n := counterTaps.Add(1)
+			return modeltest.Reply{Content: "Add one.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":500}`, 685+n%20))}}
+		case strings.Contains(text, payGoal) && !strings.Contains(text, "Previous steps"):
+			// Not flagged by the model: the policy's words ("pay") catch it.
+			return modeltest.Reply{Content: "Press Pay.", ToolCalls: []openai.ToolCall{call("tap", `{"x":500,"y":908}`)}}
+		}
+		return modeltest.Reply{Content: "Paid; checking the receipt…", Hold: true}
+	})
+}
+
+// tilesWindow starts the production window under Xvfb on the adb server
+// at port with the model at url, and waits for it (a capture is kept if
+// the test fails).
+func tilesWindow(t *testing.T, bin string, port int, url string) *stateShooter {
+	cfg, data := t.TempDir(), t.TempDir()
+	seedProfile(t, cfg, data, url)
+	d := xvfb.Start(t, 1280, 820)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
+		"TANDEM_ADB_PORT="+strconv.Itoa(port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	s := &stateShooter{t: t, d: d, logs: &logs, runs: filepath.Join(data, "runs")}
+	s.await("the window", uicheck.LooksLikeTandem)
+	s.focusWindow()
+	t.Cleanup(func() {
+		if t.Failed() {
+			if img, _ := s.capture(); img != nil {
+				saveArtifact(t, "window-tiles-failed.png", img)
+			}
+		}
+	})
+	return s
 }
 
 // fourPhones starts four virtual phones behind one private adb server, on
