@@ -91,7 +91,7 @@ async function shot(name) {
   await app.page.screenshot({ path: join(artifactsDir, name) })
 }
 
-async function until(cond, what, ms = 15_000) {
+async function until(cond, what, ms = 30_000) {
   const deadline = Date.now() + ms
   while (!(await cond())) {
     if (Date.now() > deadline) assert.fail(`timed out waiting: ${typeof what === 'function' ? await what() : what}`)
