@@ -219,7 +219,14 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   let bTaps = 0
   // The +1 button, at a point a little different each time (a repeat on
   // an unchanged screen would count as a loop).
-  model.route(COUNT_GOAL, () => toolCall('tap', { x: 685 + (bTaps++ % 20), y: 500 }, 'Add one.'))
+  let bAsk = false // set: B's next call asks the person a question
+  model.route(COUNT_GOAL, () => {
+    if (bAsk) {
+      bAsk = false
+      return toolCall('ask_user', { question: 'Up to which number?' }, 'Only the person knows.')
+    }
+    return toolCall('tap', { x: 685 + (bTaps++ % 20), y: 500 }, 'Add one.')
+  })
 
   // The goal bar starts on the focused tile, and says which it is.
   await tile(A).click({ position: { x: 20, y: 10 } })
@@ -244,6 +251,20 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   await ownScreens(5)
   await shot('tiles.png')
   await looks()
+
+  // Then B asks a question: it joins the list after A's confirmation.
+  bAsk = true
+  await until(async () => (await attr(B, 'data-need')) === 'question', 'B asks a question')
+  assert.deepEqual(await needs.evaluateAll((es) => es.map((e) => [e.dataset.device, e.dataset.kind])), [[A.serial, 'confirm'], [B.serial, 'question']])
+  // Answered on B's tile, it leaves the list; A still waits for its own answer.
+  await tile(B).getByTestId('tile-answer').fill('up to ten')
+  await tile(B).getByTestId('tile-answer').press('Enter')
+  await until(async () => (await needs.count()) === 1, 'B’s answered question leaves the list')
+  assert.equal(await needs.first().getAttribute('data-device'), A.serial)
+  assert.equal(await attr(A, 'data-state'), 'WaitingForUser', 'answering B left A waiting')
+  const asked = (goal) => model.requests.filter((r) => JSON.stringify(r.body.messages).includes(goal)).map((r) => JSON.stringify(r.body.messages))
+  await until(() => asked(COUNT_GOAL).some((m) => m.includes('up to ten')), 'B’s answer reached B’s model calls')
+  assert.ok(!asked(PAY_GOAL).some((m) => m.includes('up to ten')), 'B’s answer never reached A')
 
   // The person goes to A from the list (B was focused) and allows Pay there.
   await needs.first().click()
