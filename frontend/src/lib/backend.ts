@@ -218,6 +218,9 @@ export type Bound = {
   StartVirtualPhone(): Promise<DeviceEntry>
   MirrorURL(device: string): Promise<string>
   PopOut(device: string): Promise<void>
+  /** a tile of the side-by-side view watches its device; the stream's URL names it */
+  TileURL(device: string): Promise<string>
+  TileClosed(device: string): Promise<void>
   FramesBase(): Promise<{ url: string; token: string }>
   /** the person's gesture on the mirror; Go decides where it goes: "done" or "took_over" */
   MirrorGesture(device: string, a: Action): Promise<string>

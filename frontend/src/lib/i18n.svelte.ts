@@ -378,6 +378,21 @@ const en = {
   'welcome.done': 'Got it',
   'welcome.useModel': 'Use {model}',
   'welcome.modelUsed': 'New tasks use {name}. Change it in Settings.',
+  'tiles.view': 'Side by side',
+  'tiles.viewHint': 'Every device as a live tile, each with its own task and controls',
+  'tiles.one': 'One device',
+  'tiles.oneHint': 'Back to one device with its steps',
+  'tiles.open': 'Open',
+  'tiles.openHint': 'Open this device: its steps, its pause panel',
+  'tiles.back': 'All devices',
+  'tiles.step': 'Step {n}',
+  'tiles.noRun': 'No task',
+  'tiles.goalFor': 'What should Tandem do on {device}?',
+  'tiles.needs': 'Needs you',
+  'tiles.needsNone': 'Nothing needs you now.',
+  'tiles.needsHint': 'Oldest first. Click one to go to its device.',
+  'tiles.failed': 'The task failed',
+  'tiles.label': 'Devices side by side',
 } as const
 
 export type Key = keyof typeof en
@@ -756,6 +771,21 @@ const zh: Record<Key, string> = {
   'welcome.done': '知道了',
   'welcome.useModel': '使用 {model}',
   'welcome.modelUsed': '新任务将使用 {name}，可在设置中更改。',
+  'tiles.view': '并排查看',
+  'tiles.viewHint': '每台设备一个实时画面，各有自己的任务和控制',
+  'tiles.one': '单台设备',
+  'tiles.oneHint': '回到单台设备及其步骤',
+  'tiles.open': '打开',
+  'tiles.openHint': '打开这台设备：步骤、暂停面板',
+  'tiles.back': '所有设备',
+  'tiles.step': '第 {n} 步',
+  'tiles.noRun': '没有任务',
+  'tiles.goalFor': '要 Tandem 在 {device} 上做什么？',
+  'tiles.needs': '需要你',
+  'tiles.needsNone': '现在没有需要你处理的事。',
+  'tiles.needsHint': '最早的在前。点击一项转到它的设备。',
+  'tiles.failed': '任务失败',
+  'tiles.label': '并排的设备',
 }
 
 export const dictionaries: Record<Lang, Record<Key, string>> = { en, 'zh-CN': zh }
