@@ -242,6 +242,7 @@ export interface PresetInfo {
   dialect: string
   variant: string
   needs_key: boolean
+  max_in_flight: number
 }
 
 /** mirror.Press */
@@ -273,6 +274,7 @@ export interface Profile {
   vision_on_demand?: boolean
   ui_tree?: boolean
   action_cache?: boolean
+  max_in_flight?: number
 }
 
 /** engine.Region */
@@ -448,6 +450,7 @@ export interface WaitingEvent {
   call: number
   since: string
   elapsed_ms: number
+  ahead?: number
 }
 
 /** backend.WelcomeStatus */
