@@ -12,6 +12,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"tandem/engine"
+	"tandem/engine/model"
 	"tandem/internal/modeltest"
 	"tandem/vphone/vphonetest"
 )
@@ -121,22 +122,7 @@ func TestRunsOnOneModelQueue(t *testing.T) {
 	goals := []string{"task A", "task B", "task C", "task D", "task Other"}
 	m := newGatedModel(t, goals...)
 	b, phones := phonesBackend(t, len(goals))
-	one, err := b.SaveProfile(Profile{Name: "one at a time", BaseURL: m.srv.URL, Model: "local", Dialect: "tools",
-		Variant: "rel1000", MaxInFlight: 1}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Another name for the same server and model shares its limit.
-	alias, err := b.SaveProfile(Profile{Name: "same server", BaseURL: m.srv.URL + "/", Model: "local", Dialect: "tools",
-		Variant: "rel1000", MaxInFlight: 1}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := b.SaveProfile(Profile{Name: "other model", BaseURL: m.srv.URL, Model: "other", Dialect: "tools",
-		Variant: "rel1000", MaxInFlight: 1}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	one, alias, other := queueProfiles(t, b, m.srv.URL)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	runs := map[string]*engine.Run{}
@@ -167,6 +153,48 @@ func TestRunsOnOneModelQueue(t *testing.T) {
 		t.Fatalf("the other model's run: %+v %v", res, err)
 	}
 
+	leaveTheQueue(ctx, t, b.limits.of(one), m, runs)
+
+	// A answers: B goes, then D.
+	for _, goal := range []string{"task A", "task B", "task D"} {
+		close(m.gates[goal])
+		if res, err := runs[goal].Wait(ctx); err != nil || res.State != engine.Done {
+			t.Fatalf("%s: %+v %v", goal, res, err)
+		}
+	}
+	if got := strings.Join(m.order("local"), ", "); got != "task A, task B, task D" {
+		t.Fatalf("the requests reached the server as %s", got)
+	}
+	if n := m.srv.MaxActive("local"); n != 1 {
+		t.Fatalf("the server answered %d requests of the one-at-a-time model at once", n)
+	}
+	if s := runs["task C"].Snapshot().State; s != engine.Stopped {
+		t.Fatalf("C is %s", s)
+	}
+	if l := b.limits.of(one); l.InFlight() != 0 || l.Queued() != 0 {
+		t.Fatalf("%d in flight and %d queued at the end", l.InFlight(), l.Queued())
+	}
+}
+
+// queueProfiles saves three profiles of url: one request at a time of
+// model "local", another name for the same server and model (its URL
+// typed with a slash at the end), and another model of the same server.
+func queueProfiles(t *testing.T, b *Backend, url string) (one, alias, other Profile) {
+	t.Helper()
+	save := func(name, url, model string) Profile {
+		p, err := b.SaveProfile(Profile{Name: name, BaseURL: url, Model: model, Dialect: "tools", Variant: "rel1000", MaxInFlight: 1}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	return save("one at a time", url, "local"), save("same server", url+"/", "local"), save("other model", url, "other")
+}
+
+// leaveTheQueue: with A in flight and B, C, D queued, C is stopped and D
+// paused and resumed.
+func leaveTheQueue(ctx context.Context, t *testing.T, l *model.Limiter, m *gatedModel, runs map[string]*engine.Run) {
+	t.Helper()
 	// C is stopped while it waits: D moves up, B keeps its place, and
 	// nothing more reaches the server while A holds the one slot.
 	if err := runs["task C"].Stop(ctx); err != nil {
@@ -185,7 +213,6 @@ func TestRunsOnOneModelQueue(t *testing.T) {
 	if err := runs["task D"].Pause(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l := b.limits.of(one)
 	until(t, "D out of the queue", func() bool { return l.Queued() == 1 })
 	if l.InFlight() != 1 || ahead(runs["task B"]) != 1 {
 		t.Fatalf("after the pause: %d in flight, B %d ahead", l.InFlight(), ahead(runs["task B"]))
@@ -194,26 +221,6 @@ func TestRunsOnOneModelQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	until(t, "D waiting with 2 ahead again", func() bool { return ahead(runs["task D"]) == 2 })
-
-	// A answers: B goes, then D.
-	for _, goal := range []string{"task A", "task B", "task D"} {
-		close(m.gates[goal])
-		if res, err := runs[goal].Wait(ctx); err != nil || res.State != engine.Done {
-			t.Fatalf("%s: %+v %v", goal, res, err)
-		}
-	}
-	if got := strings.Join(m.order("local"), ", "); got != "task A, task B, task D" {
-		t.Fatalf("the requests reached the server as %s", got)
-	}
-	if n := m.srv.MaxActive("local"); n != 1 {
-		t.Fatalf("the server answered %d requests of the one-at-a-time model at once", n)
-	}
-	if s := runs["task C"].Snapshot().State; s != engine.Stopped {
-		t.Fatalf("C is %s", s)
-	}
-	if l.InFlight() != 0 || l.Queued() != 0 {
-		t.Fatalf("%d in flight and %d queued at the end", l.InFlight(), l.Queued())
-	}
 }
 
 // The form's field: a limit outside 0–256 is refused next to the field;

@@ -167,22 +167,10 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 	var last error
 	stalls := 0
 	for attempt := 0; ; attempt++ {
-		release, err := c.cfg.Limit.Acquire(ctx, place)
-		if err != nil {
-			return Result{}, err
-		}
 		info := &attemptInfo{stream: stream, firstByte: c.cfg.FirstByte, idle: c.cfg.Idle, max: c.cfg.MaxReplyBytes}
-		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.Timeout)
-		start := time.Now()
-		var res Result
 		masked.reset()
-		if stream {
-			res, err = c.stream(actx, req, onDelta, done)
-		} else {
-			res, err = c.once(actx, req)
-		}
-		cancel()
-		release() // the reply is read or dropped: the request is no longer in flight
+		start := time.Now()
+		res, err := c.attempt(ctx, req, info, place, onDelta, done)
 		if err == nil {
 			masked.end()
 			res.Latency = time.Since(start)
@@ -225,6 +213,26 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 		case <-t.C:
 		}
 	}
+}
+
+// attempt sends req once, after waiting for a slot of the limit (place
+// hears the call's place in the queue), bounded by Timeout from when it
+// is sent.
+func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, info *attemptInfo, place func(int),
+	onDelta func(string), done func(string) bool) (Result, error) {
+	release, err := c.cfg.Limit.Acquire(ctx, place)
+	if err != nil {
+		return Result{}, err
+	}
+	// The reply is read or dropped when this returns: the request is no
+	// longer in flight.
+	defer release()
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.Timeout)
+	defer cancel()
+	if info.stream {
+		return c.stream(actx, req, onDelta, done)
+	}
+	return c.once(actx, req)
 }
 
 func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest) (Result, error) {

@@ -219,8 +219,11 @@ func (s *Server) Active() int {
 }
 
 // MaxActive returns the most requests for model ("" for any model) that
-// were being answered at once since the server started: what a client's
-// limit on requests in flight is checked against.
+// were being worked on at once since the server started, each from its
+// arrival until its reply starts (the script's time and Delay): what a
+// client's limit on requests in flight is checked against. The tail of
+// sending a reply is left out: a client that read "[DONE]" may send its
+// next request before the handler has returned.
 func (s *Server) MaxActive(model string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -252,10 +255,18 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	s.active++
 	s.count1(req.Chat.Model, 1)
 	s.mu.Unlock()
+	var answering sync.Once
+	answered := func() { // the reply is worked out: it is being sent
+		answering.Do(func() {
+			s.mu.Lock()
+			s.count1(req.Chat.Model, -1)
+			s.mu.Unlock()
+		})
+	}
 	defer func() {
+		answered()
 		s.mu.Lock()
 		s.active--
-		s.count1(req.Chat.Model, -1)
 		s.mu.Unlock()
 	}()
 
@@ -263,6 +274,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if rep.Delay > 0 && !s.wait(hr, rep.Delay) {
 		return
 	}
+	answered()
 	if s.hostile(w, hr, req, rep) {
 		return
 	}
@@ -288,8 +300,9 @@ func (s *Server) count1(model string, d int) {
 		s.byM, s.most = map[string]int{}, map[string]int{}
 	}
 	s.byM[model] += d
+	s.byM["\x00"] += d // every model
 	s.most[model] = max(s.most[model], s.byM[model])
-	s.most[""] = max(s.most[""], s.active)
+	s.most[""] = max(s.most[""], s.byM["\x00"])
 }
 
 // wait sleeps d or until the client leaves or the server closes; it reports
