@@ -20,16 +20,19 @@ import (
 // schedule each apart (Ollama's OLLAMA_NUM_PARALLEL is per loaded model,
 // LM Studio's "Max Concurrent Predictions" is set per model load, vLLM
 // serves one model per process), and a cloud API's rate limits are per
-// model. The limit is the one of the profile the newest run started with:
-// an edit counts from the next run, as prices do. The limits hold within
-// this process; another Tandem (a second `tandem run`) keeps its own.
+// model. The limit is the one of the saved profile the newest run started
+// with: an edit counts from the next run, as prices do; a model a door
+// gave in full (`tandem run --base-url`) takes the limit already set for
+// its server and model, or none. The limits hold within this process;
+// another Tandem (a second `tandem run`) keeps its own.
 type modelLimits struct {
 	mu sync.Mutex
 	by map[string]*model.Limiter
 }
 
-// of returns the limiter for p's server and model, set to p's limit.
-func (m *modelLimits) of(p Profile) *model.Limiter {
+// of returns the limiter for p's server and model, set to p's limit when
+// p is a saved profile.
+func (m *modelLimits) of(p Profile, saved bool) *model.Limiter {
 	key := limitKey(p)
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -41,7 +44,9 @@ func (m *modelLimits) of(p Profile) *model.Limiter {
 		l = model.NewLimiter(p.MaxInFlight)
 		m.by[key] = l
 	}
-	l.SetMax(p.MaxInFlight)
+	if saved {
+		l.SetMax(p.MaxInFlight)
+	}
 	return l
 }
 

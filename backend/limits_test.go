@@ -153,7 +153,7 @@ func TestRunsOnOneModelQueue(t *testing.T) {
 		t.Fatalf("the other model's run: %+v %v", res, err)
 	}
 
-	leaveTheQueue(ctx, t, b.limits.of(one), m, runs)
+	leaveTheQueue(ctx, t, b.limits.of(one, false), m, runs)
 
 	// A answers: B goes, then D.
 	for _, goal := range []string{"task A", "task B", "task D"} {
@@ -171,7 +171,7 @@ func TestRunsOnOneModelQueue(t *testing.T) {
 	if s := runs["task C"].Snapshot().State; s != engine.Stopped {
 		t.Fatalf("C is %s", s)
 	}
-	if l := b.limits.of(one); l.InFlight() != 0 || l.Queued() != 0 {
+	if l := b.limits.of(one, false); l.InFlight() != 0 || l.Queued() != 0 {
 		t.Fatalf("%d in flight and %d queued at the end", l.InFlight(), l.Queued())
 	}
 }
@@ -239,5 +239,39 @@ func TestMaxInFlightField(t *testing.T) {
 		if n, ok := want[p.ID]; ok && p.MaxInFlight != n {
 			t.Errorf("preset %s starts at %d requests at once, want %d", p.ID, p.MaxInFlight, n)
 		}
+	}
+}
+
+// The limit is the saved profile's: another profile of the same server
+// and model (however its URL is typed) shares it and an edit counts from
+// the next run, but a model a door gave in full does not lift it.
+func TestTheLimitIsPerServerAndModel(t *testing.T) {
+	b := testApp(t)
+	p, err := b.SaveProfile(Profile{Name: "local", BaseURL: "http://127.0.0.1:1/v1", Model: "m", Dialect: "tools", MaxInFlight: 1}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.RunSetup(RunChoice{Profile: p.ID}); err != nil {
+		t.Fatal(err)
+	}
+	l := b.limits.of(p, false)
+	given := Profile{Name: "given", BaseURL: "HTTP://127.0.0.1:1/v1/", Model: "m", Dialect: "tools"}
+	if _, err := b.RunSetup(RunChoice{Model: &given}); err != nil {
+		t.Fatal(err)
+	}
+	if b.limits.of(given, false) != l || l.Max() != 1 {
+		t.Fatalf("the door's model lifted the limit to %d (same limiter: %v)", l.Max(), b.limits.of(given, false) == l)
+	}
+	p.MaxInFlight = 2
+	if _, err := b.SaveProfile(p, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.RunSetup(RunChoice{Profile: p.ID}); err != nil || l.Max() != 2 {
+		t.Fatalf("after the edit the limit is %d (%v)", l.Max(), err)
+	}
+	other := p
+	other.Model = "n"
+	if b.limits.of(other, false) == l {
+		t.Fatal("another model shares the limit")
 	}
 }

@@ -103,7 +103,7 @@ func (b *Backend) RunSetup(c RunChoice) (Setup, error) {
 		return Setup{}, fmt.Errorf("a cost limit is set but no price is known for %s: add it to %s, or set the cost limit to 0",
 			p.Model, filepath.Join(b.cfg.ConfigDir, pricesFile))
 	}
-	client, err := clientFor(p, key, 120*time.Second, 3, prices, b.limits.of(p))
+	client, err := clientFor(p, key, 120*time.Second, 3, prices, b.limits.of(p, saved))
 	if err != nil {
 		return Setup{}, err
 	}
