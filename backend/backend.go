@@ -117,6 +117,8 @@ type Backend struct {
 	agents      agentDevices // devices opened for another agent's calls (agent.go)
 	// cache is the action cache runs share when their profile enables it.
 	cache *observe.ActionCache[model.Plan]
+	// limits bound the requests in flight to each model server (limits.go).
+	limits modelLimits
 }
 
 // Notifier tells the doors what changed: "run" (an engine.Event) and

@@ -103,6 +103,8 @@ export interface Preset {
   dialect: string
   variant: string
   needs_key: boolean
+  /** requests at once a new profile starts with (0: no limit) */
+  max_in_flight: number
 }
 
 export interface Profile {
@@ -123,6 +125,8 @@ export interface Profile {
   vision_on_demand?: boolean
   ui_tree?: boolean
   action_cache?: boolean
+  /** requests sent to this server and model at once, over all runs (0 or absent: no limit) */
+  max_in_flight?: number | null
 }
 
 /** a scrcpy-server file as Settings checks it (backend.ScrcpyServer) */

@@ -127,6 +127,7 @@ const en = {
   'retry.network': 'The model server did not answer',
   'retry.again': 'trying again in {s} s (attempt {n} of {of})',
   'timeline.waiting': 'waiting for the model ({s} s)…',
+  'timeline.waitingQueue': 'waiting for the model: {n} ahead ({s} s)…',
   'timeline.you': 'You',
   'timeline.agent': 'Agent',
   'who.pause': 'Paused the task',
@@ -265,6 +266,8 @@ const en = {
   'settings.visionOnDemand': 'Vision on demand: skip the screenshot when the UI tree says enough (tools, json)',
   'settings.uiTree': 'The model also reads the UI tree as text (tools)',
   'settings.actionCache': 'Action cache: reuse a decision on an identical screen (each reuse is marked)',
+  'settings.maxInFlight': 'Requests at once (to this server and model, over all runs; the others wait their turn)',
+  'settings.maxInFlightPlaceholder': '0 = no limit',
   'settings.apiKey': 'API key',
   'settings.keyStored': 'Stored: {mask}. Type a new one to replace it.',
   'settings.keyNone': 'No key stored',
@@ -317,6 +320,7 @@ const en = {
   'settings.err.topP': 'Above 0 and at most 1, or empty.',
   'settings.err.context': '2048 or more, or empty (32768).',
   'settings.err.maxTokens': '0 or more, or empty.',
+  'settings.err.maxInFlight': 'A whole number from 0 (no limit) to 256.',
   'settings.fmt.tools': 'Tools: the model calls functions (OpenAI tool calls). For GPT-4o, Qwen and most servers.',
   'settings.fmt.autoglm': 'AutoGLM: Zhipu’s phone agent format (do(action=…) / finish(message=…)), as its official client sends it.',
   'settings.fmt.uitars': 'UI-TARS: ByteDance’s “Thought: … Action: click(…)” replies, as the UI-TARS SDK prompts them.',
@@ -520,6 +524,7 @@ const zh: Record<Key, string> = {
   'retry.network': '模型服务没有响应',
   'retry.again': '{s} 秒后重试（第 {n} 次，共 {of} 次）',
   'timeline.waiting': '正在等待模型回复（{s} 秒）…',
+  'timeline.waitingQueue': '正在排队等待模型：前面还有 {n} 个（{s} 秒）…',
   'timeline.you': '你',
   'timeline.agent': '智能体',
   'who.pause': '暂停了任务',
@@ -658,6 +663,8 @@ const zh: Record<Key, string> = {
   'settings.visionOnDemand': '按需截图：界面树信息足够时不发送截图（工具调用与 JSON 格式）',
   'settings.uiTree': '模型同时读取文字形式的界面树（工具调用格式）',
   'settings.actionCache': '动作缓存：相同界面沿用之前的决定（每次沿用都会标注）',
+  'settings.maxInFlight': '同时请求数（发往此服务器和模型，所有任务合计；其余的排队等候）',
+  'settings.maxInFlightPlaceholder': '0 = 不限',
   'settings.apiKey': 'API 密钥',
   'settings.keyStored': '已保存：{mask}。输入新密钥即可替换。',
   'settings.keyNone': '未保存密钥',
@@ -710,6 +717,7 @@ const zh: Record<Key, string> = {
   'settings.err.topP': '大于 0 且不超过 1，或留空。',
   'settings.err.context': '不小于 2048，或留空（32768）。',
   'settings.err.maxTokens': '不小于 0，或留空。',
+  'settings.err.maxInFlight': '0（不限）到 256 之间的整数。',
   'settings.fmt.tools': '工具调用：模型以函数调用（OpenAI tool calls）作答。适用于 GPT-4o、通义千问及多数服务。',
   'settings.fmt.autoglm': 'AutoGLM：智谱手机智能体的格式（do(action=…) / finish(message=…)），与其官方客户端一致。',
   'settings.fmt.uitars': 'UI-TARS：字节跳动的“Thought: … Action: click(…)”回复，与 UI-TARS SDK 的提示一致。',
@@ -852,6 +860,8 @@ export function resolveLang(setting: string, osLocale: string, browserLangs: rea
 }
 
 /** waitingText says how long the model call has gone without an answer. */
-export function waitingText(w: { elapsed_ms: number }): string {
-  return i18n.t('timeline.waiting', { s: String(Math.floor(w.elapsed_ms / 1000)) })
+export function waitingText(w: { elapsed_ms: number; ahead?: number }): string {
+  const s = String(Math.floor(w.elapsed_ms / 1000))
+  if (w.ahead && w.ahead > 0) return i18n.t('timeline.waitingQueue', { n: String(w.ahead), s })
+  return i18n.t('timeline.waiting', { s })
 }

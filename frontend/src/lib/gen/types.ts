@@ -245,6 +245,7 @@ export interface PresetInfo {
   dialect: string
   variant: string
   needs_key: boolean
+  max_in_flight: number
 }
 
 /** mirror.Press */
@@ -276,6 +277,7 @@ export interface Profile {
   vision_on_demand?: boolean
   ui_tree?: boolean
   action_cache?: boolean
+  max_in_flight?: number
 }
 
 /** engine.Region */
@@ -461,6 +463,7 @@ export interface WaitingEvent {
   call: number
   since: string
   elapsed_ms: number
+  ahead?: number
 }
 
 /** backend.WelcomeStatus */
