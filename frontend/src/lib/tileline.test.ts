@@ -15,13 +15,13 @@ function planning(waiting: RunView['waiting']): RunView {
 
 describe('tileLine', () => {
   it('says the place in the model queue while the call waits', () => {
-    i18n.locale = 'en'
+    i18n.lang = 'en'
     const line = tileLine(planning({ call: 1, since: '', elapsed_ms: 3000, ahead: 2 }))
     expect(line).not.toBe('buy milk')
     expect(line).toContain('2 ahead')
-    i18n.locale = 'zh'
-    expect(tileLine(planning({ call: 1, since: '', elapsed_ms: 3000, ahead: 2 }))).toContain('2')
-    i18n.locale = 'en'
+    i18n.lang = 'zh-CN'
+    expect(tileLine(planning({ call: 1, since: '', elapsed_ms: 3000, ahead: 2 }))).toContain('前面还有 2')
+    i18n.lang = 'en'
   })
 
   it('shows the goal while planning without a wait', () => {
