@@ -30,6 +30,11 @@ type Runs struct {
 	// personDo is the one path of the person's input to a device (the
 	// feed's), given to every run as its Config.PersonInput.
 	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
+	// world, when set, runs every run of this backend on one scheduler
+	// and virtual clock instead of goroutines, so the simulation of
+	// several runs and one person (manyruns_sim_test.go) replays a seed
+	// exactly. Nil for every real run.
+	world *world
 
 	mu       sync.Mutex
 	byDevice map[string]*engine.Run
@@ -39,6 +44,12 @@ type Runs struct {
 func newRuns(devices *Devices, hub *mirror.Hub, dataDir string, emit func(engine.Event)) *Runs {
 	return &Runs{devices: devices, hub: hub, dataDir: dataDir, emit: emit,
 		byDevice: map[string]*engine.Run{}, byID: map[string]*engine.Run{}}
+}
+
+// world is a scheduler and a clock every run of a backend shares (Runs.world).
+type world struct {
+	sched *engine.Scheduler
+	clock engine.Clock
 }
 
 // ErrDeviceBusy means the device already has a live run.
@@ -113,6 +124,9 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
 	}
 	cfg := engine.Config{Device: dev, DeviceID: deviceID, PersonInput: r.personInput(deviceID, dev), OnScreen: r.publish(deviceID)}
+	if r.world != nil {
+		cfg.Scheduler, cfg.Clock = r.world.sched, r.world.clock
+	}
 	var guard *desktopGuard
 	if d, ok := dev.(host.Driver); ok && r.hand != nil { // this computer: the person's own hand, the stop hotkey
 		guard = newDesktopGuard(d, deviceID, r.hand)
