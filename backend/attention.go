@@ -33,11 +33,11 @@ type attention struct {
 	warned    bool            // a failed notification was logged
 
 	lang   func() string
-	device func(ctx context.Context, run string) string
-	logf   func(format string, args ...any) // log.Printf
+	device func(ctx context.Context, id string) string // the device's name as the list shows it
+	logf   func(format string, args ...any)            // log.Printf
 }
 
-func newAttention(lang func() string, device func(ctx context.Context, run string) string) *attention {
+func newAttention(lang func() string, device func(ctx context.Context, id string) string) *attention {
 	return &attention{lang: lang, device: device, shown: map[string]bool{}, logf: log.Printf,
 		newShower: func(clicked func(string)) notify.Shower { return notify.New(clicked) }}
 }
@@ -61,9 +61,9 @@ func (b *Backend) WindowFront(front bool) {
 	a.mu.Unlock()
 }
 
-// see hears every event of every run, on the run's own turn: it decides at
-// once and shows the note off the run's way.
-func (a *attention) see(e engine.Event) {
+// see hears every event of every run (on device), on the run's own turn:
+// it decides at once and shows the note off the run's way.
+func (a *attention) see(device string, e engine.Event) {
 	ask := asked(e)
 	if ask == nil {
 		return
@@ -76,7 +76,7 @@ func (a *attention) see(e engine.Event) {
 	}
 	a.mu.Unlock()
 	if tell {
-		go a.tell(e.Run, *ask)
+		go a.tell(e.Run, device, *ask)
 	}
 }
 
@@ -99,10 +99,10 @@ func asked(e engine.Event) *need {
 
 // tell shows the note about run; a desktop that cannot show notes is
 // logged once and otherwise left alone (never an error to the person).
-func (a *attention) tell(run string, n need) {
+func (a *attention) tell(run, device string, n need) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	note := noteFor(a.lang(), a.device(ctx, run), n)
+	note := noteFor(a.lang(), a.device(ctx, device), n)
 	note.Tag = run
 	a.mu.Lock()
 	if a.shower == nil {

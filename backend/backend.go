@@ -155,10 +155,10 @@ func New(cfg Config) *Backend {
 	b.devices.SetRemote(b.adbServers)
 	b.virtual = newVirtualPhones(func() int { return adbPort(b.devices) })
 	b.devices.AddSource(b.virtual)
-	b.attention = newAttention(b.UILang, b.runDeviceName)
-	b.runs = newRuns(b.devices, b.hub, cfg.Runs(), func(e engine.Event) {
+	b.attention = newAttention(b.UILang, b.DeviceName)
+	b.runs = newRuns(b.devices, b.hub, cfg.Runs(), func(device string, e engine.Event) {
 		b.notifier().Notify("run", e)
-		b.attention.see(e)
+		b.attention.see(device, e)
 	})
 	b.desks = newDesks(b.devices, b.hub, b.runs.AgentBusy)
 	b.desks.scrcpyJar = cfg.ScrcpyServer

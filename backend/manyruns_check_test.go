@@ -115,6 +115,7 @@ func (s *manySim) end() {
 	for _, r := range s.ended {
 		s.checkRecord(r)
 	}
+	s.checkNotes()
 }
 
 // checkRecord: the run's record names the phone it was started on, and

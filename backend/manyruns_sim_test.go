@@ -36,6 +36,9 @@ import (
 //     state: a run enters Paused, Manual or Stopped only after the person
 //     asked that run (or, for Manual, its own model asked them to drive);
 //  4. every frame a phone's mirror holds is that phone's;
+//  5. while a window is open and behind, each request (and each failure)
+//     of a run raises one desktop notification naming that run's phone;
+//     in front, or with no window, none (manyruns_notes_test.go);
 //
 // and once every run has ended, every run's record names its own phone
 // and holds only its phone's actions.
@@ -51,7 +54,7 @@ import (
 // manyOptions tune one simulated session.
 type manyOptions struct {
 	acts  int    // the person's acts (default 60)
-	plant string // a fault planted to prove the checks can fail: "wrong-desk", "wrong-run"
+	plant string // a fault planted to prove the checks can fail: "wrong-desk", "wrong-run", "note-wrong-phone"
 }
 
 // manyOutcome is what one seed found.
@@ -62,6 +65,7 @@ type manyOutcome struct {
 	trace      []string
 	checks     int
 	acts       map[string]int // accepted acts by name
+	notes      int            // desktop notifications shown
 }
 
 func (o manyOutcome) failed() bool { return len(o.violations) > 0 }
@@ -91,6 +95,8 @@ type manySim struct {
 	stopAsked           []bool
 	last                []engine.State
 	planted             bool
+	win                 simWindow // the person's window and the notes it raised (manyruns_notes_test.go)
+	notes               int       // the notes shown
 
 	trace, violations []string
 	checks            int
@@ -127,7 +133,7 @@ func simulateMany(seed uint64, opt manyOptions) manyOutcome {
 		s.act()
 	}
 	s.end()
-	return manyOutcome{seed: seed, phones: len(s.phones), violations: s.violations, trace: s.trace, checks: s.checks, acts: s.acts}
+	return manyOutcome{seed: seed, phones: len(s.phones), violations: s.violations, trace: s.trace, checks: s.checks, acts: s.acts, notes: s.notes}
 }
 
 func newManySim(seed uint64, opt manyOptions) (*manySim, error) {
@@ -164,6 +170,7 @@ func newManySim(seed uint64, opt manyOptions) (*manySim, error) {
 		s.b.desks.byID[s.phones[0].id()], s.b.desks.byID[s.phones[1].id()] = s.b.desks.byID[s.phones[1].id()], s.b.desks.byID[s.phones[0].id()]
 	}
 	s.logf("seed %d: %d phones", seed, n)
+	s.openWindow()
 	return s, nil
 }
 
@@ -234,6 +241,11 @@ func (s *manySim) choose(t int) (string, personAct) {
 		return "stop_after", s.command(t, func(r *engine.Run, ctx context.Context) error { return r.StopGracefully(ctx, s.rng.IntN(3)) })
 	case k < 94:
 		return "stop", s.command(t, (*engine.Run).Stop)
+	case k < 97:
+		return "window_front", s.moveWindow(true)
+	}
+	if k < 100 {
+		return "window_behind", s.moveWindow(false)
 	}
 	return "", nil
 }

@@ -23,7 +23,7 @@ type Runs struct {
 	devices *Devices
 	hub     *mirror.Hub
 	dataDir string
-	emit    func(engine.Event)
+	emit    func(device string, e engine.Event) // every event of every run, with its device
 	// hand is the input manager (Backend.Hand), for the person's acts the
 	// desktop's guard reports.
 	hand func(ctx context.Context, id string, in Input) (Outcome, error)
@@ -41,7 +41,7 @@ type Runs struct {
 	byID     map[string]*engine.Run
 }
 
-func newRuns(devices *Devices, hub *mirror.Hub, dataDir string, emit func(engine.Event)) *Runs {
+func newRuns(devices *Devices, hub *mirror.Hub, dataDir string, emit func(string, engine.Event)) *Runs {
 	return &Runs{devices: devices, hub: hub, dataDir: dataDir, emit: emit,
 		byDevice: map[string]*engine.Run{}, byID: map[string]*engine.Run{}}
 }
@@ -148,7 +148,7 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 	}
 	r.byDevice[deviceID], r.byID[run.ID()] = run, run
 	r.mu.Unlock()
-	run.Subscribe(engine.EmitterFunc(r.emit))
+	run.Subscribe(engine.EmitterFunc(func(e engine.Event) { r.emit(deviceID, e) }))
 	if guard != nil {
 		guard.start(context.WithoutCancel(ctx), run) // lives as long as the run
 	}

@@ -124,12 +124,3 @@ func (b *Backend) StartVirtualPhone(ctx context.Context) (DeviceEntry, error) {
 	}
 	return DeviceEntry{}, err
 }
-
-// runDeviceName is the name of run's device as the list shows it.
-func (b *Backend) runDeviceName(ctx context.Context, run string) string {
-	r, err := b.runs.Get(run)
-	if err != nil {
-		return run
-	}
-	return b.DeviceName(ctx, r.Snapshot().Device)
-}
