@@ -100,9 +100,14 @@ func asked(e engine.Event) *need {
 // tell shows the note about run; a desktop that cannot show notes is
 // logged once and otherwise left alone (never an error to the person).
 func (a *attention) tell(run, device string, n need) {
+	// The device's name is looked up in the device list; a slow list
+	// costs the name (the id is said instead), never the note.
+	nctx, ncancel := context.WithTimeout(context.Background(), 5*time.Second)
+	name := a.device(nctx, device)
+	ncancel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	note := noteFor(a.lang(), a.device(ctx, device), n)
+	note := noteFor(a.lang(), name, n)
 	note.Tag = run
 	a.mu.Lock()
 	if a.shower == nil {
