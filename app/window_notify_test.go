@@ -72,22 +72,7 @@ func TestTheWindowBehindNotifiesTheDesktop(t *testing.T) {
 	s.xdo("key", "ctrl+Return")
 	s.awaitRecord("Planning", 1)
 
-	// The person moves to another window.
-	term := exec.CommandContext(ctx, "xterm", "-title", "elsewhere", "-geometry", "40x10+900+600")
-	term.Env = d.Env()
-	if err := term.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = term.Process.Kill(); _ = term.Wait() }()
-	var id string
-	s.await("the other window", func(image.Image) bool {
-		c := exec.Command("xdotool", "search", "--name", "^elsewhere$")
-		c.Env = d.Env()
-		out, _ := c.Output()
-		id = strings.TrimSpace(string(out))
-		return id != ""
-	})
-	s.xdo("windowfocus", "--sync", strings.Fields(id)[0])
+	focusElsewhere(ctx, s) // the person moves to another window
 	close(release)
 	s.awaitRecord("WaitingForUser", 1)
 
@@ -112,4 +97,25 @@ func TestTheWindowBehindNotifiesTheDesktop(t *testing.T) {
 	if got := notes.All(); len(got) != 1 {
 		t.Fatalf("%d notifications, want 1: %+v", len(got), got)
 	}
+}
+
+// focusElsewhere opens another window (an xterm) and gives it the focus,
+// as a person moving to another program; it closes with ctx.
+func focusElsewhere(ctx context.Context, s *stateShooter) {
+	s.t.Helper()
+	term := exec.CommandContext(ctx, "xterm", "-title", "elsewhere", "-geometry", "40x10+900+600")
+	term.Env = s.d.Env()
+	if err := term.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(func() { _ = term.Process.Kill(); _ = term.Wait() })
+	var id string
+	s.await("the other window", func(image.Image) bool {
+		c := exec.Command("xdotool", "search", "--name", "^elsewhere$")
+		c.Env = s.d.Env()
+		out, _ := c.Output()
+		id = strings.TrimSpace(string(out))
+		return id != ""
+	})
+	s.xdo("windowfocus", "--sync", strings.Fields(id)[0])
 }
