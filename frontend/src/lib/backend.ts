@@ -270,6 +270,8 @@ export type Bound = {
   RenewMCPToken(): Promise<MCPAccess>
   /** the window as a small bar on top of the others (a desktop run), or back as it was */
   SetCompact(on: boolean): Promise<void>
+  /** whether the window is in front of the person (Go notifies the desktop only when it is not) */
+  WindowFront(front: boolean): Promise<void>
 }
 
 type Runtime = {

@@ -95,4 +95,6 @@ export const settingsCalls = {
 /** The window as a small bar on top (a desktop run), or back as it was. */
 export const windowCalls = {
   setCompact: (on: boolean) => backend.SetCompact(on),
+  /** the window came in front of the person (true) or went behind (false) */
+  front: (front: boolean) => backend.WindowFront(front),
 }
