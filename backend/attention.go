@@ -36,7 +36,7 @@ type attention struct {
 	// not told (the window was in front when they came), by run: the
 	// window going behind tells them then.
 	pending map[string]untold
-	warned    bool            // a failed notification was logged
+	warned  bool // a failed notification was logged
 
 	lang   func() string
 	device func(ctx context.Context, id string) string // the device's name as the list shows it

@@ -68,7 +68,7 @@ type simWindow struct {
 	// untold: runs whose request waits for the person, not told (the
 	// window was in front): going behind tells it.
 	untold map[string]bool
-	notes       *noteLog
+	notes  *noteLog
 }
 
 // openWindow gives the backend a window (three seeds in four; the others
