@@ -196,3 +196,54 @@ func TestTheAppInFrontIsReadOnlyWhenNeeded(t *testing.T) {
 		})
 	}
 }
+
+// preparer is a planner that is handed frames to get ready before its call,
+// and keeps which.
+type preparer struct {
+	*fakePlanner
+	mu       sync.Mutex
+	prepared map[image.Image]bool
+	unready  atomic.Int32 // calls on a frame never handed to Prepare
+}
+
+func (p *preparer) Prepare(img image.Image) {
+	p.mu.Lock()
+	p.prepared[img] = true
+	p.mu.Unlock()
+}
+
+func (p *preparer) Plan(ctx context.Context, in model.Input, f func(string)) (model.Plan, error) {
+	p.mu.Lock()
+	ok := p.prepared[in.Observation.Screenshot]
+	p.mu.Unlock()
+	if !ok {
+		p.unready.Add(1)
+	}
+	return p.fakePlanner.Plan(ctx, in, f)
+}
+
+// The re-encode of a screenshot for the model is off the critical path:
+// every frame the model is asked about was handed to the planner to
+// prepare before the call, the first one too (it is captured by the
+// Planning step itself, with no stability wait to hide the encode in, but
+// the UI dump to wait for).
+func TestEveryFrameIsPreparedBeforeItsCall(t *testing.T) {
+	ph := newFakePhone()
+	p := &preparer{fakePlanner: &fakePlanner{script: []step{reply(tapPlus), reply(finish("done"))}}, prepared: map[image.Image]bool{}}
+	r, err := New(Config{Goal: "count", Device: ph, Planner: p,
+		Settings: Settings{UITree: true, Stability: StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 2, Max: time.Second}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res, err := r.Wait(ctx); err != nil || res.State != Done {
+		t.Fatalf("result %+v %v", res, err)
+	}
+	if n := p.unready.Load(); n > 0 {
+		t.Fatalf("%d of 2 model calls got a frame no one had prepared", n)
+	}
+}

@@ -158,6 +158,11 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 			return nil, in, err
 		default:
 			frame, print = img, FingerprintOf(img)
+			// Its resize and encode for the model are done while the
+			// reads still run, rather than after them.
+			if p, ok := r.planner.(model.Preparer); ok && n.any() {
+				p.Prepare(img)
+			}
 		}
 	}
 	got := ahead()
