@@ -221,15 +221,14 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 		}
 	}
 	s, err := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, onRun)
-	got := ahead()
-	cancel()
-	if ctx.Err() != nil {
-		return
-	}
-	if err != nil {
+	if err != nil || ctx.Err() != nil {
+		cancel() // the reads end with the work, never outlive it
+		ahead()
 		r.postErr(ctx, gen, err)
 		return
 	}
+	got := ahead()
+	cancel()
 	r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: got.tree, app: got.pkg, name: got.name, wins: got.wins}})
 }
 

@@ -143,8 +143,11 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 	n.name = n.name && w.name == ""
 	n.wins = n.wins && w.wins == nil
 	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	ahead := r.lookAhead(lctx, n)
+	defer func() { // the reads end with the work, never outlive it
+		cancel()
+		ahead()
+	}()
 	if frame == nil {
 		at := r.now()
 		img, err := r.dev.Screenshot(ctx)
