@@ -38,6 +38,9 @@ type attention struct {
 	pending map[string]untold
 	warned  bool // a failed notification was logged
 
+	// life is the backend's (Begin's; a note outlives the event that
+	// raised it); nil before Begin, when no window can be open either.
+	life   context.Context
 	lang   func() string
 	device func(ctx context.Context, id string) string // the device's name as the list shows it
 	logf   func(format string, args ...any)            // log.Printf
@@ -58,6 +61,13 @@ func (b *Backend) WindowOpen(open bool, raise func(run string)) {
 	a.open, a.front, a.raise = open, open, raise
 }
 
+// begin gives the notes the backend's life (Backend.Begin).
+func (a *attention) begin(life context.Context) {
+	a.mu.Lock()
+	a.life = life
+	a.mu.Unlock()
+}
+
 // WindowFront says whether the window is in front of the person (the
 // page's focus and visibility). Going behind tells what still waits for
 // the person and was not told: a question seen in passing is not
@@ -67,8 +77,9 @@ func (b *Backend) WindowFront(front bool) {
 	a := b.attention
 	a.mu.Lock()
 	a.front = front
+	life := a.life
 	var due []untold
-	if a.open && !front {
+	if a.open && !front && life != nil {
 		for _, u := range a.pending {
 			if !a.shown[u.key] {
 				a.shown[u.key] = true
@@ -80,7 +91,7 @@ func (b *Backend) WindowFront(front bool) {
 	a.mu.Unlock()
 	slices.SortFunc(due, func(x, y untold) int { return strings.Compare(x.key, y.key) })
 	for _, u := range due {
-		go a.tell(u.run, u.device, u.need)
+		go a.tell(life, u.run, u.device, u.need)
 	}
 }
 
@@ -106,7 +117,8 @@ func (a *attention) see(device string, e engine.Event) {
 	}
 	key := fmt.Sprintf("%s#%d", e.Run, e.Seq)
 	a.mu.Lock()
-	tell := a.open && !a.front && !a.shown[key]
+	life := a.life
+	tell := a.open && !a.front && !a.shown[key] && life != nil
 	switch {
 	case tell:
 		a.shown[key] = true
@@ -115,7 +127,7 @@ func (a *attention) see(device string, e engine.Event) {
 	}
 	a.mu.Unlock()
 	if tell {
-		go a.tell(e.Run, device, *ask)
+		go a.tell(life, e.Run, device, *ask)
 	}
 }
 
@@ -138,13 +150,13 @@ func asked(e engine.Event) *need {
 
 // tell shows the note about run; a desktop that cannot show notes is
 // logged once and otherwise left alone (never an error to the person).
-func (a *attention) tell(run, device string, n need) {
+func (a *attention) tell(life context.Context, run, device string, n need) {
 	// The device's name is looked up in the device list; a slow list
 	// costs the name (the id is said instead), never the note.
-	nctx, ncancel := context.WithTimeout(context.Background(), 5*time.Second)
+	nctx, ncancel := context.WithTimeout(life, 5*time.Second)
 	name := a.device(nctx, device)
 	ncancel()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(life, 10*time.Second)
 	defer cancel()
 	note := noteFor(a.lang(), name, n)
 	note.Tag = run

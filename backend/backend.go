@@ -193,6 +193,7 @@ func (b *Backend) Begin(ctx context.Context, n Notifier) error {
 	b.mu.Lock()
 	b.ctx, b.stop, b.mirrorSrv, b.notify = ctx, cancel, srv, n
 	b.mu.Unlock()
+	b.attention.begin(bg)
 	go b.devices.Watch(bg, func(list []DeviceEntry) { n.Notify("devices", list) })
 	return nil
 }

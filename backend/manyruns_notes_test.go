@@ -76,6 +76,7 @@ type simWindow struct {
 func (s *manySim) openWindow() {
 	s.win = simWindow{open: s.rng.IntN(4) > 0, expect: map[string]int{}, untold: map[string]bool{}, notes: &noteLog{more: make(chan struct{})}}
 	s.b.attention.newShower = func(func(string)) notify.Shower { return s.win.notes }
+	s.b.attention.begin(context.Background()) // as Begin does
 	s.b.Listen(NotifierFunc(s.heard))
 	if s.opt.plant == "note-wrong-phone" { // a note names the next phone
 		name := s.b.attention.device
