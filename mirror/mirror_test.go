@@ -229,3 +229,47 @@ func TestVideoJoinersStartAtTheKeyFrameAndFollowInOrder(t *testing.T) {
 		t.Fatalf("still after the video ended: %+v", f)
 	}
 }
+
+// A viewer that joins (or reconnects) after the stream ended or restarted,
+// before the new stream's first key frame (screenrecord writes none until
+// the screen changes), is given the last group: it shows the last picture
+// instead of nothing (issue 30: the blank "Live" mirror).
+func TestJoinersGetTheLastPictureAcrossAStreamRestart(t *testing.T) {
+	hub, s := startServer(t)
+	pk := func(config, key bool, b byte) Frame {
+		return Frame{Config: config, Key: key, Width: 1080, Height: 2400, At: time.Now(), Data: []byte{0, 0, 0, 1, b}}
+	}
+	hub.SetPath("p", Path{Path: "screenrecord"})
+	hub.PublishVideo("p", pk(true, false, 0x67))
+	hub.PublishVideo("p", pk(false, true, 0x65))
+	hub.PublishVideo("p", pk(false, false, 0x41))
+	joined := func(n int) string {
+		c := dial(t, s.StreamURL("p"))
+		if typ, _ := readMsg(t, c); typ != websocket.MessageText {
+			t.Fatalf("first message %v, want the path", typ)
+		}
+		var got []string
+		for i := 0; i < n; i++ {
+			_, msg := readMsg(t, c)
+			f, err := ParseMessage(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%v/%v/%x", f.Config, f.Key, f.Data[4]))
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+		return strings.Join(got, " ")
+	}
+	hub.EndVideo("p") // the stream ended; nothing new yet
+	if got, want := joined(3), "true/false/67 false/true/65 false/false/41"; got != want {
+		t.Fatalf("joined after the end with %q, want the last group %q", got, want)
+	}
+	hub.PublishVideo("p", pk(true, false, 0x68)) // a new recording: config, no key frame yet
+	if got, want := joined(4), "true/false/67 false/true/65 false/false/41 true/false/68"; got != want {
+		t.Fatalf("joined the new stream with %q, want the last group then its config %q", got, want)
+	}
+	hub.PublishVideo("p", pk(false, true, 0x66)) // its first key frame: the old group is no longer needed
+	if got, want := joined(2), "true/false/68 false/true/66"; got != want {
+		t.Fatalf("joined with %q, want %q", got, want)
+	}
+}
