@@ -90,6 +90,10 @@ type Path struct {
 	// Version is the scrcpy-server release the mirror speaks (scrcpy), or
 	// the one it found too old or too new; "" otherwise.
 	Version string `json:"version,omitempty"`
+	// Ended says the stream ended and no new one feeds the mirror yet: the
+	// picture a viewer has is the last one, not live (a new path, or a
+	// fresh frame, clears it).
+	Ended bool `json:"ended,omitempty"`
 }
 
 // slot holds a device's newest still or current group of pictures;
@@ -186,6 +190,7 @@ func (h *Hub) PublishEncoded(device string, f Frame) {
 	f.Seq = s.seq
 	s.frame = &f
 	s.kept = nil // the still is newer than any kept group
+	s.path.Ended = false
 	s.wake()
 }
 
@@ -197,6 +202,7 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 	defer h.mu.Unlock()
 	s := h.slot(device)
 	s.video = true
+	s.path.Ended = false
 	f.Kind = KindH264
 	switch {
 	case f.Config:
@@ -247,6 +253,7 @@ func (h *Hub) EndVideo(device string) {
 	s := h.slot(device)
 	s.keep()
 	s.video, s.gop, s.config, s.frame = false, nil, nil, nil
+	s.path.Ended = s.path.Path != ""
 	s.wake()
 }
 

@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -271,5 +272,41 @@ func TestJoinersGetTheLastPictureAcrossAStreamRestart(t *testing.T) {
 	hub.PublishVideo("p", pk(false, true, 0x66)) // its first key frame: the old group is no longer needed
 	if got, want := joined(2), "true/false/68 false/true/66"; got != want {
 		t.Fatalf("joined with %q, want %q", got, want)
+	}
+}
+
+// A viewer is told when the stream ended (ended: true on its path) so it
+// can say the picture is the last one rather than live, and told again
+// when a new stream names its path (issue 30).
+func TestViewersAreToldTheStreamEnded(t *testing.T) {
+	hub, s := startServer(t)
+	hub.SetPath("p", Path{Path: "screenrecord", Code: "screenrecord_no_jar"})
+	hub.PublishVideo("p", Frame{Config: true, Width: 8, Height: 8, Data: []byte{0, 0, 0, 1, 0x67}})
+	hub.PublishVideo("p", Frame{Key: true, Width: 8, Height: 8, Data: []byte{0, 0, 0, 1, 0x65}})
+	c := dial(t, s.StreamURL("p"))
+	pathMsg := func() Path {
+		t.Helper()
+		for {
+			typ, msg := readMsg(t, c)
+			if typ != websocket.MessageText {
+				continue // the group
+			}
+			var p Path
+			if err := json.Unmarshal(msg, &p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	if p := pathMsg(); p.Ended {
+		t.Fatalf("the first path %+v says ended", p)
+	}
+	hub.EndVideo("p")
+	if p := pathMsg(); !p.Ended || p.Path != "screenrecord" {
+		t.Fatalf("after the stream ended the path is %+v, want screenrecord, ended", p)
+	}
+	hub.SetPath("p", Path{Path: "screenrecord", Code: "screenrecord_no_jar"})
+	if p := pathMsg(); p.Ended {
+		t.Fatalf("the new stream's path %+v says ended", p)
 	}
 }
