@@ -56,6 +56,20 @@ func TestPersonStepsAreNumberedAndCounted(t *testing.T) {
 	if snap := f.run.Snapshot().Usage; snap.Steps+snap.PersonSteps != 4 {
 		t.Errorf("the snapshot's usage counts %d+%d steps, want 4", snap.Steps, snap.PersonSteps)
 	}
+	// The record lists the same steps History and the report count.
+	entries, _, err := ReadRecord(f.run.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := 0
+	for _, e := range entries {
+		if (e.Kind == EntryAction || e.Kind == EntryManual) && e.Action != nil {
+			recorded++
+		}
+	}
+	if recorded != last.Steps+last.PersonSteps {
+		t.Errorf("the record lists %d steps, the live usage %d+%d", recorded, last.Steps, last.PersonSteps)
+	}
 	// Elapsed is measured at At: At minus elapsed is the run's start, the
 	// same for every usage event.
 	var start time.Time
