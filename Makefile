@@ -82,9 +82,11 @@ gotest: build build-dev
 wine-test:
 	scripts/wine-test.sh
 
-## sim: run the engine's randomized simulation over SEEDS seeds (default 100000)
+## sim: run the engine's randomized simulation over SEEDS seeds (default 100000), and the
+## backend's several runs with one person over SEEDS/20
 sim:
 	$(GO) test ./engine/sim/ -run 'TestSimulation$$' -seeds $(SEEDS) -timeout 0 -v
+	$(GO) test ./backend/ -run 'TestManyRunsOnePerson$$' -manyseeds $$(( $(SEEDS) / 20 )) -timeout 0 -v
 
 ## bench-mcp: Tandem's MCP server against @mobilenext/mobile-mcp 1.0.4 on one virtual phone
 ## (median of 50 calls each: screenshot, tap, the screen's elements; README "MCP")

@@ -7,6 +7,7 @@ require (
 	github.com/electricbubble/gadb v0.1.1-0.20250314021536-2e108649b088
 	github.com/gen2brain/shm v0.1.1
 	github.com/go-vgo/robotgo v1.0.0
+	github.com/godbus/dbus/v5 v5.2.2
 	github.com/jezek/xgb v1.2.0
 	github.com/kbinani/screenshot v0.0.0-20250624051815-089614a94018
 	github.com/pkg/browser v0.0.0-20240102092130-5ac0b6a4141c
@@ -26,7 +27,6 @@ require (
 	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/ebitengine/purego v0.9.1 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
-	github.com/godbus/dbus/v5 v5.2.2 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect

@@ -12,7 +12,7 @@ package app
 //
 //	service      file(s)                                   what for
 //	DevicesAPI   api_devices.go                            list, connect, the virtual phone
-//	RunsAPI      api_runs.go, compact.go                   start a task and command it
+//	RunsAPI      api_runs.go, compact.go, attention.go     start a task and command it; the window in front
 //	HistoryAPI   api_history.go, report_open.go            past runs, reports, resume
 //	MirrorAPI    api_mirror.go, popout.go                  the live mirror and the person's input on it
 //	SettingsAPI  app.go, profiles.go, models.go, welcome.go settings, model profiles, the welcome

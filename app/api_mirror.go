@@ -21,6 +21,25 @@ func (a *MirrorAPI) MirrorURL(id string) (_ string, err error) {
 	return a.b.Watch(ctx, mainViewer, id)
 }
 
+// tileViewer is device id's tile in the side-by-side view as a viewer of
+// the backend's desks: one viewer per tile, so each tile keeps its own
+// device's stream however the main mirror or the other tiles move.
+func tileViewer(id string) string { return "tile:" + id }
+
+// TileURL makes device id's tile watch the device and returns the stream's
+// URL. The URL names the device, so a tile's socket carries that device's
+// frames and no other's.
+func (a *MirrorAPI) TileURL(id string) (_ string, err error) {
+	defer toUI(&err)
+	ctx, cancel := a.callCtx(15 * time.Second)
+	defer cancel()
+	return a.b.Watch(ctx, tileViewer(id), id)
+}
+
+// TileClosed ends device id's tile's watch (the side-by-side view was left
+// or the device went away); its desk stops when no one else watches.
+func (a *MirrorAPI) TileClosed(id string) { a.b.Unwatch(tileViewer(id)) }
+
 // MirrorGesture is the person's finished gesture, key or text on a device's
 // mirror: "done" or "took_over".
 func (a *MirrorAPI) MirrorGesture(id string, act action.Action) (_ string, err error) {

@@ -84,6 +84,7 @@ func (a *App) begin(ctx context.Context, n backend.Notifier) error {
 // shutdown closes the pop-outs and the backend (every run stopped, the
 // phones' keyboards restored). Not exported, like begin.
 func (a *App) shutdown() {
+	a.b.WindowOpen(false, nil)
 	a.mcp.Close()
 	a.popouts.closeAll()
 	a.b.Shutdown()
@@ -100,6 +101,7 @@ func (a *App) startup(ctx context.Context) {
 	if err := a.begin(ctx, wailsNotifier{ctx: ctx}); err != nil {
 		wruntime.LogErrorf(ctx, "tandem: %v", err)
 	}
+	a.b.WindowOpen(true, raiser(ctx))
 }
 
 // callCtx is the context for one bound call: bounded, so nothing the UI

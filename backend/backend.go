@@ -115,8 +115,11 @@ type Backend struct {
 	mirrorSrv   *mirror.Server
 	gestures    liveGestures // live touches, put back together for the run
 	agents      agentDevices // devices opened for another agent's calls (agent.go)
+	attention   *attention   // desktop notifications when the window is behind (attention.go)
 	// cache is the action cache runs share when their profile enables it.
 	cache *observe.ActionCache[model.Plan]
+	// limits bound the requests in flight to each model server (limits.go).
+	limits modelLimits
 }
 
 // Notifier tells the doors what changed: "run" (an engine.Event) and
@@ -152,8 +155,10 @@ func New(cfg Config) *Backend {
 	b.devices.SetRemote(b.adbServers)
 	b.virtual = newVirtualPhones(func() int { return adbPort(b.devices) })
 	b.devices.AddSource(b.virtual)
-	b.runs = newRuns(b.devices, b.hub, cfg.Runs(), func(e engine.Event) {
+	b.attention = newAttention(b.UILang, b.DeviceName)
+	b.runs = newRuns(b.devices, b.hub, cfg.Runs(), func(device string, e engine.Event) {
 		b.notifier().Notify("run", e)
+		b.attention.see(device, e)
 	})
 	b.desks = newDesks(b.devices, b.hub, b.runs.AgentBusy)
 	b.desks.scrcpyJar = cfg.ScrcpyServer
@@ -201,6 +206,7 @@ func (b *Backend) Shutdown() {
 	b.desks.stopAll()
 	b.closeAgentDevices()
 	b.virtual.Close()
+	b.attention.close()
 	b.mu.Lock()
 	if b.stop != nil {
 		b.stop()

@@ -24,6 +24,8 @@ type PresetInfo struct {
 	Dialect  string `json:"dialect"`
 	Variant  string `json:"variant"`
 	NeedsKey bool   `json:"needs_key"`
+	// MaxInFlight is the requests at once a new profile starts with.
+	MaxInFlight int `json:"max_in_flight"`
 }
 
 // Presets lists the providers Tandem knows (engine/model's table).
@@ -31,7 +33,7 @@ func (a *Backend) Presets() []PresetInfo {
 	var out []PresetInfo
 	for _, p := range model.Presets() {
 		out = append(out, PresetInfo{ID: p.Name, Name: p.Label, BaseURL: p.BaseURL, Model: p.Model,
-			Dialect: p.Dialect, Variant: p.Variant, NeedsKey: p.NeedsKey})
+			Dialect: p.Dialect, Variant: p.Variant, NeedsKey: p.NeedsKey, MaxInFlight: p.MaxInFlight})
 	}
 	return out
 }
@@ -55,7 +57,7 @@ func (a *Backend) TestProfile(ctx context.Context, id string) (TestResult, error
 	if err != nil {
 		return TestResult{}, err
 	}
-	c, err := clientFor(p, key, 30*time.Second, 0, nil)
+	c, err := clientFor(p, key, 30*time.Second, 0, nil, nil)
 	if err != nil {
 		return TestResult{Message: err.Error()}, nil
 	}
@@ -114,7 +116,7 @@ func (a *Backend) TestForm(ctx context.Context, p Profile, key string) (TestResu
 			key = saved
 		}
 	}
-	c, err := clientFor(p, key, 30*time.Second, 0, nil)
+	c, err := clientFor(p, key, 30*time.Second, 0, nil, nil)
 	if err != nil {
 		return TestResult{Stage: "connect", Message: err.Error()}, nil
 	}

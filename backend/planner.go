@@ -103,7 +103,7 @@ func (b *Backend) RunSetup(c RunChoice) (Setup, error) {
 		return Setup{}, fmt.Errorf("a cost limit is set but no price is known for %s: add it to %s, or set the cost limit to 0",
 			p.Model, filepath.Join(b.cfg.ConfigDir, pricesFile))
 	}
-	client, err := clientFor(p, key, 120*time.Second, 3, prices)
+	client, err := clientFor(p, key, 120*time.Second, 3, prices, b.limits.of(p, saved))
 	if err != nil {
 		return Setup{}, err
 	}
@@ -150,13 +150,14 @@ func (b *Backend) findProfile(s Settings, name string) (Profile, string, error) 
 }
 
 // clientFor builds the model client for a stored profile; prices (nil for
-// a call whose cost nobody sees) prices its usage.
-func clientFor(p Profile, key string, timeout time.Duration, retries int, prices *model.PriceTable) (*model.Client, error) {
+// a call whose cost nobody sees) prices its usage; limit (nil: none) is
+// the one its runs share with every other run of its server and model.
+func clientFor(p Profile, key string, timeout time.Duration, retries int, prices *model.PriceTable, limit *model.Limiter) (*model.Client, error) {
 	if key == "" {
 		key = "none" // local servers accept any key; go-openai needs one
 	}
 	return model.NewClient(model.ClientConfig{BaseURL: p.BaseURL, APIKey: key, Model: p.Model,
-		Timeout: timeout, Retries: retries, Prices: prices, Sampling: p.sampling()})
+		Timeout: timeout, Retries: retries, Prices: prices, Sampling: p.sampling(), Limit: limit})
 }
 
 // plannerOptions are the profile's planner settings; runs of profiles with

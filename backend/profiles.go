@@ -13,7 +13,7 @@ import (
 // FieldError is a profile field's problem, named so the form can show it
 // next to that field.
 type FieldError struct {
-	Field string // the Profile's JSON name: name, base_url, model, dialect, variant, temperature, top_p, context_tokens, max_tokens
+	Field string // the Profile's JSON name: name, base_url, model, dialect, variant, temperature, top_p, context_tokens, max_tokens, max_in_flight
 	Msg   string
 }
 
@@ -67,8 +67,15 @@ func (p Profile) check(anyModel bool) (Profile, error) {
 	if p.MaxTokens < 0 {
 		return p, fieldErr("max_tokens", "max tokens cannot be negative (0 keeps the model's default)")
 	}
+	if p.MaxInFlight < 0 || p.MaxInFlight > maxInFlight {
+		return p, fieldErr("max_in_flight", "requests at once must be between 0 (no limit) and %d", maxInFlight)
+	}
 	return p, nil
 }
+
+// maxInFlight is the largest limit a profile may set: beyond it the limit
+// guards nothing a person could mean.
+const maxInFlight = 256
 
 func newProfileID() string {
 	b := make([]byte, 6)

@@ -23,22 +23,33 @@ type Runs struct {
 	devices *Devices
 	hub     *mirror.Hub
 	dataDir string
-	emit    func(engine.Event)
+	emit    func(device string, e engine.Event) // every event of every run, with its device
 	// hand is the input manager (Backend.Hand), for the person's acts the
 	// desktop's guard reports.
 	hand func(ctx context.Context, id string, in Input) (Outcome, error)
 	// personDo is the one path of the person's input to a device (the
 	// feed's), given to every run as its Config.PersonInput.
 	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
+	// world, when set, runs every run of this backend on one scheduler
+	// and virtual clock instead of goroutines, so the simulation of
+	// several runs and one person (manyruns_sim_test.go) replays a seed
+	// exactly. Nil for every real run.
+	world *world
 
 	mu       sync.Mutex
 	byDevice map[string]*engine.Run
 	byID     map[string]*engine.Run
 }
 
-func newRuns(devices *Devices, hub *mirror.Hub, dataDir string, emit func(engine.Event)) *Runs {
+func newRuns(devices *Devices, hub *mirror.Hub, dataDir string, emit func(string, engine.Event)) *Runs {
 	return &Runs{devices: devices, hub: hub, dataDir: dataDir, emit: emit,
 		byDevice: map[string]*engine.Run{}, byID: map[string]*engine.Run{}}
+}
+
+// world is a scheduler and a clock every run of a backend shares (Runs.world).
+type world struct {
+	sched *engine.Scheduler
+	clock engine.Clock
 }
 
 // ErrDeviceBusy means the device already has a live run.
@@ -113,6 +124,9 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
 	}
 	cfg := engine.Config{Device: dev, DeviceID: deviceID, PersonInput: r.personInput(deviceID, dev), OnScreen: r.publish(deviceID)}
+	if r.world != nil {
+		cfg.Scheduler, cfg.Clock = r.world.sched, r.world.clock
+	}
 	var guard *desktopGuard
 	if d, ok := dev.(host.Driver); ok && r.hand != nil { // this computer: the person's own hand, the stop hotkey
 		guard = newDesktopGuard(d, deviceID, r.hand)
@@ -134,7 +148,7 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 	}
 	r.byDevice[deviceID], r.byID[run.ID()] = run, run
 	r.mu.Unlock()
-	run.Subscribe(engine.EmitterFunc(r.emit))
+	run.Subscribe(engine.EmitterFunc(func(e engine.Event) { r.emit(deviceID, e) }))
 	if guard != nil {
 		guard.start(context.WithoutCancel(ctx), run) // lives as long as the run
 	}

@@ -84,6 +84,11 @@ type Profile struct {
 	VisionOnDemand bool `json:"vision_on_demand,omitempty"`
 	UITree         bool `json:"ui_tree,omitempty"`
 	ActionCache    bool `json:"action_cache,omitempty"`
+	// MaxInFlight is how many requests this Tandem sends the profile's
+	// server and model at once, over all its runs (0: no limit); the
+	// others wait their turn in order, and their runs say so. Local
+	// servers' presets start at 1 (model.Preset.MaxInFlight).
+	MaxInFlight int `json:"max_in_flight,omitempty"`
 }
 
 // DefaultSettings follow the OS for language and theme.

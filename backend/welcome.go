@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"tandem/engine/model"
 )
 
 // AdbDevice is one line of `adb devices`.
@@ -215,8 +217,14 @@ func getModels(ctx context.Context, client *http.Client, url string) ([]string, 
 // guessed from the model's name; Settings can change it.
 func (a *Backend) UseLocalModel(server ModelServer, modelName string) (_ Profile, err error) {
 	dialect, variant := guessDialect(modelName)
+	at := 0 // requests at once: the preset's of the server found at its address
+	for _, pr := range model.Presets() {
+		if pr.BaseURL == server.BaseURL {
+			at = pr.MaxInFlight
+		}
+	}
 	p, err := a.SaveProfile(Profile{Name: server.Name + " · " + modelName, BaseURL: server.BaseURL,
-		Model: modelName, Dialect: dialect, Variant: variant}, "")
+		Model: modelName, Dialect: dialect, Variant: variant, MaxInFlight: at}, "")
 	if err != nil {
 		return Profile{}, err
 	}

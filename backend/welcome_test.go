@@ -121,7 +121,7 @@ func TestUseLocalModelMakesTheActiveProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Name != "Ollama · qwen2.5-vl:7b" || p.Dialect != "tools" || p.BaseURL != "http://127.0.0.1:11434/v1" {
+	if p.Name != "Ollama · qwen2.5-vl:7b" || p.Dialect != "tools" || p.BaseURL != "http://127.0.0.1:11434/v1" || p.MaxInFlight != 1 {
 		t.Fatalf("profile %+v", p)
 	}
 	loaded, err := a.GetSettings()

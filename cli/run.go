@@ -178,6 +178,7 @@ type progress struct {
 	device  string
 	thought string
 	calls   int
+	ahead   int // the model call's place in the model's queue, last printed
 }
 
 func (p *progress) print(e engine.Event) {
@@ -213,10 +214,21 @@ func (p *progress) print(e engine.Event) {
 		}
 		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, e.Step.Action, e.Step.Result, e.Step.Ms)
 	case engine.KindWaiting:
-		// Every second would flood a log: the first notice at 2 s, then
-		// every 5 s.
-		if s := e.Waiting.ElapsedMs / 1000; s == 2 || (s > 0 && s%5 == 0) {
-			fmt.Fprintf(out, "  waiting for the model (%d s)…\n", s)
+		// A place in the model's queue (other runs' requests ahead) is
+		// printed as it changes; the time waited not every second, which
+		// would flood a log: the first notice at 2 s, then every 5 s.
+		a := e.Waiting.Ahead
+		if a != p.ahead {
+			p.ahead = a
+			if a > 0 {
+				fmt.Fprintf(out, "  waiting for the model: %d ahead…\n", a)
+			}
+		} else if s := e.Waiting.ElapsedMs / 1000; s == 2 || (s > 0 && s%5 == 0) {
+			if a > 0 {
+				fmt.Fprintf(out, "  waiting for the model: %d ahead (%d s)…\n", a, s)
+			} else {
+				fmt.Fprintf(out, "  waiting for the model (%d s)…\n", s)
+			}
 		}
 	case engine.KindRequest:
 		fmt.Fprintf(out, "? %s: %s\n", e.Request.Kind, e.Request.Message)

@@ -96,7 +96,9 @@ type RetryEvent struct {
 
 // WaitingEvent is a model call that has not answered yet: the UI words it
 // as "waiting for the model (12 s)…" (Since lets it count on between
-// events). It ends with the first piece of the reply, or the call.
+// events), or "waiting for the model: 2 ahead" while it waits its turn
+// behind other runs' requests (Ahead). It ends with the first piece of
+// the reply, or the call.
 type WaitingEvent struct {
 	Call int `json:"call"`
 	model.Waiting

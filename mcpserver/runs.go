@@ -99,6 +99,15 @@ type Waiting struct {
 	How     string `json:"how" jsonschema:"how the person can answer"`
 }
 
+// ModelWait is a run's model call that has no answer yet: waiting its
+// turn behind other runs' requests to the same model (the profile's
+// requests at once), or for the server's first word.
+type ModelWait struct {
+	Ahead   int    `json:"ahead" jsonschema:"requests to the same model that go before this run's (0: its request is at the server)"`
+	Seconds int64  `json:"seconds" jsonschema:"how long the call has waited"`
+	Message string `json:"message"`
+}
+
 // RunOut is a run as the tools report it.
 type RunOut struct {
 	ID       string   `json:"id"`
@@ -113,6 +122,8 @@ type RunOut struct {
 	Currency string   `json:"currency,omitempty"`
 	Record   string   `json:"record" jsonschema:"the run's record as a resource (its HTML report: record + /report)"`
 	Waiting  *Waiting `json:"waiting,omitempty"`
+	// Model is set while the run waits for the model.
+	Model *ModelWait `json:"model_wait,omitempty"`
 }
 
 func (t *tools) runTask(ctx context.Context, req *mcp.CallToolRequest, in RunTaskIn) (*mcp.CallToolResult, RunOut, error) {
@@ -194,6 +205,12 @@ func (t *tools) runOut(ctx context.Context, run *engine.Run) RunOut {
 	}
 	if s.State == engine.WaitingForUser && s.Request != nil {
 		o.Waiting = &Waiting{Kind: string(s.Request.Kind), Message: s.Request.Message, How: t.how()}
+	}
+	if w := s.Waiting; w != nil && !o.Ended {
+		o.Model = &ModelWait{Ahead: w.Ahead, Seconds: w.ElapsedMs / 1000, Message: "waiting for the model"}
+		if w.Ahead > 0 {
+			o.Model.Message = fmt.Sprintf("waiting for the model: %d ahead", w.Ahead)
+		}
 	}
 	return o
 }

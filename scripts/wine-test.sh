@@ -59,6 +59,6 @@ cmp -s "$dll" "$WINEPREFIX/drive_c/windows/system32/bcryptprimitives.dll" ||
 
 export GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 go test -exec "$PWD/scripts/wine/exec.sh" -count=1 -timeout 4m "$@" \
-  ./devices/desktop/win/ ./devices/desktop/host/
+  ./devices/desktop/win/ ./devices/desktop/host/ ./notify/
 go test -exec "$PWD/scripts/wine/exec.sh" -count=1 -timeout 4m -run 'Desktop' "$@" ./cli/
 echo "wine-test: passed"

@@ -64,6 +64,11 @@ type ClientConfig struct {
 	// HTTP sends the requests (default: an http.Client without its own
 	// timeout; the context bounds each call).
 	HTTP openai.HTTPDoer
+	// Limit, when set, bounds the requests in flight to this server and
+	// model across every client that shares it: an attempt waits for a
+	// slot (bounded by the call's context only, not Timeout), and a
+	// waiting call's notices say how many requests are ahead.
+	Limit *Limiter
 }
 
 // DefaultMaxReplyBytes is the default cap on one reply's bytes.
@@ -153,26 +158,19 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 	if masked != nil {
 		onDelta = masked.write
 	}
+	var place func(int)
 	if fn, ok := ctx.Value(waitKey{}).(func(Waiting)); ok {
 		var stop func()
-		onDelta, stop = c.waitNotices(fn, onDelta)
+		onDelta, place, stop = c.waitNotices(fn, onDelta)
 		defer stop()
 	}
 	var last error
 	stalls := 0
 	for attempt := 0; ; attempt++ {
 		info := &attemptInfo{stream: stream, firstByte: c.cfg.FirstByte, idle: c.cfg.Idle, max: c.cfg.MaxReplyBytes}
-		actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.Timeout)
-		start := time.Now()
-		var res Result
-		var err error
 		masked.reset()
-		if stream {
-			res, err = c.stream(actx, req, onDelta, done)
-		} else {
-			res, err = c.once(actx, req)
-		}
-		cancel()
+		start := time.Now()
+		res, err := c.attempt(ctx, req, info, place, onDelta, done)
 		if err == nil {
 			masked.end()
 			res.Latency = time.Since(start)
@@ -215,6 +213,26 @@ func (c *Client) Call(ctx context.Context, p Prompt, stream bool, onDelta func(s
 		case <-t.C:
 		}
 	}
+}
+
+// attempt sends req once, after waiting for a slot of the limit (place
+// hears the call's place in the queue), bounded by Timeout from when it
+// is sent.
+func (c *Client) attempt(ctx context.Context, req openai.ChatCompletionRequest, info *attemptInfo, place func(int),
+	onDelta func(string), done func(string) bool) (Result, error) {
+	release, err := c.cfg.Limit.Acquire(ctx, place)
+	if err != nil {
+		return Result{}, err
+	}
+	// The reply is read or dropped when this returns: the request is no
+	// longer in flight.
+	defer release()
+	actx, cancel := context.WithTimeout(context.WithValue(ctx, attemptKey{}, info), c.cfg.Timeout)
+	defer cancel()
+	if info.stream {
+		return c.stream(actx, req, onDelta, done)
+	}
+	return c.once(actx, req)
 }
 
 func (c *Client) once(ctx context.Context, req openai.ChatCompletionRequest) (Result, error) {
@@ -385,11 +403,17 @@ type Retry struct {
 type retryKey struct{}
 
 // Waiting is a call that has no answer yet: what the person sees as
-// "waiting for the model (12 s)…". Since is when the call began, so a UI
+// "waiting for the model (12 s)…", or, while the call waits its turn
+// behind other runs' requests to the same model (ClientConfig.Limit),
+// "waiting for the model: 2 ahead". Since is when the call began, so a UI
 // can count on by itself between notices.
 type Waiting struct {
 	Since     time.Time `json:"since"`
 	ElapsedMs int64     `json:"elapsed_ms"`
+	// Ahead is how many requests to this model go before this call's
+	// (those in flight and those queued before it) while it waits its
+	// turn; 0 once its request is sent.
+	Ahead int `json:"ahead,omitempty"`
 }
 
 type waitKey struct{}
@@ -399,33 +423,41 @@ const waitTick = time.Second
 
 // WithWaitNotice returns ctx with fn, which Call invokes (on a goroutine of
 // its own) every second from the call's start until the first piece of the
-// reply's content arrives or the call returns; no notice comes after Call
-// returned.
+// reply's content arrives or the call returns, and at once whenever its
+// place in the model's queue changes (queued, moved up, sent); no notice
+// comes after Call returned.
 func WithWaitNotice(ctx context.Context, fn func(Waiting)) context.Context {
 	return context.WithValue(ctx, waitKey{}, fn)
 }
 
-// waitNotices starts the ticker behind WithWaitNotice. It returns onDelta
-// wrapped to end the notices at the first content, and stop, which ends
-// them and waits until no notice is being given.
-func (c *Client) waitNotices(fn func(Waiting), onDelta func(string)) (func(string), func()) {
+// waitNotices starts the goroutine behind WithWaitNotice, the only one
+// that calls fn. It returns onDelta wrapped to end the timed notices at
+// the first content, place, which the limiter calls with the call's place
+// in the queue, and stop, which ends the notices and waits until no
+// notice is being given.
+func (c *Client) waitNotices(fn func(Waiting), onDelta func(string)) (func(string), func(int), func()) {
 	since := time.Now()
 	var answered atomic.Bool
+	var ahead atomic.Int64
+	moved := make(chan struct{}, 1)
 	quit, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
 		t := time.NewTicker(waitTick)
 		defer t.Stop()
 		for {
+			var now time.Time
 			select {
 			case <-quit:
 				return
-			case now := <-t.C:
-				if answered.Load() {
-					return
+			case now = <-t.C:
+				if answered.Load() && ahead.Load() == 0 {
+					continue
 				}
-				fn(Waiting{Since: since, ElapsedMs: now.Sub(since).Milliseconds()})
+			case <-moved:
+				now = time.Now()
 			}
+			fn(Waiting{Since: since, ElapsedMs: now.Sub(since).Milliseconds(), Ahead: int(ahead.Load())})
 		}
 	}()
 	wrapped := func(d string) {
@@ -434,7 +466,14 @@ func (c *Client) waitNotices(fn func(Waiting), onDelta func(string)) (func(strin
 			onDelta(d)
 		}
 	}
-	return wrapped, func() { close(quit); <-exited }
+	place := func(n int) {
+		ahead.Store(int64(n))
+		select {
+		case moved <- struct{}{}:
+		default:
+		}
+	}
+	return wrapped, place, func() { close(quit); <-exited }
 }
 
 // WithRetryNotice returns ctx with fn, which Call invokes (on its own

@@ -19,6 +19,15 @@ type Preset struct {
 	NeedsKey bool `json:"needs_key"`
 	// Sampling is the model family's reference sampling (DefaultSampling).
 	Sampling Sampling `json:"sampling"`
+	// MaxInFlight is how many requests a profile from this preset sends
+	// at once (0: no limit; see Limiter). Ollama answers one request per
+	// model at a time unless OLLAMA_NUM_PARALLEL says more, and LM Studio
+	// one per model unless its "Max Concurrent Predictions" is raised (and
+	// never more on its MLX engine): 1, so four runs queue in Tandem, where
+	// each says how many are ahead, rather than inside the server with
+	// nothing to show. vLLM batches requests continuously and the clouds
+	// take many: no limit. The person raises it to the server's own setting.
+	MaxInFlight int `json:"max_in_flight,omitempty"`
 }
 
 // Presets lists the providers Tandem knows, in the order settings show them.
@@ -39,9 +48,9 @@ func Presets() []Preset {
 		{Name: "vllm", Label: "Local vLLM", BaseURL: "http://127.0.0.1:8000/v1", Model: "ByteDance-Seed/UI-TARS-1.5-7B",
 			Dialect: "uitars", Variant: "1.5"},
 		{Name: "ollama", Label: "Ollama", BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen2.5vl:7b",
-			Dialect: "json", Variant: "abs"},
+			Dialect: "json", Variant: "abs", MaxInFlight: 1},
 		{Name: "lmstudio", Label: "LM Studio", BaseURL: "http://127.0.0.1:1234/v1", Model: "ui-tars-1.5-7b",
-			Dialect: "uitars", Variant: "1.5"},
+			Dialect: "uitars", Variant: "1.5", MaxInFlight: 1},
 		{Name: "custom", Label: "Custom", Dialect: "tools", Variant: "rel1000"},
 	}
 	for i := range ps {

@@ -45,7 +45,7 @@ function lastUser(body) {
 }
 
 export function startModelServer(script = []) {
-  const state = { requests: [], closed: 0, script: [...script] }
+  const state = { requests: [], closed: 0, script: [...script], routes: [] }
   const server = createServer(async (req, res) => {
     if (req.method === 'GET' && req.url.endsWith('/models')) {
       res.writeHead(200, { 'content-type': 'application/json' })
@@ -69,7 +69,11 @@ export function startModelServer(script = []) {
       res.writeHead(400).end('{"error":{"message":"bad json"}}')
       return
     }
-    const next = state.script.shift() ?? hold
+    // A request of a routed run (its goal is in the request) is answered by
+    // that run's own script; several runs at once each get theirs.
+    const asked = JSON.stringify(parsed.messages ?? [])
+    const route = state.routes.find((r) => asked.includes(r.key))
+    const next = route ? (typeof route.replies === 'function' ? route.replies() : (route.replies.shift() ?? hold)) : (state.script.shift() ?? hold)
     const entry = { body: parsed, headers: req.headers, served: describe(next), delivered: false }
     state.requests.push(entry)
     res.on('finish', () => (entry.delivered = true))
@@ -132,8 +136,16 @@ export function startModelServer(script = []) {
           return state.closed
         },
         push: (...replies) => state.script.push(...replies),
+        /**
+         * route answers the requests that hold key (a run's goal) from their
+         * own replies, in order (held once they run out), or each from
+         * replies() when it is a function: several runs at once, each its own script.
+         */
+        route: (key, replies) => state.routes.push({ key, replies: typeof replies === 'function' ? replies : [...replies] }),
+        /** routed adds replies to key's route. */
+        routed: (key, ...replies) => state.routes.find((r) => r.key === key)?.replies.push(...replies),
         /** clear drops the replies not served yet (what a failed test left). */
-        clear: () => state.script.splice(0),
+        clear: () => (state.script.splice(0), state.routes.splice(0)),
         /** log describes the requests from index from on: what each was served and whether it arrived. */
         log: (from = 0) =>
           state.requests

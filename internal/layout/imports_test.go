@@ -48,7 +48,9 @@ var rooms = map[string][]string{
 	// shared tooling imports only shared tooling
 	"tandem/internal/": {"tandem/internal/"},
 	// the one application: every room below the doors
-	"tandem/backend": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/internal/"},
+	"tandem/backend": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/notify", "tandem/internal/"},
+	// the desktop's notifications: the operating system's, knows no Tandem code
+	"tandem/notify": {},
 	// the doors reach settings, profiles, runs, history, devices, feeds and
 	// the person's input only through the backend: they may name the
 	// engine's and the mirror's types, never a driver, the registry, the
@@ -69,6 +71,8 @@ var rooms = map[string][]string{
 // use) and the test model server that speaks the same wire.
 var libraries = map[string][]string{
 	"github.com/sashabaranov/go-openai": {"tandem/engine/model", "tandem/internal/modeltest"},
+	// the session bus: the desktop's notifications and the tests' private bus
+	"github.com/godbus/dbus/v5": {"tandem/notify", "tandem/internal/sessionbus"},
 }
 
 type pkg struct {

@@ -143,6 +143,9 @@ type Server struct {
 	reqs   []Request
 	count  int
 	active int
+	// most is the most requests answered at once, per model ("" any).
+	most map[string]int
+	byM  map[string]int
 }
 
 // New starts a server that answers requests with script, in order. A request
@@ -215,6 +218,18 @@ func (s *Server) Active() int {
 	return s.active
 }
 
+// MaxActive returns the most requests for model ("" for any model) that
+// were being worked on at once since the server started, each from its
+// arrival until its reply starts (the script's time and Delay): what a
+// client's limit on requests in flight is checked against. The tail of
+// sending a reply is left out: a client that read "[DONE]" may send its
+// next request before the handler has returned.
+func (s *Server) MaxActive(model string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.most[model]
+}
+
 // ConnClosed delivers the time at which each client connection closed (up to
 // 64 pending). Cancellation tests wait on it.
 func (s *Server) ConnClosed() <-chan time.Time { return s.closed }
@@ -238,8 +253,18 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	req.Attempt = s.count
 	s.reqs = append(s.reqs, req)
 	s.active++
+	s.count1(req.Chat.Model, 1)
 	s.mu.Unlock()
+	var answering sync.Once
+	answered := func() { // the reply is worked out: it is being sent
+		answering.Do(func() {
+			s.mu.Lock()
+			s.count1(req.Chat.Model, -1)
+			s.mu.Unlock()
+		})
+	}
 	defer func() {
+		answered()
 		s.mu.Lock()
 		s.active--
 		s.mu.Unlock()
@@ -249,6 +274,7 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	if rep.Delay > 0 && !s.wait(hr, rep.Delay) {
 		return
 	}
+	answered()
 	if s.hostile(w, hr, req, rep) {
 		return
 	}
@@ -266,6 +292,17 @@ func (s *Server) serve(w http.ResponseWriter, hr *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(writerFor(w, hr, s, rep.Drip)).Encode(response(req, rep))
+}
+
+// count1 counts a request for model in (d 1) or out (-1); s.mu held.
+func (s *Server) count1(model string, d int) {
+	if s.byM == nil {
+		s.byM, s.most = map[string]int{}, map[string]int{}
+	}
+	s.byM[model] += d
+	s.byM["\x00"] += d // every model
+	s.most[model] = max(s.most[model], s.byM[model])
+	s.most[""] = max(s.most[""], s.byM["\x00"])
 }
 
 // wait sleeps d or until the client leaves or the server closes; it reports

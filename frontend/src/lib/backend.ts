@@ -103,6 +103,8 @@ export interface Preset {
   dialect: string
   variant: string
   needs_key: boolean
+  /** requests at once a new profile starts with (0: no limit) */
+  max_in_flight: number
 }
 
 export interface Profile {
@@ -123,6 +125,8 @@ export interface Profile {
   vision_on_demand?: boolean
   ui_tree?: boolean
   action_cache?: boolean
+  /** requests sent to this server and model at once, over all runs (0 or absent: no limit) */
+  max_in_flight?: number | null
 }
 
 /** a scrcpy-server file as Settings checks it (backend.ScrcpyServer) */
@@ -218,6 +222,9 @@ export type Bound = {
   StartVirtualPhone(): Promise<DeviceEntry>
   MirrorURL(device: string): Promise<string>
   PopOut(device: string): Promise<void>
+  /** a tile of the side-by-side view watches its device; the stream's URL names it */
+  TileURL(device: string): Promise<string>
+  TileClosed(device: string): Promise<void>
   FramesBase(): Promise<{ url: string; token: string }>
   /** the person's gesture on the mirror; Go decides where it goes: "done" or "took_over" */
   MirrorGesture(device: string, a: Action): Promise<string>
@@ -263,6 +270,8 @@ export type Bound = {
   RenewMCPToken(): Promise<MCPAccess>
   /** the window as a small bar on top of the others (a desktop run), or back as it was */
   SetCompact(on: boolean): Promise<void>
+  /** whether the window is in front of the person (Go notifies the desktop only when it is not) */
+  WindowFront(front: boolean): Promise<void>
 }
 
 type Runtime = {

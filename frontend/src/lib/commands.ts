@@ -25,6 +25,24 @@ export const commands = {
   editPending: (actions: Action[]) => store.command((id) => backend.EditPending(id, actions)),
 }
 
+/**
+ * The same commands for one device's run, whatever is selected: a tile's
+ * own buttons use these, so each carries its own tile's run id.
+ */
+export function commandsOn(device: string) {
+  const on = (f: (id: string) => Promise<unknown>) => store.commandOn(device, f)
+  return {
+    pause: () => on((id) => backend.Pause(id)),
+    resume: () => on((id) => backend.Resume(id)),
+    takeOver: () => on((id) => backend.TakeOver(id)),
+    stop: () => on((id) => backend.Stop(id)),
+    confirm: () => on((id) => backend.Confirm(id)),
+    deny: (reason: string) => on((id) => backend.Deny(id, reason)),
+    answer: (text: string) => on((id) => backend.Answer(id, text)),
+    start: (goal: string) => store.startOn(device, goal),
+  }
+}
+
 /** The devices (DevicesAPI). */
 export const deviceCalls = {
   startVirtualPhone: () => backend.StartVirtualPhone(),
@@ -50,6 +68,9 @@ export const mirrorCalls = {
   /** a press as the page saw it; Go makes the gesture of it and sends it on as gesture does */
   press: (device: string, p: Press) => backend.MirrorPress(device, p),
   popOut: (device: string) => backend.PopOut(device),
+  /** a tile's own watch of its device (one viewer per tile) */
+  tileURL: (device: string) => backend.TileURL(device),
+  tileClosed: (device: string) => backend.TileClosed(device),
 }
 
 /** Settings, model profiles and the first-run welcome (SettingsAPI). */
@@ -74,4 +95,6 @@ export const settingsCalls = {
 /** The window as a small bar on top (a desktop run), or back as it was. */
 export const windowCalls = {
   setCompact: (on: boolean) => backend.SetCompact(on),
+  /** the window came in front of the person (true) or went behind (false) */
+  front: (front: boolean) => backend.WindowFront(front),
 }

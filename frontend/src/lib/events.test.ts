@@ -184,6 +184,18 @@ group('waiting', () => {
     v = apply(v, ev(5, { kind: 'thought', thought: { call: 1, delta: 'ok' } }))!
     expect(v.waiting).toBeNull()
   })
+
+  it('says how many requests are ahead while the call waits its turn for the model', () => {
+    let v = apply(null, snap(1))!
+    v = apply(v, ev(2, { kind: 'waiting', waiting: { call: 1, since: '2026-01-01T00:00:00Z', elapsed_ms: 3_100, ahead: 2 } }))!
+    i18n.lang = 'en'
+    expect(waitingText(v.waiting!)).toBe('waiting for the model: 2 ahead (3 s)…')
+    i18n.lang = 'zh-CN'
+    expect(waitingText(v.waiting!)).toBe('正在排队等待模型：前面还有 2 个（3 秒）…')
+    v = apply(v, ev(3, { kind: 'waiting', waiting: { call: 1, since: '2026-01-01T00:00:00Z', elapsed_ms: 4_000 } }))!
+    i18n.lang = 'en'
+    expect(waitingText(v.waiting!)).toBe('waiting for the model (4 s)…') // sent: no longer in the queue
+  })
 })
 
 group('model faults', () => {

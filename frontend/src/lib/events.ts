@@ -218,11 +218,13 @@ export interface RetryEvent {
   error: string
 }
 
-/** WaitingEvent: the model call has no answer yet; sent each second with the time waited. */
+/** WaitingEvent: the model call has no answer yet; sent each second with the time waited, and at once when its place in the model's queue changes. */
 export interface WaitingEvent {
   call: number
   since: string
   elapsed_ms: number
+  /** requests to the same model that go before this one while it waits its turn (absent: sent) */
+  ahead?: number
 }
 
 /** RunView is what the UI draws for one run. */

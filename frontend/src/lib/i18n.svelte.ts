@@ -128,6 +128,7 @@ const en = {
   'retry.network': 'The model server did not answer',
   'retry.again': 'trying again in {s} s (attempt {n} of {of})',
   'timeline.waiting': 'waiting for the model ({s} s)…',
+  'timeline.waitingQueue': 'waiting for the model: {n} ahead ({s} s)…',
   'timeline.you': 'You',
   'timeline.agent': 'Agent',
   'who.pause': 'Paused the task',
@@ -267,6 +268,8 @@ const en = {
   'settings.visionOnDemand': 'Vision on demand: skip the screenshot when the UI tree says enough (tools, json)',
   'settings.uiTree': 'The model also reads the UI tree as text (tools)',
   'settings.actionCache': 'Action cache: reuse a decision on an identical screen (each reuse is marked)',
+  'settings.maxInFlight': 'Requests at once (to this server and model, over all runs; the others wait their turn)',
+  'settings.maxInFlightPlaceholder': '0 = no limit',
   'settings.apiKey': 'API key',
   'settings.keyStored': 'Stored: {mask}. Type a new one to replace it.',
   'settings.keyNone': 'No key stored',
@@ -319,6 +322,7 @@ const en = {
   'settings.err.topP': 'Above 0 and at most 1, or empty.',
   'settings.err.context': '2048 or more, or empty (32768).',
   'settings.err.maxTokens': '0 or more, or empty.',
+  'settings.err.maxInFlight': 'A whole number from 0 (no limit) to 256.',
   'settings.fmt.tools': 'Tools: the model calls functions (OpenAI tool calls). For GPT-4o, Qwen and most servers.',
   'settings.fmt.autoglm': 'AutoGLM: Zhipu’s phone agent format (do(action=…) / finish(message=…)), as its official client sends it.',
   'settings.fmt.uitars': 'UI-TARS: ByteDance’s “Thought: … Action: click(…)” replies, as the UI-TARS SDK prompts them.',
@@ -380,6 +384,21 @@ const en = {
   'welcome.done': 'Got it',
   'welcome.useModel': 'Use {model}',
   'welcome.modelUsed': 'New tasks use {name}. Change it in Settings.',
+  'tiles.view': 'Side by side',
+  'tiles.viewHint': 'Every device as a live tile, each with its own task and controls',
+  'tiles.one': 'One device',
+  'tiles.oneHint': 'Back to one device with its steps',
+  'tiles.open': 'Open',
+  'tiles.openHint': 'Open this device: its steps, its pause panel',
+  'tiles.back': 'All devices',
+  'tiles.step': 'Step {n}',
+  'tiles.noRun': 'No task',
+  'tiles.goalFor': 'What should Tandem do on {device}?',
+  'tiles.needs': 'Needs you',
+  'tiles.needsNone': 'Nothing needs you now.',
+  'tiles.needsHint': 'Oldest first. Click one to go to its device.',
+  'tiles.failed': 'The task failed',
+  'tiles.label': 'Devices side by side',
 } as const
 
 export type Key = keyof typeof en
@@ -508,6 +527,7 @@ const zh: Record<Key, string> = {
   'retry.network': '模型服务没有响应',
   'retry.again': '{s} 秒后重试（第 {n} 次，共 {of} 次）',
   'timeline.waiting': '正在等待模型回复（{s} 秒）…',
+  'timeline.waitingQueue': '正在排队等待模型：前面还有 {n} 个（{s} 秒）…',
   'timeline.you': '你',
   'timeline.agent': '智能体',
   'who.pause': '暂停了任务',
@@ -647,6 +667,8 @@ const zh: Record<Key, string> = {
   'settings.visionOnDemand': '按需截图：界面树信息足够时不发送截图（工具调用与 JSON 格式）',
   'settings.uiTree': '模型同时读取文字形式的界面树（工具调用格式）',
   'settings.actionCache': '动作缓存：相同界面沿用之前的决定（每次沿用都会标注）',
+  'settings.maxInFlight': '同时请求数（发往此服务器和模型，所有任务合计；其余的排队等候）',
+  'settings.maxInFlightPlaceholder': '0 = 不限',
   'settings.apiKey': 'API 密钥',
   'settings.keyStored': '已保存：{mask}。输入新密钥即可替换。',
   'settings.keyNone': '未保存密钥',
@@ -699,6 +721,7 @@ const zh: Record<Key, string> = {
   'settings.err.topP': '大于 0 且不超过 1，或留空。',
   'settings.err.context': '不小于 2048，或留空（32768）。',
   'settings.err.maxTokens': '不小于 0，或留空。',
+  'settings.err.maxInFlight': '0（不限）到 256 之间的整数。',
   'settings.fmt.tools': '工具调用：模型以函数调用（OpenAI tool calls）作答。适用于 GPT-4o、通义千问及多数服务。',
   'settings.fmt.autoglm': 'AutoGLM：智谱手机智能体的格式（do(action=…) / finish(message=…)），与其官方客户端一致。',
   'settings.fmt.uitars': 'UI-TARS：字节跳动的“Thought: … Action: click(…)”回复，与 UI-TARS SDK 的提示一致。',
@@ -760,6 +783,21 @@ const zh: Record<Key, string> = {
   'welcome.done': '知道了',
   'welcome.useModel': '使用 {model}',
   'welcome.modelUsed': '新任务将使用 {name}，可在设置中更改。',
+  'tiles.view': '并排查看',
+  'tiles.viewHint': '每台设备一个实时画面，各有自己的任务和控制',
+  'tiles.one': '单台设备',
+  'tiles.oneHint': '回到单台设备及其步骤',
+  'tiles.open': '打开',
+  'tiles.openHint': '打开这台设备：步骤、暂停面板',
+  'tiles.back': '所有设备',
+  'tiles.step': '第 {n} 步',
+  'tiles.noRun': '没有任务',
+  'tiles.goalFor': '要 Tandem 在 {device} 上做什么？',
+  'tiles.needs': '需要你',
+  'tiles.needsNone': '现在没有需要你处理的事。',
+  'tiles.needsHint': '最早的在前。点击一项转到它的设备。',
+  'tiles.failed': '任务失败',
+  'tiles.label': '并排的设备',
 }
 
 export const dictionaries: Record<Lang, Record<Key, string>> = { en, 'zh-CN': zh }
@@ -826,6 +864,8 @@ export function resolveLang(setting: string, osLocale: string, browserLangs: rea
 }
 
 /** waitingText says how long the model call has gone without an answer. */
-export function waitingText(w: { elapsed_ms: number }): string {
-  return i18n.t('timeline.waiting', { s: String(Math.floor(w.elapsed_ms / 1000)) })
+export function waitingText(w: { elapsed_ms: number; ahead?: number }): string {
+  const s = String(Math.floor(w.elapsed_ms / 1000))
+  if (w.ahead && w.ahead > 0) return i18n.t('timeline.waitingQueue', { n: String(w.ahead), s })
+  return i18n.t('timeline.waiting', { s })
 }

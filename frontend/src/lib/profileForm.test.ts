@@ -18,9 +18,12 @@ describe('profileErrors', () => {
     expect(profileErrors({ ...good, top_p: 0 })).toEqual({ top_p: 'settings.err.topP' })
     expect(profileErrors({ ...good, context_tokens: 100 })).toEqual({ context_tokens: 'settings.err.context' })
     expect(profileErrors({ ...good, max_tokens: -1 })).toEqual({ max_tokens: 'settings.err.maxTokens' })
+    expect(profileErrors({ ...good, max_in_flight: -1 })).toEqual({ max_in_flight: 'settings.err.maxInFlight' })
+    expect(profileErrors({ ...good, max_in_flight: 1.5 })).toEqual({ max_in_flight: 'settings.err.maxInFlight' })
+    expect(profileErrors({ ...good, max_in_flight: 257 })).toEqual({ max_in_flight: 'settings.err.maxInFlight' })
   })
   it('leaves empty optional numbers alone', () => {
-    expect(profileErrors({ ...good, temperature: null, top_p: undefined, context_tokens: 0, max_tokens: null })).toEqual({})
+    expect(profileErrors({ ...good, temperature: null, top_p: undefined, context_tokens: 0, max_tokens: null, max_in_flight: 0 })).toEqual({})
   })
 })
 

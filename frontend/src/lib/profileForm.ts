@@ -5,7 +5,7 @@
 import type { Profile } from './backend'
 import type { Key } from './i18n.svelte'
 
-export type ProfileField = 'name' | 'base_url' | 'model' | 'dialect' | 'variant' | 'temperature' | 'top_p' | 'context_tokens' | 'max_tokens'
+export type ProfileField = 'name' | 'base_url' | 'model' | 'dialect' | 'variant' | 'temperature' | 'top_p' | 'context_tokens' | 'max_tokens' | 'max_in_flight'
 
 /** profileErrors returns, per wrong field, the key of the message to show next to it. */
 export function profileErrors(p: Profile): Partial<Record<ProfileField, Key>> {
@@ -24,6 +24,7 @@ export function profileErrors(p: Profile): Partial<Record<ProfileField, Key>> {
   if (set(p.top_p) && (p.top_p! <= 0 || p.top_p! > 1)) out.top_p = 'settings.err.topP'
   if (set(p.context_tokens) && p.context_tokens !== 0 && (p.context_tokens! < 2048 || p.context_tokens! > 10_000_000)) out.context_tokens = 'settings.err.context'
   if (set(p.max_tokens) && p.max_tokens! < 0) out.max_tokens = 'settings.err.maxTokens'
+  if (set(p.max_in_flight) && (p.max_in_flight! < 0 || p.max_in_flight! > 256 || !Number.isInteger(p.max_in_flight))) out.max_in_flight = 'settings.err.maxInFlight'
   return out
 }
 
@@ -31,12 +32,12 @@ function set(v: number | null | undefined): boolean {
   return v !== null && v !== undefined && !Number.isNaN(v)
 }
 
-const optionalNumbers = ['temperature', 'top_p', 'max_tokens', 'context_tokens'] as const
+const optionalNumbers = ['temperature', 'top_p', 'max_tokens', 'context_tokens', 'max_in_flight'] as const
 
 /** normal makes equal forms compare equal: an empty number is an absent one. */
 function normal(p: Profile): Profile {
   const n: Profile = { ...p }
-  for (const k of optionalNumbers) if (!set(n[k]) || (k === 'context_tokens' && n[k] === 0)) delete n[k]
+  for (const k of optionalNumbers) if (!set(n[k]) || ((k === 'context_tokens' || k === 'max_in_flight') && n[k] === 0)) delete n[k]
   for (const k of ['vision_on_demand', 'ui_tree', 'action_cache'] as const) if (!n[k]) delete n[k]
   return n
 }

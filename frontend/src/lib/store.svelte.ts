@@ -5,6 +5,7 @@
 import { backend, errorText, onDevices, onRunEvent, type DeviceEntry } from './backend'
 import { apply, Sequencer, type EngineEvent, type RunView } from './events'
 import { isLive } from './controls'
+import { needKey, tellApart, updateNeeds, type Need } from './tiles'
 
 /** deviceName is how a device is called in the UI (displays get a translated name). */
 export function deviceName(d: DeviceEntry, t: (k: 'devices.thisComputer' | 'devices.display', v?: Record<string, string>) => string): string {
@@ -34,6 +35,12 @@ class Store {
   errors = $state<Record<string, string>>({})
   /** where recorded screens are served (for step thumbnails) */
   frames = $state<{ url: string; token: string } | null>(null)
+
+  /** what tells each device from others of its name ('' when its name is its own) */
+  marks = $derived(tellApart(this.devices))
+  /** what the runs need the person for, in the order it arrived (lib/tiles.ts) */
+  needs = $state.raw<Need[]>([])
+  #seen = new Set<string>()
 
   #runDevice = new Map<string, string>() // run id -> device id
 
@@ -84,12 +91,45 @@ class Store {
     if (batch.length === 0) return
     let runs = this.runs
     for (const e of batch) runs = this.#folded(runs, e)
-    if (runs !== this.runs) this.runs = runs
+    if (runs !== this.runs) this.#setRuns(runs)
   }
 
   #fold(e: EngineEvent) {
     const runs = this.#folded(this.runs, e)
-    if (runs !== this.runs) this.runs = runs
+    if (runs !== this.runs) this.#setRuns(runs)
+  }
+
+  // Every change of the runs passes here, one event at a time, so the
+  // needs list learns what arrived in the order it arrived.
+  #setRuns(runs: Record<string, RunView>) {
+    this.runs = runs
+    this.#renew()
+  }
+
+  #renew() {
+    const prev = this.needs
+    this.needs = updateNeeds(prev, this.runs, this.devices.map((d) => d.id), this.#seen)
+    if (this.needs === prev) return
+    const had = new Set(prev.map(needKey))
+    for (const n of this.needs) if (!had.has(needKey(n))) for (const f of this.#arrivals) f(n)
+  }
+
+  #arrivals: ((n: Need) => void)[] = []
+
+  /**
+   * onNeed calls f with each need as it arrives (to raise a desktop
+   * notification, say), in the order the needs list takes them; it returns
+   * the function that stops it.
+   */
+  onNeed(f: (n: Need) => void): () => void {
+    this.#arrivals.push(f)
+    return () => (this.#arrivals = this.#arrivals.filter((g) => g !== f))
+  }
+
+  /** seeNeed marks a need as seen: a read take-over request or a failure leaves the list. */
+  seeNeed(n: Need) {
+    this.#seen.add(needKey(n))
+    this.#renew()
   }
 
   /** folded returns runs with e applied (the same object when e changes nothing). */
@@ -127,8 +167,16 @@ class Store {
   }
 
   /** command runs one backend call for the selected run and shows its error. */
-  async command(f: (runID: string) => Promise<unknown>): Promise<boolean> {
-    const dev = this.selected
+  command(f: (runID: string) => Promise<unknown>): Promise<boolean> {
+    return this.commandOn(this.selected, f)
+  }
+
+  /**
+   * commandOn runs one backend call for device dev's run (a tile's own
+   * buttons): the run's id is read here, once, so the call carries the
+   * tile's run whatever is selected meanwhile.
+   */
+  async commandOn(dev: string, f: (runID: string) => Promise<unknown>): Promise<boolean> {
     const run = this.runs[dev]
     if (!run) return false
     try {
@@ -141,8 +189,12 @@ class Store {
     }
   }
 
-  async start(goal: string): Promise<boolean> {
-    const dev = this.selected
+  start(goal: string): Promise<boolean> {
+    return this.startOn(this.selected, goal)
+  }
+
+  /** startOn starts a run of goal on device dev. */
+  async startOn(dev: string, goal: string): Promise<boolean> {
     try {
       const snap = await backend.StartRun(dev, goal)
       this.#runDevice.set(snap.id, dev)

@@ -57,3 +57,39 @@ describe('thought deltas', () => {
     expect(store.runs[device].thought).toBe('new call!')
   })
 })
+
+describe('several runs at once', () => {
+  const snap = (run: string, device: string): EngineEvent =>
+    ({
+      run, seq: 1, time: '', kind: 'snapshot',
+      snapshot: { id: run, device, goal: 'g', state: 'Planning', plan: { todo: [] }, usage: { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 }, seq: 1 },
+    }) as EngineEvent
+  const asks = (run: string, seq: number, kind: 'confirm' | 'question'): EngineEvent[] => [
+    { run, seq, time: '', kind: 'request', request: { kind, message: 'm' } } as EngineEvent,
+    { run, seq: seq + 1, time: '', kind: 'state', state: { state: 'WaitingForUser', from: 'Planning' } } as EngineEvent,
+  ]
+
+  it('lists what each needs in the order it arrived, and tells each arrival once', () => {
+    store.setDevices([dev('ph-a', 'phone'), dev('ph-b', 'phone'), dev('ph-c', 'phone')])
+    store.handle(snap('run-a', 'ph-a'))
+    store.handle(snap('run-b', 'ph-b'))
+    store.handle(snap('run-c', 'ph-c'))
+    const told: string[] = []
+    const off = store.onNeed((n) => told.push(`${n.device}:${n.kind}`))
+    asks('run-c', 2, 'question').forEach(store.handle)
+    asks('run-a', 2, 'confirm').forEach(store.handle)
+    expect(store.needs.map((n) => n.device)).toEqual(['ph-c', 'ph-a'])
+    store.handle({ run: 'run-c', seq: 4, time: '', kind: 'state', state: { state: 'Planning', from: 'WaitingForUser' } } as EngineEvent)
+    expect(store.needs.map((n) => n.device)).toEqual(['ph-a'])
+    expect(told).toEqual(['ph-c:question', 'ph-a:confirm'])
+    off()
+  })
+
+  it('sends a tile’s command with its own run, whatever is selected', async () => {
+    store.selected = 'ph-b'
+    const got: string[] = []
+    await store.commandOn('ph-a', async (id) => got.push(id))
+    await store.command(async (id) => got.push(id))
+    expect(got).toEqual(['run-a', 'run-b'])
+  })
+})

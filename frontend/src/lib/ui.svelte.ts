@@ -7,6 +7,8 @@ class UI {
   selecting = $state(false)
   /** the mirror has the window to itself (the run's controls stay) */
   mirrorLarge = $state(false)
+  /** one device with its steps, or every device side by side as tiles */
+  view = $state<'one' | 'tiles'>('one')
   handBackOpen = $state(false)
   /** the person agreed, this session, to let a task control this computer */
   desktopConfirmed = $state(false)

@@ -245,6 +245,7 @@ export interface PresetInfo {
   dialect: string
   variant: string
   needs_key: boolean
+  max_in_flight: number
 }
 
 /** mirror.Press */
@@ -276,6 +277,7 @@ export interface Profile {
   vision_on_demand?: boolean
   ui_tree?: boolean
   action_cache?: boolean
+  max_in_flight?: number
 }
 
 /** engine.Region */
@@ -463,6 +465,7 @@ export interface WaitingEvent {
   call: number
   since: string
   elapsed_ms: number
+  ahead?: number
 }
 
 /** backend.WelcomeStatus */
@@ -481,9 +484,9 @@ export interface Why {
 /** The methods Wails binds, by service (app/api.go): window.go.app.<service>.<method>. */
 export const boundServices = {
   DevicesAPI: ['ConnectDevice', 'ListDevices', 'StartVirtualPhone'],
-  RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver'],
+  RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver', 'WindowFront'],
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
-  MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut'],
+  MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut', 'TileClosed', 'TileURL'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
 } as const
 
