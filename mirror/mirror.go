@@ -90,9 +90,9 @@ type Path struct {
 	// Version is the scrcpy-server release the mirror speaks (scrcpy), or
 	// the one it found too old or too new; "" otherwise.
 	Version string `json:"version,omitempty"`
-	// Ended says the stream ended and no new one feeds the mirror yet: the
-	// picture a viewer has is the last one, not live (a new path, or a
-	// fresh frame, clears it).
+	// Ended says the stream ended and no fresh frame came since: the
+	// picture a viewer has is the last one, not live (a new path does not
+	// clear it; its first frame does).
 	Ended bool `json:"ended,omitempty"`
 }
 
@@ -262,6 +262,7 @@ func (h *Hub) SetPath(device string, p Path) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.slot(device)
+	p.Ended = s.path.Ended // until a fresh frame comes, whatever the path
 	if s.path != p {
 		s.path = p
 		s.wake()

@@ -276,8 +276,8 @@ func TestJoinersGetTheLastPictureAcrossAStreamRestart(t *testing.T) {
 }
 
 // A viewer is told when the stream ended (ended: true on its path) so it
-// can say the picture is the last one rather than live, and told again
-// when a new stream names its path (issue 30).
+// can say the picture is the last one rather than live, until a fresh
+// frame comes, whatever path feeds the mirror by then (issue 30).
 func TestViewersAreToldTheStreamEnded(t *testing.T) {
 	hub, s := startServer(t)
 	hub.SetPath("p", Path{Path: "screenrecord", Code: "screenrecord_no_jar"})
@@ -305,8 +305,12 @@ func TestViewersAreToldTheStreamEnded(t *testing.T) {
 	if p := pathMsg(); !p.Ended || p.Path != "screenrecord" {
 		t.Fatalf("after the stream ended the path is %+v, want screenrecord, ended", p)
 	}
-	hub.SetPath("p", Path{Path: "screenrecord", Code: "screenrecord_no_jar"})
+	hub.SetPath("p", Path{Path: "screencap", Code: "screencap"}) // polling, nothing fresh yet
+	if p := pathMsg(); !p.Ended || p.Path != "screencap" {
+		t.Fatalf("the fallback's path before any picture is %+v, want screencap, ended", p)
+	}
+	hub.PublishEncoded("p", Frame{Width: 8, Height: 8, Data: []byte{9}})
 	if p := pathMsg(); p.Ended {
-		t.Fatalf("the new stream's path %+v says ended", p)
+		t.Fatalf("after a fresh picture the path %+v still says ended", p)
 	}
 }
