@@ -25,7 +25,8 @@ import (
 // TestWindowMirrorNeverBlank drives the production window under Xvfb on the
 // virtual phone (screenrecord) through what blanked the mirror in issue 30:
 // pause, "Larger" entered while paused and the agent's taps after it, back
-// to the panels, the person driving, the confirm dialog, stop. A watcher
+// to the panels, the person driving, the confirm dialog, stop, and the
+// phone going offline (the picture kept and dated, not called live). A watcher
 // captures the screen all along and fails on any capture where the mirror
 // shows no phone (the Counter app's blue bar missing from the mirror's
 // top), keeping the first such capture in test-artifacts/.
@@ -97,6 +98,25 @@ func TestWindowMirrorNeverBlank(t *testing.T) {
 	s.xdo("key", "Escape")
 	s.awaitRecord("Stopped", 1)
 	w.see("stopped", 6)
+	// The phone goes offline: no fresh frame can come, so the mirror keeps
+	// its last picture and dates it (the header's warning-coloured label)
+	// instead of calling it live.
+	phone.SetOffline(true)
+	defer phone.SetOffline(false)
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		img, raw := s.capture()
+		if img != nil && mirrorDated(img) && mirrorShowsPhone(img) {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = os.WriteFile(filepath.Join("..", "test-artifacts", "window-mirror-offline.png"), raw, 0o644)
+			t.Fatalf("offline, the mirror's label never dated the last picture (test-artifacts/window-mirror-offline.png)")
+		}
+		time.Sleep(150 * time.Millisecond) // polling the screen until the condition holds
+	}
+	w.see("offline", 3)
+	s.shoot("mirror-offline")
 	w.stop()
 	if n, first := w.blanks(); n > 0 {
 		t.Fatalf("the mirror showed no phone in %d of %d captures; the first while %s (test-artifacts/window-mirror-blank.png)", n, w.total(), first)
@@ -119,6 +139,22 @@ func mirrorShowsPhone(img image.Image) bool {
 		}
 	}
 	return n > 400
+}
+
+// mirrorDated reports whether the mirror panel's header (x 294..884,
+// y 80..115) shows the warning-coloured "Last picture · N s ago" label.
+func mirrorDated(img image.Image) bool {
+	n := 0
+	for y := 80; y < 115; y++ {
+		for x := 294; x < 884; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			r, g, b = r>>8, g>>8, b>>8
+			if r > 150 && g > 90 && g < 175 && b < 90 {
+				n++
+			}
+		}
+	}
+	return n > 20
 }
 
 // plusOnMirror finds the Counter's +1 button on the mirror (its blue below
