@@ -100,8 +100,9 @@ func TestTheWindowBehindNotifiesTheDesktop(t *testing.T) {
 }
 
 // focusElsewhere opens another window (an xterm) and gives it the focus,
-// as a person moving to another program; it closes with ctx.
-func focusElsewhere(ctx context.Context, s *stateShooter) {
+// as a person moving to another program; it closes with ctx, or when the
+// returned function is called (the person closes it).
+func focusElsewhere(ctx context.Context, s *stateShooter) (closeIt func()) {
 	s.t.Helper()
 	term := exec.CommandContext(ctx, "xterm", "-title", "elsewhere", "-geometry", "40x10+900+600")
 	term.Env = s.d.Env()
@@ -111,11 +112,12 @@ func focusElsewhere(ctx context.Context, s *stateShooter) {
 	s.t.Cleanup(func() { _ = term.Process.Kill(); _ = term.Wait() })
 	var id string
 	s.await("the other window", func(image.Image) bool {
-		c := exec.Command("xdotool", "search", "--name", "^elsewhere$")
+		c := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^elsewhere$") // mapped: focus needs a viewable window
 		c.Env = s.d.Env()
 		out, _ := c.Output()
 		id = strings.TrimSpace(string(out))
 		return id != ""
 	})
 	s.xdo("windowfocus", "--sync", strings.Fields(id)[0])
+	return func() { _ = term.Process.Kill() }
 }

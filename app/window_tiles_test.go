@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"tandem/internal/modeltest"
+	"tandem/internal/sessionbus"
 	"tandem/internal/uicheck"
 	"tandem/internal/xvfb"
 	"tandem/vphone"
@@ -55,7 +56,10 @@ func TestFourPhonesSideBySide(t *testing.T) {
 	bin := productionBinary(t, "import", "xdotool")
 	phones, port := fourPhones(t)
 	shop, counter := phones[0], phones[1]
-	s := tilesWindow(t, bin, port, tilesModel(t).URL)
+	bus := sessionbus.Start(t)
+	notes := bus.Notifications(t)
+	release := make(chan struct{}) // the shop's Pay waits until the person is elsewhere
+	s := tilesWindow(t, bin, port, tilesModel(t, release).URL, bus.Addr)
 
 	// The view switch, left of the model's badge in the top bar.
 	var tiles [4]image.Rectangle
@@ -76,7 +80,14 @@ func TestFourPhonesSideBySide(t *testing.T) {
 		s.xdo("key", "ctrl+Return")
 	}
 	start(tiles[0], payGoal)
+	// The person moves to another program: the shop's question reaches
+	// them as a desktop notification naming its phone.
+	closeIt := focusElsewhere(context.Background(), s)
+	close(release)
 	s.awaitDevice(shop.Addr(), func(r runSeen) bool { return r.requests > 0 }, "the shop's task asks to confirm Pay")
+	awaitNote(t, notes, "Phone A", "Pay")
+	closeIt()
+	s.focusWindow()
 	start(tiles[1], countGoal)
 	s.awaitDevice(counter.Addr(), func(r runSeen) bool { return r.actions >= 2 }, "the counter's task steps")
 
@@ -123,7 +134,7 @@ func TestFourPhonesSideBySide(t *testing.T) {
 // tilesModel answers each of the two tasks from its own script: the
 // counter's task presses +1 for ever (a little to the side each time, so
 // it is never a loop); the shop's presses Pay, then thinks until stopped.
-func tilesModel(t *testing.T) *modeltest.Server {
+func tilesModel(t *testing.T, release <-chan struct{}) *modeltest.Server {
 	var counterTaps atomic.Int64
 	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
 		text := r.Text()
@@ -132,6 +143,7 @@ func tilesModel(t *testing.T) *modeltest.Server {
 			n := counterTaps.Add(1)
 			return modeltest.Reply{Content: "Add one.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":500}`, 685+n%20))}}
 		case strings.Contains(text, payGoal) && !strings.Contains(text, "Previous steps"):
+			<-release
 			// Not flagged by the model: the policy's words ("pay") catch it.
 			return modeltest.Reply{Content: "Press Pay.", ToolCalls: []openai.ToolCall{call("tap", `{"x":500,"y":908}`)}}
 		}
@@ -142,14 +154,14 @@ func tilesModel(t *testing.T) *modeltest.Server {
 // tilesWindow starts the production window under Xvfb on the adb server
 // at port with the model at url, and waits for it (a capture is kept if
 // the test fails).
-func tilesWindow(t *testing.T, bin string, port int, url string) *stateShooter {
+func tilesWindow(t *testing.T, bin string, port int, url, bus string) *stateShooter {
 	cfg, data := t.TempDir(), t.TempDir()
 	seedProfile(t, cfg, data, url)
 	d := xvfb.Start(t, 1280, 820)
 	ctx, cancel := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
-		"TANDEM_ADB_PORT="+strconv.Itoa(port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
+		"TANDEM_ADB_PORT="+strconv.Itoa(port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0", "DBUS_SESSION_BUS_ADDRESS="+bus)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.WaitDelay = 10 * time.Second
@@ -327,4 +339,19 @@ func (s *stateShooter) awaitDevice(serial string, ok func(runSeen) bool, what st
 		time.Sleep(50 * time.Millisecond) // polling the record until the condition holds
 	}
 	s.t.Fatalf("%s: never (record %+v)\n%s", what, s.device(serial), s.logs.String())
+}
+
+// awaitNote waits for the one desktop notification of the test and checks
+// it names the phone and what is asked.
+func awaitNote(t *testing.T, notes *sessionbus.Server, phone, asked string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	got, err := notes.Wait(ctx, 1)
+	if err != nil {
+		t.Fatalf("no notification on the session bus while the window was behind: %v", err)
+	}
+	if n := got[0]; !strings.Contains(n.Summary+" "+n.Body, phone) || !strings.Contains(n.Summary+" "+n.Body, asked) {
+		t.Fatalf("the notification %q / %q does not name %q and %q", n.Summary, n.Body, phone, asked)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +32,11 @@ type attention struct {
 	// newShower makes the notifier on the first note (notify.New).
 	newShower func(clicked func(tag string)) notify.Shower
 	shown     map[string]bool // the requests told, by run and event
-	warned    bool            // a failed notification was logged
+	// pending are the requests that still wait for the person but were
+	// not told (the window was in front when they came), by run: the
+	// window going behind tells them then.
+	pending map[string]untold
+	warned  bool // a failed notification was logged
 
 	lang   func() string
 	device func(ctx context.Context, id string) string // the device's name as the list shows it
@@ -38,7 +44,7 @@ type attention struct {
 }
 
 func newAttention(lang func() string, device func(ctx context.Context, id string) string) *attention {
-	return &attention{lang: lang, device: device, shown: map[string]bool{}, logf: log.Printf,
+	return &attention{lang: lang, device: device, shown: map[string]bool{}, pending: map[string]untold{}, logf: log.Printf,
 		newShower: func(clicked func(string)) notify.Shower { return notify.New(clicked) }}
 }
 
@@ -53,17 +59,47 @@ func (b *Backend) WindowOpen(open bool, raise func(run string)) {
 }
 
 // WindowFront says whether the window is in front of the person (the
-// page's focus and visibility).
+// page's focus and visibility). Going behind tells what still waits for
+// the person and was not told: a question seen in passing is not
+// forgotten when they move to another program, and the page's word that
+// the window went behind may come after the request did.
 func (b *Backend) WindowFront(front bool) {
 	a := b.attention
 	a.mu.Lock()
 	a.front = front
+	var due []untold
+	if a.open && !front {
+		for _, u := range a.pending {
+			if !a.shown[u.key] {
+				a.shown[u.key] = true
+				due = append(due, u)
+			}
+		}
+		clear(a.pending)
+	}
 	a.mu.Unlock()
+	slices.SortFunc(due, func(x, y untold) int { return strings.Compare(x.key, y.key) })
+	for _, u := range due {
+		go a.tell(u.run, u.device, u.need)
+	}
+}
+
+// untold is a request that waits for the person and was not told.
+type untold struct {
+	key, run, device string
+	need             need
 }
 
 // see hears every event of every run (on device), on the run's own turn:
-// it decides at once and shows the note off the run's way.
+// it decides at once and shows the note off the run's way. A request
+// waits from its event to the run's next change of state.
 func (a *attention) see(device string, e engine.Event) {
+	if e.Kind == engine.KindState {
+		a.mu.Lock()
+		delete(a.pending, e.Run)
+		a.mu.Unlock()
+		return
+	}
 	ask := asked(e)
 	if ask == nil {
 		return
@@ -71,8 +107,11 @@ func (a *attention) see(device string, e engine.Event) {
 	key := fmt.Sprintf("%s#%d", e.Run, e.Seq)
 	a.mu.Lock()
 	tell := a.open && !a.front && !a.shown[key]
-	if tell {
+	switch {
+	case tell:
 		a.shown[key] = true
+	case a.open && ask.req != nil && !a.shown[key]: // seen in the window, maybe in passing
+		a.pending[e.Run] = untold{key: key, run: e.Run, device: device, need: *ask}
 	}
 	a.mu.Unlock()
 	if tell {
@@ -164,11 +203,12 @@ func noteFor(lang, device string, n need) notify.Note {
 	body := r.Message
 	switch r.Kind {
 	case engine.AskConfirm:
-		what := r.Label
-		if what == "" && r.Action != nil {
-			what = r.Action.String()
+		// The words on what it would press, never coordinates (a person
+		// reads "Pay ¥99", not "tap(540,1200)").
+		body = w("Confirm the next step?", "确认下一步？")
+		if r.Label != "" {
+			body = fmt.Sprintf(w("Confirm “%s”?", "确认“%s”？"), r.Label)
 		}
-		body = fmt.Sprintf(w("Confirm %s?", "确认 %s？"), what)
 		if r.Why != nil && r.Why.Detail != "" {
 			body += " " + r.Why.Detail
 		}

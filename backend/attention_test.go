@@ -14,6 +14,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"tandem/engine"
+	"tandem/engine/action"
 	"tandem/internal/modeltest"
 	"tandem/internal/sessionbus"
 	"tandem/notify"
@@ -260,5 +261,70 @@ func TestHeadlessNeverNotifies(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.Contains(got[0].Summary, "Sim phone 1") {
 		t.Fatalf("the notes on the bus: %+v", got)
+	}
+}
+
+// A request seen in the window and left unanswered is told once the
+// person moves to another program (the page may also say so only after
+// the request came); once, however often the window comes and goes, and
+// not at all once it is answered.
+func TestAWaitingRequestIsToldWhenTheWindowGoesBehind(t *testing.T) {
+	bus := sessionbus.Start(t)
+	notes := bus.Notifications(t)
+	b, p := attentionRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b.WindowOpen(true, nil)
+	snap, err := b.StartRun(ctx, "sim-1", "pay the bill #7", RunChoice{Profile: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitState(ctx, t, b, snap.ID, waiting)
+	if got := notes.All(); len(got) != 0 {
+		t.Fatalf("told while the window was in front: %+v", got)
+	}
+	b.WindowFront(false)
+	got, err := notes.Wait(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got[0].Summary, "Sim phone 1") || !strings.Contains(got[0].Body, "it pays the bill") {
+		t.Fatalf("the note: %+v", got[0])
+	}
+	b.WindowFront(true)
+	b.WindowFront(false)
+	mustDo(t, b, snap.ID, (*engine.Run).Confirm)
+	awaitState(ctx, t, b, snap.ID, ended)
+	// Answered: a question seen in front and answered there is never told.
+	snap2, err := b.StartRun(ctx, "sim-0", "ask which account #8", RunChoice{Profile: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.WindowFront(true)
+	awaitState(ctx, t, b, snap2.ID, waiting)
+	mustDo(t, b, snap2.ID, func(r *engine.Run, ctx context.Context) error { return r.Answer(ctx, "the first") })
+	awaitState(ctx, t, b, snap2.ID, ended)
+	b.WindowFront(false)
+	short, stop := context.WithTimeout(ctx, 2*time.Second) // a note would be sent at once
+	defer stop()
+	if got, _ := notes.Wait(short, 2); len(got) != 1 {
+		t.Fatalf("%d notes, want the one: %+v", len(got), got)
+	}
+}
+
+// A note says what the person would confirm in words, never coordinates.
+func TestANoteNamesTheButtonNotItsPlace(t *testing.T) {
+	tap := &action.Action{Type: action.Tap, X: 540, Y: 1200}
+	for _, c := range []struct {
+		lang, label, want string
+	}{
+		{"en", "Pay ¥99", "Confirm “Pay ¥99”?"},
+		{"zh-CN", "支付 ¥99", "确认“支付 ¥99”？"},
+		{"en", "", "Confirm the next step?"},
+	} {
+		n := noteFor(c.lang, "Pixel 7", need{req: &engine.Request{Kind: engine.AskConfirm, Action: tap, Label: c.label}})
+		if !strings.HasPrefix(n.Body, c.want) || strings.Contains(n.Body, "540") {
+			t.Errorf("%s %q: body %q, want it to start %q and name no coordinates", c.lang, c.label, n.Body, c.want)
+		}
 	}
 }

@@ -65,13 +65,16 @@ func (l *noteLog) all() []notify.Note {
 type simWindow struct {
 	open, front bool
 	expect      map[string]int // run id -> the notes it should have raised
-	notes       *noteLog
+	// untold: runs whose request waits for the person, not told (the
+	// window was in front): going behind tells it.
+	untold map[string]bool
+	notes  *noteLog
 }
 
 // openWindow gives the backend a window (three seeds in four; the others
 // are headless) and the fake desktop, and hears every run's events.
 func (s *manySim) openWindow() {
-	s.win = simWindow{open: s.rng.IntN(4) > 0, expect: map[string]int{}, notes: &noteLog{more: make(chan struct{})}}
+	s.win = simWindow{open: s.rng.IntN(4) > 0, expect: map[string]int{}, untold: map[string]bool{}, notes: &noteLog{more: make(chan struct{})}}
 	s.b.attention.newShower = func(func(string)) notify.Shower { return s.win.notes }
 	s.b.Listen(NotifierFunc(s.heard))
 	if s.opt.plant == "note-wrong-phone" { // a note names the next phone
@@ -94,9 +97,16 @@ func (s *manySim) heard(name string, data any) {
 	if name != "run" || !ok {
 		return
 	}
+	if e.Kind == engine.KindState {
+		delete(s.win.untold, e.Run) // the request, if any, no longer waits
+		return
+	}
 	needs := e.Kind == engine.KindRequest || e.Kind == engine.KindDone && e.Done != nil && e.Done.State == engine.Failed
-	if needs && s.win.open && !s.win.front {
+	switch {
+	case needs && s.win.open && !s.win.front:
 		s.win.expect[e.Run]++
+	case e.Kind == engine.KindRequest && s.win.open:
+		s.win.untold[e.Run] = true
 	}
 }
 
@@ -106,6 +116,12 @@ func (s *manySim) moveWindow(front bool) personAct {
 	return func(context.Context) (*action.Action, Outcome, error) {
 		s.win.front = front
 		if s.win.open {
+			if !front { // what waits and was not told is told now
+				for run := range s.win.untold {
+					s.win.expect[run]++
+				}
+				clear(s.win.untold)
+			}
 			s.b.WindowFront(front)
 		}
 		return nil, "", nil

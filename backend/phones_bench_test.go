@@ -218,7 +218,7 @@ func (r *phonesRig) round(b *testing.B, n, round int, heapMB *heapFigure) (per, 
 					stable += time.Duration(e.Ms) * time.Millisecond
 				}
 			}
-			per[i] = float64((wall-model).Microseconds()) / 1000 / benchSteps
+			per[i] = float64((wall - model).Microseconds()) / 1000 / benchSteps
 			wait[i] = float64(stable.Microseconds()) / 1000 / benchSteps
 		})
 	}

@@ -12,10 +12,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // Env is what a subcommand gets: its arguments and standard streams. The
@@ -26,6 +24,9 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+
+	// stops is what Ctrl+C does first (nil: only the context ends).
+	stops *stops
 }
 
 // command is one subcommand. run returns the process exit code.
@@ -82,12 +83,10 @@ func IsCommand(name string) bool {
 }
 
 // Main runs the CLI with the process's streams and signals and returns the
-// exit code. Ctrl+C cancels the command's context. profiles reads the
-// app's saved model profiles (for run --profile).
+// exit code. Ctrl+C (or SIGTERM) stops what the command registered as its
+// stop, then cancels the command's context (signals.go).
 func Main(args []string) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return Run(ctx, Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	return runWithSignals(Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
 }
 
 // parseFlags parses a subcommand's flags. -h is help, not a mistake: the

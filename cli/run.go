@@ -68,6 +68,9 @@ func runRun(ctx context.Context, env Env) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
 	}
+	// Ctrl+C stops the run from the signal's own goroutine: its first act
+	// shuts the action gate (the context's end comes after, in supervise).
+	defer env.stops.add(func() { _ = r.Stop(context.WithoutCancel(ctx)) })()
 	return supervise(ctx, env, r, reqs, o.timeout)
 }
 

@@ -43,7 +43,7 @@ func toolReply(content, name, args string) modeltest.Reply {
 }
 
 // centre is the phone's node s (resource id or text) in rel1000 arguments.
-func centre(t *testing.T, p *vphone.Phone, s string) string {
+func centre(t testing.TB, p *vphone.Phone, s string) string {
 	t.Helper()
 	b, ok := p.Bounds(s)
 	if !ok {

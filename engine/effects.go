@@ -81,6 +81,7 @@ type planWork struct {
 	print Fingerprint
 	tree  []byte
 	app   string
+	name  string // the app's name, for the dialects that tell the model
 	wins  []device.Window
 }
 
@@ -202,21 +203,33 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	if p, ok := r.planner.(model.Preparer); ok {
 		prepare = p.Prepare
 	}
-	s, err := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, prepare)
-	if ctx.Err() != nil {
-		return
+	// What the step after this one needs besides the picture is read with
+	// the first capture, and again with the first of each new run of
+	// similar frames: the screen that settles is the one it describes.
+	need := r.needs(!w.look)
+	lctx, cancel := context.WithCancel(ctx)
+	ahead := r.lookAhead(lctx, need)
+	captures := 0
+	onRun := func(img image.Image) {
+		if prepare != nil {
+			go prepare(img)
+		}
+		if captures++; captures > 1 && need.any() {
+			cancel()
+			lctx, cancel = context.WithCancel(ctx)
+			ahead = r.lookAhead(lctx, need)
+		}
 	}
-	if err != nil {
+	s, err := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, onRun)
+	if err != nil || ctx.Err() != nil {
+		cancel() // the reads end with the work, never outlive it
+		ahead()
 		r.postErr(ctx, gen, err)
 		return
 	}
-	res := &stableResult{s: s}
-	if w.look {
-		res.tree = r.readTree(ctx)
-		res.app = r.foreground(ctx)
-		res.wins = r.windows(ctx)
-	}
-	r.post(message{on: OnStable, gen: gen, settled: res})
+	got := ahead()
+	cancel()
+	r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: got.tree, app: got.pkg, name: got.name, wins: got.wins}})
 }
 
 // lookTimeout bounds the look at the screen as the person takes over.

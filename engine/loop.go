@@ -60,8 +60,9 @@ type actResult struct {
 
 type stableResult struct {
 	s    Settled
-	tree []byte // the settled screen's UI tree, when the queue needs it
-	app  string // the foreground app then, when the device says
+	tree []byte // the settled screen's UI tree, when a step needs it
+	app  string // the foreground package then, when the device says
+	name string // the app's name, for the dialects that tell the model
 	wins []device.Window
 }
 

@@ -260,7 +260,9 @@ func (l *loopState) actionDone(res *actResult) {
 		return
 	}
 	l.to(WaitingForStability, "")
-	l.startWork(stableWork{look: len(l.queue) > 0}) // a queued action is checked against the settled screen
+	// A queued action is checked against the settled screen; else the
+	// model is asked about it.
+	l.startWork(stableWork{look: len(l.queue) > 0})
 }
 
 // stable handles a settled screen after an action.
@@ -268,6 +270,7 @@ func (l *loopState) stable(res *stableResult) {
 	s := res.s
 	a := *l.current
 	l.frame, l.print, l.tree, l.app, l.wins, l.fresh = s.Frame, s.Print, res.tree, res.app, res.wins, true
+	l.appName = res.name
 	diff := s.Print.Diff(l.actBefore)
 	if l.actBefore.IsZero() {
 		diff = 1

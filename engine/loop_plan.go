@@ -61,17 +61,17 @@ func (l *loopState) plan(reason string) {
 	if l.fresh {
 		frame, print, tree = l.frame, l.print, l.tree
 	}
-	app := ""
+	app, name := "", ""
 	var wins []device.Window
 	if l.fresh {
-		app, wins = l.app, l.wins
+		app, name, wins = l.app, l.appName, l.wins
 	}
 	var info *device.Info
 	if l.hasInfo {
 		i := l.info
 		info = &i
 	}
-	l.startWork(planWork{call: l.calls + 1, in: in, info: info, frame: frame, print: print, tree: tree, app: app, wins: wins})
+	l.startWork(planWork{call: l.calls + 1, in: in, info: info, frame: frame, print: print, tree: tree, app: app, name: name, wins: wins})
 }
 
 // observe looks at the screen again without asking the model and then
@@ -135,6 +135,19 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 		}
 		info, res.info = &i, &i
 	}
+	// The tree, the app and the windows start with the capture; what the
+	// settled frame of the last action came with is not read again.
+	n := r.needs(true)
+	n.tree = n.tree && tree == nil
+	n.pkg = n.pkg && (app == "" || n.name && w.name == "")
+	n.name = n.name && w.name == ""
+	n.wins = n.wins && w.wins == nil
+	lctx, cancel := context.WithCancel(ctx)
+	ahead := r.lookAhead(lctx, n)
+	defer func() { // the reads end with the work, never outlive it
+		cancel()
+		ahead()
+	}()
 	if frame == nil {
 		at := r.now()
 		img, err := r.dev.Screenshot(ctx)
@@ -148,30 +161,33 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 			return nil, in, err
 		default:
 			frame, print = img, FingerprintOf(img)
+			// Its resize and encode for the model are done while the
+			// reads still run, rather than after them.
+			if p, ok := r.planner.(model.Preparer); ok && n.any() {
+				p.Prepare(img)
+			}
 		}
 	}
-	// The settled frame of the last action comes without a tree; the
-	// policy's label check and the json dialect need one for this screen.
-	if t, ok := r.dev.(device.UITree); ok && r.settings.UITree && tree == nil {
-		b, err := t.UITree(ctx)
-		if err != nil && (errors.Is(err, device.ErrGone) || ctx.Err() != nil) {
-			return nil, in, err
+	got := ahead()
+	if n.tree {
+		if got.treeErr != nil && (errors.Is(got.treeErr, device.ErrGone) || ctx.Err() != nil) {
+			return nil, in, got.treeErr
 		}
-		tree = b
+		tree = got.tree
 	}
-	if app == "" {
-		app = r.foreground(ctx) // the package, for the policy's app rules
+	if n.pkg && got.pkg != "" {
+		app = got.pkg // the package, for the policy's app rules
 	}
 	res.app = app
-	if res.wins = w.wins; res.wins == nil {
-		res.wins = r.windows(ctx) // a desktop's windows, for the policy
+	if res.wins = w.wins; n.wins {
+		res.wins = got.wins // a desktop's windows, for the policy
 	}
-	if a, ok := r.dev.(currentApper); ok {
-		// The name the model is told (AutoGLM's current_app). Best effort:
-		// a step is planned without the name rather than not at all.
-		if name, err := a.CurrentApp(ctx); err == nil {
-			res.obs.App = name
-		}
+	// The name the model is told (AutoGLM's current_app), when its
+	// dialect says it. Best effort: a step is planned without the name
+	// rather than not at all.
+	res.obs.App = w.name
+	if n.name {
+		res.obs.App = got.name
 	}
 	if _, ok := frame.(secureFrame); ok {
 		res.obs.Secure = true // the settled screen of the last action was secure
@@ -223,20 +239,6 @@ type appNamer interface {
 	AppNames(pkg string) []string
 }
 
-// foreground names the app in front; "" when the device cannot say, or
-// when no policy rule needs it (asking costs an adb round trip a step).
-func (r *Run) foreground(ctx context.Context) string {
-	f, ok := r.dev.(foregrounder)
-	if p := r.settings.Policy; !ok || p.Off || len(p.Apps) == 0 {
-		return ""
-	}
-	pkg, _, err := f.ForegroundApp(ctx)
-	if err != nil {
-		return ""
-	}
-	return pkg
-}
-
 // windows lists a desktop's windows for the policy; nil when the device
 // has none to list, cannot read them, or no rule needs them.
 func (r *Run) windows(ctx context.Context) []device.Window {
@@ -252,21 +254,6 @@ func (r *Run) windows(ctx context.Context) []device.Window {
 		wins = []device.Window{} // read: a desktop with no window
 	}
 	return wins
-}
-
-// readTree dumps the UI tree (one retry: a dump often fails while the
-// screen still moves); nil when the device has none or it cannot be read.
-func (r *Run) readTree(ctx context.Context) []byte {
-	t, ok := r.dev.(device.UITree)
-	if p := r.settings.Policy; !ok || !r.settings.UITree || p.Off || len(p.Words) == 0 {
-		return nil
-	}
-	for range 2 {
-		if b, err := t.UITree(ctx); err == nil {
-			return b
-		}
-	}
-	return nil
 }
 
 // secureNote tells the model why it gets no picture, so it does not plan

@@ -20,10 +20,11 @@
 //     that context at once, so neither waits for a model reply (peers that
 //     check a flag at the top of their loop take 5–30 s to stop). A
 //     generation number drops results of cancelled work.
-//   - No device action starts after Stop returns: actions pass a gate that
-//     Stop closes (and waits on) before it reports Stopped. An action
-//     already on its way lands; the run ends only once its result is
-//     recorded, so every landed action is on the record.
+//   - No device action starts once Stop is called: actions pass a gate
+//     that Stop shuts first thing, in its caller's goroutine (gate.go), and
+//     waits on before it reports Stopped. An action already inside the gate
+//     lands; the run ends only once its result is recorded, so every landed
+//     action is on the record.
 //   - Evaluation is implicit: each Planning step is ONE model call that sees
 //     the newest screen and recent history and answers with the next
 //     action(s), finish or fail. A reply may queue several actions; they run
@@ -369,15 +370,16 @@ func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
 }
 
 // Stop ends the run now: the model call, any wait and any queued action are
-// cancelled; once Stop returns no device action starts.
+// cancelled; no device action starts once Stop is called.
 //
 // It cuts the run off before the loop even reads the command: a model reply
 // or an action result already queued ahead of it must not start another
 // action (the person pressed Stop after the reply arrived but before its
-// tap; a peer still taps in that window). So Stop first marks the run
-// stopping (the loop tells the core before anything else it reads, and
-// nothing more starts), cancels all work, and closes the action gate,
-// waiting only for an action already running. That action is not called
+// tap; a peer still taps in that window). So Stop first shuts the action
+// gate in the caller's goroutine (an action that has not reached the device
+// does not start), then marks the run stopping (the loop tells the core
+// before anything else it reads), cancels all work, and waits only for an
+// action already inside the gate. That action is not called
 // back (an input lands once sent): its result is recorded as a step before
 // the run ends, so what the device did is on the record.
 func (r *Run) Stop(ctx context.Context) error { return r.stop(ctx, nil) }
@@ -388,12 +390,16 @@ func (r *Run) Stop(ctx context.Context) error { return r.stop(ctx, nil) }
 func (r *Run) StopFor(ctx context.Context, why Cause) error { return r.stop(ctx, &why) }
 
 func (r *Run) stop(ctx context.Context, why *Cause) error {
+	// The gate first, in the caller's goroutine: a reply that reached the
+	// loop a moment ago must not get its tap to the device while the rest
+	// of Stop is done (issue 31).
+	drained := r.gate.shut()
 	if why != nil {
 		r.stopWhy.CompareAndSwap(nil, why)
 	}
 	r.stopping.Store(true)
 	r.runCancel()
-	r.gate.close()
+	<-drained
 	err := r.command(ctx, message{on: OnStop, cause: why})
 	if errors.Is(err, ErrFinished) {
 		return nil
@@ -487,31 +493,6 @@ func (r *Run) post(m message) {
 	case r.msgs <- m:
 	case <-r.finished:
 	}
-}
-
-// gate keeps device actions from starting after Stop: an action holds the
-// read side while it runs; closing takes the write side, so it waits for an
-// action already running (whose context is cancelled first) and no action
-// can begin afterwards.
-type gate struct {
-	mu     sync.RWMutex
-	closed bool
-}
-
-// do runs f unless the gate is closed.
-func (g *gate) do(f func() error) (ran bool, err error) {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
-	if g.closed {
-		return false, nil
-	}
-	return true, f()
-}
-
-func (g *gate) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
 }
 
 // personDo performs one input of the person on the device.

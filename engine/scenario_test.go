@@ -428,10 +428,10 @@ func TestScenarioTwoDevices(t *testing.T) {
 	}
 }
 
-// isClosed reports whether Stop has closed the action gate.
-func (g *gate) isClosed() bool {
-	g.mu.RLock()
-	defer g.mu.RUnlock()
+// isShut reports whether Stop has shut the action gate.
+func (g *gate) isShut() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	return g.closed
 }
 
@@ -459,10 +459,10 @@ func TestStopAfterReplyBeforeAction(t *testing.T) {
 		// The loop is busy here (in this very call), so only a Stop that
 		// acts before the loop reads its command closes the gate in time.
 		deadline := time.Now().Add(5 * time.Second)
-		for !r.gate.isClosed() && time.Now().Before(deadline) {
+		for !r.gate.isShut() && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
-		if !r.gate.isClosed() {
+		if !r.gate.isShut() {
 			t.Error("Stop did not close the action gate while the loop was busy")
 		}
 	})

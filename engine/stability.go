@@ -189,16 +189,17 @@ func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, e
 	return waitStable(ctx, wallClock{}, shoot, cfg, nil)
 }
 
-// waitStable is WaitStable that also hands every captured frame to
-// onFrame (when set) on its own goroutine, so work on the frame that will
-// turn out to be the settled one (the planner's resize and encode) runs
-// during the interval the wait spends idle anyway.
-func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, onFrame func(image.Image)) (Settled, error) {
+// waitStable is WaitStable that also tells onRun (when set) of the first
+// frame of each run of similar frames, as it is captured, so work on the
+// frame that may turn out to be the settled one (the planner's resize and
+// encode, the UI dump) can start during the interval the wait spends idle
+// anyway. onRun must not block.
+func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, onRun func(image.Image)) (Settled, error) {
 	cfg = cfg.withDefaults()
 	start := clock.Now()
 	offer := func(img image.Image) {
-		if onFrame != nil {
-			go onFrame(img)
+		if onRun != nil {
+			onRun(img)
 		}
 	}
 	img, err := shoot(ctx)

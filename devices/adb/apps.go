@@ -261,6 +261,8 @@ func AppLabel(pkg string) string {
 // ("支付宝", "alipay"), the package itself, and each part of the package
 // after the first ("shop" for com.tandem.shop), so a rule that names the
 // app as people know it holds inside the app, not only at its launch.
+// The first is AppLabel's, so the engine names the app from the package
+// it already read without asking the phone again.
 func (d *Device) AppNames(pkg string) []string {
 	if pkg == "" {
 		return nil

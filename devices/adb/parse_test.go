@@ -210,6 +210,11 @@ func TestAppNames(t *testing.T) {
 		if got := d.AppNames(pkg); !reflect.DeepEqual(got, want) {
 			t.Errorf("AppNames(%q) = %q, want %q", pkg, got, want)
 		}
+		// The engine names the app in front by the first (one dumpsys a
+		// step, not two): it must be what CurrentApp says.
+		if got := d.AppNames(pkg); pkg != "" && got[0] != AppLabel(pkg) {
+			t.Errorf("AppNames(%q)[0] = %q, AppLabel says %q", pkg, got[0], AppLabel(pkg))
+		}
 	}
 }
 

@@ -397,6 +397,19 @@ func short(s Step, tk *observe.Tokens) int {
 // (json); the others get it only as PlannerOptions.UITree says.
 type TreeReader interface{ ReadsUITree() bool }
 
+// AppReader is a dialect whose prompt names the app in front (AutoGLM's
+// current_app). Only for these is the device asked for the app's name at
+// every step (on a phone, a `dumpsys window` round trip).
+type AppReader interface{ ReadsCurrentApp() bool }
+
+// ReadsCurrentApp implements AppReader for the planner: a step needs the
+// name of the app in front when the dialect's prompt says it, or when the
+// action cache keys screens by it.
+func (p *chatPlanner) ReadsCurrentApp() bool {
+	a, ok := p.dialect.(AppReader)
+	return ok && a.ReadsCurrentApp() || p.opt.Cache != nil
+}
+
 func readsTree(d Dialect) bool {
 	t, ok := d.(TreeReader)
 	return ok && t.ReadsUITree()

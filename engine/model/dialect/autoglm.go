@@ -16,6 +16,10 @@ type AutoGLM struct{}
 // Name implements model.Dialect.
 func (AutoGLM) Name() string { return "autoglm" }
 
+// ReadsCurrentApp implements model.AppReader: every AutoGLM step tells the
+// model the app in front (current_app).
+func (AutoGLM) ReadsCurrentApp() bool { return true }
+
 // ImageBudget implements model.Dialect: the reference sends one full-size
 // PNG screenshot, the newest (Open-AutoGLM phone_agent/adb/screenshot.py,
 // model/client.py); GLM-4.1V sees 28-px patches up to 12,288·28² px.

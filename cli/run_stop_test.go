@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"tandem/engine"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
+)
+
+// Issue 31, item 3: Ctrl+C pressed as the model's reply is written beats
+// the reply's tap. 100 times, `tandem run` plans once; the model server
+// does what the Ctrl+C signal does (the stops the signal's goroutine fires,
+// signals.go), then writes a reply that taps +1. The tap had not reached
+// the device when Stop was asked, so it must never reach the phone; the
+// record must agree with the phone's own log (a step for each tap the phone
+// saw, none it did not see) and end Stopped. (The real signal adds only
+// its delivery, which BenchmarkCtrlCShutsTheGate times.)
+func TestRunCtrlCBeatsTheRepliedTap(t *testing.T) {
+	const trials = 100
+	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	plus := centre(t, phone, "+1")
+	var ctrlC atomic.Pointer[func()]
+	var calls atomic.Int32
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		calls.Add(1)
+		(*ctrlC.Load())()
+		return toolReply("Tap +1.", "tap", plus)
+	})
+	t.Setenv("TANDEM_API_KEY", "sk-cli-test")
+	base := t.TempDir()
+	late := 0
+	for i := range trials {
+		before := len(phone.Events())
+		data := filepath.Join(base, strconv.Itoa(i))
+		var out, errOut syncBuffer
+		ctx, cenv := interruptible(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port),
+			"--device", env.Serial, "--goal", "Tap +1", "--base-url", srv.URL, "--model", "scripted", "--data-dir", data},
+			Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+		fire := cenv.stops.fire
+		ctrlC.Store(&fire)
+		code := Run(ctx, cenv)
+		cenv.stops.cancel()
+		if code != ExitFail || int(calls.Load()) != i+1 {
+			t.Fatalf("trial %d: exit %d after %d model calls\nstdout:\n%s\nstderr:\n%s", i, code, calls.Load(), out.String(), errOut.String())
+		}
+		taps := 0
+		for _, e := range phone.Events()[before:] {
+			if e.Kind == "tap" {
+				taps++
+			}
+		}
+		steps, end := recordedSteps(t, data)
+		if steps != taps {
+			t.Fatalf("trial %d: the record has %d step(s), the phone saw %d tap(s)", i, steps, taps)
+		}
+		if end == nil || end.State != engine.Stopped {
+			t.Fatalf("trial %d: the record ends with %+v\nstdout:\n%s", i, end, out.String())
+		}
+		if taps > 0 {
+			late++
+		}
+	}
+	if late > 0 {
+		t.Fatalf("the tap replied as Ctrl+C was pressed reached the phone in %d of %d runs", late, trials)
+	}
+}
+
+// recordedSteps counts the action steps of the one run recorded in data
+// and returns how it ended.
+func recordedSteps(t testing.TB, data string) (int, *engine.Result) {
+	t.Helper()
+	runs, err := os.ReadDir(data)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs recorded in %s: %v %v", data, runs, err)
+	}
+	entries, _, err := engine.ReadRecord(filepath.Join(data, runs[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := 0
+	var end *engine.Result
+	for _, e := range entries {
+		if e.Kind == engine.EntryAction {
+			steps++
+		}
+		if e.Kind == engine.EntryEnd {
+			end = e.End
+		}
+	}
+	return steps, end
+}
