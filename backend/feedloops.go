@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"sync"
 	"time"
 
 	"tandem/engine/device"
@@ -196,13 +197,14 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 	o := stream.Options{Server: srv, Serial: serial, Screen: [2]int{info.Screen.W, info.Screen.H}, ScrcpyJar: jar,
 		Versions: &f.versions, NoScreenrecord: f.noScreenrecord}
 	sw, sh := info.Screen.W, info.Screen.H
-	publish := func(p stream.Packet) {
+	held := &heldPackets{send: func(p stream.Packet) {
 		w, h := sw, sh
 		if p.Width > 0 && (p.Width > p.Height) != (w > h) {
 			w, h = h, w // the phone turned
 		}
 		f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
-	}
+	}}
+	publish := held.publish
 	for fails := 0; fails < 3 && ctx.Err() == nil; {
 		if f.hub.StillsOnly(id) {
 			f.pollWhileStillsOnly(ctx, id, dev, poke)
@@ -220,6 +222,7 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 		}
 		f.setSource(id, src)
 		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why.Text, Code: pathCode(src.Path(), jar, why.ScrcpyErr), Version: why.Scrcpy})
+		held.named(true)
 		// Run until the stream ends, or a window that cannot decode video
 		// starts watching (the channel is taken before the check, so no
 		// change is missed).
@@ -237,6 +240,7 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 			}
 		}
 		src.Close()
+		held.named(false)
 		f.setSource(id, nil)
 		f.hub.EndVideo(id)
 		if ctx.Err() != nil {
@@ -255,6 +259,39 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 	}
 	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason, Code: "screencap"})
 	f.loop(ctx, id, dev, pollEvery(device.Phone), poke, done)
+}
+
+// heldPackets keeps the packets that come while a stream opens until the
+// hub names its path, so a viewer never gets frames under the path ""
+// (issue 30).
+type heldPackets struct {
+	mu    sync.Mutex
+	on    bool
+	early []stream.Packet
+	send  func(stream.Packet)
+}
+
+func (h *heldPackets) publish(p stream.Packet) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.on {
+		h.early = append(h.early, p)
+		return
+	}
+	h.send(p)
+}
+
+// named lets packets through (on, after those held) or holds them again.
+func (h *heldPackets) named(on bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.on = on
+	if on {
+		for _, p := range h.early {
+			h.send(p)
+		}
+	}
+	h.early = nil
 }
 
 // pathCode names why a phone's video took the path it did.

@@ -187,10 +187,15 @@ type ManualEvent struct {
 
 // UsageEvent is the run's totals so far.
 type UsageEvent struct {
-	Total     model.Usage `json:"total"`
-	Calls     int         `json:"calls"`
-	Steps     int         `json:"steps"`
-	ElapsedMs int64       `json:"elapsed_ms"`
+	Total model.Usage `json:"total"`
+	Calls int         `json:"calls"`
+	Steps int         `json:"steps"` // the agent's (what a step budget counts)
+	// PersonSteps are the person's inputs, steps too (History and the
+	// report count both; the live meter shows the sum).
+	PersonSteps int   `json:"person_steps"`
+	ElapsedMs   int64 `json:"elapsed_ms"`
+	// At is when ElapsedMs was measured: a window adds only the time since.
+	At time.Time `json:"at"`
 }
 
 // RequestKind says why the run waits for the person.

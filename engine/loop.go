@@ -126,6 +126,7 @@ type loopState struct {
 
 	calls        int
 	steps        int
+	personSteps  int // the person's inputs on the record (steps too)
 	usage        model.Usage
 	started      time.Time
 	elapsedPrior time.Duration // elapsed before a resume

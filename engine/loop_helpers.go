@@ -180,10 +180,13 @@ func (l *loopState) recentHistory() []model.Step {
 	return append([]model.Step(nil), h...)
 }
 
-func (l *loopState) spent() spent {
+func (l *loopState) spent() spent { return l.spentAt(l.clock.Now()) }
+
+// spentAt is what the run has spent, its elapsed time measured at now.
+func (l *loopState) spentAt(now time.Time) spent {
 	var el time.Duration
 	if !l.started.IsZero() {
-		el = l.clock.Now().Sub(l.started)
+		el = now.Sub(l.started)
 	}
 	return spent{steps: l.steps, usage: l.usage, elapsed: l.elapsedPrior + el}
 }
@@ -220,8 +223,10 @@ func (l *loopState) emitPlan() {
 }
 
 func (l *loopState) emitUsage() {
-	sp := l.spent()
-	l.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.calls, Steps: l.steps, ElapsedMs: sp.elapsed.Milliseconds()}})
+	at := l.clock.Now()
+	sp := l.spentAt(at)
+	l.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.calls, Steps: l.steps, PersonSteps: l.personSteps,
+		ElapsedMs: sp.elapsed.Milliseconds(), At: at}})
 }
 
 // pendingOf returns the issues a finish leaves open: its Pending field
@@ -289,6 +294,10 @@ func (l *loopState) restore(entries []Entry) {
 			}
 		case recAction:
 			l.steps = max(l.steps, e.N)
+		case recManual:
+			if e.Action != nil {
+				l.personSteps++
+			}
 		case recHistory:
 			if e.Step != nil {
 				hist[e.N] = e
@@ -298,7 +307,7 @@ func (l *loopState) restore(entries []Entry) {
 			if e.Command == "edit_goal" {
 				l.goal = e.Text
 			}
-		case recState, recObserve, recRetry, recStable, recManual, recNote, recRequest, recEnd:
+		case recState, recObserve, recRetry, recStable, recNote, recRequest, recEnd:
 			// what the run did is in the kinds above
 		default: // a kind this Tandem does not know (a newer record's): skipped
 		}

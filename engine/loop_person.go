@@ -199,8 +199,10 @@ func (l *loopState) recordManual(res *manualResult) {
 	}
 	a := res.a
 	l.record(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
+	l.personSteps++ // a step too, numbered with the agent's
 	l.emit(Event{Kind: KindManual, Manual: ev})
-	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: result, Ms: res.ms, ByPerson: true, Frame: res.before}})
+	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: result, Ms: res.ms, ByPerson: true, Frame: res.before}})
+	l.emitUsage()
 	if l.manualReply != nil {
 		l.reply(l.manualReply, res.err)
 		l.manualReply = nil
@@ -244,8 +246,9 @@ func (l *loopState) recordTouches() {
 		now := l.clock.Now()
 		l.manualLog = append(l.manualLog, manualInput{a: a, at: now})
 		l.record(Entry{Kind: recManual, T: now, Action: &a, Result: "ok"})
+		l.personSteps++
 		l.emit(Event{Kind: KindManual, Manual: &ManualEvent{Action: a, At: now}})
-		l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps, Action: a, Result: "ok", ByPerson: true}})
+		l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: "ok", ByPerson: true}})
 	}
 	l.manualQueue = keep
 }

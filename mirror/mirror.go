@@ -90,15 +90,24 @@ type Path struct {
 	// Version is the scrcpy-server release the mirror speaks (scrcpy), or
 	// the one it found too old or too new; "" otherwise.
 	Version string `json:"version,omitempty"`
+	// Ended says the stream ended and no fresh frame came since: the
+	// picture a viewer has is the last one, not live (a new path does not
+	// clear it; its first frame does).
+	Ended bool `json:"ended,omitempty"`
 }
 
 // slot holds a device's newest still or current group of pictures;
 // changed is closed and replaced on every publish, so waiters wake without
 // polling.
 type slot struct {
-	frame   *Frame   // newest still
-	gop     []*Frame // H.264: config, key frame, packets since (in order)
-	config  *Frame   // H.264: the newest codec config
+	frame *Frame   // newest still
+	gop   []*Frame // H.264: config, key frame, packets since (in order)
+	// kept is the last group that had a key frame, sent to a joiner while
+	// the current group has none (a restarted stream whose encoder writes
+	// no frame until the screen changes, or a stream that ended), so a new
+	// or reconnected viewer still sees the last picture, not nothing.
+	kept    []*Frame
+	config  *Frame // H.264: the newest codec config
 	seq     uint64
 	video   bool // an H.264 stream feeds the slot: stills are ignored
 	stills  int  // clients that cannot decode video (no H.264 decoder)
@@ -180,6 +189,8 @@ func (h *Hub) PublishEncoded(device string, f Frame) {
 	s.seq++
 	f.Seq = s.seq
 	s.frame = &f
+	s.kept = nil // the still is newer than any kept group
+	s.path.Ended = false
 	s.wake()
 }
 
@@ -191,14 +202,17 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 	defer h.mu.Unlock()
 	s := h.slot(device)
 	s.video = true
+	s.path.Ended = false
 	f.Kind = KindH264
 	switch {
 	case f.Config:
 		s.seq++
 		f.Seq = s.seq
 		s.config = &f
+		s.keep()
 		s.gop = []*Frame{&f}
 	case f.Key:
+		s.keep()
 		s.gop = s.gop[:0:0]
 		if s.config != nil {
 			c := *s.config
@@ -213,7 +227,7 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 		s.seq++
 		f.Seq = s.seq
 		if len(s.gop) >= maxGOP {
-			s.gop = nil // late joiners wait for the next key frame
+			s.gop, s.kept = nil, nil // late joiners wait for the next key frame
 		}
 		if len(s.gop) > 0 {
 			s.gop = append(s.gop, &f)
@@ -222,13 +236,24 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 	s.wake()
 }
 
+// keep remembers the current group as the last picture a joiner can be
+// given, when it holds a key frame (else the kept one stays).
+func (s *slot) keep() {
+	if hasKey(s.gop) {
+		s.kept = s.gop
+	}
+}
+
 // EndVideo marks the device's video stream over: stills are accepted
-// again (the mirror fell back to polling).
+// again (the mirror fell back to polling, or the stream restarts). The
+// last group is kept for joiners until a still or a new group replaces it.
 func (h *Hub) EndVideo(device string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.slot(device)
+	s.keep()
 	s.video, s.gop, s.config, s.frame = false, nil, nil, nil
+	s.path.Ended = s.path.Path != ""
 	s.wake()
 }
 
@@ -237,6 +262,7 @@ func (h *Hub) SetPath(device string, p Path) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.slot(device)
+	p.Ended = s.path.Ended // until a fresh frame comes, whatever the path
 	if s.path != p {
 		s.path = p
 		s.wake()
@@ -292,21 +318,36 @@ func (h *Hub) next(device string, seq uint64) ([]*Frame, Path, <-chan struct{}) 
 	defer h.mu.Unlock()
 	s := h.slot(device)
 	var out []*Frame
-	if s.video {
-		// The group's sequence numbers are contiguous.
-		if n := len(s.gop); n > 0 {
-			head, last := s.gop[0].Seq, s.gop[n-1].Seq
-			switch {
-			case seq < head:
-				out = s.gop // new, or fell behind: start at the group's head
-			case seq < last:
-				out = s.gop[seq-head+1:]
+	if s.video || s.frame == nil {
+		// The packets a decoder can start from: the current group, after
+		// the kept one while the current has no key frame yet.
+		all := s.gop
+		if len(s.kept) > 0 && !hasKey(s.gop) {
+			all = append(append([]*Frame(nil), s.kept...), s.gop...)
+		}
+		if len(all) > 0 && seq < all[0].Seq {
+			out = all // new, or fell behind: start at the head
+		} else {
+			for i, f := range all {
+				if f.Seq > seq {
+					out = all[i:]
+					break
+				}
 			}
 		}
-	} else if s.frame != nil && s.frame.Seq != seq {
+	} else if s.frame.Seq != seq {
 		out = []*Frame{s.frame}
 	}
 	return append([]*Frame(nil), out...), s.path, s.changed
+}
+
+func hasKey(g []*Frame) bool {
+	for _, f := range g {
+		if f.Key {
+			return true
+		}
+	}
+	return false
 }
 
 // Forget drops a device's slot (it was disconnected).

@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -227,5 +228,89 @@ func TestVideoJoinersStartAtTheKeyFrameAndFollowInOrder(t *testing.T) {
 	_, msg = readMsg(t, c)
 	if f, _ := ParseMessage(msg); f.Kind != KindJPEG || f.Width != 6 {
 		t.Fatalf("still after the video ended: %+v", f)
+	}
+}
+
+// A viewer that joins (or reconnects) after the stream ended or restarted,
+// before the new stream's first key frame (screenrecord writes none until
+// the screen changes), is given the last group: it shows the last picture
+// instead of nothing (issue 30: the blank "Live" mirror).
+func TestJoinersGetTheLastPictureAcrossAStreamRestart(t *testing.T) {
+	hub, s := startServer(t)
+	pk := func(config, key bool, b byte) Frame {
+		return Frame{Config: config, Key: key, Width: 1080, Height: 2400, At: time.Now(), Data: []byte{0, 0, 0, 1, b}}
+	}
+	hub.SetPath("p", Path{Path: "screenrecord"})
+	hub.PublishVideo("p", pk(true, false, 0x67))
+	hub.PublishVideo("p", pk(false, true, 0x65))
+	hub.PublishVideo("p", pk(false, false, 0x41))
+	joined := func(n int) string {
+		c := dial(t, s.StreamURL("p"))
+		if typ, _ := readMsg(t, c); typ != websocket.MessageText {
+			t.Fatalf("first message %v, want the path", typ)
+		}
+		var got []string
+		for i := 0; i < n; i++ {
+			_, msg := readMsg(t, c)
+			f, err := ParseMessage(msg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("%v/%v/%x", f.Config, f.Key, f.Data[4]))
+		}
+		c.Close(websocket.StatusNormalClosure, "")
+		return strings.Join(got, " ")
+	}
+	hub.EndVideo("p") // the stream ended; nothing new yet
+	if got, want := joined(3), "true/false/67 false/true/65 false/false/41"; got != want {
+		t.Fatalf("joined after the end with %q, want the last group %q", got, want)
+	}
+	hub.PublishVideo("p", pk(true, false, 0x68)) // a new recording: config, no key frame yet
+	if got, want := joined(4), "true/false/67 false/true/65 false/false/41 true/false/68"; got != want {
+		t.Fatalf("joined the new stream with %q, want the last group then its config %q", got, want)
+	}
+	hub.PublishVideo("p", pk(false, true, 0x66)) // its first key frame: the old group is no longer needed
+	if got, want := joined(2), "true/false/68 false/true/66"; got != want {
+		t.Fatalf("joined with %q, want %q", got, want)
+	}
+}
+
+// A viewer is told when the stream ended (ended: true on its path) so it
+// can say the picture is the last one rather than live, until a fresh
+// frame comes, whatever path feeds the mirror by then (issue 30).
+func TestViewersAreToldTheStreamEnded(t *testing.T) {
+	hub, s := startServer(t)
+	hub.SetPath("p", Path{Path: "screenrecord", Code: "screenrecord_no_jar"})
+	hub.PublishVideo("p", Frame{Config: true, Width: 8, Height: 8, Data: []byte{0, 0, 0, 1, 0x67}})
+	hub.PublishVideo("p", Frame{Key: true, Width: 8, Height: 8, Data: []byte{0, 0, 0, 1, 0x65}})
+	c := dial(t, s.StreamURL("p"))
+	pathMsg := func() Path {
+		t.Helper()
+		for {
+			typ, msg := readMsg(t, c)
+			if typ != websocket.MessageText {
+				continue // the group
+			}
+			var p Path
+			if err := json.Unmarshal(msg, &p); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	if p := pathMsg(); p.Ended {
+		t.Fatalf("the first path %+v says ended", p)
+	}
+	hub.EndVideo("p")
+	if p := pathMsg(); !p.Ended || p.Path != "screenrecord" {
+		t.Fatalf("after the stream ended the path is %+v, want screenrecord, ended", p)
+	}
+	hub.SetPath("p", Path{Path: "screencap", Code: "screencap"}) // polling, nothing fresh yet
+	if p := pathMsg(); !p.Ended || p.Path != "screencap" {
+		t.Fatalf("the fallback's path before any picture is %+v, want screencap, ended", p)
+	}
+	hub.PublishEncoded("p", Frame{Width: 8, Height: 8, Data: []byte{9}})
+	if p := pathMsg(); p.Ended {
+		t.Fatalf("after a fresh picture the path %+v still says ended", p)
 	}
 }

@@ -93,8 +93,32 @@ export interface PlanEvent {
 export interface UsageEvent {
   total: Usage
   calls: number
+  /** the agent's steps (what a step budget counts) */
   steps: number
+  /** the person's inputs: steps too, as History and the report count them */
+  person_steps?: number
   elapsed_ms: number
+  /** when elapsed_ms was measured (RFC 3339) */
+  at?: string
+}
+
+/**
+ * elapsedNow is the run's elapsed time to show at now: the engine's figure
+ * plus the time since it was measured (at; else since the window received
+ * it) while the run is live, never less than shown (what the meter showed
+ * before for this run), so it never goes backwards; a run that ended shows
+ * its final figure.
+ */
+export function elapsedNow(u: UsageEvent, live: boolean, now: number, received: number, shown: number): number {
+  if (!live) return u.elapsed_ms
+  const at = u.at ? Date.parse(u.at) : NaN
+  const from = at > 0 && at <= now ? at : received
+  return Math.max(u.elapsed_ms + Math.max(0, now - from), shown)
+}
+
+/** stepCount is every step of the run: the agent's and the person's. */
+export function stepCount(u: UsageEvent): number {
+  return u.steps + (u.person_steps ?? 0)
 }
 
 export interface Request {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fit, toDevice, toBox, PressTrack, wheelScroll } from './mirror'
+import { fit, toDevice, toBox, PressTrack, wheelScroll, pictureAge } from './mirror'
 
 const phone = { w: 1080, h: 2400 }
 
@@ -69,5 +69,15 @@ describe('wheelScroll', () => {
     expect(wheelScroll(0, -3, p).direction).toBe('up')
     expect(wheelScroll(40, 10, p).direction).toBe('right')
     expect(wheelScroll(-40, 39, p).direction).toBe('left')
+  })
+})
+
+describe('pictureAge', () => {
+  it('dates the kept picture only while no fresh frame can come', () => {
+    expect(pictureAge('live', 1000, 60_000)).toBeNull()
+    expect(pictureAge('connecting', 0, 60_000)).toBeNull() // nothing shown yet
+    expect(pictureAge('connecting', 1000, 43_500)).toBe(42)
+    expect(pictureAge('lost', 1000, 1000)).toBe(0)
+    expect(pictureAge('lost', 5000, 1000)).toBe(0) // a clock that stepped back
   })
 })

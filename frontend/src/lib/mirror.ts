@@ -94,3 +94,14 @@ export function wheelScroll(deltaX: number, deltaY: number, p: Point): { type: '
   const direction = horizontal ? (deltaX > 0 ? 'right' : 'left') : deltaY > 0 ? 'down' : 'up'
   return { type: 'scroll', x: p.x, y: p.y, direction }
 }
+
+/**
+ * pictureAge says how old the mirror's picture is when nothing fresh is
+ * coming (the stream reconnects or was lost): whole seconds since the last
+ * picture arrived, or null while the stream is live or no picture was ever
+ * shown (then there is nothing to date).
+ */
+export function pictureAge(status: 'idle' | 'connecting' | 'live' | 'lost', pictureAt: number, now: number): number | null {
+  if (status === 'live' || pictureAt <= 0) return null
+  return Math.max(0, Math.floor((now - pictureAt) / 1000))
+}

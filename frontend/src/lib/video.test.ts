@@ -38,6 +38,11 @@ describe('parsePath', () => {
     expect(parsePath('{"path":3}')).toBeNull()
   })
 
+  it('says when the stream ended (the picture is the last one, not live)', () => {
+    expect(parsePath('{"path":"screenrecord","reason":"r","code":"c","ended":true}')?.ended).toBe(true)
+    expect(parsePath('{"path":"screenrecord","reason":"r","code":"c"}')?.ended).toBeUndefined()
+  })
+
   it('keeps the scrcpy-server release the mirror speaks, or found too old', () => {
     expect(parsePath('{"path":"scrcpy","reason":"r","code":"scrcpy","version":"2.7"}')?.version).toBe('2.7')
     expect(parsePath('{"path":"screenrecord","reason":"r","code":"screenrecord_scrcpy_too_old","version":"1.25"}')).toEqual({

@@ -53,6 +53,8 @@ export interface PathInfo {
   code: string
   /** the scrcpy-server release spoken, or found too old or too new (mirror.Path.Version) */
   version?: string
+  /** the stream ended and no new one feeds the mirror yet (mirror.Path.Ended) */
+  ended?: boolean
 }
 
 export function parsePath(text: string): PathInfo | null {
@@ -61,6 +63,7 @@ export function parsePath(text: string): PathInfo | null {
     if (typeof v?.path === 'string' && typeof v?.reason === 'string') {
       const p: PathInfo = { path: v.path, reason: v.reason, code: typeof v.code === 'string' ? v.code : '' }
       if (typeof v.version === 'string' && v.version) p.version = v.version
+      if (v.ended === true) p.ended = true
       return p
     }
   } catch {

@@ -455,7 +455,9 @@ export interface UsageEvent {
   total: Usage
   calls: number
   steps: number
+  person_steps: number
   elapsed_ms: number
+  at: string
 }
 
 /** engine.WaitingEvent */
