@@ -104,7 +104,7 @@ func TestTheWindowBehindNotifiesTheDesktop(t *testing.T) {
 // returned function is called (the person closes it).
 func focusElsewhere(ctx context.Context, s *stateShooter) (closeIt func()) {
 	s.t.Helper()
-	term := exec.CommandContext(ctx, "xterm", "-title", "elsewhere", "-geometry", "40x10+900+600")
+	term := exec.CommandContext(ctx, "xterm", "-title", "elsewhere", "-geometry", "20x3+0+0")
 	term.Env = s.d.Env()
 	if err := term.Start(); err != nil {
 		s.t.Fatal(err)
@@ -119,5 +119,13 @@ func focusElsewhere(ctx context.Context, s *stateShooter) (closeIt func()) {
 		return id != ""
 	})
 	s.xdo("windowfocus", "--sync", strings.Fields(id)[0])
-	return func() { _ = term.Process.Kill() }
+	return func() {
+		_ = term.Process.Kill()
+		s.await("the other window gone", func(image.Image) bool {
+			c := exec.Command("xdotool", "search", "--onlyvisible", "--name", "^elsewhere$")
+			c.Env = s.d.Env()
+			out, _ := c.Output()
+			return strings.TrimSpace(string(out)) == ""
+		})
+	}
 }
