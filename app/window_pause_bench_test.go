@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,16 +25,60 @@ import (
 )
 
 // BenchmarkWindowPause measures how soon the production window answers the
-// person: with a run thinking (a held model call) on the virtual phone,
-// xdotool presses Space and the screen is read until the control bar's
-// status dot turns the pause colour (the pending "Pausing…" or the Paused
-// state itself, whichever comes first). click-to-pixel-ms is from just
-// before xdotool starts to that pixel; engine-ms is from the same moment to
-// the Paused state's time in the run's record, for comparison. Space again
-// resumes, and the next round waits until the run thinks again.
+// person and shows the engine's state, while the model streams its reply a
+// few characters at a time (hundreds of thought events a second, the flood
+// a real reply makes). With the run thinking on the virtual phone, xdotool
+// presses Space; the screen is read until
+//
+//   - the control bar's status dot turns the pause colour (the pending
+//     "Pausing…" or Paused itself): click-to-pixel-ms, from just before
+//     xdotool starts;
+//   - the pause panel's heading shows (the Paused state itself):
+//     click-to-state-ms from the same moment, and event-to-pixel-ms from the
+//     Paused state's time in the run's record (the engine's event);
+//
+// engine-ms is from the click to that event. Space again resumes; the
+// panel going is timed from the record's Planning (event-to-pixel too).
+// load is the machine's one-minute load average at the end.
 //
 //	TANDEM_BIN=build/bin/tandem go test -tags webkit2_41 -run '^$' -bench WindowPause -benchtime 20x ./app
 func BenchmarkWindowPause(b *testing.B) {
+	s := startBenchWindow(b)
+	x, err := xgb.NewConnDisplay(s.d.Name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	// The footer's left part, where the control bar's status dot is; the
+	// right column's top, where the pause panel's heading shows.
+	dot := image.Rect(0, s.d.Height*4/5, s.d.Width*45/100, s.d.Height)
+	panel := image.Rect(s.d.Width*70/100, s.d.Height/12, s.d.Width, s.d.Height*3/5)
+	baseDot, basePanel := countWarn(b, x, dot), countWarn(b, x, panel)
+	shows := func(r image.Rectangle, base int) func() bool {
+		return func() bool { return countWarn(b, x, r) >= base+12 }
+	}
+	var m pauseFigures
+	for i := 0; b.Loop(); i++ {
+		t0 := time.Now()
+		s.xdo("key", "space")
+		m.pending = append(m.pending, ms(s.until(shows(dot, baseDot), true).Sub(t0)))
+		seen := s.until(shows(panel, basePanel), true)
+		m.state = append(m.state, ms(seen.Sub(t0)))
+		at := s.awaitRecord("Paused", i+1)
+		m.engine = append(m.engine, ms(at.Sub(t0)))
+		m.event = append(m.event, ms(seen.Sub(at)))
+		s.xdo("key", "space")
+		gone := s.until(shows(panel, basePanel), false)
+		m.event = append(m.event, ms(gone.Sub(s.awaitRecord("Planning", i+2))))
+		s.until(shows(dot, baseDot), false)
+	}
+	m.report(b)
+}
+
+// startBenchWindow starts the production window on a virtual phone with a
+// model that streams its reply two characters a chunk for a minute, and
+// starts a run: it returns once the run is thinking.
+func startBenchWindow(b *testing.B) *benchWindow {
 	bin := os.Getenv("TANDEM_BIN")
 	if bin == "" {
 		b.Skip("TANDEM_BIN not set (make test sets it)")
@@ -44,15 +89,16 @@ func BenchmarkWindowPause(b *testing.B) {
 		}
 	}
 	_, env := vphonetest.Start(b)
+	flood := strings.Repeat("Looking at the screen for the launcher. ", 1000)
 	srv := modeltest.NewFunc(b, func(modeltest.Request) modeltest.Reply {
-		return modeltest.Reply{Content: "Looking at the screen…", Chunks: 2, Hold: true, HoldAfter: 1}
+		return modeltest.Reply{Content: flood, Chunks: len(flood) / 2, ChunkDelay: 3 * time.Millisecond, Hold: true, HoldAfter: len(flood) / 2}
 	})
 	cfg, data := b.TempDir(), b.TempDir()
 	seedProfile(b, cfg, data, srv.URL)
 
 	d := xvfb.Start(b, 1280, 820)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	b.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
@@ -67,45 +113,30 @@ func BenchmarkWindowPause(b *testing.B) {
 	s.xdo("type", "--delay", "15", "Wait on the launcher")
 	s.xdo("key", "ctrl+Return")
 	s.awaitRecord("Planning", 1)
-
-	x, err := xgb.NewConnDisplay(d.Name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer x.Close()
-	// The footer's left part, where the control bar's status dot is.
-	strip := image.Rect(0, d.Height*4/5, d.Width*45/100, d.Height)
-	warn := func() int { return countWarn(b, x, strip) }
-	base := warn()
-
-	var pixel, engine []float64
-	for i := 0; b.Loop(); i++ {
-		t0 := time.Now()
-		s.xdo("key", "space")
-		deadline := time.Now().Add(20 * time.Second)
-		for warn() < base+12 {
-			if time.Now().After(deadline) {
-				b.Fatalf("round %d: the pause never showed\n%s", i, logs.String())
-			}
-			time.Sleep(2 * time.Millisecond) // polling the screen until the colour shows
-		}
-		pixel = append(pixel, float64(time.Since(t0).Microseconds())/1000)
-		at := s.awaitRecord("Paused", i+1)
-		engine = append(engine, float64(at.Sub(t0).Microseconds())/1000)
-		s.xdo("key", "space")
-		s.awaitRecord("Planning", i+2)
-		for warn() >= base+12 {
-			if time.Now().After(deadline.Add(20 * time.Second)) {
-				b.Fatalf("round %d: the pause colour stayed after resuming", i)
-			}
-			time.Sleep(10 * time.Millisecond) // polling the screen until the colour goes
-		}
-	}
-	b.ReportMetric(percentile(pixel, 50), "click-to-pixel-ms-p50")
-	b.ReportMetric(percentile(pixel, 95), "click-to-pixel-ms-p95")
-	b.ReportMetric(percentile(engine, 50), "engine-ms-p50")
-	b.ReportMetric(percentile(engine, 95), "engine-ms-p95")
+	return s
 }
+
+// pauseFigures are one benchmark's samples, in milliseconds.
+type pauseFigures struct{ pending, state, engine, event []float64 }
+
+func (m pauseFigures) report(b *testing.B) {
+	for _, f := range []struct {
+		name string
+		v    []float64
+	}{{"click-to-pixel", m.pending}, {"click-to-state", m.state}, {"engine", m.engine}, {"event-to-pixel", m.event}} {
+		b.ReportMetric(percentile(f.v, 50), f.name+"-ms-p50")
+		b.ReportMetric(slices.Max(append([]float64{0}, f.v...)), f.name+"-ms-max")
+	}
+	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(raw)); len(f) > 0 {
+			if load, err := strconv.ParseFloat(f[0], 64); err == nil {
+				b.ReportMetric(load, "load")
+			}
+		}
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // seedProfile stores a tools-dialect profile for url and puts the welcome away.
 func seedProfile(tb testing.TB, cfg, data, url string) {
@@ -170,6 +201,19 @@ func (s *benchWindow) await(what string, ok func(image.Image) bool) {
 		time.Sleep(150 * time.Millisecond) // polling the screen until the condition holds
 	}
 	s.b.Fatalf("timed out waiting for %s\n%s", what, s.logs.String())
+}
+
+// until polls the screen until cond is want and returns when it was seen.
+func (s *benchWindow) until(cond func() bool, want bool) time.Time {
+	s.b.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for cond() != want {
+		if time.Now().After(deadline) {
+			s.b.Fatalf("the window never showed the change (want %v)\n%s", want, s.logs.String())
+		}
+		time.Sleep(2 * time.Millisecond) // polling the screen until the change shows
+	}
+	return time.Now()
 }
 
 func (s *benchWindow) xdo(args ...string) {
