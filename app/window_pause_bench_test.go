@@ -41,18 +41,24 @@ import (
 // panel going is timed from the record's Planning (event-to-pixel too).
 // load is the machine's one-minute load average at the end.
 //
-//	TANDEM_BIN=build/bin/tandem go test -tags webkit2_41 -run '^$' -bench WindowPause -benchtime 20x ./app
+//	TANDEM_BIN=build/bin/tandem go test -tags webkit2_41 -run '^$' -bench WindowPause -benchtime 10x ./app
 func BenchmarkWindowPause(b *testing.B) {
-	s := startBenchWindow(b)
+	b.Run("quiet", func(b *testing.B) { benchPause(b, false) })
+	b.Run("streaming", func(b *testing.B) { benchPause(b, true) })
+}
+
+func benchPause(b *testing.B, streaming bool) {
+	s := startBenchWindow(b, streaming)
 	x, err := xgb.NewConnDisplay(s.d.Name)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer x.Close()
 	// The footer's left part, where the control bar's status dot is; the
-	// right column's top, where the pause panel's heading shows.
+	// right column's top, where the pause panel's heading shows (the
+	// timeline's person entries below, with the same colour, stay out).
 	dot := image.Rect(0, s.d.Height*4/5, s.d.Width*45/100, s.d.Height)
-	panel := image.Rect(s.d.Width*70/100, s.d.Height/12, s.d.Width, s.d.Height*3/5)
+	panel := image.Rect(s.d.Width*70/100, s.d.Height*9/100, s.d.Width, s.d.Height*15/100)
 	baseDot, basePanel := countWarn(b, x, dot), countWarn(b, x, panel)
 	shows := func(r image.Rectangle, base int) func() bool {
 		return func() bool { return countWarn(b, x, r) >= base+12 }
@@ -76,9 +82,10 @@ func BenchmarkWindowPause(b *testing.B) {
 }
 
 // startBenchWindow starts the production window on a virtual phone with a
-// model that streams its reply two characters a chunk for a minute, and
-// starts a run: it returns once the run is thinking.
-func startBenchWindow(b *testing.B) *benchWindow {
+// model that holds its reply after one chunk, or (streaming) streams it two
+// characters a chunk for a minute, and starts a run: it returns once the
+// run is thinking.
+func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
 	bin := os.Getenv("TANDEM_BIN")
 	if bin == "" {
 		b.Skip("TANDEM_BIN not set (make test sets it)")
@@ -91,6 +98,9 @@ func startBenchWindow(b *testing.B) *benchWindow {
 	_, env := vphonetest.Start(b)
 	flood := strings.Repeat("Looking at the screen for the launcher. ", 1000)
 	srv := modeltest.NewFunc(b, func(modeltest.Request) modeltest.Reply {
+		if !streaming {
+			return modeltest.Reply{Content: "Looking at the screen…", Chunks: 2, Hold: true, HoldAfter: 1}
+		}
 		return modeltest.Reply{Content: flood, Chunks: len(flood) / 2, ChunkDelay: 3 * time.Millisecond, Hold: true, HoldAfter: len(flood) / 2}
 	})
 	cfg, data := b.TempDir(), b.TempDir()
@@ -209,6 +219,10 @@ func (s *benchWindow) until(cond func() bool, want bool) time.Time {
 	deadline := time.Now().Add(30 * time.Second)
 	for cond() != want {
 		if time.Now().After(deadline) {
+			if _, raw := captureScreen(s.d); raw != nil {
+				_ = os.MkdirAll(filepath.Join("..", "test-artifacts"), 0o755)
+				_ = os.WriteFile(filepath.Join("..", "test-artifacts", "bench-window-pause-failed.png"), raw, 0o644)
+			}
 			s.b.Fatalf("the window never showed the change (want %v)\n%s", want, s.logs.String())
 		}
 		time.Sleep(2 * time.Millisecond) // polling the screen until the change shows
