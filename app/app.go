@@ -49,6 +49,7 @@ type App struct {
 	window  windowControl                     // nil without the window
 	compact compactState                      // the window as a bar (compact.go)
 	popouts popouts                           // the mirror's own windows (popout.go)
+	events  *pageEvents                       // the page's events (events.go); nil without the window
 	// api is what the page can call (api.go).
 	api Services
 }
@@ -57,9 +58,10 @@ type App struct {
 // watches the selected device (pop-outs watch their own).
 const mainViewer = "window"
 
-type wailsNotifier struct{ ctx context.Context }
-
-func (w wailsNotifier) Notify(name string, data any) { wruntime.EventsEmit(w.ctx, name, data) }
+// wailsNotifier is the page's events, batched (events.go).
+func wailsNotifier(ctx context.Context) *pageEvents {
+	return newPageEvents(func(name string, data any) { wruntime.EventsEmit(ctx, name, data) })
+}
 
 // New makes the window's App over a new backend for cfg.
 func New(cfg Config) *App {
@@ -88,6 +90,12 @@ func (a *App) shutdown() {
 	a.mcp.Close()
 	a.popouts.closeAll()
 	a.b.Shutdown()
+	a.mu.Lock()
+	events := a.events
+	a.mu.Unlock()
+	if events != nil {
+		events.close()
+	}
 }
 
 func (a *App) startup(ctx context.Context) {
@@ -97,8 +105,10 @@ func (a *App) startup(ctx context.Context) {
 	a.mu.Lock()
 	a.askSave = wailsSaveDialog(ctx)
 	a.window = wailsWindow{ctx}
+	a.events = wailsNotifier(ctx)
+	events := a.events
 	a.mu.Unlock()
-	if err := a.begin(ctx, wailsNotifier{ctx: ctx}); err != nil {
+	if err := a.begin(ctx, events); err != nil {
 		wruntime.LogErrorf(ctx, "tandem: %v", err)
 	}
 	a.b.WindowOpen(true, raiser(ctx))
@@ -136,6 +146,12 @@ func Run(assets fs.FS, cfg Config, onStartup func(context.Context)) error {
 			ProgramName:         "tandem",
 			Icon:                windowIcon,
 			WindowIsTranslucent: false,
+			// Never composite with GL: the zero value (Always) composited
+			// every frame through GL, software GL where there is no GPU
+			// (a VM, Xvfb), and the window showed a click 0.46 s late at
+			// load 12 (0.13 s without; BenchmarkWindowPause, README).
+			// Wails' own default is Never (wailsapp/wails#2977).
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	})
 	if err != nil {

@@ -331,7 +331,13 @@ export const backend = new Proxy({} as Bound, {
 
 /** onEvent subscribes to the engine's run events; returns the unsubscribe. */
 export function onRunEvent(cb: (e: EngineEvent) => void): () => void {
-  return window.runtime?.EventsOn('run', (e) => cb(e as EngineEvent)) ?? (() => {})
+  // The window sends them in batches ("runs", app/events.go), one a frame
+  // at most while the model streams; "run" is one event.
+  const offs = [
+    window.runtime?.EventsOn('run', (e) => cb(e as EngineEvent)),
+    window.runtime?.EventsOn('runs', (batch) => (batch as EngineEvent[]).forEach(cb)),
+  ]
+  return () => offs.forEach((off) => off?.())
 }
 
 /** onDevices subscribes to device list changes. */
