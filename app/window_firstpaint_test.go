@@ -1,0 +1,170 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"tandem/internal/uicheck"
+	"tandem/internal/xvfb"
+)
+
+// firstPaintBound is how soon, as the median of three starts, the window
+// must show Tandem's UI on a busy machine: generous, yet far under the 30 s
+// a person once waited. One start alone may take longer (the machine's
+// other work comes and goes), never over firstPaintMax.
+const (
+	firstPaintBound = 20 * time.Second
+	firstPaintMax   = 30 * time.Second
+)
+
+// TestWindowFirstPaintUnderLoad starts the production binary three times
+// while every core is busy (six burners a core, a load like the 30 the
+// person had) and the adb server accepts connections but never answers,
+// and fails unless the window shows Tandem's UI within firstPaintBound
+// (the median). The page draws at once and fills in what the backend
+// brings as it comes (devices, settings), so what stands before the first
+// paint is GTK's and WebKit's start. With the webview compositing through
+// GL (software GL without a GPU: app.go's WebviewGpuPolicy) the window
+// showed its UI after a median 12.7 s (6.6–24.6 s, seven starts, two
+// cores), 5.9 s without (4.4–20.4 s); on another hour, 11.8 s and 10.2 s:
+// the machine's other work weighs as much as the cause.
+func TestWindowFirstPaintUnderLoad(t *testing.T) {
+	bin := productionBinary(t)
+	burn(t, 6*runtime.NumCPU())
+	var took []float64
+	for i := range 3 {
+		d := firstPaint(t, bin, i)
+		t.Logf("start %d: the window showed Tandem's UI %v after the start", i+1, d.Round(time.Millisecond))
+		took = append(took, d.Seconds())
+	}
+	if m := percentile(took, 50); m > firstPaintBound.Seconds() {
+		t.Fatalf("the window showed Tandem's UI after a median %.1f s on a busy machine (%v), want under %v",
+			m, took, firstPaintBound)
+	}
+}
+
+// firstPaint starts bin on a display of its own and returns how long the
+// window took to show Tandem's UI.
+func firstPaint(t *testing.T, bin string, i int) time.Duration {
+	t.Helper()
+	d := xvfb.Start(t, 1280, 820)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+t.TempDir(), "TANDEM_DATA_DIR="+t.TempDir(), "LANG=en_US.UTF-8",
+		"TANDEM_ADB_PORT="+strconv.Itoa(deafADB(t)), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() { cancel(); <-exited }()
+	x, err := xgb.NewConnDisplay(d.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var last image.Image
+	for time.Since(t0) < firstPaintMax {
+		select {
+		case err := <-exited:
+			t.Fatalf("tandem exited early: %v\n%s", err, logs.String())
+		default:
+		}
+		if last = grabScreen(t, x, d); uicheck.LooksLikeTandem(last) {
+			return time.Since(t0)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the screen until the UI shows
+	}
+	name := fmt.Sprintf("window-first-paint-%d.png", i+1)
+	var buf bytes.Buffer
+	if png.Encode(&buf, last) == nil {
+		_ = os.MkdirAll(filepath.Join("..", "test-artifacts"), 0o755)
+		_ = os.WriteFile(filepath.Join("..", "test-artifacts", name), buf.Bytes(), 0o644)
+	}
+	t.Fatalf("the window showed no Tandem UI within %v on a busy machine (test-artifacts/%s)\n%s",
+		firstPaintMax, name, logs.String())
+	return 0
+}
+
+// deafADB is an adb server that accepts connections and never answers; it
+// returns its port.
+func deafADB(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// burn keeps n processes spinning until the test ends.
+func burn(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		})
+	}
+}
+
+// grabScreen reads the whole display straight from the X server (a
+// capture through ImageMagick takes seconds on a busy machine).
+func grabScreen(t *testing.T, x *xgb.Conn, d *xvfb.Display) image.Image {
+	t.Helper()
+	root := xproto.Setup(x).DefaultScreen(x).Root
+	rep, err := xproto.GetImage(x, xproto.ImageFormatZPixmap, xproto.Drawable(root), 0, 0,
+		uint16(d.Width), uint16(d.Height), 0xffffffff).Reply()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := image.NewRGBA(image.Rect(0, 0, d.Width, d.Height))
+	for i := 0; i+3 < len(rep.Data) && i < len(img.Pix); i += 4 { // BGRX on a 24-bit Xvfb
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = rep.Data[i+2], rep.Data[i+1], rep.Data[i], 0xff
+	}
+	return img
+}
