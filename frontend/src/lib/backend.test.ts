@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { backend, BackendMissing } from './backend'
+import { backend, BackendMissing, onRunEvent } from './backend'
 import { boundServices } from './gen/types'
 
 // Go binds five services (app/api.go); the page calls backend.X and this
@@ -30,5 +30,30 @@ describe('backend routes each call to its service', () => {
     expect(() => backend.Stop('x')).toThrow(BackendMissing)
     window.go = { app: { RunsAPI: {} } }
     await expect(backend.Stop('x')).rejects.toThrow('backend method Stop is missing')
+  })
+})
+
+// The window sends a run's events one at a time ("run") or in batches
+// ("runs", app/events.go); the page takes both, in order.
+describe('onRunEvent', () => {
+  afterEach(() => {
+    delete (window as { runtime?: unknown }).runtime
+  })
+
+  it('takes single events and batches, in order, until unsubscribed', () => {
+    const handlers = new Map<string, (...data: unknown[]) => void>()
+    ;(window as { runtime?: unknown }).runtime = {
+      EventsOn: (name: string, cb: (...data: unknown[]) => void) => {
+        handlers.set(name, cb)
+        return () => handlers.delete(name)
+      },
+    }
+    const seen: number[] = []
+    const off = onRunEvent((e) => seen.push(e.seq))
+    handlers.get('run')!({ run: 'r', seq: 1, kind: 'state' })
+    handlers.get('runs')!([{ run: 'r', seq: 2, kind: 'thought' }, { run: 'r', seq: 3, kind: 'state' }])
+    expect(seen).toEqual([1, 2, 3])
+    off()
+    expect(handlers.size).toBe(0)
   })
 })
