@@ -76,6 +76,9 @@ func TestFourPhonesSideBySide(t *testing.T) {
 		c := screen.Min.Add(screen.Max).Div(2)
 		s.xdo("mousemove", strconv.Itoa(c.X), strconv.Itoa(c.Y), "click", "1")
 		s.xdo("mousemove", "300", "770", "click", "1")
+		// WebKit queues keys apart from the mouse: a key typed at once
+		// can reach the page before the click that focuses the field.
+		s.await("the goal field focused", goalFocused)
 		s.xdo("type", "--delay", "10", goal)
 		s.xdo("key", "ctrl+Return")
 	}
@@ -354,4 +357,20 @@ func awaitNote(t *testing.T, notes *sessionbus.Server, phone, asked string) {
 	if n := got[0]; !strings.Contains(n.Summary+" "+n.Body, phone) || !strings.Contains(n.Summary+" "+n.Body, asked) {
 		t.Fatalf("the notification %q / %q does not name %q and %q", n.Summary, n.Body, phone, asked)
 	}
+}
+
+// goalFocused reports whether the goal bar's field has the focus ring (the
+// accent colour along its edge), left of the Start button.
+func goalFocused(img image.Image) bool {
+	b := img.Bounds()
+	n := 0
+	for y := b.Dy() * 87 / 100; y < b.Dy()*99/100; y++ {
+		for x := 0; x < b.Dx()*70/100; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if near8(r>>8, 0x4f) && near8(g>>8, 0x6b) && near8(bl>>8, 0xff) {
+				n++
+			}
+		}
+	}
+	return n > 100
 }
