@@ -120,6 +120,18 @@ func (a *App) callCtx(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
 }
 
+// gpuPolicy is how the main window's webview composites: never through GL.
+// (The pop-out keeps Wails' zero value: with this policy its window never
+// showed its phone in TestAPopOutKeepsItsPhoneWhileTheWindowShowsAnother;
+// not yet understood.) The
+// zero value (Always) composited every frame through GL, software GL where
+// there is no GPU (a VM, Xvfb), and the window showed a click 0.46 s late
+// at load 12 (0.13 s without) and its first paint after a median 12.7 s
+// under 12 CPU burners (5.9 s without; BenchmarkWindowPause,
+// TestWindowFirstPaintUnderLoad, README). Wails' own default is Never
+// (wailsapp/wails#2977).
+const gpuPolicy = linux.WebviewGpuPolicyNever
+
 // windowIcon is the GTK window and task-bar icon (256 px), made by
 // scripts/package/icongen with the rest of the icon set.
 //
@@ -146,12 +158,7 @@ func Run(assets fs.FS, cfg Config, onStartup func(context.Context)) error {
 			ProgramName:         "tandem",
 			Icon:                windowIcon,
 			WindowIsTranslucent: false,
-			// Never composite with GL: the zero value (Always) composited
-			// every frame through GL, software GL where there is no GPU
-			// (a VM, Xvfb), and the window showed a click 0.46 s late at
-			// load 12 (0.13 s without; BenchmarkWindowPause, README).
-			// Wails' own default is Never (wailsapp/wails#2977).
-			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
+			WebviewGpuPolicy:    gpuPolicy,
 		},
 	})
 	if err != nil {
