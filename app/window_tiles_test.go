@@ -76,9 +76,7 @@ func TestFourPhonesSideBySide(t *testing.T) {
 		c := screen.Min.Add(screen.Max).Div(2)
 		s.xdo("mousemove", strconv.Itoa(c.X), strconv.Itoa(c.Y), "click", "1")
 		s.xdo("mousemove", "300", "770", "click", "1")
-		// WebKit queues keys apart from the mouse: a key typed at once
-		// can reach the page before the click that focuses the field.
-		s.await("the goal field focused", goalFocused)
+		s.await("the goal field focused", goalFocused) // keys may overtake the click (goalFocused)
 		s.xdo("type", "--delay", "10", goal)
 		s.xdo("key", "ctrl+Return")
 	}
@@ -360,7 +358,9 @@ func awaitNote(t *testing.T, notes *sessionbus.Server, phone, asked string) {
 }
 
 // goalFocused reports whether the goal bar's field has the focus ring (the
-// accent colour along its edge), left of the Start button.
+// accent colour along its edge), left of the Start button. WebKit queues
+// keys apart from the mouse: a key typed at once can reach the page before
+// the click that focuses the field.
 func goalFocused(img image.Image) bool {
 	b := img.Bounds()
 	n := 0
