@@ -39,6 +39,7 @@ async function look(name) {
       steps: '[data-testid="timeline"]',
       goalbar: 'footer .goal.panel',
       controls: '[data-testid="controls"]',
+      tiles: '[data-testid="tiles"]',
     }
     const boxes = Object.entries(sel)
       .map(([n, s]) => [n, document.querySelector(s)])
@@ -161,6 +162,20 @@ test('a new person walks through the window', async () => {
   await page.setViewportSize({ width: 1280, height: 800 })
   await look('18-zh-dark-1280x800')
   model.clear()
+
+  // Side by side (the phone and this computer), at both sizes.
+  await page.getByTestId('view-tiles').click()
+  await page.getByTestId('tiles').waitFor()
+  await page.setViewportSize({ width: 960, height: 640 })
+  await look('19-tiles-960x640')
+  await page.setViewportSize({ width: 1280, height: 820 })
+  await look('20-tiles-1280x820')
+  const tiles = await page.evaluate(() => {
+    const foot = document.querySelector('footer').getBoundingClientRect()
+    return [...document.querySelectorAll('[data-testid="tile"]')].map((t) => t.getBoundingClientRect().bottom <= foot.top + 0.5)
+  })
+  assert.ok(tiles.length >= 2 && tiles.every(Boolean), `tiles over the goal bar: ${JSON.stringify(tiles)}`)
+  await page.getByTestId('view-tiles').click()
 
   assert.deepEqual(problems, [], 'the walk found regions drawn over each other')
   assert.deepEqual(app.pageErrors.map(String), [], 'the page threw')
