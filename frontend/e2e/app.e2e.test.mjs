@@ -174,6 +174,8 @@ test('switching to Chinese goes through Go, persists, and survives a reload', as
 test('dark theme applies and persists', async () => {
   const { page } = app
   await page.getByTestId('theme').selectOption('dark')
+  // Applied once the save before it is through (a busy machine: not at once).
+  await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark', null, { timeout: 5000 }).catch(() => {})
   assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'dark')
   const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
   assert.equal(bg, 'rgb(22, 24, 29)')

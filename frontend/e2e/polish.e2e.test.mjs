@@ -90,6 +90,25 @@ async function addModel() {
   await page.getByTestId('model-badge').getByText('Scripted model').waitFor()
 }
 
+test('at 960x640 the welcome leaves the panels their room: the device list and the Steps panel show, nothing over the bars', async () => {
+  const { page } = app
+  await page.setViewportSize({ width: 960, height: 640 })
+  await page.getByTestId('welcome-models').waitFor({ timeout: 15_000 })
+  await shot('00-welcome-960x640')
+  const { problems } = await laidOut({
+    devices: '[data-testid="devices"]',
+    mirror: '[data-testid="mirror"]',
+    steps: '[data-testid="timeline"]',
+    goalbar: 'footer .goal.panel',
+    controls: '[data-testid="controls"]',
+  })
+  const panel = await rect('[data-testid="devices"]')
+  const dev = await rect('[data-testid="devices"] .list li')
+  if (!dev || dev.bottom > panel.bottom || panel.height < 200) problems.push(`the device list is hidden: panel ${JSON.stringify(panel)}, first device ${JSON.stringify(dev)}`)
+  await page.setViewportSize({ width: 1280, height: 800 })
+  assert.deepEqual(problems, [])
+})
+
 test('with no model Start is off and says so, with a button to Settings; the fields show examples', async () => {
   const { page } = app
   // Every finding is gathered, so one failure on the old code hides no other.
