@@ -48,6 +48,7 @@ type PopoutConfig struct {
 	Stream string `json:"stream"` // the stream's URL, token included
 	Input  string `json:"input"`  // where input is posted, token included
 	Lang   string `json:"lang"`   // "en" or "zh-CN"
+	Theme  string `json:"theme"`  // "light", "dark", or "" to follow the system
 }
 
 // popoutInput is one input the pop-out posts: a finished gesture, key or
@@ -72,7 +73,7 @@ func (a *MirrorAPI) PopOut(id string) (err error) {
 	if err != nil {
 		return err
 	}
-	cfg := PopoutConfig{Device: id, Name: a.b.DeviceName(ctx, id), Stream: stream, Input: input, Lang: a.b.UILang()}
+	cfg := PopoutConfig{Device: id, Name: a.b.DeviceName(ctx, id), Stream: stream, Input: input, Lang: a.b.UILang(), Theme: a.b.UITheme()}
 	// The pop-out's watch ends with its window.
 	return a.popouts.open(id, cfg, func() { a.b.Unwatch(viewer) })
 }

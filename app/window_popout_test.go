@@ -54,6 +54,11 @@ func TestWindowPopsOutTheMirror(t *testing.T) {
 		s.xdo("mousemove", "140", "170", "click", "1")
 		return false
 	})
+	// The person picks the dark theme (written as another window would):
+	// the pop-out opened now is dark too.
+	if err := os.WriteFile(filepath.Join(cfg, "settings.json"), []byte(`{"welcome_done":true,"theme":"dark"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	// The pop-out button, the last tool of the mirror's header.
 	s.xdo("mousemove", "853", "118", "click", "1")
 	var win popWindow
@@ -65,8 +70,13 @@ func TestWindowPopsOutTheMirror(t *testing.T) {
 	s.await("the phone's screen in the pop-out", func(img image.Image) bool {
 		return greenIn(img, win.r) > 200
 	})
-	_, raw := s.capture()
+	img, raw := s.capture()
 	_ = os.WriteFile(filepath.Join("..", "test-artifacts", "window-popout.png"), raw, 0o644)
+	// The hint below the phone: the page's own background, dark.
+	hint := image.Rect(win.r.Min.X, win.r.Max.Y-30, win.r.Max.X, win.r.Max.Y)
+	if l := meanLuma(img, hint); l > 90 {
+		t.Errorf("the pop-out is light (mean luma %d below the phone) with the dark theme picked", l)
+	}
 
 	// A click on the list in the pop-out reaches the phone.
 	n := len(p.Events())
@@ -138,4 +148,21 @@ func tappedSince(p *vphone.Phone, n int) bool {
 		}
 	}
 	return false
+}
+
+// meanLuma is the mean brightness (0-255) of img inside r.
+func meanLuma(img image.Image, r image.Rectangle) int {
+	r = r.Intersect(img.Bounds())
+	var sum, n uint32
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			sum += (299*(cr>>8) + 587*(cg>>8) + 114*(cb>>8)) / 1000
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return int(sum / n)
 }

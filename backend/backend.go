@@ -273,6 +273,15 @@ func (b *Backend) UILang() string {
 	return LocaleFromEnv(os.Getenv)
 }
 
+// UITheme is the theme the person picked for the windows: "light", "dark",
+// or "" to follow the system.
+func (b *Backend) UITheme() string {
+	if s, _, err := b.settings.Load(); err == nil && s.Theme != "system" {
+		return s.Theme
+	}
+	return ""
+}
+
 // LocaleFromEnv maps the POSIX locale variables to a UI language: any
 // Chinese locale gives "zh-CN", everything else "en".
 func LocaleFromEnv(getenv func(string) string) string {

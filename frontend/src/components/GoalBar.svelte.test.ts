@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flushSync, mount, unmount } from 'svelte'
 import GoalBar from './GoalBar.svelte'
 import { store } from '../lib/store.svelte'
+import type { Profile } from '../lib/backend'
 
 let app: Record<string, unknown> | null = null
 afterEach(() => {
@@ -15,7 +16,7 @@ afterEach(() => {
 function render(recent: string[]) {
   const target = document.createElement('div')
   document.body.append(target)
-  const props = $state({ recent, modelName: '', onStarted: () => {} })
+  const props = $state({ recent, modelName: 'M', profiles: [{ id: 'm', name: 'M' } as Profile], active: 'm', onStarted: () => {} })
   app = mount(GoalBar, { target, props })
   flushSync()
   return {

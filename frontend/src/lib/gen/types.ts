@@ -234,6 +234,7 @@ export interface PopoutConfig {
   stream: string
   input: string
   lang: string
+  theme: string
 }
 
 /** backend.PresetInfo */
