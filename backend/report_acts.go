@@ -21,13 +21,16 @@ type reportAct struct {
 	Action string
 	Text   string
 	Region string
+	// Asked is what the run had asked, when the act answered it (the
+	// question, the error the person let it go on after).
+	Asked string
 }
 
 // actWords say what each of the person's commands did, in the report's
 // language (English, like the rest of the report).
 var actWords = map[string]string{
 	"pause": "Paused the task", "resume": "Continued the task", "take_over": "Took over",
-	"hand_back": "Handed back", "stop": "Stopped the task", "stop_gracefully": "Asked to stop after the current step(s)",
+	"hand_back": "Handed back", "stop": "Stopped the task",
 	"confirm": "Allowed", "deny": "Denied", "answer": "Answered", "edit_goal": "Changed the goal",
 	"edit_pending": "Edited the plan",
 }
@@ -39,10 +42,13 @@ func reportRows(steps []reportStep, acts []PastAct) []reportRow {
 	for i := range acts {
 		a := acts[i]
 		what, ok := actWords[a.Command]
-		if !ok {
+		switch {
+		case a.Command == "stop_gracefully":
+			what = fmt.Sprintf("Asked to stop after %d more %s", a.N, map[bool]string{true: "step", false: "steps"}[a.N == 1])
+		case !ok:
 			what = a.Command
 		}
-		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region)}
+		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region), Asked: askedText(a.Asked)}
 		if a.Action != nil {
 			ra.Action = a.Action.String()
 		}
@@ -72,4 +78,15 @@ func regionText(r *engine.Region) string {
 		return ""
 	}
 	return fmt.Sprintf("(%d, %d) – (%d, %d)", r.X1, r.Y1, r.X2, r.Y2)
+}
+
+// askedText is what the run had asked, in the report's words.
+func askedText(r *engine.Request) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Kind == engine.AskQuestion:
+		return "The agent asked: “" + r.Message + "”"
+	}
+	return "The run had stopped: " + r.Message
 }

@@ -24,7 +24,7 @@ func (l *loopState) next() {
 	}
 	if len(l.queue) == 0 {
 		if l.softLimit >= 0 && l.steps >= l.softLimit {
-			l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+			l.end(stopped(CauseStoppedGracefully))
 			return
 		}
 		l.plan("")
@@ -50,7 +50,7 @@ func (l *loopState) next() {
 		// the run goes on
 	}
 	if l.softLimit >= 0 && l.steps >= l.softLimit {
-		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+		l.end(stopped(CauseStoppedGracefully))
 		return
 	}
 	l.emitPlan()
@@ -222,7 +222,7 @@ func (l *loopState) actionDone(res *actResult) {
 		// as it asked (the loop tells the core of a Stop first, so this is
 		// for a core that did not hear of it).
 		l.current = nil
-		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		l.end(stopped(CauseStoppedByPerson))
 		return
 	}
 	a := *l.current

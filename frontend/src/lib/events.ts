@@ -132,7 +132,14 @@ export interface Request {
   /** what the screen calls the element the action aims at ("Pay ¥99") */
   label?: string
   /** the case behind any other request, for wording it in the UI's language */
-  cause?: { code: string; n?: string; detail?: string }
+  cause?: Cause
+}
+
+/** Cause is a reason in parts the UI words (engine.Cause; codes in gen/causes.ts). */
+export interface Cause {
+  code: string
+  n?: string
+  detail?: string
 }
 
 /**
@@ -152,6 +159,7 @@ export interface Result {
   summary?: string
   pending?: string[]
   reason?: string
+  why?: Cause
   steps: number
   calls: number
   usage: Usage
@@ -164,6 +172,7 @@ export interface Snapshot {
   state: RunState
   reason?: string
   by?: string
+  why?: Cause
   plan: PlanEvent
   thought?: string
   usage: UsageEvent
@@ -184,6 +193,8 @@ export interface PersonAct {
   actions?: Action[]
   region?: { x1: number; y1: number; x2: number; y2: number }
   n?: number
+  /** what the run had asked when the person answered or let it keep going */
+  asked?: Request
 }
 
 /** ActView is a person's act as the timeline keeps it. */
@@ -197,7 +208,7 @@ export interface EngineEvent {
   snapshot?: Snapshot
   retry?: RetryEvent
   waiting?: WaitingEvent
-  state?: { state: RunState; from: RunState; reason?: string; by?: string }
+  state?: { state: RunState; from: RunState; reason?: string; by?: string; why?: Cause }
   step?: StepEvent
   plan?: PlanEvent
   thought?: { call: number; delta: string }
@@ -236,6 +247,8 @@ export interface RunView {
   reason: string
   /** the person's command (or device_lost) behind the reason, when known */
   by: string
+  /** the reason in parts, when the engine gave it (a stop, a limit) */
+  why?: Cause | null
   plan: PlanEvent
   thought: string
   thoughtCall: number
@@ -264,6 +277,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     state: s.state,
     reason: s.reason ?? '',
     by: s.by ?? '',
+    why: s.why ?? null,
     plan: { ...s.plan, todo: s.plan?.todo ?? [] },
     thought: s.thought ?? '',
     thoughtCall: 0,
@@ -371,6 +385,7 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
       n.state = e.state.state
       n.reason = e.state.reason ?? ''
       n.by = e.state.by ?? ''
+      n.why = e.state.why ?? null
       if (n.state !== 'WaitingForUser') n.request = null
       if (n.state === 'Planning') n.thought = ''
       break

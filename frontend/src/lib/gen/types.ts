@@ -189,6 +189,7 @@ export interface PastAct {
   action?: Action
   region?: Region
   n?: number
+  asked?: Request
 }
 
 /** backend.PastStep */
@@ -212,6 +213,7 @@ export interface PersonAct {
   actions?: Action[]
   region?: Region
   n?: number
+  asked?: Request
 }
 
 /** engine.PlanEvent */
@@ -312,6 +314,7 @@ export interface Result {
   summary?: string
   pending?: string[]
   reason?: string
+  why?: Cause
   steps: number
   calls: number
   usage: Usage
@@ -376,6 +379,7 @@ export interface Snapshot {
   state: string
   reason?: string
   by?: string
+  why?: Cause
   plan: PlanEvent
   thought?: string
   retry?: RetryEvent
@@ -402,6 +406,7 @@ export interface StateEvent {
   from: string
   reason?: string
   by?: string
+  why?: Cause
 }
 
 /** engine.StepEvent */
