@@ -8,7 +8,7 @@
 // from its own goroutine), so a Sequencer puts a run's events back in seq
 // order before they are folded.
 import type { RunState } from './controls'
-import { i18n, type Key } from './i18n.svelte'
+import { i18n, requestTitle, type Key } from './i18n.svelte'
 
 export interface Action {
   type: string
@@ -82,7 +82,7 @@ export interface TodoItem {
   action: Action
   status: 'done' | 'current' | 'pending'
   /** the element a pointed current action aims at (from the UI tree) */
-  element?: { label: string; bounds: { x1: number; y1: number; x2: number; y2: number } }
+  element?: { label: string; bounds: { x1: number; y1: number; x2: number; y2: number }; shown?: string }
 }
 
 export interface PlanEvent {
@@ -442,6 +442,15 @@ export function timelineItems(v: RunView): TimelineItem[] {
   return out.sort((a, b) => a.key - b.key)
 }
 
+/**
+ * askedText says what the run had asked when the person answered or let it
+ * keep going: the agent's question, or what had stopped it (in words).
+ */
+export function askedText(r: Request): string {
+  if (r.kind === 'question') return i18n.t('who.asked', { q: r.message })
+  return i18n.t(requestTitle(r.kind))
+}
+
 /** actText words a person's act in the UI's language, with what it carried. */
 export function actText(a: PersonAct): string {
   const key = `who.${a.command}`
@@ -459,11 +468,23 @@ export function actText(a: PersonAct): string {
  */
 export function targetLabel(a: Action | undefined, todo: TodoItem[]): string {
   if (!a || a.x === undefined) return ''
-  const t = todo.find((t) => t.element?.label && t.action.type === a.type && t.action.x === a.x && t.action.y === a.y)
-  if (t?.element) return t.element.label
+  // What a person reads on it, never its resource id (which label includes).
+  const t = todo.find((t) => t.element?.shown && t.action.type === a.type && t.action.x === a.x && t.action.y === a.y)
+  if (t?.element?.shown) return t.element.shown
   // Or the element whose box holds the point, from any item of the plan.
-  const hit = todo.find((t) => t.element && a.x! >= t.element.bounds.x1 && a.x! <= t.element.bounds.x2 && a.y! >= t.element.bounds.y1 && a.y! <= t.element.bounds.y2)
-  return hit?.element?.label ?? ''
+  const hit = todo.find((t) => t.element?.shown && a.x! >= t.element.bounds.x1 && a.x! <= t.element.bounds.x2 && a.y! >= t.element.bounds.y1 && a.y! <= t.element.bounds.y2)
+  return hit?.element?.shown ?? ''
+}
+
+/**
+ * actionWords says what an action does for a person who is asked to allow
+ * it: its words, never its coordinates; a pointed action with no label is
+ * where the screenshot marks it (marked) or somewhere on the screen.
+ */
+export function actionWords(a: Action, marked: boolean): string {
+  if (!['tap', 'double_tap', 'right_click', 'long_press', 'swipe', 'drag', 'scroll'].includes(a.type)) return describe(a)
+  const s = i18n.t(marked ? 'request.actMarked' : 'request.actOnScreen', { act: i18n.t(`act.${a.type}` as Key) })
+  return s.charAt(0).toUpperCase() + s.slice(1)
 }
 
 /** describe renders an action for people, in the timeline and dialogs. */
