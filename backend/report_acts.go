@@ -26,29 +26,20 @@ type reportAct struct {
 	Asked string
 }
 
-// actWords say what each of the person's commands did, in the report's
-// language (English, like the rest of the report).
-var actWords = map[string]string{
-	"pause": "Paused the task", "resume": "Continued the task", "take_over": "Took over",
-	"hand_back": "Handed back", "stop": "Stopped the task",
-	"confirm": "Allowed", "deny": "Denied", "answer": "Answered", "edit_goal": "Changed the goal",
-	"edit_pending": "Edited the plan",
-}
-
 // reportRows interleaves steps and acts by time; at the same time, the act
 // comes first (it caused what followed).
-func reportRows(steps []reportStep, acts []PastAct) []reportRow {
+func reportRows(steps []reportStep, acts []PastAct, w reportWords) []reportRow {
 	rows := make([]reportRow, 0, len(steps)+len(acts))
 	for i := range acts {
 		a := acts[i]
-		what, ok := actWords[a.Command]
+		what, ok := w.acts[a.Command]
 		switch {
 		case a.Command == "stop_gracefully":
-			what = fmt.Sprintf("Asked to stop after %d more %s", a.N, map[bool]string{true: "step", false: "steps"}[a.N == 1])
+			what = w.stopAfter(a.N)
 		case !ok:
 			what = a.Command
 		}
-		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region), Asked: askedText(a.Asked)}
+		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region), Asked: askedText(a.Asked, w)}
 		if a.Action != nil {
 			ra.Action = a.Action.String()
 		}
@@ -81,12 +72,12 @@ func regionText(r *engine.Region) string {
 }
 
 // askedText is what the run had asked, in the report's words.
-func askedText(r *engine.Request) string {
+func askedText(r *engine.Request, w reportWords) string {
 	switch {
 	case r == nil:
 		return ""
 	case r.Kind == engine.AskQuestion:
-		return "The agent asked: “" + r.Message + "”"
+		return w.asked(r.Message)
 	}
-	return "The run had stopped: " + r.Message
+	return w.stoppedFor(r)
 }

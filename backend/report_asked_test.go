@@ -108,4 +108,64 @@ func TestReportKeepsWhatWasAsked(t *testing.T) {
 	if i, j := strings.Index(html, "127.0.0.1:9"), strings.Index(html, "Continued the task"); i < 0 || j < 0 || i > j {
 		t.Errorf("the error (at %d) is not shown before Continued the task (at %d)", i, j)
 	}
+	// For a person who reads Chinese, the report's own words are Chinese.
+	path, err = ExportReportIn(data, run.ID(), "zh-CN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	html = string(b)
+	for _, want := range []string{`<html lang="zh-CN">`, "已完成", "模型没有正常响应：模型服务（http://127.0.0.1:9/v1）没有响应", "继续了任务",
+		"智能体问：“Which colour, red or blue?”", "回答了", "由你操作", "0 步"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the Chinese report lacks %q", want)
+		}
+	}
+	for _, english := range []string{"by the person", "by the agent", "Continued", "The agent asked", "model calls", " steps", "report made", "Device"} {
+		if strings.Contains(html, english) {
+			t.Errorf("the Chinese report says %q", english)
+		}
+	}
+}
+
+// TestReportSaysWhyItStopped: a run the person stopped says so in the
+// report's language, with the step count in words that agree with it.
+func TestReportSaysWhyItStopped(t *testing.T) {
+	data := t.TempDir()
+	run, err := engine.New(engine.Config{Goal: "wait", Device: &screenDevice{}, DataDir: data, Planner: &scripted{},
+		Settings: engine.Settings{Stability: engine.StabilityConfig{Interval: 10 * time.Millisecond, Max: 200 * time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := run.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for lang, want := range map[string][]string{
+		"en":    {"<strong>Stopped</strong>: stopped by the person", "0 steps · 0 model calls · 0 tokens"},
+		"zh-CN": {"<strong>已停止</strong>: 你停止了任务", "0 步 · 0 次模型调用 · 0 个 token", "停止了任务"},
+	} {
+		path, err := ExportReportIn(data, run.ID(), lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s report lacks %q", lang, w)
+			}
+		}
+	}
 }
