@@ -32,6 +32,63 @@ func (f *failingOnce) Plan(ctx context.Context, in model.Input, d func(string)) 
 // not a bare "Continued the task".
 func TestReportKeepsWhatWasAsked(t *testing.T) {
 	data := t.TempDir()
+	id := recordAskedRun(t, data)
+	d, err := ReadRun(data, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, a := range d.Acts {
+		if a.Asked != nil {
+			kinds = append(kinds, a.Command+":"+string(a.Asked.Kind))
+		}
+	}
+	if strings.Join(kinds, " ") != "resume:model_error answer:question" {
+		t.Errorf("acts with what was asked: %v", kinds)
+	}
+	path, err := ExportReport(data, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	html := string(b)
+	for _, want := range []string{"Continued the task", "http://127.0.0.1:9/v1", "The agent asked: “Which colour, red or blue?”", "Answered"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if i, j := strings.Index(html, "127.0.0.1:9"), strings.Index(html, "Continued the task"); i < 0 || j < 0 || i > j {
+		t.Errorf("the error (at %d) is not shown before Continued the task (at %d)", i, j)
+	}
+	// For a person who reads Chinese, the report's own words are Chinese.
+	path, err = ExportReportIn(data, id, "zh-CN")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	html = string(b)
+	for _, want := range []string{`<html lang="zh-CN">`, "已完成", "模型没有正常响应：模型服务（http://127.0.0.1:9/v1）没有响应", "继续了任务",
+		"智能体问：“Which colour, red or blue?”", "回答了", "由你操作", "0 步"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the Chinese report lacks %q", want)
+		}
+	}
+	for _, english := range []string{"by the person", "by the agent", "Continued", "The agent asked", "model calls", " steps", "report made", "Device"} {
+		if strings.Contains(html, english) {
+			t.Errorf("the Chinese report says %q", english)
+		}
+	}
+}
+
+// recordAskedRun records a run whose model server is down at first (the
+// person lets it keep going), then asks a question the person answers.
+func recordAskedRun(t *testing.T, data string) string {
+	t.Helper()
 	yes := true
 	run, err := engine.New(engine.Config{
 		Goal: "pick a colour", Device: &screenDevice{}, DataDir: data,
@@ -78,56 +135,7 @@ func TestReportKeepsWhatWasAsked(t *testing.T) {
 	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
 		t.Fatalf("%+v %v", res, err)
 	}
-	d, err := ReadRun(data, run.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kinds []string
-	for _, a := range d.Acts {
-		if a.Asked != nil {
-			kinds = append(kinds, a.Command+":"+string(a.Asked.Kind))
-		}
-	}
-	if strings.Join(kinds, " ") != "resume:model_error answer:question" {
-		t.Errorf("acts with what was asked: %v", kinds)
-	}
-	path, err := ExportReport(data, run.ID())
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	html := string(b)
-	for _, want := range []string{"Continued the task", "http://127.0.0.1:9/v1", "The agent asked: “Which colour, red or blue?”", "Answered"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
-	if i, j := strings.Index(html, "127.0.0.1:9"), strings.Index(html, "Continued the task"); i < 0 || j < 0 || i > j {
-		t.Errorf("the error (at %d) is not shown before Continued the task (at %d)", i, j)
-	}
-	// For a person who reads Chinese, the report's own words are Chinese.
-	path, err = ExportReportIn(data, run.ID(), "zh-CN")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, err = os.ReadFile(path); err != nil {
-		t.Fatal(err)
-	}
-	html = string(b)
-	for _, want := range []string{`<html lang="zh-CN">`, "已完成", "模型没有正常响应：模型服务（http://127.0.0.1:9/v1）没有响应", "继续了任务",
-		"智能体问：“Which colour, red or blue?”", "回答了", "由你操作", "0 步"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("the Chinese report lacks %q", want)
-		}
-	}
-	for _, english := range []string{"by the person", "by the agent", "Continued", "The agent asked", "model calls", " steps", "report made", "Device"} {
-		if strings.Contains(html, english) {
-			t.Errorf("the Chinese report says %q", english)
-		}
-	}
+	return run.ID()
 }
 
 // TestReportSaysWhyItStopped: a run the person stopped says so in the

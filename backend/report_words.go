@@ -12,13 +12,13 @@ import (
 // the model, the person or the device said stays as it was said.
 type reportWords struct {
 	Lang, Title, FirstGoal, Device, Started, Model, Made, ByTandem string
-	ByPerson, ByAgent, ScreenBefore, NoSteps                     string
-	steps, calls, tokens                                         func(n int) string
-	states                                                       map[engine.State]string
-	acts                                                         map[string]string
-	stopAfter                                                    func(n int) string
-	asked                                                        func(q string) string
-	stoppedFor                                                   func(r *engine.Request) string
+	ByPerson, ByAgent, ScreenBefore, NoSteps                       string
+	steps, calls, tokens                                           func(n int) string
+	states                                                         map[engine.State]string
+	acts                                                           map[string]string
+	stopAfter                                                      func(n int) string
+	asked                                                          func(q string) string
+	stoppedFor                                                     func(r *engine.Request) string
 	// reasons words an end the engine gave itself (engine.Result.Why).
 	reasons func(c engine.Cause) string
 }
