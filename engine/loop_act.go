@@ -122,13 +122,13 @@ func (l *loopState) sensitive(a action.Action) Why {
 		return why
 	}
 	if a.Type.Pointed() && len(p.Words) > 0 && l.hasTree && l.settings.UITree && (!l.fresh || l.tree == nil) {
-		return Why{By: "unread", Detail: "the screen's labels could not be read"}
+		return Why{By: "unread", What: "labels", Detail: "the screen's labels could not be read"}
 	}
 	if len(p.Apps) > 0 && l.hasApp && app == "" {
-		return Why{By: "unread", Detail: "the app in front could not be read"}
+		return Why{By: "unread", What: "app", Detail: "the app in front could not be read"}
 	}
 	if (len(p.Words) > 0 || len(p.Apps) > 0) && l.hasWins && (!l.fresh || l.wins == nil) {
-		return Why{By: "unread", Detail: "the desktop's windows could not be read"}
+		return Why{By: "unread", What: "windows", Detail: "the desktop's windows could not be read"}
 	}
 	return Why{}
 }

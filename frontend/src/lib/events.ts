@@ -128,7 +128,7 @@ export interface Request {
   /** the recorded screen the request is about */
   frame?: string
   /** the rule behind a confirmation */
-  why?: { by: 'model' | 'app' | 'word'; detail: string }
+  why?: { by: 'model' | 'app' | 'word' | 'unread'; detail: string; what?: string }
   /** what the screen calls the element the action aims at ("Pay ¥99") */
   label?: string
   /** the case behind any other request, for wording it in the UI's language */
@@ -440,6 +440,13 @@ export function timelineItems(v: RunView): TimelineItem[] {
     ...v.acts.map((a) => ({ key: a.key, act: a })),
   ]
   return out.sort((a, b) => a.key - b.key)
+}
+
+/** whyText words the rule behind a confirmation in the UI's language. */
+export function whyText(w: NonNullable<Request['why']>): string {
+  const what = w.what ? `why.unread.${w.what}` : ''
+  if (w.by === 'unread' && i18n.has(what)) return i18n.t(what)
+  return i18n.t(`why.${w.by}` as Key, { detail: w.detail })
 }
 
 /**

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { causeCodes } from './gen/causes'
 import { saidCodes } from './gen/said'
 import { dictionaries, i18n, reasonText } from './i18n.svelte'
-import { actText, actionWords, askedText, targetLabel } from './events'
+import { actText, actionWords, askedText, targetLabel, whyText } from './events'
 import { saidTables, saidText } from './said'
 
 const placeholders = (s: string) => (s.match(/\{\w+\}/g) ?? []).sort()
@@ -88,6 +88,16 @@ describe('an answer keeps its question', () => {
     expect(askedText({ kind: 'model_error', message: 'the model call failed: …', cause: { code: 'model_unreachable', detail: 'http://x' } })).toBe(
       i18n.t('request.modelErrorTitle'),
     )
+    i18n.lang = 'en'
+  })
+})
+
+describe('why a step needs confirming', () => {
+  it('says what could not be read in the UI’s language, not the engine’s English', () => {
+    i18n.lang = 'zh-CN'
+    const t = whyText({ by: 'unread', what: 'labels', detail: "the screen's labels could not be read" })
+    expect(t).toBe('Tandem 无法读取这个屏幕上的文字，无法判断这一步是否敏感。')
+    expect(whyText({ by: 'word', detail: '支付' })).toContain('“支付”')
     i18n.lang = 'en'
   })
 })

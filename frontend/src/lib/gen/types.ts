@@ -484,6 +484,7 @@ export interface WelcomeStatus {
 export interface Why {
   by: string
   detail: string
+  what?: string
 }
 
 /** The methods Wails binds, by service (app/api.go): window.go.app.<service>.<method>. */
