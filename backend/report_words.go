@@ -80,6 +80,8 @@ var reportChinese = reportWords{
 			return "已在你允许的步骤之后停止"
 		case engine.CauseTimeLimit:
 			return "已达到时间上限（" + c.N + "）"
+		case engine.CauseDeviceAway:
+			return "设备离开超过 " + c.N + "（" + c.Detail + "）"
 		}
 		return c.String()
 	},

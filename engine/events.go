@@ -278,6 +278,9 @@ const (
 	// The model server could not be reached at all (refused, no such
 	// host): Detail is the base URL.
 	CauseModelUnreachable = "model_unreachable"
+	// The device stayed away longer than the run waits (N, "2m0s");
+	// Detail is why it went, in the driver's words.
+	CauseDeviceAway = "device_away"
 )
 
 // CauseCodes are every Cause code the engine sends, for the UI's wording
@@ -287,7 +290,7 @@ var CauseCodes = []string{
 	CauseModelFailed, CauseModelKey, CauseModelForbidden, CauseModelNotFound, CauseModelRateLimited, CauseModelUnusable,
 	CauseModelNoFirstByte, CauseModelStalled, CauseModelTimeout, CauseModelTooLarge, CauseModelWebPage,
 	CauseActionFailed, CauseDevice, CauseDeviceRepeated, CauseTimeLimit,
-	CauseStoppedByPerson, CauseStoppingGracefully, CauseStoppedGracefully, CauseModelUnreachable,
+	CauseStoppedByPerson, CauseStoppingGracefully, CauseStoppedGracefully, CauseModelUnreachable, CauseDeviceAway,
 }
 
 // String is the cause in English, for the record, the terminal and the model.
@@ -315,6 +318,8 @@ func (c Cause) String() string {
 		return fmt.Sprintf("stopping gracefully: at most %s more %s", c.N, plural(c.N, "step", "steps"))
 	case CauseStoppedGracefully:
 		return "stopped gracefully"
+	case CauseDeviceAway:
+		return fmt.Sprintf("the device stayed away for %s: %s", c.N, c.Detail)
 	case CauseModelUnreachable:
 		return fmt.Sprintf("the model server at %s could not be reached", c.Detail)
 	}

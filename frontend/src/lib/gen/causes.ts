@@ -26,4 +26,5 @@ export const causeCodes = [
   'stopping_gracefully',
   'stopped_gracefully',
   'model_unreachable',
+  'device_away',
 ] as const
