@@ -98,23 +98,7 @@ func TestWindowMirrorNeverBlank(t *testing.T) {
 	s.xdo("key", "Escape")
 	s.awaitRecord("Stopped", 1)
 	w.see("stopped", 6)
-	// The phone goes offline: no fresh frame can come, so the mirror keeps
-	// its last picture and dates it (the header's warning-coloured label)
-	// instead of calling it live.
-	phone.SetOffline(true)
-	defer phone.SetOffline(false)
-	deadline := time.Now().Add(40 * time.Second)
-	for {
-		img, raw := s.capture()
-		if img != nil && mirrorDated(img) && mirrorShowsPhone(img) {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = os.WriteFile(filepath.Join("..", "test-artifacts", "window-mirror-offline.png"), raw, 0o644)
-			t.Fatalf("offline, the mirror's label never dated the last picture (test-artifacts/window-mirror-offline.png)")
-		}
-		time.Sleep(150 * time.Millisecond) // polling the screen until the condition holds
-	}
+	awaitDatedWhenOffline(t, s, phone)
 	w.see("offline", 3)
 	s.shoot("mirror-offline")
 	w.stop()
@@ -305,4 +289,25 @@ func blankModel(t *testing.T, phone *vphone.Phone) *modeltest.Server {
 		}
 		return modeltest.Reply{Content: "Press +1.", ToolCalls: []openai.ToolCall{call("tap", args)}}
 	})
+}
+
+// awaitDatedWhenOffline takes the phone offline: no fresh frame can come,
+// so the mirror keeps its last picture and dates it (the header's
+// warning-coloured label) instead of calling it live.
+func awaitDatedWhenOffline(t *testing.T, s *stateShooter, phone *vphone.Phone) {
+	t.Helper()
+	phone.SetOffline(true)
+	t.Cleanup(func() { phone.SetOffline(false) })
+	deadline := time.Now().Add(40 * time.Second)
+	for {
+		img, raw := s.capture()
+		if img != nil && mirrorDated(img) && mirrorShowsPhone(img) {
+			return
+		}
+		if time.Now().After(deadline) {
+			_ = os.WriteFile(filepath.Join("..", "test-artifacts", "window-mirror-offline.png"), raw, 0o644)
+			t.Fatalf("offline, the mirror's label never dated the last picture (test-artifacts/window-mirror-offline.png)")
+		}
+		time.Sleep(150 * time.Millisecond) // polling the screen until the condition holds
+	}
 }
