@@ -30,5 +30,5 @@ func (a *HistoryAPI) RunSteps(id string) (_ backend.RunDetail, err error) {
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (a *HistoryAPI) ExportReport(id string) (_ string, err error) {
 	defer toUI(&err)
-	return a.b.ExportReport(id)
+	return a.b.ExportPersonReport(id)
 }

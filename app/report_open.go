@@ -47,7 +47,7 @@ func wailsSaveDialog(ctx context.Context) func(name string) (string, error) {
 // OpenReport writes the run's report and opens it in the person's browser.
 func (a *HistoryAPI) OpenReport(id string) (err error) {
 	defer toUI(&err)
-	path, err := a.b.ExportReport(id)
+	path, err := a.b.ExportPersonReport(id)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (a *HistoryAPI) OpenReport(id string) (err error) {
 // It returns the copy's path, or "" when the person cancelled.
 func (a *HistoryAPI) SaveReportAs(id string) (_ string, err error) {
 	defer toUI(&err)
-	path, err := a.b.ExportReport(id)
+	path, err := a.b.ExportPersonReport(id)
 	if err != nil {
 		return "", err
 	}

@@ -163,6 +163,9 @@ type reportData struct {
 	Rows     []reportRow // the steps and the person's acts, in the order they happened
 	Result   *engine.Result
 	Made     time.Time
+	W        reportWords // the report's own words, in its language
+	// In W's language: the run's figures, the end's state and reason.
+	Steps1, Totals, State, Reason string
 }
 
 // PastStep is one device action of a recorded run, for the step-by-step
@@ -191,6 +194,9 @@ type PastAct struct {
 	Action  *action.Action `json:"action,omitempty"`
 	Region  *engine.Region `json:"region,omitempty"`
 	N       int            `json:"n,omitempty"`
+	// Asked is what the run had asked when the person answered or let it
+	// keep going (engine.PersonAct.Asked).
+	Asked *engine.Request `json:"asked,omitempty"`
 }
 
 // stateActs are the person's commands recorded only as the state change
@@ -233,7 +239,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 		case engine.EntryPlan:
 			thought = e.Thought
 		case engine.EntryPerson:
-			d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N})
+			d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N, Asked: e.Request})
 		case engine.EntryState:
 			if stateActs[e.By] {
 				d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.By})
@@ -267,19 +273,34 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 // ExportReport writes dataDir/<id>/report.html: one self-contained file
 // (frames inlined) with the goal, every step's screenshot with the action
 // drawn on it, the thought, timings and the result. It returns the path.
-func ExportReport(dataDir, id string) (string, error) {
+func ExportReport(dataDir, id string) (string, error) { return ExportReportIn(dataDir, id, "en") }
+
+// ExportReportIn is ExportReport with the report's own words in lang
+// ("en" or "zh-CN"): a report for the person is in the language they read.
+func ExportReportIn(dataDir, id, lang string) (string, error) {
 	run, err := ReadRun(dataDir, id)
 	if err != nil {
 		return "", err
 	}
 	dir := filepath.Join(dataDir, id)
-	data := reportData{Run: run.Run, Settings: run.Settings, Result: run.Result, Made: time.Now()}
+	w := reportWordsFor(lang)
+	data := reportData{Run: run.Run, Settings: run.Settings, Result: run.Result, Made: time.Now(), W: w, Steps1: w.steps(run.Run.Steps)}
+	if r := run.Result; r != nil {
+		data.State, data.Reason = w.states[r.State], r.Reason
+		if data.State == "" {
+			data.State = r.State.String()
+		}
+		if r.Why != nil {
+			data.Reason = w.reasons(*r.Why)
+		}
+		data.Totals = data.Steps1 + " · " + w.calls(r.Calls) + " · " + w.tokens(r.Usage.PromptTokens+r.Usage.CompletionTokens)
+	}
 	for _, st := range run.Steps {
 		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Thought: st.Thought,
 			Action: st.Action.String(), Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
 			Marker: markerFor(st.Action, st.Screen), At: st.At})
 	}
-	data.Rows = reportRows(data.Steps, run.Acts)
+	data.Rows = reportRows(data.Steps, run.Acts, w)
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, data); err != nil {
 		return "", err
@@ -316,8 +337,8 @@ func markerFor(a action.Action, screen action.Size) *marker {
 func pct(v, of int) float64 { return float64(v) * 100 / float64(of) }
 
 var reportTemplate = template.Must(template.New("report").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Tandem report: {{.Run.Goal}}</title>
+<html lang="{{.W.Lang}}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>{{.W.Title}}: {{.Run.Goal}}</title>
 <style>
 body{font:15px/1.5 system-ui,'Noto Sans CJK SC',sans-serif;margin:0;background:#f4f5f8;color:#1c2030}
 header{background:#fff;border-bottom:1px solid #e3e6ec;padding:20px 28px}
@@ -334,17 +355,17 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 .fail{color:#d6454f}
 .act{background:#fff8e8;border:1px solid #ecd9a8;border-left:4px solid #c98a0b;border-radius:10px;padding:8px 12px;margin-bottom:12px}
 </style></head><body>
-<header><h1>{{.Run.Goal}}</h1>{{if .Run.FirstGoal}}<div class="meta">The person changed the goal; first asked: {{.Run.FirstGoal}}</div>{{end}}
-<div class="meta">Device {{.Run.Device}} · started {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Run.Steps}} steps{{if .Settings}}{{if .Settings.Model}} · model {{.Settings.Model}}{{end}}{{end}} · report made {{.Made.Format "2006-01-02 15:04"}} by Tandem</div></header>
+<header><h1>{{.Run.Goal}}</h1>{{if .Run.FirstGoal}}<div class="meta">{{.W.FirstGoal}} {{.Run.FirstGoal}}</div>{{end}}
+<div class="meta">{{.W.Device}} {{.Run.Device}} · {{.W.Started}} {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Steps1}}{{if .Settings}}{{if .Settings.Model}} · {{.W.Model}} {{.Settings.Model}}{{end}}{{end}} · {{.W.Made}} {{.Made.Format "2006-01-02 15:04"}} {{.W.ByTandem}}</div></header>
 <main>
-{{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if .Reason}}: {{.Reason}}{{end}}
+{{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{$.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if $.Reason}}: {{$.Reason}}{{end}}
 {{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}
-<div class="meta">{{$.Run.Steps}} steps · {{.Calls}} model calls · {{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}} tokens</div></div>{{end}}
-{{range .Rows}}{{with .Act}}<section class="act"><div class="who">{{.At.Format "15:04:05"}} · by the person</div><div><strong>{{.What}}</strong>{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
-<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="screen before step {{.N}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>
-<div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}by the person{{else}}by the agent{{end}} · {{.Ms}} ms</div>
+<div class="meta">{{$.Totals}}</div></div>{{end}}
+{{range .Rows}}{{with .Act}}<section class="act"><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
+<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="{{$.W.ScreenBefore}} {{.N}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>
+<div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}{{$.W.ByPerson}}{{else}}{{$.W.ByAgent}}{{end}} · {{.Ms}} ms</div>
 {{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
 <code>{{.Action}}</code>{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
-{{else}}<p>No steps were taken.</p>{{end}}
+{{else}}<p>{{$.W.NoSteps}}</p>{{end}}
 </main></body></html>
 `))

@@ -14,13 +14,22 @@ import (
 // next to that field.
 type FieldError struct {
 	Field string // the Profile's JSON name: name, base_url, model, dialect, variant, temperature, top_p, context_tokens, max_tokens, max_in_flight
+	// Rule names the check that failed, for the UI to word (the Said code
+	// "field.<rule>", one of FieldRules); Value is the value it refused.
+	Rule  string
+	Value string
 	Msg   string
 }
 
+// FieldRules are the checks a profile can fail, each a Said code
+// "field.<rule>".
+var FieldRules = []string{"name_empty", "base_url_not_http", "base_url_has_key", "model_empty", "dialect_unknown",
+	"variant_unknown", "temperature_range", "top_p_range", "context_tokens_range", "max_tokens_negative", "max_in_flight_range"}
+
 func (e *FieldError) Error() string { return e.Msg }
 
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
+func fieldErr(field, rule, value, format string, args ...any) error {
+	return &FieldError{Field: field, Rule: rule, Value: value, Msg: fmt.Sprintf(format, args...)}
 }
 
 // validate checks a profile before it is stored, with messages that say
@@ -35,40 +44,40 @@ func (p Profile) check(anyModel bool) (Profile, error) {
 	p.BaseURL = strings.TrimSpace(p.BaseURL)
 	p.Model = strings.TrimSpace(p.Model)
 	if p.Name == "" {
-		return p, fieldErr("name", "give the model a name")
+		return p, fieldErr("name", "name_empty", "", "give the model a name")
 	}
 	u, err := url.Parse(p.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return p, fieldErr("base_url", "the base URL %q is not an http(s) address like https://api.openai.com/v1", p.BaseURL)
+		return p, fieldErr("base_url", "base_url_not_http", p.BaseURL, "the base URL %q is not an http(s) address like https://api.openai.com/v1", p.BaseURL)
 	}
 	if u.User != nil {
-		return p, fieldErr("base_url", "put the API key in the key field, not in the base URL")
+		return p, fieldErr("base_url", "base_url_has_key", "", "put the API key in the key field, not in the base URL")
 	}
 	if p.Model == "" && !anyModel {
-		return p, fieldErr("model", "type the model's name, as the provider spells it")
+		return p, fieldErr("model", "model_empty", "", "type the model's name, as the provider spells it")
 	}
 	if _, ok := dialect.Variants[p.Dialect]; !ok {
-		return p, fieldErr("dialect", "unknown reply format %q", p.Dialect)
+		return p, fieldErr("dialect", "dialect_unknown", p.Dialect, "unknown reply format %q", p.Dialect)
 	}
 	v, err := dialect.Resolve(p.Dialect, p.Variant)
 	if err != nil {
-		return p, fieldErr("variant", "the %s format has no variant %q", p.Dialect, p.Variant)
+		return p, fieldErr("variant", "variant_unknown", p.Variant, "the %s format has no variant %q", p.Dialect, p.Variant)
 	}
 	p.Variant = v
 	if t := p.Temperature; t != nil && (*t < 0 || *t > 2) {
-		return p, fieldErr("temperature", "temperature %g is outside 0–2", *t)
+		return p, fieldErr("temperature", "temperature_range", fmt.Sprint(*t), "temperature %g is outside 0–2", *t)
 	}
 	if t := p.TopP; t != nil && (*t <= 0 || *t > 1) {
-		return p, fieldErr("top_p", "top_p %g must be above 0 and at most 1", *t)
+		return p, fieldErr("top_p", "top_p_range", fmt.Sprint(*t), "top_p %g must be above 0 and at most 1", *t)
 	}
 	if p.ContextTokens != 0 && (p.ContextTokens < 2048 || p.ContextTokens > 10_000_000) {
-		return p, fieldErr("context_tokens", "context length %d is not a model's context (2048 or more; 0 keeps 32768)", p.ContextTokens)
+		return p, fieldErr("context_tokens", "context_tokens_range", fmt.Sprint(p.ContextTokens), "context length %d is not a model's context (2048 or more; 0 keeps 32768)", p.ContextTokens)
 	}
 	if p.MaxTokens < 0 {
-		return p, fieldErr("max_tokens", "max tokens cannot be negative (0 keeps the model's default)")
+		return p, fieldErr("max_tokens", "max_tokens_negative", "", "max tokens cannot be negative (0 keeps the model's default)")
 	}
 	if p.MaxInFlight < 0 || p.MaxInFlight > maxInFlight {
-		return p, fieldErr("max_in_flight", "requests at once must be between 0 (no limit) and %d", maxInFlight)
+		return p, fieldErr("max_in_flight", "max_in_flight_range", fmt.Sprint(maxInFlight), "requests at once must be between 0 (no limit) and %d", maxInFlight)
 	}
 	return p, nil
 }

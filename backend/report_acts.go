@@ -21,28 +21,25 @@ type reportAct struct {
 	Action string
 	Text   string
 	Region string
-}
-
-// actWords say what each of the person's commands did, in the report's
-// language (English, like the rest of the report).
-var actWords = map[string]string{
-	"pause": "Paused the task", "resume": "Continued the task", "take_over": "Took over",
-	"hand_back": "Handed back", "stop": "Stopped the task", "stop_gracefully": "Asked to stop after the current step(s)",
-	"confirm": "Allowed", "deny": "Denied", "answer": "Answered", "edit_goal": "Changed the goal",
-	"edit_pending": "Edited the plan",
+	// Asked is what the run had asked, when the act answered it (the
+	// question, the error the person let it go on after).
+	Asked string
 }
 
 // reportRows interleaves steps and acts by time; at the same time, the act
 // comes first (it caused what followed).
-func reportRows(steps []reportStep, acts []PastAct) []reportRow {
+func reportRows(steps []reportStep, acts []PastAct, w reportWords) []reportRow {
 	rows := make([]reportRow, 0, len(steps)+len(acts))
 	for i := range acts {
 		a := acts[i]
-		what, ok := actWords[a.Command]
-		if !ok {
+		what, ok := w.acts[a.Command]
+		switch {
+		case a.Command == "stop_gracefully":
+			what = w.stopAfter(a.N)
+		case !ok:
 			what = a.Command
 		}
-		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region)}
+		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region), Asked: askedText(a.Asked, w)}
 		if a.Action != nil {
 			ra.Action = a.Action.String()
 		}
@@ -72,4 +69,15 @@ func regionText(r *engine.Region) string {
 		return ""
 	}
 	return fmt.Sprintf("(%d, %d) – (%d, %d)", r.X1, r.Y1, r.X2, r.Y2)
+}
+
+// askedText is what the run had asked, in the report's words.
+func askedText(r *engine.Request, w reportWords) string {
+	switch {
+	case r == nil:
+		return ""
+	case r.Kind == engine.AskQuestion:
+		return w.asked(r.Message)
+	}
+	return w.stoppedFor(r)
 }

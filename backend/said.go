@@ -25,6 +25,21 @@ var (
 	ErrNoGoal     = errors.New("type a goal first")
 )
 
+// SaidCodes are every code Say gives, for the UI's wording
+// (frontend/src/lib/gen/said.ts is generated from it): "error" is any other
+// error, shown in the UI's frame with its own English words.
+func SaidCodes() []string {
+	codes := []string{"error", "illegal", "field", "device_busy", "run_elsewhere", "run_gone", "no_adb", "no_live_input",
+		"mirror_down", "no_goal", "no_key", "needs_keyboard", "device_permission", "secure_screen", "unsupported", "device_gone"}
+	for _, r := range FieldRules {
+		codes = append(codes, "field."+r)
+	}
+	for _, p := range scrcpyProblems {
+		codes = append(codes, "scrcpy."+p)
+	}
+	return codes
+}
+
 // Say names what went wrong, most specific first, for the person.
 func Say(err error) Said {
 	s := Said{Code: "error", Text: err.Error()}
@@ -37,7 +52,10 @@ func Say(err error) Said {
 	case errors.As(err, &ill):
 		s.Code, s.Params = "illegal", map[string]string{"command": ill.Trigger.String(), "state": ill.State.String()}
 	case errors.As(err, &field):
-		s.Code, s.Params = "field", map[string]string{"field": field.Field}
+		s.Code, s.Params = "field", map[string]string{"field": field.Field, "value": field.Value}
+		if field.Rule != "" {
+			s.Code = "field." + field.Rule
+		}
 	case errors.Is(err, ErrDeviceBusy):
 		s.Code = "device_busy"
 	case errors.Is(err, engine.ErrRecordInUse):

@@ -33,6 +33,9 @@ type ScrcpyServer struct {
 	Found bool `json:"found"`
 }
 
+// scrcpyProblems are the values of ScrcpyServer.Problem other than "".
+var scrcpyProblems = []string{"missing", "not_server", "too_old", "too_new"}
+
 // ScrcpyError is a scrcpy-server file Settings cannot use; Say gives it
 // the code "scrcpy.<problem>" with the version and the path.
 type ScrcpyError struct{ Server ScrcpyServer }

@@ -77,6 +77,12 @@ func (b *Backend) RunSteps(id string) (RunDetail, error) { return ReadRun(b.runs
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (b *Backend) ExportReport(id string) (string, error) { return ExportReport(b.runs.dataDir, id) }
 
+// ExportPersonReport is ExportReport for the person: in the language they
+// read (UILang), for the window's Open and Save.
+func (b *Backend) ExportPersonReport(id string) (string, error) {
+	return ExportReportIn(b.runs.dataDir, id, b.UILang())
+}
+
 // ListDevices returns phones, virtual phones and this computer's displays
 // (never nil), and what went wrong with a source (a *ListError naming
 // each), beside what the others listed.

@@ -78,12 +78,15 @@ type PersonAct struct {
 	Actions []action.Action `json:"actions,omitempty"` // the plan kept by edit_pending
 	Region  *Region         `json:"region,omitempty"`  // the region marked on hand back
 	N       int             `json:"n,omitempty"`       // steps left for stop_gracefully
+	// Asked is what the run had asked when the person answered or let it
+	// keep going (the question, the error), so the act keeps both sides.
+	Asked *Request `json:"asked,omitempty"`
 }
 
 // personEntry emits the person's recorded command as a KindPerson event.
 func (h *hub) personEntry(e Entry) {
 	h.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: e.Command, Text: e.Text, Action: e.Action,
-		Actions: e.Actions, Region: e.Region, N: e.N}})
+		Actions: e.Actions, Region: e.Region, N: e.N, Asked: e.Request}})
 }
 
 // RetryEvent is a model call's failed attempt that is tried again after
@@ -113,6 +116,10 @@ type StateEvent struct {
 	// command or the device going away ("pause", "stop", "device_lost"…),
 	// so a UI can word the reason in its own language.
 	By string `json:"by,omitempty"`
+	// Why is Reason in parts a UI words in its own language, when the
+	// engine itself gave the reason (a stop, a limit): Reason is its
+	// English, for the record and the terminal.
+	Why *Cause `json:"why,omitempty"`
 }
 
 // StepEvent is one finished device action.
@@ -263,7 +270,28 @@ const (
 	// The run was stopped for a limit its caller set (`tandem run
 	// --timeout`), not by the person: N is the limit ("10m0s").
 	CauseTimeLimit = "time_limit"
+	// Why a run stopped, or is stopping, at the person's word: at once, or
+	// after the N more steps they allowed (stop_gracefully).
+	CauseStoppedByPerson    = "stopped_by_person"
+	CauseStoppingGracefully = "stopping_gracefully" // N: at most so many more steps
+	CauseStoppedGracefully  = "stopped_gracefully"
+	// The model server could not be reached at all (refused, no such
+	// host): Detail is the base URL.
+	CauseModelUnreachable = "model_unreachable"
+	// The device stayed away longer than the run waits (N, "2m0s");
+	// Detail is why it went, in the driver's words.
+	CauseDeviceAway = "device_away"
 )
+
+// CauseCodes are every Cause code the engine sends, for the UI's wording
+// (frontend/src/lib/gen/causes.ts is generated from it).
+var CauseCodes = []string{
+	CauseBudgetSteps, CauseBudgetTokens, CauseBudgetCost, CauseBudgetTime, CauseLoopRepeat, CauseLoopUnchanged,
+	CauseModelFailed, CauseModelKey, CauseModelForbidden, CauseModelNotFound, CauseModelRateLimited, CauseModelUnusable,
+	CauseModelNoFirstByte, CauseModelStalled, CauseModelTimeout, CauseModelTooLarge, CauseModelWebPage,
+	CauseActionFailed, CauseDevice, CauseDeviceRepeated, CauseTimeLimit,
+	CauseStoppedByPerson, CauseStoppingGracefully, CauseStoppedGracefully, CauseModelUnreachable, CauseDeviceAway,
+}
 
 // String is the cause in English, for the record, the terminal and the model.
 func (c Cause) String() string {
@@ -284,6 +312,16 @@ func (c Cause) String() string {
 		return fmt.Sprintf("the device failed %s times in a row: %s", c.N, c.Detail)
 	case CauseTimeLimit:
 		return fmt.Sprintf("the time limit (%s) was reached", c.N)
+	case CauseStoppedByPerson:
+		return "stopped by the person"
+	case CauseStoppingGracefully:
+		return fmt.Sprintf("stopping gracefully: at most %s more %s", c.N, plural(c.N, "step", "steps"))
+	case CauseStoppedGracefully:
+		return "stopped gracefully"
+	case CauseDeviceAway:
+		return fmt.Sprintf("the device stayed away for %s: %s", c.N, c.Detail)
+	case CauseModelUnreachable:
+		return fmt.Sprintf("the model server at %s could not be reached", c.Detail)
 	}
 	return c.Detail
 }
@@ -295,6 +333,7 @@ type Result struct {
 	Summary string      `json:"summary,omitempty"`
 	Pending []string    `json:"pending,omitempty"` // issues the summary left open
 	Reason  string      `json:"reason,omitempty"`  // for Failed and Stopped
+	Why     *Cause      `json:"why,omitempty"`     // Reason in parts, when the engine gave it
 	Steps   int         `json:"steps"`
 	Calls   int         `json:"calls"`
 	Usage   model.Usage `json:"usage"`
@@ -307,7 +346,8 @@ type Snapshot struct {
 	Goal    string      `json:"goal"`
 	State   State       `json:"state"`
 	Reason  string      `json:"reason,omitempty"`
-	By      string      `json:"by,omitempty"` // as StateEvent.By
+	By      string      `json:"by,omitempty"`  // as StateEvent.By
+	Why     *Cause      `json:"why,omitempty"` // as StateEvent.Why
 	Plan    PlanEvent   `json:"plan"`
 	Thought string      `json:"thought,omitempty"` // the current call's reply so far
 	Retry   *RetryEvent `json:"retry,omitempty"`   // the current call's last failed attempt
@@ -374,7 +414,7 @@ func (h *hub) apply(e Event) {
 		r := *e.Retry
 		s.Retry = &r
 	case KindState:
-		s.State, s.Reason, s.By = e.State.State, e.State.Reason, e.State.By
+		s.State, s.Reason, s.By, s.Why = e.State.State, e.State.Reason, e.State.By, e.State.Why
 		// As the UI folds it (frontend/src/lib/events.ts): a request lives
 		// in WaitingForUser; a take-over the model asked for comes as its
 		// own request event after the move to Manual. The Go snapshot kept
@@ -469,4 +509,12 @@ func (h *hub) subscribe(e Emitter) func() {
 		delete(h.subs, id)
 		h.mu.Unlock()
 	}
+}
+
+// plural is one or other by n ("1 step", "2 steps").
+func plural(n, one, other string) string {
+	if n == "1" {
+		return one
+	}
+	return other
 }

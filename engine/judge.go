@@ -55,10 +55,10 @@ func Judge(ctx context.Context, dev device.Device, p Policy, a action.Action) Wh
 		return why
 	}
 	if hasTree && a.Type.Pointed() && len(p.Words) > 0 && tree == nil {
-		return Why{By: "unread", Detail: "the screen's labels could not be read"}
+		return Why{By: "unread", What: "labels", Detail: "the screen's labels could not be read"}
 	}
 	if hasApp && len(p.Apps) > 0 && t.App == "" {
-		return Why{By: "unread", Detail: "the app in front could not be read"}
+		return Why{By: "unread", What: "app", Detail: "the app in front could not be read"}
 	}
 	return Why{}
 }

@@ -430,14 +430,23 @@ func (l *loopState) to(s State, reason string) {
 		l.end(Result{State: Failed, Reason: fmt.Sprintf("internal error: %s --%s--> %s is not in the transition table", l.state, l.on, s)})
 		return
 	}
-	l.set(s, reason)
+	l.set(s, reason, nil)
 }
 
-func (l *loopState) set(s State, reason string) {
+// toFor is to for a reason the engine gives itself, in parts a UI words.
+func (l *loopState) toFor(s State, why Cause) {
+	if !allowed(l.state, l.on, s) {
+		l.to(s, why.String()) // fails the run as to does
+		return
+	}
+	l.set(s, why.String(), &why)
+}
+
+func (l *loopState) set(s State, reason string, why *Cause) {
 	from := l.state
 	l.state = s
 	st := s
-	ev := &StateEvent{State: s, From: from, Reason: reason}
+	ev := &StateEvent{State: s, From: from, Reason: reason, Why: why}
 	if (l.on.IsCommand() && l.stopFor == nil) || l.on == OnDeviceLost || l.on == OnDeviceAway {
 		ev.By = l.on.String()
 	}

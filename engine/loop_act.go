@@ -24,7 +24,7 @@ func (l *loopState) next() {
 	}
 	if len(l.queue) == 0 {
 		if l.softLimit >= 0 && l.steps >= l.softLimit {
-			l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+			l.end(stopped(CauseStoppedGracefully))
 			return
 		}
 		l.plan("")
@@ -50,7 +50,7 @@ func (l *loopState) next() {
 		// the run goes on
 	}
 	if l.softLimit >= 0 && l.steps >= l.softLimit {
-		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+		l.end(stopped(CauseStoppedGracefully))
 		return
 	}
 	l.emitPlan()
@@ -122,13 +122,13 @@ func (l *loopState) sensitive(a action.Action) Why {
 		return why
 	}
 	if a.Type.Pointed() && len(p.Words) > 0 && l.hasTree && l.settings.UITree && (!l.fresh || l.tree == nil) {
-		return Why{By: "unread", Detail: "the screen's labels could not be read"}
+		return Why{By: "unread", What: "labels", Detail: "the screen's labels could not be read"}
 	}
 	if len(p.Apps) > 0 && l.hasApp && app == "" {
-		return Why{By: "unread", Detail: "the app in front could not be read"}
+		return Why{By: "unread", What: "app", Detail: "the app in front could not be read"}
 	}
 	if (len(p.Words) > 0 || len(p.Apps) > 0) && l.hasWins && (!l.fresh || l.wins == nil) {
-		return Why{By: "unread", Detail: "the desktop's windows could not be read"}
+		return Why{By: "unread", What: "windows", Detail: "the desktop's windows could not be read"}
 	}
 	return Why{}
 }
@@ -222,7 +222,7 @@ func (l *loopState) actionDone(res *actResult) {
 		// as it asked (the loop tells the core of a Stop first, so this is
 		// for a core that did not hear of it).
 		l.current = nil
-		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		l.end(stopped(CauseStoppedByPerson))
 		return
 	}
 	a := *l.current

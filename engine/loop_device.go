@@ -66,7 +66,8 @@ func (l *loopState) away(left int, cause error) {
 		l.to(Paused, fmt.Sprintf("device lost: %v; waiting %d s more for it", cause, left))
 		return
 	}
-	l.end(Result{State: Failed, Reason: fmt.Sprintf("the device stayed away for %s: %v", l.settings.DeviceAwayMax, cause)})
+	c := Cause{Code: CauseDeviceAway, N: l.settings.DeviceAwayMax.String(), Detail: fmt.Sprint(cause)}
+	l.end(Result{State: Failed, Reason: c.String(), Why: &c})
 }
 
 // maxFaults is how many times in a row the device may be lost (and come

@@ -51,13 +51,13 @@ func (l *loopState) end(res Result) {
 	// Nothing may start from here on: the gate closes before the state
 	// reads final.
 	l.out(fxEnd{res})
-	reason := res.Reason
+	reason, why := res.Reason, res.Why
 	if res.State == Done {
-		reason = res.Summary
+		reason, why = res.Summary, nil
 	}
 	l.recordHistory()
 	l.emitUsage() // the final figures, elapsed time included
-	l.set(res.State, reason)
+	l.set(res.State, reason, why)
 	r := res
 	l.record(Entry{Kind: recEnd, End: &r})
 	l.emit(Event{Kind: KindDone, Done: &r})
@@ -321,4 +321,19 @@ func (l *loopState) restore(entries []Entry) {
 	l.elapsedPrior = last.Sub(first)
 	l.out(fxGoal{l.goal})
 	l.note(fmt.Sprintf("This run was interrupted after %d action(s) and has been resumed from its record. The screen may have changed since: look at it again before you continue.", l.steps))
+}
+
+// stopped is the result of a run the engine stopped for code: its reason
+// in English for the record, and in parts for a UI.
+func stopped(code string) Result {
+	c := Cause{Code: code}
+	return Result{State: Stopped, Reason: c.String(), Why: &c}
+}
+
+// asked is the request a person's answer or resume replied to, as the act
+// records it: what was asked and why, without the screen (the request's own
+// entry has it).
+func asked(r Request) *Request {
+	r.Frame = ""
+	return &r
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"image"
+	"strconv"
 	"strings"
 
 	"tandem/engine/action"
@@ -48,7 +49,7 @@ func (l *loopState) resume() error {
 		case AskConfirm, AskQuestion, AskTakeOver:
 			return &IllegalError{State: l.state, Trigger: OnResume, Why: "it waits for " + string(l.request.Kind) + ", not for resume"}
 		}
-		l.record(Entry{Kind: recPerson, Command: "resume"})
+		l.record(Entry{Kind: recPerson, Command: "resume", Request: asked(*l.request)})
 		l.request = nil
 		if l.current != nil && !l.edited {
 			l.queue = append([]action.Action{*l.current}, l.queue...)
@@ -385,9 +386,9 @@ func (l *loopState) stopGracefully(n int) error {
 		}
 		l.record(Entry{Kind: recPerson, Command: "stop_gracefully", N: n})
 		l.note(fmt.Sprintf("The person asked you to stop: you may take at most %d more action(s). Wrap up now: finish with a summary of what is done and what is still pending.", n))
-		l.to(l.state, fmt.Sprintf("stopping gracefully: at most %d more step(s)", n))
+		l.toFor(l.state, Cause{Code: CauseStoppingGracefully, N: strconv.Itoa(n)})
 	case Idle, WaitingForUser, Paused, Manual, Done, Failed, Stopped: // no step under way: now
-		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		l.end(stopped(CauseStoppedByPerson))
 	}
 	return nil
 }
@@ -400,7 +401,7 @@ func (l *loopState) confirm() error {
 	l.request = nil
 	l.confirmed = true
 	if l.softLimit >= 0 && l.steps >= l.softLimit {
-		l.end(Result{State: Stopped, Reason: "stopped gracefully"})
+		l.end(stopped(CauseStoppedGracefully))
 		return nil
 	}
 	l.execute()
@@ -432,7 +433,7 @@ func (l *loopState) answer(text string) error {
 		return &IllegalError{State: l.state, Trigger: OnAnswer, Why: "it waits for confirm or deny"}
 	}
 	req := *l.request
-	l.record(Entry{Kind: recPerson, Command: "answer", Text: text})
+	l.record(Entry{Kind: recPerson, Command: "answer", Text: text, Request: asked(req)})
 	switch req.Kind {
 	case AskQuestion:
 		l.note(fmt.Sprintf("You asked the person: %q. They answered: %q.", req.Message, text))
@@ -493,9 +494,9 @@ func (l *loopState) editPending(acts []action.Action) error {
 // the result then give instead of the person.
 func (l *loopState) stop(why *Cause) {
 	if why == nil {
-		l.end(Result{State: Stopped, Reason: "stopped by the person"})
+		l.end(stopped(CauseStoppedByPerson))
 		return
 	}
 	l.stopFor = why
-	l.end(Result{State: Stopped, Reason: why.String()})
+	l.end(Result{State: Stopped, Reason: why.String(), Why: why})
 }

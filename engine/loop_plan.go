@@ -399,5 +399,8 @@ func (l *loopState) modelError(p *planResult) {
 		msg += " (check the model settings)"
 	}
 	c := modelCause(p.err)
+	if c.Code == CauseModelUnreachable {
+		msg = c.String() + " (" + p.err.Error() + ")"
+	}
 	l.ask(Request{Kind: AskModelError, Message: msg + "; resume to try again", Cause: &c})
 }

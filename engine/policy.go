@@ -50,6 +50,10 @@ type Target struct {
 type Why struct {
 	By     string `json:"by"`
 	Detail string `json:"detail"`
+	// What names, for "unread", what could not be read: "labels" (the UI
+	// tree), "app" (the app in front) or "windows" (a desktop's), so a UI
+	// words it in its own language (Detail is English).
+	What string `json:"what,omitempty"`
 }
 
 // String is the reason in English, for the record and the model.

@@ -414,6 +414,7 @@ func TestModelCause(t *testing.T) {
 		{fmt.Errorf("after 4 tries: %w", &model.APIError{Status: 429, Message: "quota"}), Cause{Code: CauseModelRateLimited, Detail: "quota"}},
 		{&model.APIError{Status: 500, Message: "boom"}, Cause{Code: CauseModelFailed, Detail: "model API error 500: boom"}},
 		{&model.NetError{Msg: "connection refused"}, Cause{Code: CauseModelFailed, Detail: (&model.NetError{Msg: "connection refused"}).Error()}},
+		{&model.NetError{Msg: "dial tcp 127.0.0.1:1: connect: connection refused", Down: true, BaseURL: "http://127.0.0.1:1/v1"}, Cause{Code: CauseModelUnreachable, Detail: "http://127.0.0.1:1/v1"}},
 	} {
 		if got := modelCause(c.err); got != c.want {
 			t.Errorf("%v: got %+v, want %+v", c.err, got, c.want)

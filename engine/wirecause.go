@@ -29,6 +29,11 @@ func wireCause(err error) (Cause, bool) {
 	case errors.As(err, &page):
 		return Cause{Code: CauseModelWebPage, Detail: page.BaseURL}, true
 	}
+	// Nothing answers at the address: refused, no such host.
+	var ne *model.NetError
+	if errors.As(err, &ne) && ne.Down {
+		return Cause{Code: CauseModelUnreachable, Detail: ne.BaseURL}, true
+	}
 	return Cause{}, false
 }
 

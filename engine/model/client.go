@@ -528,7 +528,9 @@ func (c *Client) classify(err error, info *attemptInfo) (error, bool) {
 	var ne net.Error
 	var oe *net.OpError
 	if errors.As(err, &ne) || errors.As(err, &oe) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return &NetError{Msg: c.redact(err.Error())}, true
+		var dns *net.DNSError
+		down := errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &dns)
+		return &NetError{Msg: c.redact(err.Error()), Down: down, BaseURL: c.redact(c.cfg.BaseURL)}, true
 	}
 	// Anything else (a malformed body, an error event mid-stream) is
 	// reported as the server's fault and retried like a 5xx.

@@ -100,6 +100,12 @@ func (e *WebPageError) Error() string {
 }
 
 // NetError is a network failure talking to the model server, after retries.
-type NetError struct{ Msg string }
+// Down says nothing answered at all (refused, no such host): the server is
+// not running or the base URL (BaseURL) is wrong.
+type NetError struct {
+	Msg     string
+	Down    bool
+	BaseURL string
+}
 
 func (e *NetError) Error() string { return "model server unreachable: " + e.Msg }

@@ -73,12 +73,12 @@ function test(name, fn) {
 }
 
 /** addModel adds a custom model in Settings (which stays open) and saves it. */
-async function addModel(name, modelName, key = '') {
+async function addModel(name, modelName, key = '', url = model.url) {
   const { page } = app
   await page.getByTestId('settings').click()
   await page.getByTestId('add-model').selectOption('custom')
   await page.getByTestId('pf-name').fill(name)
-  await page.getByTestId('pf-url').fill(model.url)
+  await page.getByTestId('pf-url').fill(url)
   await page.getByTestId('pf-model').fill(modelName)
   if (key) await page.getByTestId('pf-key').fill(key)
   await page.getByTestId('settings-save').click()
@@ -182,7 +182,9 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
   await start('Buy the item in the shop')
   const dialog = page.getByTestId('request-confirm')
   await dialog.waitFor({ timeout: 60_000 })
-  assert.match(await page.getByTestId('confirm-action').innerText(), /tap/)
+  // The button by its words, as the screen shows them: no resource id, no coordinates.
+  assert.equal(await page.getByTestId('confirm-target').innerText(), 'Press “Pay ¥99”')
+  assert.doesNotMatch(await dialog.innerText(), /com\.tandem|:id\/|\(\d+, \d+\)/)
   // The person decides on the screen the agent saw, with the tap marked.
   await page.waitForFunction(() => {
     const img = document.querySelector('[data-testid="confirm-shot"] img')
@@ -451,7 +453,9 @@ async function untranslated(page, english) {
   const all = texts.join('\n')
   const found = english.filter((s) => all.includes(s))
   for (const t of texts) {
-    const words = t.replace(/[\w~./-]+\.(json|png|html|deb|exe)\b/g, '') // file names are the same in every language
+    const words = t
+      .replace(/[\w~./-]+\.(json|png|html|deb|exe)\b/g, '') // file names are the same in every language
+      .replace(/\badb -[\w -]*\w/g, '') // and so are command lines (adb -a -P 5037 nodaemon server)
     for (const w of words.match(/[A-Za-z][A-Za-z-]{3,}/g) ?? []) if (!allowed.has(w)) found.push(`${w} (in "${t.slice(0, 60)}")`)
   }
   return found
@@ -488,9 +492,48 @@ test('the Chinese UI has no untranslated strings', async () => {
   await ask.evaluate((el) => (el.textContent = ''))
   problems.push(...(await untranslated(page, english)).map((p) => `request: ${p}`))
   await page.getByTestId('request-stop').click()
+  await page.getByTestId('run-state').getByText('已停止').waitFor()
+  problems.push(...(await reasonsInEnglish(page)).map((p) => `stopped: ${p}`))
+  // A question and its answer: the Steps list keeps both, spaced, in Chinese.
+  model.push(toolCall('ask_user', { question: '要哪种颜色？' }, '只有你能选。'), toolCall('finish', { summary: '选了蓝色。', success: true }))
+  await start('选一种颜色')
+  await page.getByTestId('answer').fill('蓝色')
+  await page.getByTestId('send-answer').click()
+  await page.getByTestId('run-state').getByText('已完成').waitFor({ timeout: 30_000 })
+  const answered = (await page.locator('[data-testid="person-act"][data-command="answer"]').innerText()).replace(/\s+/g, ' ')
+  assert.match(answered, /智能体问：“要哪种颜色？”/, answered)
+  assert.match(answered, /回答了 — “蓝色”/, answered)
+  problems.push(...(await untranslated(page, english)).map((p) => `answered: ${p}`))
+  // A model server that is not running: said in Chinese, where, with no hint
+  // for an agent it cannot reach; the person's Stop is worded too.
+  await addModel('Down model', 'down-model', '', 'http://127.0.0.1:9/v1')
+  await page.getByTestId('profile-Down model').waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByTestId('model-pick').selectOption({ label: '模型：Down model' })
+  await start('检查手机')
+  const down = page.getByTestId('request-message')
+  await down.waitFor({ timeout: 60_000 })
+  assert.equal(await down.innerText(), '模型服务（http://127.0.0.1:9/v1）没有响应：请启动它，或在“设置 → 模型”中检查接口地址，然后继续。')
+  assert.equal(await page.getByTestId('request-hint').count(), 0, 'no hint for the agent while the model server is down')
+  await down.evaluate((el) => (el.textContent = ''))
+  problems.push(...(await untranslated(page, english)).map((p) => `model down: ${p}`))
+  await shot('run-zh-model-down.png')
+  await page.getByTestId('request-stop').click()
+  await page.getByTestId('run-state').getByText('已停止').waitFor()
+  problems.push(...(await reasonsInEnglish(page)).map((p) => `stopped: ${p}`))
+  await page.getByTestId('model-pick').selectOption({ label: '模型：Scripted model' })
   await page.getByTestId('language').selectOption('en')
   assert.deepEqual([...new Set(problems)], [])
 })
+
+/** reasonsInEnglish lists a run's reason (in the control bar, its tooltip and the Steps list) left in English. */
+async function reasonsInEnglish(page) {
+  const texts = await page.evaluate(() => [
+    ...[...document.querySelectorAll('.status .txt')].flatMap((el) => [el.textContent ?? '', el.getAttribute('title') ?? '']),
+    ...[...document.querySelectorAll('[data-testid="timeline"] .summary')].map((el) => el.textContent ?? ''),
+  ])
+  return texts.filter((t) => /[A-Za-z]{4,}/.test(t))
+}
 
 test('with two models, the goal bar picks the one new tasks use', async () => {
   const { page } = app

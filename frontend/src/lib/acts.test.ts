@@ -48,7 +48,7 @@ group('the person\'s acts', () => {
 })
 
 group('targetLabel', () => {
-  const item = { action: pay, status: 'current' as const, element: { label: 'Pay ¥99', bounds: { x1: 400, y1: 2100, x2: 680, y2: 2260 } } }
+  const item = { action: pay, status: 'current' as const, element: { label: 'Pay ¥99 com.tandem.shop:id/pay', shown: 'Pay ¥99', bounds: { x1: 400, y1: 2100, x2: 680, y2: 2260 } } }
   it('names the element a confirmation is about', () => {
     expect(targetLabel(pay, [item])).toBe('Pay ¥99')
     expect(targetLabel({ type: 'tap', x: 500, y: 2200 }, [item])).toBe('Pay ¥99')

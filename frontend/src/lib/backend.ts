@@ -5,7 +5,7 @@
 // window.go and window.runtime in the desktop window and in the dev-server
 // harness; calling through this one module keeps the rest of the UI free of
 // window globals and easy to test.
-import type { Action, EngineEvent, Snapshot } from './events'
+import type { Action, EngineEvent, Request, Snapshot } from './events'
 import { boundServices, type EngineSettings, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
@@ -180,6 +180,8 @@ export interface PastAct {
   action?: Action
   region?: Region
   n?: number
+  /** what the run had asked when the person answered or let it keep going */
+  asked?: Request
 }
 
 export interface RunDetail {

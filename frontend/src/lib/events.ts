@@ -8,7 +8,7 @@
 // from its own goroutine), so a Sequencer puts a run's events back in seq
 // order before they are folded.
 import type { RunState } from './controls'
-import { i18n, type Key } from './i18n.svelte'
+import { i18n, requestTitle, type Key } from './i18n.svelte'
 
 export interface Action {
   type: string
@@ -82,7 +82,7 @@ export interface TodoItem {
   action: Action
   status: 'done' | 'current' | 'pending'
   /** the element a pointed current action aims at (from the UI tree) */
-  element?: { label: string; bounds: { x1: number; y1: number; x2: number; y2: number } }
+  element?: { label: string; bounds: { x1: number; y1: number; x2: number; y2: number }; shown?: string }
 }
 
 export interface PlanEvent {
@@ -128,11 +128,18 @@ export interface Request {
   /** the recorded screen the request is about */
   frame?: string
   /** the rule behind a confirmation */
-  why?: { by: 'model' | 'app' | 'word'; detail: string }
+  why?: { by: 'model' | 'app' | 'word' | 'unread'; detail: string; what?: string }
   /** what the screen calls the element the action aims at ("Pay ¥99") */
   label?: string
   /** the case behind any other request, for wording it in the UI's language */
-  cause?: { code: string; n?: string; detail?: string }
+  cause?: Cause
+}
+
+/** Cause is a reason in parts the UI words (engine.Cause; codes in gen/causes.ts). */
+export interface Cause {
+  code: string
+  n?: string
+  detail?: string
 }
 
 /**
@@ -152,6 +159,7 @@ export interface Result {
   summary?: string
   pending?: string[]
   reason?: string
+  why?: Cause
   steps: number
   calls: number
   usage: Usage
@@ -164,6 +172,7 @@ export interface Snapshot {
   state: RunState
   reason?: string
   by?: string
+  why?: Cause
   plan: PlanEvent
   thought?: string
   usage: UsageEvent
@@ -184,6 +193,8 @@ export interface PersonAct {
   actions?: Action[]
   region?: { x1: number; y1: number; x2: number; y2: number }
   n?: number
+  /** what the run had asked when the person answered or let it keep going */
+  asked?: Request
 }
 
 /** ActView is a person's act as the timeline keeps it. */
@@ -197,7 +208,7 @@ export interface EngineEvent {
   snapshot?: Snapshot
   retry?: RetryEvent
   waiting?: WaitingEvent
-  state?: { state: RunState; from: RunState; reason?: string; by?: string }
+  state?: { state: RunState; from: RunState; reason?: string; by?: string; why?: Cause }
   step?: StepEvent
   plan?: PlanEvent
   thought?: { call: number; delta: string }
@@ -236,6 +247,8 @@ export interface RunView {
   reason: string
   /** the person's command (or device_lost) behind the reason, when known */
   by: string
+  /** the reason in parts, when the engine gave it (a stop, a limit) */
+  why?: Cause | null
   plan: PlanEvent
   thought: string
   thoughtCall: number
@@ -264,6 +277,7 @@ export function fromSnapshot(s: Snapshot, seq: number): RunView {
     state: s.state,
     reason: s.reason ?? '',
     by: s.by ?? '',
+    why: s.why ?? null,
     plan: { ...s.plan, todo: s.plan?.todo ?? [] },
     thought: s.thought ?? '',
     thoughtCall: 0,
@@ -371,6 +385,7 @@ export function apply(v: RunView | null, e: EngineEvent): RunView | null {
       n.state = e.state.state
       n.reason = e.state.reason ?? ''
       n.by = e.state.by ?? ''
+      n.why = e.state.why ?? null
       if (n.state !== 'WaitingForUser') n.request = null
       if (n.state === 'Planning') n.thought = ''
       break
@@ -427,6 +442,22 @@ export function timelineItems(v: RunView): TimelineItem[] {
   return out.sort((a, b) => a.key - b.key)
 }
 
+/** whyText words the rule behind a confirmation in the UI's language. */
+export function whyText(w: NonNullable<Request['why']>): string {
+  const what = w.what ? `why.unread.${w.what}` : ''
+  if (w.by === 'unread' && i18n.has(what)) return i18n.t(what)
+  return i18n.t(`why.${w.by}` as Key, { detail: w.detail })
+}
+
+/**
+ * askedText says what the run had asked when the person answered or let it
+ * keep going: the agent's question, or what had stopped it (in words).
+ */
+export function askedText(r: Request): string {
+  if (r.kind === 'question') return i18n.t('who.asked', { q: r.message })
+  return i18n.t(requestTitle(r.kind))
+}
+
 /** actText words a person's act in the UI's language, with what it carried. */
 export function actText(a: PersonAct): string {
   const key = `who.${a.command}`
@@ -444,11 +475,23 @@ export function actText(a: PersonAct): string {
  */
 export function targetLabel(a: Action | undefined, todo: TodoItem[]): string {
   if (!a || a.x === undefined) return ''
-  const t = todo.find((t) => t.element?.label && t.action.type === a.type && t.action.x === a.x && t.action.y === a.y)
-  if (t?.element) return t.element.label
+  // What a person reads on it, never its resource id (which label includes).
+  const t = todo.find((t) => t.element?.shown && t.action.type === a.type && t.action.x === a.x && t.action.y === a.y)
+  if (t?.element?.shown) return t.element.shown
   // Or the element whose box holds the point, from any item of the plan.
-  const hit = todo.find((t) => t.element && a.x! >= t.element.bounds.x1 && a.x! <= t.element.bounds.x2 && a.y! >= t.element.bounds.y1 && a.y! <= t.element.bounds.y2)
-  return hit?.element?.label ?? ''
+  const hit = todo.find((t) => t.element?.shown && a.x! >= t.element.bounds.x1 && a.x! <= t.element.bounds.x2 && a.y! >= t.element.bounds.y1 && a.y! <= t.element.bounds.y2)
+  return hit?.element?.shown ?? ''
+}
+
+/**
+ * actionWords says what an action does for a person who is asked to allow
+ * it: its words, never its coordinates; a pointed action with no label is
+ * where the screenshot marks it (marked) or somewhere on the screen.
+ */
+export function actionWords(a: Action, marked: boolean): string {
+  if (!['tap', 'double_tap', 'right_click', 'long_press', 'swipe', 'drag', 'scroll'].includes(a.type)) return describe(a)
+  const s = i18n.t(marked ? 'request.actMarked' : 'request.actOnScreen', { act: i18n.t(`act.${a.type}` as Key) })
+  return s.charAt(0).toUpperCase() + s.slice(1)
 }
 
 /** describe renders an action for people, in the timeline and dialogs. */

@@ -131,6 +131,12 @@ const en = {
   'cause.action_failed': '“{action}” failed: {detail}. Fix it on the device and keep going, or take over and do it yourself.',
   'cause.device': 'The device cannot be observed: {detail}. Fix it and keep going.',
   'cause.device_repeated': 'The device failed {n} times in a row ({detail}). Check it (cable, screen lock, a dialog) and keep going, take over, or stop.',
+  'cause.model_unreachable': 'Nothing answers at the model server ({detail}): start it, or check the base URL in Settings → Models, then keep going.',
+  'cause.time_limit': 'the time limit ({n}) was reached',
+  'cause.stopped_by_person': 'you stopped the task',
+  'cause.stopping_gracefully': 'stopping after at most {n} more {n|step|steps}, as you asked',
+  'cause.stopped_gracefully': 'stopped after the steps you allowed',
+  'cause.device_away': 'the device stayed away for {n} ({detail})',
   'retry.rateLimited': 'The model server is limiting requests (429)',
   'retry.status': 'The model server answered with an error ({status})',
   'retry.network': 'The model server did not answer',
@@ -144,7 +150,8 @@ const en = {
   'who.take_over': 'Took over',
   'who.hand_back': 'Handed back',
   'who.stop': 'Stopped the task',
-  'who.stop_gracefully': 'Asked to stop after {n} more step(s)',
+  'who.stop_gracefully': 'Asked to stop after {n} more {n|step|steps}',
+  'who.asked': 'The agent asked: “{q}”',
   'who.confirm': 'Allowed',
   'who.deny': 'Denied',
   'who.answer': 'Answered',
@@ -153,6 +160,8 @@ const en = {
   'who.region': 'region',
   'request.openSettings': 'Open Settings',
   'request.confirmTarget': 'Press “{label}”',
+  'request.actMarked': '{act} where the screenshot marks it',
+  'request.actOnScreen': '{act} on the screen',
   'desktop.confirmTitle': 'Let Tandem control this computer?',
   'desktop.confirmBody': 'The agent will move this computer’s mouse and type on its keyboard while the task runs. Keep your hands off the mouse, or take over first.',
   'desktop.howToStop': 'Stop at any time: Esc in Tandem, or {key} anywhere',
@@ -173,6 +182,9 @@ const en = {
   'why.app': 'Every action in {detail} needs your confirmation (Settings → Safety).',
   'why.word': 'It matches “{detail}” in your confirmation list (Settings → Safety).',
   'why.unread': 'Tandem could not read this screen ({detail}), so it cannot tell whether the step is sensitive.',
+  'why.unread.labels': 'Tandem could not read the labels on this screen, so it cannot tell whether the step is sensitive.',
+  'why.unread.app': 'Tandem could not tell which app is in front, so it cannot tell whether the step is sensitive.',
+  'why.unread.windows': 'Tandem could not read this computer’s windows, so it cannot tell whether the step is sensitive.',
   'act.tap': 'tap',
   'act.double_tap': 'double tap',
   'act.right_click': 'right click',
@@ -195,7 +207,7 @@ const en = {
   'act.take_over': 'asks you to take over',
   'reason.pause': 'you paused the task',
   'reason.stop': 'you stopped the task',
-  'reason.stop_gracefully': 'stopping after the next step(s), as you asked',
+  'reason.stop_gracefully': 'stopping soon, as you asked',
   'reason.take_over': 'you took over',
   'reason.edit_goal': 'you edited the goal',
   'reason.edit_pending': 'you edited the pending steps',
@@ -239,6 +251,7 @@ const en = {
   'handback.noRegion': 'No region marked. Use “Mark a region” on the screen to point at something.',
   'handback.send': 'Hand back',
   'handback.cancel': 'Keep driving',
+  'desktop.cancel': 'Not now',
   'request.confirmTitle': 'Confirm a sensitive action',
   'request.confirmBody': 'The agent wants to do this. It will not happen unless you allow it.',
   'request.allow': 'Allow',
@@ -364,6 +377,7 @@ const en = {
   'history.saveAs': 'Save a copy…',
   'history.savedAs': 'A copy is saved to {path}',
   'history.view': 'Steps',
+  'history.steps': '{n} {n|step|steps}',
   'history.viewHint': 'See this task step by step',
   'history.back': 'All tasks',
   'history.noSteps': 'This task took no steps.',
@@ -543,6 +557,12 @@ const zh: Record<Key, string> = {
   'cause.action_failed': '“{action}”失败：{detail}。请在设备上处理后继续，或者接管自己完成。',
   'cause.device': '无法查看设备：{detail}。处理好后继续。',
   'cause.device_repeated': '设备连续 {n} 次出错（{detail}）。请检查（数据线、锁屏、弹窗）后继续、接管或停止任务。',
+  'cause.model_unreachable': '模型服务（{detail}）没有响应：请启动它，或在“设置 → 模型”中检查接口地址，然后继续。',
+  'cause.time_limit': '已达到时间上限（{n}）',
+  'cause.stopped_by_person': '你停止了任务',
+  'cause.stopping_gracefully': '按你的要求，最多再执行 {n} 步后停止',
+  'cause.stopped_gracefully': '已在你允许的步骤之后停止',
+  'cause.device_away': '设备离开超过 {n}（{detail}）',
   'retry.rateLimited': '模型服务正在限流（429）',
   'retry.status': '模型服务返回了错误（{status}）',
   'retry.network': '模型服务没有响应',
@@ -557,6 +577,7 @@ const zh: Record<Key, string> = {
   'who.hand_back': '交还了控制',
   'who.stop': '停止了任务',
   'who.stop_gracefully': '要求再执行 {n} 步后停止',
+  'who.asked': '智能体问：“{q}”',
   'who.confirm': '允许了',
   'who.deny': '拒绝了',
   'who.answer': '回答了',
@@ -565,6 +586,8 @@ const zh: Record<Key, string> = {
   'who.region': '区域',
   'request.openSettings': '打开设置',
   'request.confirmTarget': '点击“{label}”',
+  'request.actMarked': '在截图标出的位置{act}',
+  'request.actOnScreen': '在屏幕上{act}',
   'desktop.confirmTitle': '让 Tandem 控制这台电脑？',
   'desktop.confirmBody': '任务运行时，智能体会移动这台电脑的鼠标并用键盘输入。请不要动鼠标，或先接管。',
   'desktop.howToStop': '随时可以停止：在 Tandem 中按 Esc，或在任何地方按 {key}',
@@ -585,6 +608,9 @@ const zh: Record<Key, string> = {
   'why.app': '在 {detail} 中的每个操作都需要你确认（设置 → 安全）。',
   'why.word': '它匹配你的确认列表中的“{detail}”（设置 → 安全）。',
   'why.unread': 'Tandem 无法读取这个屏幕（{detail}），无法判断这一步是否敏感。',
+  'why.unread.labels': 'Tandem 无法读取这个屏幕上的文字，无法判断这一步是否敏感。',
+  'why.unread.app': 'Tandem 无法判断前台是哪个应用，无法判断这一步是否敏感。',
+  'why.unread.windows': 'Tandem 无法读取这台电脑的窗口，无法判断这一步是否敏感。',
   'act.tap': '点击',
   'act.double_tap': '双击',
   'act.right_click': '右键点击',
@@ -607,7 +633,7 @@ const zh: Record<Key, string> = {
   'act.take_over': '请你接管',
   'reason.pause': '你暂停了任务',
   'reason.stop': '你停止了任务',
-  'reason.stop_gracefully': '按你的要求，将在接下来的步骤后停止',
+  'reason.stop_gracefully': '按你的要求，即将停止',
   'reason.take_over': '你接管了控制',
   'reason.edit_goal': '你修改了目标',
   'reason.edit_pending': '你修改了待执行的步骤',
@@ -651,6 +677,7 @@ const zh: Record<Key, string> = {
   'handback.noRegion': '未框选区域。可在画面上使用“框选区域”指出位置。',
   'handback.send': '交还',
   'handback.cancel': '继续操作',
+  'desktop.cancel': '暂不',
   'request.confirmTitle': '请确认敏感操作',
   'request.confirmBody': '智能体想执行以下操作。未经你允许，它不会执行。',
   'request.allow': '允许',
@@ -776,6 +803,7 @@ const zh: Record<Key, string> = {
   'history.saveAs': '另存一份…',
   'history.savedAs': '副本已保存到 {path}',
   'history.view': '步骤',
+  'history.steps': '{n} 步',
   'history.viewHint': '逐步查看这个任务',
   'history.back': '全部任务',
   'history.noSteps': '这个任务没有执行任何步骤。',
@@ -836,6 +864,8 @@ class I18n {
 
   t = (key: Key, vars: Record<string, string> = {}): string => {
     let s: string = dictionaries[this.lang][key] ?? en[key] ?? key
+    // {n|step|steps}: the first word when n is 1, the second otherwise.
+    s = s.replace(/\{(\w+)\|([^|}]*)\|([^}]*)\}/g, (_, k: string, one: string, other: string) => (vars[k] === '1' ? one : other))
     for (const [k, v] of Object.entries(vars)) s = s.replaceAll(`{${k}}`, v)
     return s
   }
@@ -866,11 +896,21 @@ export function retryText(r: { attempt: number; of: number; wait_ms: number; sta
 }
 
 /**
- * reasonText words a run's reason in the UI's language when the engine says
- * which command of the person (or device loss) caused it; other reasons are
- * the engine's own sentences and are shown as they come.
+ * reasonText words a run's reason in the UI's language: from its parts when
+ * the engine gave the reason itself (why: a stop, a limit), or from the
+ * command of the person (or device loss) that caused it; what is left is
+ * the model's own words (a failure it reported), shown as they come.
  */
-export function reasonText(run: { reason: string; by: string; state?: string; request?: { kind: string } | null }): string {
+export function reasonText(run: {
+  reason: string
+  by: string
+  why?: { code: string; n?: string; detail?: string } | null
+  state?: string
+  request?: { kind: string } | null
+}): string {
+  // The engine's own reason, in parts (engine.Cause): worded here.
+  const cause = run.why ? `cause.${run.why.code}` : ''
+  if (run.why && i18n.has(cause)) return i18n.t(cause, { n: run.why.n ?? '', detail: run.why.detail ?? '' })
   const key = `reason.${run.by}`
   if (run.reason && run.by && i18n.has(key)) return i18n.t(key)
   // Waiting for the person: say what for; the dialog has the details.

@@ -189,6 +189,7 @@ export interface PastAct {
   action?: Action
   region?: Region
   n?: number
+  asked?: Request
 }
 
 /** backend.PastStep */
@@ -212,6 +213,7 @@ export interface PersonAct {
   actions?: Action[]
   region?: Region
   n?: number
+  asked?: Request
 }
 
 /** engine.PlanEvent */
@@ -313,6 +315,7 @@ export interface Result {
   summary?: string
   pending?: string[]
   reason?: string
+  why?: Cause
   steps: number
   calls: number
   usage: Usage
@@ -377,6 +380,7 @@ export interface Snapshot {
   state: string
   reason?: string
   by?: string
+  why?: Cause
   plan: PlanEvent
   thought?: string
   retry?: RetryEvent
@@ -403,6 +407,7 @@ export interface StateEvent {
   from: string
   reason?: string
   by?: string
+  why?: Cause
 }
 
 /** engine.StepEvent */
@@ -480,6 +485,7 @@ export interface WelcomeStatus {
 export interface Why {
   by: string
   detail: string
+  what?: string
 }
 
 /** The methods Wails binds, by service (app/api.go): window.go.app.<service>.<method>. */

@@ -1,0 +1,55 @@
+// The person's acts in the Steps list: an answer keeps its question, a
+// changed goal reads "Changed the goal — “…”" (a space each side of the
+// dash), and a stopped run's reason is in the UI's language.
+import { afterEach, describe, expect, it } from 'vitest'
+import { flushSync, mount, unmount } from 'svelte'
+import Timeline from './Timeline.svelte'
+import { fromSnapshot, type PersonAct } from '../lib/events'
+import { i18n } from '../lib/i18n.svelte'
+import { store } from '../lib/store.svelte'
+
+// jsdom lays nothing out: the list's scrolling is a no-op here.
+Element.prototype.scrollIntoView = function () {}
+
+let app: Record<string, unknown> | null = null
+afterEach(() => {
+  if (app) unmount(app)
+  app = null
+  document.body.innerHTML = ''
+  i18n.lang = 'en'
+})
+
+function render(acts: PersonAct[], end?: { reason: string; why: { code: string; n?: string } }) {
+  store.selected = 'p1'
+  const usage = { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 }
+  store.runs = {
+    p1: fromSnapshot({ id: 'r1', device: 'p1', goal: 'buy it', state: end ? 'Stopped' : 'Planning', seq: 1, usage, acts,
+      reason: end?.reason, why: end?.why, plan: { todo: [] },
+      result: end ? { state: 'Stopped', success: false, reason: end.reason, why: end.why, steps: 0, calls: 0, usage: usage.total } : undefined }, 1),
+  }
+  const target = document.createElement('div')
+  document.body.append(target)
+  app = mount(Timeline, { target })
+  flushSync()
+  return target
+}
+
+describe('the Steps list', () => {
+  it('keeps the question beside the answer, and spaces the dash', () => {
+    const el = render([
+      { command: 'answer', text: 'blue', asked: { kind: 'question', message: 'Which colour?' } },
+      { command: 'edit_goal', text: 'buy two' },
+    ])
+    const acts = [...el.querySelectorAll('[data-testid="person-act"]')].map((a) => a.textContent?.replace(/\s+/g, ' ').trim() ?? '')
+    expect(acts[0]).toContain('The agent asked: “Which colour?”')
+    expect(acts[0]).toContain('Answered — “blue”')
+    expect(acts[1]).toContain('Changed the goal — “buy two”')
+  })
+  it('words a graceful stop in Chinese', () => {
+    i18n.lang = 'zh-CN'
+    const el = render([{ command: 'stop_gracefully', n: 1 }], { reason: 'stopped gracefully', why: { code: 'stopped_gracefully' } })
+    const text = el.textContent ?? ''
+    expect(text).toContain('已在你允许的步骤之后停止')
+    expect(text).not.toContain('stopped gracefully')
+  })
+})
