@@ -81,8 +81,11 @@ func unescape(b []byte) []byte {
 	return out
 }
 
-// spsSize reads the picture size (cropping applied) from an SPS NAL unit
-// (starting with its header byte, no start code).
+// SPSSize reads the picture size (cropping applied) from an SPS NAL unit
+// (starting with its header byte, no start code): what a decoder will
+// draw, whatever a header around the stream says.
+func SPSSize(nal []byte) (w, h int, err error) { return spsSize(nal) }
+
 func spsSize(nal []byte) (w, h int, err error) {
 	if len(nal) < 4 || nal[0]&0x1f != nalSPS {
 		return 0, 0, errSPS
