@@ -87,7 +87,7 @@ func TestWindowSmoke(t *testing.T) {
 // productionBinary is the binary `make test` built (TANDEM_BIN), after
 // checking the X tools a window test needs; without it the test is skipped
 // (or fails in CI, where it must run).
-func productionBinary(t *testing.T, tools ...string) string {
+func productionBinary(t testing.TB, tools ...string) string {
 	t.Helper()
 	bin := os.Getenv("TANDEM_BIN")
 	if bin == "" {
