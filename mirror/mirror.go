@@ -18,7 +18,11 @@
 // of pictures, and catches up at the next key frame.
 //
 // Wire format of one binary message: a 24-byte header — kind u8 (1 JPEG,
-// 2 H.264), flags u8 (bit 0 codec config, bit 1 key frame), 2 reserved
+// 2 H.264), flags u8 (bit 0 codec config, bit 1 key frame, bit 2 behind: a
+// newer packet of the same send follows at once, so a client decodes this
+// one without showing its picture — a joiner given a whole group of
+// pictures shows only the newest, never the screen as it was at the group's
+// key frame), 2 reserved
 // bytes, width u32, height u32 (the device's screen in pixels: the space of
 // the person's clicks, not the video's size), capture time (Unix ms) u64,
 // 4 reserved bytes, all big-endian — then the JPEG or Annex-B bytes. A text
@@ -71,7 +75,10 @@ type Frame struct {
 	Kind   Kind
 	Config bool // H.264 SPS/PPS
 	Key    bool // H.264 key frame
-	Width  int  // device pixels of the captured screen
+	// Behind is set on the wire only, per client: a newer packet of the
+	// same send follows, so this picture need not be shown.
+	Behind bool
+	Width  int // device pixels of the captured screen
 	Height int
 	At     time.Time
 	Data   []byte
@@ -459,8 +466,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			path = p
 		}
 		if len(frames) > 0 {
-			for _, f := range frames {
-				if err := writeFrame(ctx, c, f); err != nil {
+			for i, f := range frames {
+				m := *f
+				m.Behind = i < len(frames)-1
+				if err := writeFrame(ctx, c, &m); err != nil {
 					return
 				}
 				sent = f.Seq
@@ -496,6 +505,9 @@ func AppendMessage(b []byte, f *Frame) []byte {
 	if f.Key {
 		flags |= 2
 	}
+	if f.Behind {
+		flags |= 4
+	}
 	b = append(b, byte(f.Kind), flags, 0, 0)
 	b = binary.BigEndian.AppendUint32(b, uint32(f.Width))
 	b = binary.BigEndian.AppendUint32(b, uint32(f.Height))
@@ -515,7 +527,7 @@ func ParseMessage(msg []byte) (Frame, error) {
 		return Frame{}, fmt.Errorf("mirror message of unknown kind %d", k)
 	}
 	return Frame{
-		Kind: k, Config: msg[1]&1 != 0, Key: msg[1]&2 != 0,
+		Kind: k, Config: msg[1]&1 != 0, Key: msg[1]&2 != 0, Behind: msg[1]&4 != 0,
 		Width:  int(binary.BigEndian.Uint32(msg[4:])),
 		Height: int(binary.BigEndian.Uint32(msg[8:])),
 		At:     time.UnixMilli(int64(binary.BigEndian.Uint64(msg[12:]))),

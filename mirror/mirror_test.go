@@ -208,15 +208,18 @@ func TestVideoJoinersStartAtTheKeyFrameAndFollowInOrder(t *testing.T) {
 		if f.Kind != KindH264 || f.Width != 1080 {
 			t.Fatalf("frame %+v", f)
 		}
-		got = append(got, fmt.Sprintf("%v/%v/%x", f.Config, f.Key, f.Data[4]))
+		got = append(got, fmt.Sprintf("%v/%v/%x/%v", f.Config, f.Key, f.Data[4], f.Behind))
 	}
-	if want := []string{"true/false/67", "false/true/65", "false/false/42"}; strings.Join(got, " ") != strings.Join(want, " ") {
+	// The group is sent at once, each packet but the last marked behind: a
+	// joiner decodes the older pictures without showing them, so the first
+	// picture it shows is the newest (issue 28's tile that showed the launcher).
+	if want := []string{"true/false/67/true", "false/true/65/true", "false/false/42/false"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("joined with %v, want %v", got, want)
 	}
-	// Following live: each new packet arrives in order.
+	// Following live: each new packet arrives in order, to be shown.
 	hub.PublishVideo("p", pk(false, false, 0x43))
 	_, msg = readMsg(t, c)
-	if f, _ := ParseMessage(msg); f.Data[4] != 0x43 || f.Config || f.Key {
+	if f, _ := ParseMessage(msg); f.Data[4] != 0x43 || f.Config || f.Key || f.Behind {
 		t.Fatalf("live packet %+v", f)
 	}
 	hub.SetPath("p", Path{Path: "screenrecord", Reason: "no scrcpy-server"})

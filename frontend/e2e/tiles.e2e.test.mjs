@@ -105,24 +105,45 @@ const steps = async (p) => Number(await attr(p, 'data-steps'))
 
 /**
  * tileColours reads, on every phone tile, the colour of its screen's app
- * bar (7.5% down the picture, in the middle), or null before a frame.
+ * bar (7.5% down the picture, in the middle), or null before a frame. The
+ * page also keeps, per tile, the colour of every picture shown since
+ * watchPictures (each time a tile's count of shown pictures moves).
  */
-function tileColours() {
-  return app.page.evaluate(() =>
-    Object.fromEntries(
-      [...document.querySelectorAll('[data-testid="tile"]')].map((t) => {
+async function tileColours() {
+  await watchPictures(false)
+  return app.page.evaluate(() => window.tandemProbe.all())
+}
+
+/** watchPictures installs the page's probe, and with fresh, forgets the pictures seen so far. */
+function watchPictures(fresh = true) {
+  return app.page.evaluate((fresh) => {
+    if (!window.tandemProbe) {
+      const colour = (t) => {
         const screen = t.querySelector('[data-testid="tile-screen"]')
         const c = screen.querySelector('canvas')
         const [w, h] = (screen.dataset.frame || '0x0').split('x').map(Number)
-        if (!w || !c.width) return [t.dataset.device, null]
+        if (!w || !c || !c.width) return null
         const scale = Math.min(c.width / w, c.height / h)
         const x = Math.round((c.width - w * scale) / 2 + (w * scale) / 2)
         const y = Math.round((c.height - h * scale) / 2 + h * scale * 0.075)
         const px = c.getContext('2d').getImageData(x, y, 1, 1).data
-        return [t.dataset.device, [px[0], px[1], px[2]]]
-      }),
-    ),
-  )
+        return [px[0], px[1], px[2]]
+      }
+      const probe = {
+        shown: {}, // device → colours of the pictures shown, in order
+        all: () => Object.fromEntries([...document.querySelectorAll('[data-testid="tile"]')].map((t) => [t.dataset.device, colour(t)])),
+      }
+      new MutationObserver((records) => {
+        for (const r of records) {
+          const t = r.target.closest('[data-testid="tile"]')
+          const c = t && colour(t)
+          if (c) (probe.shown[t.dataset.device] ??= []).push(c)
+        }
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['data-shown'] })
+      window.tandemProbe = probe
+    }
+    if (fresh) window.tandemProbe.shown = {}
+  }, fresh)
 }
 
 /** nearestApp names which of the apps a colour is (the index in apps). */
@@ -202,8 +223,24 @@ test('four phones side by side, each tile live on its own phone', async () => {
   await tile(phones[3]).getByTestId('tile-open').click()
   await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor()
   assert.equal(await page.getByTestId(`device-${phones[3].serial}`).getAttribute('aria-selected'), 'true')
+  // Coming back, a tile is sent its phone's whole group of pictures since
+  // the last key frame (phone 2's may hold its list, its settings and its
+  // list again; the shop's its launcher, then the shop): it decodes them all
+  // and shows only the newest. Every picture shown is the phone as it is
+  // now, never as it was (a shop tile once showed the shop phone's launcher
+  // here).
+  await watchPictures()
   await page.getByTestId('view-tiles').click()
   await page.getByTestId('tiles').waitFor()
+  await until(async () => {
+    const seen = await tileColours()
+    return phones.every((p) => seen[p.serial] && apps[nearestApp(seen[p.serial])].pkg === p.pkg)
+  }, async () => `every tile shows its own phone again: ${JSON.stringify(await tileColours())}`)
+  const shown = await page.evaluate(() => window.tandemProbe.shown)
+  for (const p of phones) {
+    const past = (shown[p.serial] ?? []).filter((c) => apps[nearestApp(c)].pkg !== p.pkg)
+    assert.deepEqual(past, [], `pictures of the past shown on the tile of ${p.serial} on joining (all: ${JSON.stringify(shown[p.serial])})`)
+  }
   await ownScreens(5)
 })
 

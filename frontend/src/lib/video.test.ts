@@ -21,8 +21,9 @@ const delta = [0, 0, 1, 0x41, 0x9a, 0x02]
 describe('parseMessage', () => {
   it('reads the 24-byte header and the bytes after it', () => {
     const m = parseMessage(message(2, 3, 1080, 2400, 1_700_000_000_123, [1, 2, 3]))!
-    expect(m).toMatchObject({ kind: 2, config: true, key: true, w: 1080, h: 2400, at: 1_700_000_000_123 })
+    expect(m).toMatchObject({ kind: 2, config: true, key: true, behind: false, w: 1080, h: 2400, at: 1_700_000_000_123 })
     expect([...m.data]).toEqual([1, 2, 3])
+    expect(parseMessage(message(2, 4, 1080, 2400, 0, [1]))).toMatchObject({ config: false, key: false, behind: true })
   })
   it('refuses short messages and unknown kinds', () => {
     expect(parseMessage(new ArrayBuffer(10))).toBeNull()
@@ -67,15 +68,16 @@ class FakeDecoder implements Decoder {
   state = 'unconfigured'
   configured: string[] = []
   chunks: { type: string; data: number[] }[] = []
+  closed = 0 // frames closed by whoever got them
   constructor(public output: (f: VideoFrame) => void, public error: (e: Error) => void) {}
   configure(c: { codec: string }) {
     this.state = 'configured'
     this.configured.push(c.codec)
   }
   decode(chunk: EncodedVideoChunk) {
-    const c = chunk as unknown as { type: string; data: Uint8Array }
+    const c = chunk as unknown as { type: string; data: Uint8Array; timestamp: number }
     this.chunks.push({ type: c.type, data: [...c.data] })
-    this.output({ close() {} } as VideoFrame)
+    this.output({ timestamp: c.timestamp, close: () => this.closed++ } as unknown as VideoFrame)
   }
   close() {
     this.state = 'closed'
@@ -94,12 +96,12 @@ function player() {
       decoders.push(d)
       return d
     },
-    (init) => ({ type: init.type, data: init.data }) as unknown as EncodedVideoChunk,
+    (init) => ({ type: init.type, data: init.data, timestamp: init.timestamp }) as unknown as EncodedVideoChunk,
   )
   return { p, decoders, frames, errors }
 }
 
-const msg = (cfg: boolean, k: boolean, data: number[]): Message => ({ kind: 2, config: cfg, key: k, w: 1080, h: 2400, at: 0, data: new Uint8Array(data) })
+const msg = (cfg: boolean, k: boolean, data: number[], behind = false): Message => ({ kind: 2, config: cfg, key: k, behind, w: 1080, h: 2400, at: 0, data: new Uint8Array(data) })
 
 describe('H264Player', () => {
   it('waits for config and a key frame, then decodes in order with the config in front of key frames', () => {
@@ -114,6 +116,21 @@ describe('H264Player', () => {
     expect(decoders[0].chunks.map((c) => c.type)).toEqual(['key', 'delta'])
     expect(decoders[0].chunks[0].data).toEqual([...config, ...key])
     expect(p.decoded).toBe(2)
+    expect(frames).toHaveLength(2)
+  })
+  it('decodes the packets sent behind a newer one without handing their pictures on', () => {
+    // A joiner is sent the whole group of pictures at once: the screen as it
+    // was at the key frame must not be shown, only the newest picture.
+    const { p, decoders, frames } = player()
+    p.push(msg(true, false, config, true))
+    p.push(msg(false, true, key, true))
+    p.push(msg(false, false, delta, true))
+    p.push(msg(false, false, delta))
+    expect(decoders[0].chunks.map((c) => c.type)).toEqual(['key', 'delta', 'delta'])
+    expect(p.decoded).toBe(3)
+    expect(frames).toHaveLength(1)
+    expect(decoders[0].closed).toBe(2) // the pictures not shown are closed
+    p.push(msg(false, false, delta)) // live again: every picture is shown
     expect(frames).toHaveLength(2)
   })
   it('does not reconfigure for the same config, and does for a new one (rotation)', () => {

@@ -1,7 +1,10 @@
 // The mirror stream's messages and the H.264 player.
 //
 // The Go side (mirror) sends binary messages with a 24-byte header —
-// kind u8 (1 JPEG, 2 H.264), flags u8 (bit 0 codec config, bit 1 key frame),
+// kind u8 (1 JPEG, 2 H.264), flags u8 (bit 0 codec config, bit 1 key frame,
+// bit 2 behind: a newer packet of the same send follows, so its picture is
+// decoded but not shown — a joiner sent a whole group of pictures shows the
+// newest, not the screen as it was at the group's key frame),
 // 2 reserved, width u32 and height u32 (the device's screen in pixels: the
 // space of clicks, not the video's size), capture time (Unix ms) u64,
 // 4 reserved — then the bytes, and text messages with the mirror's path.
@@ -21,6 +24,7 @@ export interface Message {
   kind: number
   config: boolean
   key: boolean
+  behind: boolean // a newer packet follows at once: decode, do not show
   w: number
   h: number
   at: number // Unix ms
@@ -38,6 +42,7 @@ export function parseMessage(buf: ArrayBuffer): Message | null {
     kind,
     config: (flags & 1) !== 0,
     key: (flags & 2) !== 0,
+    behind: (flags & 4) !== 0,
     w: dv.getUint32(4),
     h: dv.getUint32(8),
     at: Number(dv.getBigUint64(12)),
@@ -141,7 +146,8 @@ export function canDecodeH264(): Promise<boolean> {
  * H264Player feeds H.264 messages to a decoder and hands decoded frames on.
  * It skips packets until it has a config and a key frame (a decoder cannot
  * start elsewhere), reconfigures when the config changes (the phone
- * rotated), and counts decoded frames.
+ * rotated), and counts decoded frames. A picture decoded from a packet sent
+ * behind a newer one is closed, not handed on.
  */
 export class H264Player {
   decoded = 0
@@ -150,6 +156,7 @@ export class H264Player {
   private codec = ''
   private needKey = true
   private ts = 0
+  private hidden = new Set<number>() // timestamps of chunks sent behind a newer one
 
   constructor(
     private onFrame: (f: VideoFrame) => void,
@@ -168,7 +175,8 @@ export class H264Player {
         this.dec = this.makeDecoder(
           (f) => {
             this.decoded++
-            this.onFrame(f)
+            if (this.shown(f.timestamp)) this.onFrame(f)
+            else f.close()
           },
           (e) => {
             // A failed decoder is closed: start over at the next config.
@@ -196,7 +204,22 @@ export class H264Player {
       this.needKey = false
     }
     this.ts += 16_667
+    if (m.behind) this.hidden.add(this.ts)
     this.dec.decode(this.makeChunk({ type: m.key ? 'key' : 'delta', timestamp: this.ts, data }))
+  }
+
+  /**
+   * shown says whether the picture of the chunk at ts is to be shown, and
+   * forgets that chunk and any older one the decoder never output.
+   */
+  private shown(ts: number): boolean {
+    let hide = false
+    for (const t of this.hidden) {
+      if (t > ts) break // in the order sent: the rest are newer
+      hide ||= t === ts
+      this.hidden.delete(t)
+    }
+    return !hide
   }
 
   close() {
@@ -205,5 +228,6 @@ export class H264Player {
     this.config = null
     this.codec = ''
     this.needKey = true
+    this.hidden.clear()
   }
 }
