@@ -43,6 +43,7 @@ class Store {
   #seen = new Set<string>()
 
   #runDevice = new Map<string, string>() // run id -> device id
+  #listed = 0 // device lists set so far (an answer is dropped if one came while it was asked)
 
   get device(): DeviceEntry | undefined {
     return this.devices.find((d) => d.id === this.selected)
@@ -147,9 +148,16 @@ class Store {
     return { ...runs, [device]: next }
   }
 
+  /**
+   * refreshDevices asks for the device list. A list set while the call was
+   * out (a "devices" event, sent on every change) is newer than its answer,
+   * which is then dropped: under load the event can overtake the answer.
+   */
   async refreshDevices() {
+    const before = this.#listed
     try {
-      this.setDevices(await backend.ListDevices())
+      const list = await backend.ListDevices()
+      if (this.#listed === before) this.setDevices(list)
       this.devicesError = ''
     } catch (e) {
       this.devicesError = errorText(e)
@@ -157,6 +165,7 @@ class Store {
   }
 
   setDevices(list: DeviceEntry[]) {
+    this.#listed++
     this.devices = list
     if (!this.selected || !list.some((d) => d.id === this.selected)) {
       // This computer is never chosen for the person: an agent moving

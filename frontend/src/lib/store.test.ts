@@ -93,3 +93,29 @@ describe('several runs at once', () => {
     expect(got).toEqual(['run-a', 'run-b'])
   })
 })
+
+// Under load a devices event can overtake the answer to a ListDevices asked
+// before it: the answer is older than what the event said, and must not
+// empty the list the event filled (issue 30: the Devices list empty during
+// a run under load).
+describe('the device list', () => {
+  it('keeps an event newer than the answer to a call begun before it', async () => {
+    let answer: (l: DeviceEntry[]) => void = () => {}
+    window.go = { app: { DevicesAPI: { ListDevices: () => new Promise<DeviceEntry[]>((r) => (answer = r)) } } }
+    try {
+      store.setDevices([])
+      const asked = store.refreshDevices()
+      store.setDevices([dev('emulator-5554', 'phone')]) // the "devices" event
+      answer([]) // computed before the phone came
+      await asked
+      expect(store.devices.map((d) => d.id)).toEqual(['emulator-5554'])
+      // With no event meanwhile, the answer is the news.
+      const again = store.refreshDevices()
+      answer([dev('emulator-5554', 'phone'), dev('emulator-5556', 'phone')])
+      await again
+      expect(store.devices.map((d) => d.id)).toEqual(['emulator-5554', 'emulator-5556'])
+    } finally {
+      delete window.go
+    }
+  })
+})
