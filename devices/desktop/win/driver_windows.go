@@ -111,8 +111,8 @@ func Open(ctx context.Context, id string, opts Options) (*Driver, error) {
 	}
 	d.inj.init()
 	d.inj.took = d.tookLocked
-	target := &hookTarget{person: d.inj.person, watching: &d.inj.watching,
-		hand: func(e desktop.HandEvent) { d.hand.push(handItem{ev: e}) }}
+	target := &hookTarget{person: d.inj.person, epoch: &d.inj.epoch, reported: &d.inj.reported, watching: &d.inj.watching,
+		hand: func(e desktop.HandEvent) { d.hand.push(handItem{ev: e, epoch: d.inj.epoch.Load()}) }}
 	fire := d.stopPressed
 	if opts.StopKeys != nil {
 		fire = func() { opts.StopKeys.Fire(d.stopKey()) }

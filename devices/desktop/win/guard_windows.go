@@ -29,6 +29,11 @@ type injector struct {
 	haltCh chan struct{} // closed when halt is set
 	held   map[string]bool
 	person chan struct{} // the hooks saw the person's input (one pending)
+	// epoch counts the agent's arms; reported is the epoch the hooks saw
+	// the person's last press in. A report from before the current arm
+	// (the person's click while they drove, taken by the watcher only
+	// after Resume and the next action's arm) is theirs, not a takeover.
+	epoch, reported atomic.Uint64
 	exp    image.Point   // where the agent last put the pointer
 	// driving: halted by the person's hand; their acts are reported
 	// (PersonActs) until Resume. watching (armed or driving) tells the
@@ -194,6 +199,7 @@ func (d *Driver) arm(ctx context.Context) error {
 	}
 	if !j.armed {
 		j.exp, _ = cursorPos()
+		j.epoch.Add(1)
 		select {
 		case <-j.person:
 		default:
@@ -229,12 +235,18 @@ func (d *Driver) disarm() {
 func (j *injector) personLocked() bool {
 	select {
 	case <-j.person:
-		return true
+		if j.fresh() {
+			return true
+		}
 	default:
 	}
 	p, ok := cursorPos()
 	return ok && pointerMoved(p, j.exp, &warps)
 }
+
+// fresh reports whether the hooks' last report of the person's input came
+// in this arm, not before it.
+func (j *injector) fresh() bool { return j.reported.Load() == j.epoch.Load() }
 
 // tookLocked latches ErrTakenOver and signals Takeover; d.inj.mu is held.
 func (d *Driver) tookLocked() {
@@ -261,7 +273,7 @@ func (d *Driver) watch() {
 		case <-t.C:
 		}
 		d.inj.mu.Lock()
-		if d.inj.armed && (hooked || d.inj.personLocked()) {
+		if d.inj.armed && (hooked && d.inj.fresh() || d.inj.personLocked()) {
 			d.tookLocked()
 		}
 		d.inj.mu.Unlock()

@@ -22,6 +22,7 @@ import (
 // handItem is what the hand loop is given, in order.
 type handItem struct {
 	ev    desktop.HandEvent
+	epoch uint64 // the agent's arm when the hook saw ev
 	flush chan []action.Action
 	reset bool
 }
@@ -101,7 +102,7 @@ func (d *Driver) handLoop() {
 					out = nil
 				case it.reset:
 					acts, out = desktop.NewHandActs(d.info.Screen), nil
-				case d.personEvent(it.ev):
+				case d.personEvent(it.ev, it.epoch):
 					out = append(out, acts.Feed(d.onMonitor(it.ev))...)
 					if wait := acts.Pending(); wait > 0 {
 						pause.Reset(wait)
@@ -114,11 +115,13 @@ func (d *Driver) handLoop() {
 
 // personEvent judges one of the person's events: in the agent's action a
 // press is a takeover (the pointer's moves are judged by where it is, see
-// personMouse); it reports whether the person drives, so it is theirs.
-func (d *Driver) personEvent(e desktop.HandEvent) bool {
+// personMouse), unless the hook saw it before the action's arm (queued while
+// the person drove, judged after Resume); it reports whether the person
+// drives, so it is theirs.
+func (d *Driver) personEvent(e desktop.HandEvent, epoch uint64) bool {
 	d.inj.mu.Lock()
 	defer d.inj.mu.Unlock()
-	if d.inj.armed && e.Kind != desktop.HandMove && e.Kind != desktop.HandUp && e.Kind != desktop.HandKeyUp {
+	if d.inj.armed && epoch == d.inj.epoch.Load() && e.Kind != desktop.HandMove && e.Kind != desktop.HandUp && e.Kind != desktop.HandKeyUp {
 		d.tookLocked()
 	}
 	return d.inj.driving

@@ -37,7 +37,9 @@ var (
 
 // hookTarget is what a driver's hooks report to; they never block.
 type hookTarget struct {
-	person   chan<- struct{}
+	person chan<- struct{}
+	// epoch is the agent's arm now; a report stores it in reported first.
+	epoch, reported *atomic.Uint64
 	stopKeys map[uint32]bool
 	// watching: the agent acts or the person drives; then hand is given
 	// each of the person's events (the stop hotkey's keys aside).
@@ -70,6 +72,7 @@ var (
 )
 
 func report(t *hookTarget) {
+	t.reported.Store(t.epoch.Load())
 	select {
 	case t.person <- struct{}{}:
 	default:
