@@ -208,8 +208,18 @@ test('Test connection tests what is in the form: a dead address fails though the
 test('a goal re-run from Recent goals replaces the text in the box', async () => {
   const { page } = app
   for (let i = 0; i < 2; i++) {
+    // The first run's card stays until the second run's first event: wait
+    // for the second run itself to end, or it outlives the test (under load
+    // the next test found Start disabled by it, its reply cleared).
+    const n = model.requests.length
     model.push(toolCall('finish', { summary: 'Done.', success: true }))
     await start('Open the counter')
+    await until(() => model.requests.length > n, 'the model was called', 30_000)
+    await until(
+      () => page.evaluate(async () => (await window.go.app.RunsAPI.ActiveRuns()).every((r) => ['Done', 'Failed', 'Stopped'].includes(r.state))),
+      'the run ended',
+      30_000,
+    )
     await page.getByTestId('result-card').waitFor({ timeout: 30_000 })
   }
   await page.getByTestId('goal').fill('something else')
