@@ -41,6 +41,7 @@ beforeEach(() => {
   window.go = { app: { MirrorAPI: { TileURL: async () => 'ws://127.0.0.1:1/stream/x?token=t', TileClosed: async () => {} } } }
 })
 afterEach(() => {
+  FakeSocket.last = null
   if (app) unmount(app)
   app = null
   document.body.innerHTML = ''
@@ -57,6 +58,16 @@ async function settle() {
 }
 
 describe('Tile', () => {
+  it('says the stream stopped when it is lost before any picture, rather than showing an empty screen', async () => {
+    const target = document.createElement('div')
+    document.body.append(target)
+    app = mount(Tile, { target, props: { device, need: undefined, onOpen: () => {} } })
+    await vi.waitFor(() => expect(FakeSocket.last).not.toBeNull())
+    FakeSocket.last!.onclose!()
+    await settle()
+    expect(target.querySelector('[data-testid="tile-lost"]')?.textContent).toBe('The screen stream stopped: …')
+  })
+
   it('dates the last picture once the stream ended, and calls it live again at the next', async () => {
     const target = document.createElement('div')
     document.body.append(target)
