@@ -343,7 +343,18 @@ func writeFrame(path string, img image.Image, buf *bytes.Buffer) (int, error) {
 	if err := jpeg.Encode(buf, shrink(img, frameLong), &jpeg.Options{Quality: frameQ}); err != nil {
 		return 0, err
 	}
-	return buf.Len(), os.WriteFile(path, buf.Bytes(), 0o644)
+	// Written beside its name and renamed into it: the frames server (the
+	// timeline asks as soon as the step's event comes) never opens a frame
+	// that is not whole.
+	part := path + ".part"
+	if err := os.WriteFile(part, buf.Bytes(), 0o644); err != nil {
+		return 0, err
+	}
+	if err := os.Rename(part, path); err != nil {
+		_ = os.Remove(part)
+		return 0, err
+	}
+	return buf.Len(), nil
 }
 
 // shrink scales img so its long side is at most long pixels (nearest
