@@ -37,6 +37,8 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] })
   vi.stubGlobal('WebSocket', FakeSocket)
   vi.stubGlobal('ResizeObserver', class { observe() {} unobserve() {} disconnect() {} })
+  // jsdom has no 2D canvas: the picture is not drawn here, only its state told.
+  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null)
   vi.stubGlobal('createImageBitmap', async () => ({ width: 1080, height: 2400, close() {} }))
   window.go = { app: { MirrorAPI: { TileURL: async () => 'ws://127.0.0.1:1/stream/x?token=t', TileClosed: async () => {} } } }
 })
@@ -47,6 +49,7 @@ afterEach(() => {
   document.body.innerHTML = ''
   delete window.go
   vi.unstubAllGlobals()
+  vi.restoreAllMocks()
   vi.useRealTimers()
 })
 
