@@ -69,6 +69,8 @@ vet: frontend
 LINTPKGS ?= ./...
 lint: frontend
 	$(GOBIN)/golangci-lint run --allow-serial-runners $(LINTPKGS)
+	@# golangci-lint reads this platform's files only: gofmt checks every one (the Windows driver's too).
+	@unformatted="$$(gofmt -l $(GOFILES))"; if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 
 # The window smoke test needs the production binary; TANDEM_BIN tells it where.
 # The dev binary's listeners are checked from outside; TANDEM_DEV_BIN.

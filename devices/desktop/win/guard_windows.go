@@ -34,7 +34,7 @@ type injector struct {
 	// (the person's click while they drove, taken by the watcher only
 	// after Resume and the next action's arm) is theirs, not a takeover.
 	epoch, reported atomic.Uint64
-	exp    image.Point   // where the agent last put the pointer
+	exp             image.Point // where the agent last put the pointer
 	// driving: halted by the person's hand; their acts are reported
 	// (PersonActs) until Resume. watching (armed or driving) tells the
 	// hooks to hand over the person's events.

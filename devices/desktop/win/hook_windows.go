@@ -40,7 +40,7 @@ type hookTarget struct {
 	person chan<- struct{}
 	// epoch is the agent's arm now; a report stores it in reported first.
 	epoch, reported *atomic.Uint64
-	stopKeys map[uint32]bool
+	stopKeys        map[uint32]bool
 	// watching: the agent acts or the person drives; then hand is given
 	// each of the person's events (the stop hotkey's keys aside).
 	watching *atomic.Bool
