@@ -32,18 +32,14 @@ function render() {
 describe('StepThumb', () => {
   it('asks again for a frame that is not written yet, for seconds, and shows it when it comes', () => {
     const t = render()
-    let waited = 0
     for (let i = 0; i < 5; i++) {
       const before = t.img()!.src
       t.fail()
       expect(t.img()).not.toBeNull() // still waiting, not given up
-      const step = 6_000
-      vi.advanceTimersByTime(step)
-      waited += step
+      vi.advanceTimersByTime(6_000) // five tries: half a minute of asking
       flushSync()
       expect(t.img()!.src).not.toBe(before) // asked again
     }
-    expect(waited).toBeGreaterThanOrEqual(20_000)
     t.img()!.dispatchEvent(new Event('load'))
     flushSync()
     expect(t.img()).not.toBeNull()
