@@ -56,6 +56,11 @@ type Config struct {
 	// RunsDir is where run records go ("" = DataDir/runs, where History
 	// looks).
 	RunsDir string
+	// Interrupted, when set, reports a stop of every run already asked
+	// for and on its way (a command line's Ctrl+C the process has
+	// received, before the code that stops the runs has woken): no device
+	// action starts while it reports true (engine.Config.Interrupted).
+	Interrupted func() bool
 }
 
 // Runs is the folder of run records.
@@ -168,6 +173,7 @@ func New(cfg Config) *Backend {
 	}
 	b.runs.personDo = b.desks.personDo
 	b.runs.hand = b.Hand
+	b.runs.interrupted = cfg.Interrupted
 	return b
 }
 

@@ -30,6 +30,8 @@ type Runs struct {
 	// personDo is the one path of the person's input to a device (the
 	// feed's), given to every run as its Config.PersonInput.
 	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
+	// interrupted is Config.Interrupted, given to every run.
+	interrupted func() bool
 	// world, when set, runs every run of this backend on one scheduler
 	// and virtual clock instead of goroutines, so the simulation of
 	// several runs and one person (manyruns_sim_test.go) replays a seed
@@ -123,7 +125,8 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 	if err != nil {
 		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
 	}
-	cfg := engine.Config{Device: dev, DeviceID: deviceID, PersonInput: r.personInput(deviceID, dev), OnScreen: r.publish(deviceID)}
+	cfg := engine.Config{Device: dev, DeviceID: deviceID, PersonInput: r.personInput(deviceID, dev), OnScreen: r.publish(deviceID),
+		Interrupted: r.interrupted}
 	if r.world != nil {
 		cfg.Scheduler, cfg.Clock = r.world.sched, r.world.clock
 	}

@@ -36,6 +36,7 @@ func runMCP(ctx context.Context, env Env) int {
 	}
 	cfg := backend.ConfigFromEnv()
 	cfg.ADB = "127.0.0.1:" + strconv.Itoa(*port)
+	cfg.Interrupted = env.stops.Interrupted
 	b := backend.New(cfg)
 	defer b.Shutdown()
 	if msg := b.RestoreKeyboards(ctx); msg != "" {

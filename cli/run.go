@@ -27,7 +27,7 @@ func runRun(ctx context.Context, env Env) int {
 	if o.many() {
 		return runMany(ctx, env, o)
 	}
-	b := backend.New(o.config())
+	b := backend.New(o.config(env))
 	defer b.Shutdown()
 	setup, err := b.RunSetup(o.choice())
 	if err != nil {

@@ -150,7 +150,7 @@ func (o *runOptions) jobList(ctx context.Context, env Env, b *backend.Backend) (
 
 // runMany is `tandem run` on several devices at once.
 func runMany(ctx context.Context, env Env, o runOptions) int {
-	b := backend.New(o.config())
+	b := backend.New(o.config(env))
 	defer b.Shutdown()
 	jobs, code := o.jobList(ctx, env, b)
 	if code != ExitOK {

@@ -152,9 +152,11 @@ func (o *runOptions) choice() backend.RunChoice {
 }
 
 // config is the backend's configuration: the person's files, this run's
-// adb server and, with --data-dir, where its record goes.
-func (o *runOptions) config() backend.Config {
+// adb server, with --data-dir where its record goes, and Ctrl+C's mark
+// that every action asks first.
+func (o *runOptions) config(env Env) backend.Config {
 	c := backend.ConfigFromEnv()
+	c.Interrupted = env.stops.Interrupted
 	c.ADB = "127.0.0.1:" + strconv.Itoa(o.port)
 	c.ADBServers = o.adbs
 	if o.dataDir != "" {

@@ -7,14 +7,20 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+
+	"tandem/internal/sigcatch"
 )
 
-// What Ctrl+C does. The goroutine that receives the signal runs the
-// command's stops itself, before it cancels the command's context:
-// `tandem run` registers its run's Stop, whose first act shuts the run's
-// action gate, so a tap the model replied a moment before Ctrl+C does not
-// start. Through the context and the command's own loop (two more
-// goroutines to wake) the reply's tap won that race (issue 31).
+// What Ctrl+C does. Two things, so that a tap the model replied as Ctrl+C
+// was pressed does not start (issue 31):
+//   - The process's handler (sigcatch) marks the process interrupted in
+//     the signal handler itself, and every run's action gate asks it
+//     before an action starts (backend.Config.Interrupted): Go's delivery
+//     of the signal to a goroutine takes milliseconds on a busy machine,
+//     the reply's way to its tap about one (the tap won 36 times in 100).
+//   - The goroutine that hears of the signal runs the command's stops
+//     itself, before it cancels the command's context: `tandem run`
+//     registers its run's Stop, which ends the run and records it.
 
 // runWithSignals runs env's command with Ctrl+C and SIGTERM wired to it.
 func runWithSignals(env Env) int {
@@ -31,8 +37,33 @@ func interruptible(parent context.Context, env Env) (context.Context, Env) {
 	return ctx, env
 }
 
-// notifySignals fires s on the first Ctrl+C or SIGTERM, until release.
+// notifySignals fires s on the first Ctrl+C or SIGTERM, until release,
+// and makes s.interrupted report the signal from the moment it is sent.
 func notifySignals(s *stops) (release func()) {
+	c, err := sigcatch.Catch()
+	if err != nil {
+		// Another command of this process holds the handler (tests run
+		// several): the signal still stops this one, through Go's delivery.
+		return notifyThroughGo(s)
+	}
+	s.setInterrupted(c.Caught)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-c.C():
+			s.fire()
+		case <-done:
+		}
+	}()
+	return func() {
+		close(done)
+		c.Release()
+	}
+}
+
+// notifyThroughGo fires s on the first Ctrl+C or SIGTERM that os/signal
+// delivers, until release.
+func notifyThroughGo(s *stops) (release func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -53,10 +84,31 @@ func notifySignals(s *stops) (release func()) {
 // registered functions in their order, then the end of the command's
 // context.
 type stops struct {
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	fired  bool
-	fns    []*func()
+	cancel      context.CancelFunc
+	mu          sync.Mutex
+	fired       bool
+	fns         []*func()
+	interrupted func() bool // the signal handler's own report, when it has one
+}
+
+// setInterrupted makes f what Interrupted asks too.
+func (s *stops) setInterrupted(f func() bool) {
+	s.mu.Lock()
+	s.interrupted = f
+	s.mu.Unlock()
+}
+
+// Interrupted reports whether the interrupt has come: fired, or sent and
+// seen by the process's handler though not yet delivered to Go. On a nil
+// *stops it reports false. It does not block on the stops' own work.
+func (s *stops) Interrupted() bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	fired, f := s.fired, s.interrupted
+	s.mu.Unlock()
+	return fired || (f != nil && f())
 }
 
 // add registers f to run on the interrupt (at once if it came already);

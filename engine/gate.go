@@ -10,11 +10,17 @@ type gate struct {
 	closed  bool
 	running int
 	drained chan struct{} // made by shut; closed once nothing runs
+	// interrupted, when set, is a stop on its way (Config.Interrupted):
+	// once it reports true the gate shuts as Stop would shut it.
+	interrupted func() bool
 }
 
 // do runs f unless the gate is shut.
 func (g *gate) do(f func() error) (ran bool, err error) {
 	g.mu.Lock()
+	if !g.closed && g.interrupted != nil && g.interrupted() {
+		g.shutLocked()
+	}
 	if g.closed {
 		g.mu.Unlock()
 		return false, nil
@@ -39,6 +45,11 @@ func (g *gate) leave() {
 func (g *gate) shut() <-chan struct{} {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.shutLocked()
+	return g.drained
+}
+
+func (g *gate) shutLocked() {
 	if !g.closed {
 		g.closed = true
 		g.drained = make(chan struct{})
@@ -46,7 +57,6 @@ func (g *gate) shut() <-chan struct{} {
 			close(g.drained)
 		}
 	}
-	return g.drained
 }
 
 // close shuts the gate and waits for the actions inside it.

@@ -156,6 +156,13 @@ type Config struct {
 	// (Run.InputDone), so the model hears of all of them, whichever door
 	// the hand back came through.
 	BeforeHandBack func(ctx context.Context)
+	// Interrupted, when set, reports a stop already asked for that is
+	// still on its way to Run.Stop (Ctrl+C sent to `tandem run`, which the
+	// process's handler has seen before Go's signal delivery wakes the
+	// code that calls Stop). While it reports true no device action
+	// starts, as if Stop had shut the gate: the run ends stopped by the
+	// person. It must not block.
+	Interrupted func() bool
 	// StartedBy names who started the run when it was not the person at
 	// the door (an MCP client: "mcp:<its name>"); the record keeps it.
 	StartedBy string
@@ -250,6 +257,7 @@ func newRun(cfg Config) *Run {
 	if cfg.DataDir != "" {
 		r.dir = filepath.Join(cfg.DataDir, cfg.ID)
 	}
+	r.gate.interrupted = cfg.Interrupted
 	r.runCtx, r.runCancel = context.WithCancel(context.Background())
 	r.hub = newHub(r.id, Snapshot{ID: r.id, Device: cfg.DeviceID, Goal: cfg.Goal, State: Idle, Plan: PlanEvent{Todo: []TodoItem{}}})
 	r.lp = newLoopState(r)

@@ -421,3 +421,38 @@ func TestModelCause(t *testing.T) {
 		}
 	}
 }
+
+// A stop on its way (Config.Interrupted: Ctrl+C the process has received
+// before the code that calls Stop has woken) keeps the replied action off
+// the device and ends the run stopped by the person, though nobody has
+// called Stop yet; the action the device took before it is on the record.
+func TestInterruptedKeepsTheRepliedActionOff(t *testing.T) {
+	var interrupted atomic.Bool
+	phone := newFakePhone()
+	second := func(ctx context.Context, in model.Input) (model.Plan, error) {
+		interrupted.Store(true) // Ctrl+C as the second reply is written
+		return model.Plan{Thought: "scripted", Actions: []action.Action{tapPlus}, Raw: "raw"}, nil
+	}
+	r, err := New(Config{ID: "run1", Goal: "count to three", Device: phone, DataDir: t.TempDir(),
+		Planner:     &fakePlanner{script: []step{reply(tapPlus), second, reply(tapPlus)}},
+		Settings:    Settings{Stability: StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 2, Max: time.Second}},
+		Interrupted: interrupted.Load})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	res, err := r.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	phone.mu.Lock()
+	did := len(phone.did)
+	phone.mu.Unlock()
+	if res.State != Stopped || res.Reason != "stopped by the person" || did != 1 || res.Steps != 1 {
+		t.Fatalf("result %+v after %d action(s) on the device; want Stopped by the person after 1", res, did)
+	}
+}
