@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"os/exec"
@@ -29,7 +28,7 @@ func TestWindowBecomesABarOnTheDesktop(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8", "TANDEM_ADB_PORT=1")
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {

@@ -69,7 +69,7 @@ func firstPaint(t testing.TB, bin string, i int) time.Duration {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+t.TempDir(), "TANDEM_DATA_DIR="+t.TempDir(), "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(deafADB(t)), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	t0 := time.Now()
 	if err := cmd.Start(); err != nil {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"image"
@@ -50,7 +49,7 @@ func TestARunStartedOverMCPIsThePersons(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -144,7 +143,7 @@ func seedMCP(t *testing.T, cfg, data, url string, port int) string {
 
 // connectMCP connects the Go SDK's client to the app's MCP server once it
 // answers (the app starts it as it starts).
-func connectMCP(ctx context.Context, t *testing.T, port int, token string, logs *bytes.Buffer) *mcp.ClientSession {
+func connectMCP(ctx context.Context, t *testing.T, port int, token string, logs *lockedBuffer) *mcp.ClientSession {
 	t.Helper()
 	for {
 		cs, err := mcpOverHTTP(ctx, "http://127.0.0.1:"+strconv.Itoa(port)+"/mcp", http.Header{"Authorization": {"Bearer " + token}})

@@ -50,7 +50,7 @@ func TestWindowMirrorsAPhoneOverScrcpy(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+t.TempDir(), "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0", "TANDEM_SCRCPY_SERVER="+jar)
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

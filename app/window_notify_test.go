@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"os/exec"
@@ -58,7 +57,7 @@ func TestTheWindowBehindNotifiesTheDesktop(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0", "DBUS_SESSION_BUS_ADDRESS="+bus.Addr)
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

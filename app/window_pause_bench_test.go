@@ -113,7 +113,7 @@ func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
@@ -198,7 +198,7 @@ func percentile(v []float64, p int) float64 {
 type benchWindow struct {
 	b    *testing.B
 	d    *xvfb.Display
-	logs *bytes.Buffer
+	logs *lockedBuffer
 	runs string
 }
 

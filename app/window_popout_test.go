@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"os"
@@ -38,7 +37,7 @@ func TestWindowPopsOutTheMirror(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+t.TempDir(), "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.WaitDelay = 10 * time.Second // the pop-out, which shares the output, closes once the app is gone
 	if err := cmd.Start(); err != nil {

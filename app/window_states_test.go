@@ -2,7 +2,6 @@ package app
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,7 +50,7 @@ func TestWindowStates(t *testing.T) {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -159,16 +158,18 @@ func waitCall(t *testing.T, calls <-chan int, n int) {
 type stateShooter struct {
 	t    *testing.T
 	d    *xvfb.Display
-	logs *bytes.Buffer
+	logs *lockedBuffer
 	runs string
 }
 
 func (s *stateShooter) capture() (image.Image, []byte) { return captureScreen(s.d) }
 
-// await polls the screen until ok holds.
+// await polls the screen until ok holds, for up to 90 s: generous, as a
+// machine running two test suites beside CPU burners has taken over 40 s
+// to list and mirror the phone in a freshly started window.
 func (s *stateShooter) await(what string, ok func(image.Image) bool) {
 	s.t.Helper()
-	deadline := time.Now().Add(40 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		if img, _ := s.capture(); img != nil && ok(img) {
 			return

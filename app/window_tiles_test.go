@@ -2,7 +2,6 @@ package app
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -163,7 +162,7 @@ func tilesWindow(t *testing.T, bin string, port int, url, bus string) *stateShoo
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0", "DBUS_SESSION_BUS_ADDRESS="+bus)
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"os"
@@ -128,7 +127,7 @@ func twoPhonesInTheWindow(t *testing.T) (*xvfb.Display, *vphone.Phone, *vphone.P
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+t.TempDir(), "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
-	var logs bytes.Buffer
+	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	cmd.WaitDelay = 10 * time.Second
 	if err := cmd.Start(); err != nil {
