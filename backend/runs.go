@@ -129,6 +129,13 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		Interrupted: r.interrupted}
 	if r.world != nil {
 		cfg.Scheduler, cfg.Clock = r.world.sched, r.world.clock
+	} else if _, desktop := dev.(host.Driver); !desktop {
+		// A phone's video stream (the mirror's, while someone watches)
+		// judges its settled screen with one capture. Not the desktop's:
+		// its pictures are this computer's own captures, 16 ms apart and
+		// slower than a phone's encoder under load, too late to vouch for
+		// a capture within the stream wait's 50 ms.
+		cfg.Motion = func() (time.Time, bool, <-chan struct{}) { return r.hub.Motion(deviceID) }
 	}
 	var guard *desktopGuard
 	if d, ok := dev.(host.Driver); ok && r.hand != nil { // this computer: the person's own hand, the stop hotkey

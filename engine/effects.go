@@ -90,7 +90,14 @@ type actWork struct{ a action.Action }
 
 // stableWork waits for the screen to settle after an action; look: also
 // read the settled screen's tree and app, for the queue's policy check.
-type stableWork struct{ look bool }
+type stableWork struct {
+	look bool
+	// since is when the action began and before the screen it was made
+	// on: a stream of the screen judges the settle from them
+	// (waitStream).
+	since  time.Time
+	before Fingerprint
+}
 
 // manualWork is one input of the person (done: it already happened on the
 // device, only its result is recorded).
@@ -195,32 +202,26 @@ func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
 		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{skipped: true}})
 		return
 	}
-	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: r.since(t0).Milliseconds()}})
+	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: r.since(t0).Milliseconds(), at: t0}})
 }
 
 func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	var prepare func(image.Image)
 	if p, ok := r.planner.(model.Preparer); ok {
-		prepare = p.Prepare
+		prepare = func(img image.Image) { go p.Prepare(img) }
 	}
 	// What the step after this one needs besides the picture is read with
-	// the first capture, and again with the first of each new run of
-	// similar frames: the screen that settles is the one it describes.
+	// each capture that may be the settled screen (the wait says which):
+	// the screen that settles is the one it describes.
 	need := r.needs(!w.look)
 	lctx, cancel := context.WithCancel(ctx)
-	ahead := r.lookAhead(lctx, need)
-	captures := 0
-	onRun := func(img image.Image) {
-		if prepare != nil {
-			go prepare(img)
-		}
-		if captures++; captures > 1 && need.any() {
-			cancel()
-			lctx, cancel = context.WithCancel(ctx)
-			ahead = r.lookAhead(lctx, need)
-		}
+	ahead := func() seen { return seen{} }
+	reads := func() {
+		cancel()
+		lctx, cancel = context.WithCancel(ctx)
+		ahead = r.lookAhead(lctx, need)
 	}
-	s, err := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, onRun)
+	s, err := r.settle(ctx, settleHooks{reads: reads, prepare: prepare}, w.since, w.before)
 	if err != nil || ctx.Err() != nil {
 		cancel() // the reads end with the work, never outlive it
 		ahead()
@@ -230,6 +231,43 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	got := ahead()
 	cancel()
 	r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: got.tree, app: got.pkg, name: got.name, wins: got.wins}})
+}
+
+// settleHooks is what a stability wait does besides capturing: reads
+// starts (again) the reads of the screen a step needs with a capture that
+// may be the settled screen, prepare gets such a capture for the model.
+// Either may be nil.
+type settleHooks struct {
+	reads   func()
+	prepare func(image.Image)
+}
+
+// settle waits for the screen to settle after an action that began at
+// since on the screen before: judged by the stream of it when one is live
+// (Config.Motion: one capture), else by captures an interval apart (also
+// when since or before is unknown).
+func (r *Run) settle(ctx context.Context, h settleHooks, since time.Time, before Fingerprint) (Settled, error) {
+	if r.cfg.Motion != nil && !since.IsZero() && !before.IsZero() {
+		w := streamWait{clock: r.clock, shoot: r.shoot, cfg: r.settings.Stability, motion: r.cfg.Motion,
+			onShoot: h.reads, onRun: h.prepare, since: since, before: before}
+		if s, ok, err := w.wait(ctx); ok {
+			return s, err
+		}
+	}
+	// Two captures an interval apart: the reads start with the first and
+	// again with the first of each new run of similar frames.
+	if h.reads != nil {
+		h.reads()
+	}
+	runs := 0
+	return waitStable(ctx, r.clock, r.shoot, r.settings.Stability, func(img image.Image) {
+		if h.prepare != nil {
+			h.prepare(img)
+		}
+		if runs++; runs > 1 && h.reads != nil {
+			h.reads()
+		}
+	})
 }
 
 // lookTimeout bounds the look at the screen as the person takes over.
@@ -272,7 +310,7 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		// The input is done; a screen that does not settle (the run ends,
 		// the device goes away) leaves only the screen after it unknown:
 		// the input is recorded as made, as the device made it.
-		if s, serr := waitStable(ctx, r.clock, r.shoot, r.settings.Stability, nil); serr == nil {
+		if s, serr := r.settle(ctx, settleHooks{}, time.Time{}, Fingerprint{}); serr == nil {
 			res.s, res.after = s, r.rec.frame(ctx, s.Frame)
 		}
 	}

@@ -53,6 +53,7 @@ type planResult struct {
 type actResult struct {
 	err error
 	ms  int64
+	at  time.Time // when the action began
 	// skipped: the action never started (Stop had closed the gate), so
 	// nothing reached the device.
 	skipped bool

@@ -262,7 +262,7 @@ func (l *loopState) actionDone(res *actResult) {
 	l.to(WaitingForStability, "")
 	// A queued action is checked against the settled screen; else the
 	// model is asked about it.
-	l.startWork(stableWork{look: len(l.queue) > 0})
+	l.startWork(stableWork{look: len(l.queue) > 0, since: res.at, before: l.print})
 }
 
 // stable handles a settled screen after an action.

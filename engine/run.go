@@ -156,6 +156,11 @@ type Config struct {
 	// (Run.InputDone), so the model hears of all of them, whichever door
 	// the hand back came through.
 	BeforeHandBack func(ctx context.Context)
+	// Motion, when set, is a live stream of the device's screen (the
+	// mirror's): while it is live the run judges a settled screen by it,
+	// with one capture, instead of a second capture an interval later
+	// (stability_stream.go).
+	Motion Motion
 	// Interrupted, when set, reports a stop already asked for that is
 	// still on its way to Run.Stop (Ctrl+C sent to `tandem run`, which the
 	// process's handler has seen before Go's signal delivery wakes the

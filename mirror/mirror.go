@@ -116,8 +116,9 @@ type slot struct {
 	kept    []*Frame
 	config  *Frame // H.264: the newest codec config
 	seq     uint64
-	video   bool // an H.264 stream feeds the slot: stills are ignored
-	stills  int  // clients that cannot decode video (no H.264 decoder)
+	video   bool      // an H.264 stream feeds the slot: stills are ignored
+	moved   time.Time // when the stream's newest picture arrived
+	stills  int       // clients that cannot decode video (no H.264 decoder)
 	path    Path
 	changed chan struct{}
 }
@@ -219,6 +220,7 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 		s.keep()
 		s.gop = []*Frame{&f}
 	case f.Key:
+		s.moved = time.Now()
 		s.keep()
 		s.gop = s.gop[:0:0]
 		if s.config != nil {
@@ -231,6 +233,7 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 		f.Seq = s.seq
 		s.gop = append(s.gop, &f)
 	default:
+		s.moved = time.Now()
 		s.seq++
 		f.Seq = s.seq
 		if len(s.gop) >= maxGOP {
@@ -298,6 +301,18 @@ func (h *Hub) addStillsClient(device string, n int) {
 	s := h.slot(device)
 	s.stills += n
 	s.wake()
+}
+
+// Motion reports when the device's video stream last brought a picture
+// (this computer's clock), whether a stream feeds the device now, and a
+// channel closed at its next change. A stream's pictures come when the
+// screen changes: the engine judges a settled screen by them
+// (engine.Motion).
+func (h *Hub) Motion(device string) (last time.Time, live bool, next <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.slot(device)
+	return s.moved, s.video, s.changed
 }
 
 // PathOf returns how the device's mirror is fed now (zero before any).

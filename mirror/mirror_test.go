@@ -324,3 +324,45 @@ func TestViewersAreToldTheStreamEnded(t *testing.T) {
 		t.Fatalf("after a fresh picture the path %+v still says ended", p)
 	}
 }
+
+// Motion tells when the device's stream last brought a picture and
+// whether a stream feeds it (the engine judges a settled screen by it):
+// codec configs and stills are no pictures of a change; the stream's end
+// says it is no longer live; each picture wakes a waiter.
+func TestHubMotion(t *testing.T) {
+	h := NewHub()
+	if last, live, _ := h.Motion("p"); live || !last.IsZero() {
+		t.Fatalf("no stream yet: last %v live %v", last, live)
+	}
+	h.PublishEncoded("p", Frame{Width: 1, Height: 1, Data: []byte{1}})
+	if last, live, _ := h.Motion("p"); live || !last.IsZero() {
+		t.Fatalf("a still: last %v live %v", last, live)
+	}
+	h.PublishVideo("p", Frame{Config: true, Data: []byte{0, 0, 0, 1, 0x67}})
+	if last, live, _ := h.Motion("p"); !live || !last.IsZero() {
+		t.Fatalf("a codec config: last %v live %v", last, live)
+	}
+	before := time.Now()
+	_, _, next := h.Motion("p")
+	h.PublishVideo("p", Frame{Key: true, Data: []byte{0, 0, 0, 1, 0x65}})
+	select {
+	case <-next:
+	default:
+		t.Fatal("a picture did not wake the waiter")
+	}
+	key, live, _ := h.Motion("p")
+	if !live || key.Before(before) {
+		t.Fatalf("a key frame: last %v live %v", key, live)
+	}
+	h.PublishVideo("p", Frame{Data: []byte{0, 0, 0, 1, 0x41}})
+	if last, _, _ := h.Motion("p"); last.Before(key) {
+		t.Fatalf("a picture after the key frame: last %v before %v", last, key)
+	}
+	h.EndVideo("p")
+	if _, live, _ := h.Motion("p"); live {
+		t.Fatal("the stream ended and is still live")
+	}
+	if _, live, _ := h.Motion("q"); live {
+		t.Fatal("another device's stream is live")
+	}
+}
