@@ -135,7 +135,10 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		// its pictures are this computer's own captures, 16 ms apart and
 		// slower than a phone's encoder under load, too late to vouch for
 		// a capture within the stream wait's 50 ms.
-		cfg.Motion = func() (time.Time, bool, <-chan struct{}) { return r.hub.Motion(deviceID) }
+		cfg.Motion = func() engine.MotionState {
+			last, echo, live, next := r.hub.Motion(deviceID)
+			return engine.MotionState{Last: last, EchoUntil: echo, Live: live, Next: next}
+		}
 	}
 	var guard *desktopGuard
 	if d, ok := dev.(host.Driver); ok && r.hand != nil { // this computer: the person's own hand, the stop hotkey

@@ -1,6 +1,8 @@
 package backend
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -9,45 +11,56 @@ import (
 // backend as the window runs it: a virtual phone (1080x2400) behind the
 // real adb server, runs of 20 taps with a model that answers at once, the
 // phone's mirror not watched (two captures an interval apart judge the
-// settled screen) and watched (its video stream judges it, one capture);
-// and the same with every adb command of the phone taking 250 ms more, as
-// a real phone's screencap takes its 0.2–0.7 s. Reports framework time per
-// step (the model's own time left out) and, of it, the stability wait, as
-// BenchmarkFourPhones does:
+// settled screen) and watched through screenrecord or scrcpy-server (the
+// video stream judges it, one capture; scrcpy's encoder also repeats its
+// last picture once, 100 ms after); and the same with every adb command of
+// the phone 250 ms slower, as a real phone's screencap takes its 0.2–0.7 s.
+// Reports framework time per step (the model's own time left out) and, of
+// it, the stability wait, as BenchmarkFourPhones does:
 //
-//	go test -run x -bench BenchmarkStepWithMirror -benchtime 3x -count 3 ./backend/
+//	go test -run x -bench BenchmarkStepWithMirror -benchtime 3x ./backend/
 func BenchmarkStepWithMirror(b *testing.B) {
 	r := newPhonesRig(b)
-	type key struct {
-		slow, watched bool
+	jar := filepath.Join(b.TempDir(), "scrcpy-server")
+	if err := os.WriteFile(jar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
+		b.Fatal(err)
 	}
-	step, wait := map[key][]float64{}, map[key][]float64{}
 	round := 0
-	for _, watched := range []bool{false, true} {
-		if watched {
+	for _, mirror := range []string{"none", "screenrecord", "scrcpy"} {
+		for _, t := range r.tiles {
+			t.close(b)
+		}
+		r.tiles = nil
+		r.b.Unwatch("tile-0")
+		if mirror != "none" {
+			r.b.desks.scrcpyJar = map[string]string{"scrcpy": jar}[mirror]
 			r.watch(b, 1)
+			for deadline := time.Now().Add(20 * time.Second); r.b.MirrorPath(r.serial[0]).Path != mirror; {
+				if time.Now().After(deadline) {
+					b.Fatalf("the mirror took %q, want %s", r.b.MirrorPath(r.serial[0]).Path, mirror)
+				}
+				time.Sleep(10 * time.Millisecond) // polling the path the feed names
+			}
 		}
 		for _, slow := range []bool{false, true} {
-			lat := time.Duration(0)
+			name := "-" + mirror
 			if slow {
-				lat = 250 * time.Millisecond
+				name += "-slow"
+				r.phones[0].SetLatency(250 * time.Millisecond)
 			}
-			r.phones[0].SetLatency(lat)
+			var step, wait []float64
 			for range b.N {
 				round++
 				per, w := r.round(b, 1, round, nil)
-				k := key{slow, watched}
-				step[k], wait[k] = append(step[k], per...), append(wait[k], w...)
+				step, wait = append(step, per...), append(wait, w...)
 			}
+			r.phones[0].SetLatency(0)
+			b.ReportMetric(median(step), "ms/step"+name)
+			b.ReportMetric(median(wait), "wait-ms/step"+name)
 		}
 	}
-	r.phones[0].SetLatency(0)
 	for _, t := range r.tiles {
 		t.close(b)
-	}
-	for k, name := range map[key]string{{false, false}: "", {false, true}: "-mirror", {true, false}: "-slow", {true, true}: "-slow-mirror"} {
-		b.ReportMetric(median(step[k]), "ms/step"+name)
-		b.ReportMetric(median(wait[k]), "wait-ms/step"+name)
 	}
 	b.ReportMetric(0, "ns/op")
 }

@@ -244,10 +244,14 @@ type settleHooks struct {
 
 // settle waits for the screen to settle after an action that began at
 // since on the screen before: judged by the stream of it when one is live
-// (Config.Motion: one capture), else by captures an interval apart (also
-// when since or before is unknown).
+// (Config.Motion: one capture) and a capture takes longer than the
+// interval (a real phone's 0.2–0.7 s: the second capture is what the
+// stream saves; a faster one costs less than the stream's own pauses),
+// else by captures an interval apart (also when since or before is
+// unknown).
 func (r *Run) settle(ctx context.Context, h settleHooks, since time.Time, before Fingerprint) (Settled, error) {
-	if r.cfg.Motion != nil && !since.IsZero() && !before.IsZero() {
+	slow := time.Duration(r.shotTook.Load()) > r.settings.Stability.withDefaults().Interval
+	if r.cfg.Motion != nil && slow && !since.IsZero() && !before.IsZero() {
 		w := streamWait{clock: r.clock, shoot: r.shoot, cfg: r.settings.Stability, motion: r.cfg.Motion,
 			onShoot: h.reads, onRun: h.prepare, since: since, before: before}
 		if s, ok, err := w.wait(ctx); ok {

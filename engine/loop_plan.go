@@ -149,11 +149,7 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 		ahead()
 	}()
 	if frame == nil {
-		at := r.now()
-		img, err := r.dev.Screenshot(ctx)
-		if err == nil && r.cfg.OnScreen != nil {
-			r.cfg.OnScreen(img, at)
-		}
+		img, err := r.screenshot(ctx)
 		switch {
 		case errors.Is(err, device.ErrSecureScreen):
 			res.obs.Secure = true

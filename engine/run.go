@@ -213,7 +213,8 @@ type Run struct {
 	runCtx    context.Context
 	runCancel context.CancelFunc
 	gate      gate
-	stopping  atomic.Bool // set by Stop before its command reaches the loop
+	stopping  atomic.Bool  // set by Stop before its command reaches the loop
+	shotTook  atomic.Int64 // how long the newest capture took, in ns (settle)
 	// stopWhy is StopFor's cause, set before stopping (nil: the person's Stop).
 	stopWhy atomic.Pointer[Cause]
 	wg      sync.WaitGroup
@@ -516,14 +517,22 @@ func (r *Run) personDo(ctx context.Context, a action.Action) error {
 	return r.dev.Do(ctx, a)
 }
 
-// shoot takes a screenshot; a secure screen becomes a small black frame so
-// stability and loop checks still work.
-func (r *Run) shoot(ctx context.Context) (image.Image, error) {
+// screenshot captures the device's screen, shows it to Config.OnScreen
+// and notes how long it took (settle asks).
+func (r *Run) screenshot(ctx context.Context) (image.Image, error) {
 	at := r.now()
 	img, err := r.dev.Screenshot(ctx)
+	r.shotTook.Store(int64(r.since(at)))
 	if err == nil && r.cfg.OnScreen != nil {
 		r.cfg.OnScreen(img, at)
 	}
+	return img, err
+}
+
+// shoot takes a screenshot; a secure screen becomes a small black frame so
+// stability and loop checks still work.
+func (r *Run) shoot(ctx context.Context) (image.Image, error) {
+	img, err := r.screenshot(ctx)
 	if errors.Is(err, device.ErrSecureScreen) {
 		return secureFrame{image.NewGray(image.Rect(0, 0, 9, 16))}, nil
 	}

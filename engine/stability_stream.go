@@ -7,14 +7,23 @@ import (
 )
 
 // Motion is a live video stream of the device's screen, as the mirror
-// receives it. Its pictures come only when the screen changes (Android's
-// screenrecord and the virtual phone; scrcpy-server also repeats the last
-// picture once, 100 ms after, as MediaFormat's
-// KEY_REPEAT_PREVIOUS_FRAME_AFTER does "(once)"; the desktop's feed sends
-// only pictures that differ). It returns when the newest picture arrived,
-// whether a stream is live now, and a channel closed at the next picture
-// (or any other change of the stream).
-type Motion func() (last time.Time, live bool, next <-chan struct{})
+// receives it: its pictures come only when the screen changes.
+type Motion func() MotionState
+
+// MotionState is what the stream tells at a moment.
+type MotionState struct {
+	Last time.Time       // when its newest picture of a change arrived
+	Live bool            // a stream feeds the device now
+	Next <-chan struct{} // closed at its next picture (or any change of the stream)
+	// EchoUntil is until when the stream may still send a copy of its
+	// newest picture: scrcpy-server has its encoder repeat the last
+	// picture once, 100 ms after (its SurfaceEncoder's
+	// REPEAT_FRAME_DELAY_US; MediaFormat's KEY_REPEAT_PREVIOUS_FRAME_AFTER,
+	// "repeated (once)"). Zero when none is owed. A capture waits for it:
+	// the copy is not counted as a change, and what came in its place, if
+	// the screen did change then, is on the capture.
+	EchoUntil time.Time
+}
 
 const (
 	// streamQuiet is how long after a capture began the stream must bring
@@ -67,7 +76,7 @@ type streamWait struct {
 // the start, or when the stream ends or missed a change: the caller waits
 // the old way.
 func (w streamWait) wait(ctx context.Context) (s Settled, ok bool, err error) {
-	if _, live, _ := w.motion(); !live {
+	if !w.motion().Live {
 		return Settled{}, false, nil
 	}
 	cfg := w.cfg.withDefaults()
@@ -80,7 +89,8 @@ func (w streamWait) wait(ctx context.Context) (s Settled, ok bool, err error) {
 		return err
 	}
 	for {
-		last, live, next := w.motion()
+		m := w.motion()
+		last, live, next := m.Last, m.Live, m.Next
 		now := w.clock.Now()
 		moved := last.After(w.since)
 		var due time.Time // when to capture, or when the capture is settled
@@ -102,10 +112,13 @@ func (w streamWait) wait(ctx context.Context) (s Settled, ok bool, err error) {
 			if !moved {
 				due = start.Add(cfg.Interval)
 			}
+			if m.EchoUntil.After(due) {
+				due = m.EchoUntil
+			}
 			if moved && motionFrom.IsZero() {
 				motionFrom = last
 			}
-			if moved && now.Before(due) && now.Sub(motionFrom) >= streamMotionLimit {
+			if moved && now.Before(last.Add(streamPause)) && now.Sub(motionFrom) >= streamMotionLimit {
 				// Pictures without a pause for longer than a transition
 				// lasts: a perpetual animation (a spinner, a banner), which
 				// the captures' comparison tolerates when it is small.

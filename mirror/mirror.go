@@ -117,7 +117,9 @@ type slot struct {
 	config  *Frame // H.264: the newest codec config
 	seq     uint64
 	video   bool      // an H.264 stream feeds the slot: stills are ignored
-	moved   time.Time // when the stream's newest picture arrived
+	moved   time.Time // when the stream's newest picture of a change arrived
+	picAt   time.Time // when its newest picture of any kind arrived
+	echo    bool      // a scrcpy-server stream owes a copy of its newest picture
 	stills  int       // clients that cannot decode video (no H.264 decoder)
 	path    Path
 	changed chan struct{}
@@ -220,7 +222,7 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 		s.keep()
 		s.gop = []*Frame{&f}
 	case f.Key:
-		s.moved = time.Now()
+		s.picture(time.Now())
 		s.keep()
 		s.gop = s.gop[:0:0]
 		if s.config != nil {
@@ -233,7 +235,7 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 		f.Seq = s.seq
 		s.gop = append(s.gop, &f)
 	default:
-		s.moved = time.Now()
+		s.picture(time.Now())
 		s.seq++
 		f.Seq = s.seq
 		if len(s.gop) >= maxGOP {
@@ -244,6 +246,24 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 		}
 	}
 	s.wake()
+}
+
+// echoAfter is when scrcpy-server's copy of its last picture comes, as
+// this computer receives it: 100 ms after (its SurfaceEncoder's
+// REPEAT_FRAME_DELAY_US), give or take the encoder's and adb's jitter.
+const echoFrom, echoTo = 70 * time.Millisecond, 140 * time.Millisecond
+
+// picture notes a picture of the stream that arrived at now: a change, or
+// the copy of the last one scrcpy-server's encoder sends once (echo).
+func (s *slot) picture(now time.Time) {
+	gap := now.Sub(s.picAt)
+	s.picAt = now
+	if s.echo && gap >= echoFrom && gap <= echoTo {
+		s.echo = false // the copy (or a change in its place: a capture after it has it)
+		return
+	}
+	s.moved = now
+	s.echo = s.path.Path == "scrcpy"
 }
 
 // keep remembers the current group as the last picture a joiner can be
@@ -262,7 +282,7 @@ func (h *Hub) EndVideo(device string) {
 	defer h.mu.Unlock()
 	s := h.slot(device)
 	s.keep()
-	s.video, s.gop, s.config, s.frame = false, nil, nil, nil
+	s.video, s.gop, s.config, s.frame, s.echo = false, nil, nil, nil, false
 	s.path.Ended = s.path.Path != ""
 	s.wake()
 }
@@ -303,16 +323,20 @@ func (h *Hub) addStillsClient(device string, n int) {
 	s.wake()
 }
 
-// Motion reports when the device's video stream last brought a picture
-// (this computer's clock), whether a stream feeds the device now, and a
-// channel closed at its next change. A stream's pictures come when the
-// screen changes: the engine judges a settled screen by them
-// (engine.Motion).
-func (h *Hub) Motion(device string) (last time.Time, live bool, next <-chan struct{}) {
+// Motion reports when the device's video stream last brought a picture of
+// a change (this computer's clock), until when it may still send the copy
+// of it scrcpy-server's encoder sends once (zero: none owed), whether a
+// stream feeds the device now, and a channel closed at its next change. A
+// stream's pictures come when the screen changes: the engine judges a
+// settled screen by them (engine.Motion).
+func (h *Hub) Motion(device string) (last, echoUntil time.Time, live bool, next <-chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := h.slot(device)
-	return s.moved, s.video, s.changed
+	if s.echo {
+		echoUntil = s.picAt.Add(echoTo)
+	}
+	return s.moved, echoUntil, s.video, s.changed
 }
 
 // PathOf returns how the device's mirror is fed now (zero before any).

@@ -331,38 +331,76 @@ func TestViewersAreToldTheStreamEnded(t *testing.T) {
 // says it is no longer live; each picture wakes a waiter.
 func TestHubMotion(t *testing.T) {
 	h := NewHub()
-	if last, live, _ := h.Motion("p"); live || !last.IsZero() {
+	if last, _, live, _ := h.Motion("p"); live || !last.IsZero() {
 		t.Fatalf("no stream yet: last %v live %v", last, live)
 	}
 	h.PublishEncoded("p", Frame{Width: 1, Height: 1, Data: []byte{1}})
-	if last, live, _ := h.Motion("p"); live || !last.IsZero() {
+	if last, _, live, _ := h.Motion("p"); live || !last.IsZero() {
 		t.Fatalf("a still: last %v live %v", last, live)
 	}
 	h.PublishVideo("p", Frame{Config: true, Data: []byte{0, 0, 0, 1, 0x67}})
-	if last, live, _ := h.Motion("p"); !live || !last.IsZero() {
+	if last, _, live, _ := h.Motion("p"); !live || !last.IsZero() {
 		t.Fatalf("a codec config: last %v live %v", last, live)
 	}
 	before := time.Now()
-	_, _, next := h.Motion("p")
+	_, _, _, next := h.Motion("p")
 	h.PublishVideo("p", Frame{Key: true, Data: []byte{0, 0, 0, 1, 0x65}})
 	select {
 	case <-next:
 	default:
 		t.Fatal("a picture did not wake the waiter")
 	}
-	key, live, _ := h.Motion("p")
-	if !live || key.Before(before) {
-		t.Fatalf("a key frame: last %v live %v", key, live)
+	key, echo, live, _ := h.Motion("p")
+	if !live || key.Before(before) || !echo.IsZero() {
+		t.Fatalf("a key frame of screenrecord: last %v live %v, a copy owed until %v", key, live, echo)
 	}
 	h.PublishVideo("p", Frame{Data: []byte{0, 0, 0, 1, 0x41}})
-	if last, _, _ := h.Motion("p"); last.Before(key) {
+	if last, _, _, _ := h.Motion("p"); last.Before(key) {
 		t.Fatalf("a picture after the key frame: last %v before %v", last, key)
 	}
 	h.EndVideo("p")
-	if _, live, _ := h.Motion("p"); live {
+	if _, _, live, _ := h.Motion("p"); live {
 		t.Fatal("the stream ended and is still live")
 	}
-	if _, live, _ := h.Motion("q"); live {
+	if _, _, live, _ := h.Motion("q"); live {
 		t.Fatal("another device's stream is live")
+	}
+}
+
+// scrcpy-server's encoder sends a copy of its last picture once, 100 ms
+// after it: the hub says a copy is owed, and a picture in that window is
+// not counted as a change; one outside it, or a second, is.
+func TestHubMotionEcho(t *testing.T) {
+	h := NewHub()
+	h.SetPath("p", Path{Path: "scrcpy"})
+	s := func() *slot { h.mu.Lock(); defer h.mu.Unlock(); return h.slot("p") }()
+	t0 := time.Now()
+	h.mu.Lock()
+	s.video = true
+	s.picture(t0)
+	h.mu.Unlock()
+	last, echo, _, _ := h.Motion("p")
+	if !last.Equal(t0) || !echo.Equal(t0.Add(echoTo)) {
+		t.Fatalf("a change: last %v, copy owed until %v", last.Sub(t0), echo.Sub(t0))
+	}
+	for _, tc := range []struct {
+		after   time.Duration
+		counted bool
+	}{
+		{100 * time.Millisecond, false}, // the copy
+		{200 * time.Millisecond, true},  // a change (no copy owed after the copy)
+		{216 * time.Millisecond, true},  // the next frame of an animation
+		{316 * time.Millisecond, false}, // its copy
+		{600 * time.Millisecond, true},
+		{900 * time.Millisecond, true}, // no copy came in the window: a change
+	} {
+		h.mu.Lock()
+		before := s.moved
+		s.picture(t0.Add(tc.after))
+		counted := !s.moved.Equal(before)
+		h.mu.Unlock()
+		if counted != tc.counted {
+			t.Fatalf("a picture %v after the first: counted as a change %v, want %v", tc.after, counted, tc.counted)
+		}
 	}
 }

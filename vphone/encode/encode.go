@@ -37,6 +37,11 @@ type Options struct {
 	// turned picture in black bars (screenrecord); otherwise a turn ends
 	// the session with ErrRotated (scrcpy restarts its encoder).
 	Letterbox bool
+	// RepeatAfter, when set, encodes the last picture once more when the
+	// screen has not changed for this long, as scrcpy-server asks of its
+	// encoder (KEY_REPEAT_PREVIOUS_FRAME_AFTER, 100 ms, "repeated
+	// (once)"): a client whose decoder holds a frame back still shows it.
+	RepeatAfter time.Duration
 }
 
 // ErrRotated ends an encoding session whose display turned.
@@ -95,9 +100,11 @@ func Stream[K comparable](ctx context.Context, s Screen[K], o Options, emit func
 	var lastAt time.Time
 	first := true
 	rotated := false
+	repeated := true // nothing to repeat before the first picture
 	for ctx.Err() == nil {
 		key := s.Key()
-		if (first || key != last) && time.Since(lastAt) >= minGap {
+		repeat := !repeated && o.RepeatAfter > 0 && key == last && time.Since(lastAt) >= o.RepeatAfter
+		if repeat || (first || key != last) && time.Since(lastAt) >= minGap {
 			at := time.Now()
 			img := s.Picture()
 			if b := img.Bounds(); b.Dx() != srcW || b.Dy() != srcH {
@@ -110,7 +117,7 @@ func Stream[K comparable](ctx context.Context, s Screen[K], o Options, emit func
 			if err := enc.Encode(img.Pix, at); err != nil {
 				break
 			}
-			last, lastAt, first = key, at, false
+			last, lastAt, first, repeated = key, at, false, repeat
 		}
 		select {
 		case <-ctx.Done():

@@ -148,3 +148,44 @@ func TestOnlyChangesAreEncoded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// As scrcpy-server asks of its encoder, RepeatAfter draws the last picture
+// once more when the screen has been still that long, and only once: a
+// still screen after a change is drawn twice in all, then no more.
+func TestRepeatAfterDrawsTheLastPictureOnce(t *testing.T) {
+	needFFmpeg(t)
+	s := &turnable{w: 64, h: 64, shade: 1}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		done <- Stream(ctx, s, Options{BitRate: 500_000, GOP: 60, RepeatAfter: 50 * time.Millisecond}, func(Packet) error { return nil })
+	}()
+	waitPulled := func(n int) {
+		t.Helper()
+		for pulled(s) < n {
+			select {
+			case <-ctx.Done():
+				t.Fatalf("drawn %d times, want %d", pulled(s), n)
+			case <-time.After(5 * time.Millisecond): // polling the screen's count
+			}
+		}
+	}
+	waitPulled(2) // the first picture and its copy
+	s.mu.Lock()
+	s.shade = 2
+	s.mu.Unlock()
+	waitPulled(4) // the change and its copy
+	// A still screen for six times the repeat: no third drawing of it.
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for time.Now().Before(deadline) {
+		if n := pulled(s); n != 4 {
+			t.Fatalf("a still screen was drawn %d times after its change and copy", n-2)
+		}
+		time.Sleep(10 * time.Millisecond) // watching the count stay
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
