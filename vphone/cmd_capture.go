@@ -35,6 +35,7 @@ func cmdScreencap(p *Phone, c *shell.IO, args []string) int {
 	if strings.HasSuffix(file, ".png") {
 		asPNG = true
 	}
+	p.screencaps.Add(1)
 	var data []byte
 	if asPNG {
 		var err error

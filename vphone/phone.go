@@ -11,6 +11,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"tandem/vphone/render"
 	"tandem/vphone/screens"
 	"tandem/vphone/transport"
@@ -182,11 +183,13 @@ type faults struct {
 
 // Phone is one virtual Android phone.
 type Phone struct {
-	opts  Options
-	log   *slog.Logger
-	now   func() time.Time
-	fonts *render.Fonts
-	fs    *memFS
+	opts Options
+	// screencaps counts the screencap commands served (Screencaps).
+	screencaps atomic.Int64
+	log        *slog.Logger
+	now        func() time.Time
+	fonts      *render.Fonts
+	fs         *memFS
 
 	mu       sync.Mutex // guards everything below until netMu
 	m        *screens.Model

@@ -19,6 +19,9 @@ import (
 
 // ---- state API ----
 
+// Screencaps returns how many screencap commands the phone has served.
+func (p *Phone) Screencaps() int64 { return p.screencaps.Load() }
+
 // State returns a snapshot of the phone's state.
 func (p *Phone) State() State {
 	p.mu.Lock()

@@ -1,0 +1,103 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine"
+	"tandem/internal/modeltest"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
+)
+
+// Issue 31, item 1, end to end: a task on a phone whose captures take a
+// real phone's time, its mirror watched through scrcpy-server (which
+// repeats its last picture once), with the stream judging each settled
+// screen: one capture a step, and every request shows the last tap's
+// effect (two requests in a row on the same picture would mean a capture
+// taken before the screen changed). Without the mirror, the same task
+// takes a capture more a step.
+func TestStreamJudgesTheSettledScreen(t *testing.T) {
+	const taps = 4
+	captures := map[bool]int64{}
+	for _, watched := range []bool{false, true} {
+		phone, env := vphonetest.Start(t, vphone.WithSize(540, 1200))
+		if err := phone.Launch(vphone.PkgCounter); err != nil {
+			t.Fatal(err)
+		}
+		box, _ := phone.Bounds("plus")
+		c := box.Min.Add(box.Max).Div(2)
+		plus := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/540, c.Y*1000/1200)
+		var mu sync.Mutex
+		var pictures []string
+		srv := modeltest.NewFunc(t, func(req modeltest.Request) modeltest.Reply {
+			mu.Lock()
+			defer mu.Unlock()
+			if imgs := req.Images(); len(imgs) > 0 {
+				pictures = append(pictures, imgs[len(imgs)-1])
+			}
+			if len(pictures) > taps {
+				return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
+					Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+			}
+			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+		})
+		b := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:" + strconv.Itoa(env.Port)})
+		t.Cleanup(b.Shutdown)
+		if err := b.Begin(context.Background(), NotifierFunc(func(string, any) {})); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, ""); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if watched {
+			jar := filepath.Join(t.TempDir(), "scrcpy-server")
+			if err := os.WriteFile(jar, []byte("PK\x03\x04 stand-in jar"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b.desks.scrcpyJar = jar
+			if _, err := b.Watch(ctx, "test", env.Serial); err != nil {
+				t.Fatal(err)
+			}
+			for b.MirrorPath(env.Serial).Path != "scrcpy" || b.hub.PathOf(env.Serial).Ended {
+				if ctx.Err() != nil {
+					t.Fatalf("the mirror took %+v", b.MirrorPath(env.Serial))
+				}
+				time.Sleep(10 * time.Millisecond) // polling the path the feed names
+			}
+		}
+		phone.SetLatency(150 * time.Millisecond) // a capture slower than the interval, as a real phone's
+		before := phone.Screencaps()
+		snap, err := b.StartRun(ctx, env.Serial, "tap +1 four times", RunChoice{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, _ := b.Run(snap.ID)
+		res, err := run.Wait(ctx)
+		if err != nil || res.State != engine.Done || res.Steps != taps || phone.State().Counter != taps {
+			t.Fatalf("watched %v: %+v %v, counter %d", watched, res, err, phone.State().Counter)
+		}
+		captures[watched] = phone.Screencaps() - before
+		mu.Lock()
+		for i := 1; i < len(pictures); i++ {
+			if pictures[i] == pictures[i-1] {
+				t.Fatalf("watched %v: request %d shows the same screen as the one before it: the tap's change was not captured", watched, i+1)
+			}
+		}
+		mu.Unlock()
+	}
+	if captures[true] > captures[false]-taps {
+		t.Fatalf("%d captures with the stream judging, %d without, for %d taps: want one fewer a tap", captures[true], captures[false], taps)
+	}
+}
