@@ -54,26 +54,30 @@ func TestRunCtrlCBeatsTheRepliedTap(t *testing.T) {
 		if code != ExitFail || int(calls.Load()) != i+1 {
 			t.Fatalf("trial %d: exit %d after %d model calls\nstdout:\n%s\nstderr:\n%s", i, code, calls.Load(), out.String(), errOut.String())
 		}
-		taps := 0
-		for _, e := range phone.Events()[before:] {
-			if e.Kind == "tap" {
-				taps++
-			}
-		}
-		steps, end := recordedSteps(t, data)
-		if steps != taps {
-			t.Fatalf("trial %d: the record has %d step(s), the phone saw %d tap(s)", i, steps, taps)
-		}
-		if end == nil || end.State != engine.Stopped {
-			t.Fatalf("trial %d: the record ends with %+v\nstdout:\n%s", i, end, out.String())
-		}
-		if taps > 0 {
+		if stoppedTrial(t, i, phone, before, data) > 0 {
 			late++
 		}
 	}
 	if late > 0 {
 		t.Fatalf("the tap replied as Ctrl+C was pressed reached the phone in %d of %d runs", late, trials)
 	}
+}
+
+// stoppedTrial checks trial i of a stopped `tandem run` whose record is in
+// data: the record has a step for each tap the phone saw since before, none
+// it did not see, and ends Stopped. It returns the taps.
+func stoppedTrial(t *testing.T, i int, phone *vphone.Phone, before int, data string) (taps int) {
+	t.Helper()
+	for _, e := range phone.Events()[before:] {
+		if e.Kind == "tap" {
+			taps++
+		}
+	}
+	steps, end := recordedSteps(t, data)
+	if steps != taps || end == nil || end.State != engine.Stopped {
+		t.Fatalf("trial %d: %d step(s) recorded, %d tap(s) on the phone, end %+v", i, steps, taps, end)
+	}
+	return taps
 }
 
 // recordedSteps counts the action steps of the one run recorded in data

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"testing"
 
-	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
@@ -60,17 +59,7 @@ func TestCtrlCAsTheReplyIsWritten(t *testing.T) {
 		if code != ExitFail || int(calls.Load()) != i+1 {
 			t.Fatalf("trial %d: exit %d after %d model calls\nstdout:\n%s\nstderr:\n%s", i, code, calls.Load(), out.String(), errOut.String())
 		}
-		taps := 0
-		for _, e := range phone.Events()[before:] {
-			if e.Kind == "tap" {
-				taps++
-			}
-		}
-		steps, end := recordedSteps(t, data)
-		if steps != taps || end == nil || end.State != engine.Stopped {
-			t.Fatalf("trial %d: %d step(s) recorded, %d tap(s) on the phone, end %+v", i, steps, taps, end)
-		}
-		if taps > 0 {
+		if stoppedTrial(t, i, phone, before, data) > 0 {
 			late++
 		}
 	}

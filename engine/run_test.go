@@ -433,22 +433,10 @@ func TestInterruptedKeepsTheRepliedActionOff(t *testing.T) {
 		interrupted.Store(true) // Ctrl+C as the second reply is written
 		return model.Plan{Thought: "scripted", Actions: []action.Action{tapPlus}, Raw: "raw"}, nil
 	}
-	r, err := New(Config{ID: "run1", Goal: "count to three", Device: phone, DataDir: t.TempDir(),
+	res := runToEnd(t, Config{ID: "run1", Goal: "count to three", Device: phone, DataDir: t.TempDir(),
 		Planner:     &fakePlanner{script: []step{reply(tapPlus), second, reply(tapPlus)}},
 		Settings:    Settings{Stability: StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 2, Max: time.Second}},
 		Interrupted: interrupted.Load})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	res, err := r.Wait(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	phone.mu.Lock()
 	did := len(phone.did)
 	phone.mu.Unlock()

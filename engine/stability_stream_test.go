@@ -243,18 +243,8 @@ func TestOneCapturePerStepWithAStream(t *testing.T) {
 		if streamed {
 			cfg.Motion = phone.motion
 		}
-		r, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		res, err := r.Wait(ctx)
-		cancel()
-		if err != nil || res.State != Done || res.Steps != 3 {
-			t.Fatalf("stream %v: result %+v, %v", streamed, res, err)
+		if res := runToEnd(t, cfg); res.State != Done || res.Steps != 3 {
+			t.Fatalf("stream %v: result %+v", streamed, res)
 		}
 		phone.fakePhone.mu.Lock()
 		shots[streamed] = phone.fakePhone.shots
@@ -264,8 +254,21 @@ func TestOneCapturePerStepWithAStream(t *testing.T) {
 		t.Fatalf("%d captures with the stream, %d without, for 3 steps: want one fewer a step", shots[true], shots[false])
 	}
 	fast := &streamedPhone{fakePhone: newFakePhone(), next: make(chan struct{})}
-	r, err := New(Config{ID: "run1", Goal: "count to three", Device: fast, DataDir: t.TempDir(), Motion: fast.motion,
-		Planner: &fakePlanner{script: []step{reply(tapPlus), reply(tapPlus), reply(tapPlus), reply(finish("done"))}}})
+	if res := runToEnd(t, Config{ID: "run1", Goal: "count to three", Device: fast, DataDir: t.TempDir(), Motion: fast.motion,
+		Planner: &fakePlanner{script: []step{reply(tapPlus), reply(tapPlus), reply(tapPlus), reply(finish("done"))}}}); res.State != Done {
+		t.Fatalf("fast phone: %+v", res)
+	}
+	fast.fakePhone.mu.Lock()
+	defer fast.fakePhone.mu.Unlock()
+	if fast.fakePhone.shots != shots[false] {
+		t.Fatalf("a fast phone with a stream: %d captures, want the two-capture wait's %d", fast.fakePhone.shots, shots[false])
+	}
+}
+
+// runToEnd starts a run of cfg and returns how it ended (within 15 s).
+func runToEnd(t *testing.T, cfg Config) Result {
+	t.Helper()
+	r, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,12 +277,9 @@ func TestOneCapturePerStepWithAStream(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if res, err := r.Wait(ctx); err != nil || res.State != Done {
-		t.Fatalf("fast phone: %+v %v", res, err)
+	res, err := r.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
 	}
-	fast.fakePhone.mu.Lock()
-	defer fast.fakePhone.mu.Unlock()
-	if fast.fakePhone.shots != shots[false] {
-		t.Fatalf("a fast phone with a stream: %d captures, want the two-capture wait's %d", fast.fakePhone.shots, shots[false])
-	}
+	return res
 }
