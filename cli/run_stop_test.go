@@ -25,19 +25,8 @@ import (
 // its delivery, which BenchmarkCtrlCShutsTheGate times.)
 func TestRunCtrlCBeatsTheRepliedTap(t *testing.T) {
 	const trials = 100
-	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
-	if err := phone.Launch(vphone.PkgCounter); err != nil {
-		t.Fatal(err)
-	}
-	plus := centre(t, phone, "+1")
 	var ctrlC atomic.Pointer[func()]
-	var calls atomic.Int32
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		calls.Add(1)
-		(*ctrlC.Load())()
-		return toolReply("Tap +1.", "tap", plus)
-	})
-	t.Setenv("TANDEM_API_KEY", "sk-cli-test")
+	phone, env, srv, calls := ctrlCRig(t, func() { (*ctrlC.Load())() })
 	base := t.TempDir()
 	late := 0
 	for i := range trials {
@@ -61,6 +50,26 @@ func TestRunCtrlCBeatsTheRepliedTap(t *testing.T) {
 	if late > 0 {
 		t.Fatalf("the tap replied as Ctrl+C was pressed reached the phone in %d of %d runs", late, trials)
 	}
+}
+
+// ctrlCRig is the Counter app on a virtual phone and a model whose every
+// reply taps +1, after ctrlC (what Ctrl+C does, as the reply is written);
+// calls counts the model's calls.
+func ctrlCRig(t *testing.T, ctrlC func()) (phone *vphone.Phone, env vphonetest.Env, srv *modeltest.Server, calls *atomic.Int32) {
+	t.Helper()
+	phone, env = vphonetest.Start(t, vphone.WithSize(360, 800))
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	plus := centre(t, phone, "+1")
+	calls = new(atomic.Int32)
+	srv = modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		calls.Add(1)
+		ctrlC()
+		return toolReply("Tap +1.", "tap", plus)
+	})
+	t.Setenv("TANDEM_API_KEY", "sk-cli-test")
+	return phone, env, srv, calls
 }
 
 // stoppedTrial checks trial i of a stopped `tandem run` whose record is in

@@ -2,11 +2,8 @@ package cli
 
 import (
 	"context"
-	"os"
-	"os/signal"
 	"slices"
 	"sync"
-	"syscall"
 
 	"tandem/internal/sigcatch"
 )
@@ -40,12 +37,7 @@ func interruptible(parent context.Context, env Env) (context.Context, Env) {
 // notifySignals fires s on the first Ctrl+C or SIGTERM, until release,
 // and makes s.interrupted report the signal from the moment it is sent.
 func notifySignals(s *stops) (release func()) {
-	c, err := sigcatch.Catch()
-	if err != nil {
-		// Another command of this process holds the handler (tests run
-		// several): the signal still stops this one, through Go's delivery.
-		return notifyThroughGo(s)
-	}
+	c := sigcatch.Catch()
 	s.setInterrupted(c.Caught)
 	done := make(chan struct{})
 	go func() {
@@ -58,25 +50,6 @@ func notifySignals(s *stops) (release func()) {
 	return func() {
 		close(done)
 		c.Release()
-	}
-}
-
-// notifyThroughGo fires s on the first Ctrl+C or SIGTERM that os/signal
-// delivers, until release.
-func notifyThroughGo(s *stops) (release func()) {
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sigs:
-			s.fire()
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(sigs)
-		close(done)
 	}
 }
 

@@ -7,13 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
-
-	"tandem/internal/modeltest"
-	"tandem/vphone"
-	"tandem/vphone/vphonetest"
 )
 
 // Issue 31, item 3, with the real signal: Ctrl+C (SIGINT to this process)
@@ -33,20 +28,11 @@ func TestCtrlCAsTheReplyIsWritten(t *testing.T) {
 	if testing.Short() {
 		trials = 20
 	}
-	phone, env := vphonetest.Start(t, vphone.WithSize(360, 800))
-	if err := phone.Launch(vphone.PkgCounter); err != nil {
-		t.Fatal(err)
-	}
-	plus := centre(t, phone, "+1")
-	var calls atomic.Int32
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		calls.Add(1)
+	phone, env, srv, calls := ctrlCRig(t, func() {
 		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 			t.Error(err)
 		}
-		return toolReply("Tap +1.", "tap", plus)
 	})
-	t.Setenv("TANDEM_API_KEY", "sk-cli-test")
 	base := t.TempDir()
 	late := 0
 	for i := range trials {

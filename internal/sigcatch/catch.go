@@ -1,14 +1,15 @@
 package sigcatch
 
 import (
-	"errors"
+	"os"
+	"os/signal"
 	"sync"
+	"sync/atomic"
+	"syscall"
 )
 
-// ErrBusy means another Catcher of this process is installed.
-var ErrBusy = errors.New("sigcatch: a catcher is installed already")
-
-// Catcher is the process's interrupt handler while it is installed.
+// Catcher is told of the process's interrupts while it is installed; the
+// process may have several (each command of a test that runs several).
 type Catcher struct {
 	c       chan struct{}
 	once    sync.Once
@@ -20,7 +21,7 @@ type Catcher struct {
 func (c *Catcher) C() <-chan struct{} { return c.c }
 
 // Caught reports whether Ctrl+C or SIGTERM has been sent to the process
-// since Catch: handled by the C handler, or held by the kernel for the
+// since this Catch: handled by the C handler, or held by the kernel for the
 // process. It does not block.
 func (c *Catcher) Caught() bool { return c.caught() }
 
@@ -35,4 +36,27 @@ func (c *Catcher) fire() {
 	default:
 		close(c.c)
 	}
+}
+
+// catchThroughGo is a catcher told through os/signal: Caught reports only
+// what Go has delivered.
+func catchThroughGo() *Catcher {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Bool
+	c := &Catcher{c: make(chan struct{}), caught: got.Load}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			got.Store(true)
+			c.fire()
+		case <-done:
+		}
+	}()
+	c.release = func() {
+		signal.Stop(sigs)
+		close(done)
+	}
+	return c
 }

@@ -9,7 +9,7 @@ package sigcatch
 #include <string.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t tandem_caught;
+static volatile sig_atomic_t tandem_caught; // signals handled since install
 static int tandem_wfd = -1;
 static struct sigaction tandem_prev_int, tandem_prev_term;
 
@@ -17,7 +17,7 @@ static struct sigaction tandem_prev_int, tandem_prev_term;
 // the pipe; both are async-signal-safe.
 static void tandem_on_signal(int sig) {
 	int saved = errno;
-	tandem_caught = 1;
+	tandem_caught++;
 	if (tandem_wfd >= 0) {
 		char b = (char)sig;
 		ssize_t n = write(tandem_wfd, &b, 1);
@@ -77,47 +77,90 @@ import (
 	"syscall"
 )
 
-// installed guards the one C handler of the process.
-var installed sync.Mutex
+// handler is the one C handler of the process and the catchers it tells.
+// A signal's handler is the process's own, so this is too.
+var handler struct {
+	mu       sync.Mutex
+	catchers map[*Catcher]struct{}
+	w        int           // the pipe's write end, the C handler's
+	done     chan struct{} // closed when the pipe's reader has stopped
+	r        *os.File
+}
 
-// Catch installs the handler. Only one Catcher is installed at a time;
-// a second Catch returns ErrBusy until the first is released.
-func Catch() (*Catcher, error) {
-	if !installed.TryLock() {
-		return nil, ErrBusy
+// Catch installs the handler (the first catcher of the process does) and
+// returns a catcher told of every Ctrl+C or SIGTERM from now on, until
+// its release; the last release puts back what handled them before. A
+// handler that cannot be installed (no pipe left) leaves Go's delivery.
+func Catch() *Catcher {
+	handler.mu.Lock()
+	defer handler.mu.Unlock()
+	if len(handler.catchers) == 0 {
+		if err := install(); err != nil {
+			return catchThroughGo()
+		}
 	}
+	from := C.tandem_check()
+	c := &Catcher{c: make(chan struct{})}
+	c.caught = func() bool { return C.tandem_check() != from }
+	handler.catchers[c] = struct{}{}
+	c.release = func() {
+		handler.mu.Lock()
+		delete(handler.catchers, c)
+		handler.mu.Unlock()
+		uninstall()
+	}
+	return c
+}
+
+// install opens the pipe, puts the C handler in place and starts the
+// reader that tells the catchers. handler.mu is held.
+func install() error {
 	var p [2]int
 	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
-		installed.Unlock()
-		return nil, err
+		return err
 	}
 	r, w := os.NewFile(uintptr(p[0]), "sigcatch-r"), p[1]
 	if e := C.tandem_install(C.int(w)); e != 0 {
 		r.Close()
 		syscall.Close(w)
-		installed.Unlock()
-		return nil, syscall.Errno(e)
+		return syscall.Errno(e)
 	}
-	c := &Catcher{c: make(chan struct{})}
-	c.caught = func() bool { return C.tandem_check() != 0 }
-	done := make(chan struct{})
-	go func() {
+	handler.catchers, handler.r, handler.w, handler.done = map[*Catcher]struct{}{}, r, w, make(chan struct{})
+	go func(done chan struct{}) {
 		defer close(done)
 		var b [16]byte
 		for {
-			if n, err := r.Read(b[:]); n > 0 {
-				c.fire()
-			} else if err != nil {
+			n, err := r.Read(b[:])
+			if n > 0 {
+				handler.mu.Lock()
+				for c := range handler.catchers {
+					c.fire()
+				}
+				handler.mu.Unlock()
+			}
+			if err != nil {
 				return
 			}
 		}
-	}()
-	c.release = func() {
-		C.tandem_uninstall()
-		syscall.Close(w)
-		r.Close()
-		<-done
-		installed.Unlock()
+	}(handler.done)
+	return nil
+}
+
+// uninstall puts back the handlers from before install and stops the
+// reader, once no catcher is left.
+func uninstall() {
+	handler.mu.Lock()
+	if len(handler.catchers) > 0 || handler.r == nil {
+		handler.mu.Unlock()
+		return // a catcher is left, or it is gone already
 	}
-	return c, nil
+	C.tandem_uninstall()
+	r, w, done := handler.r, handler.w, handler.done
+	handler.r = nil
+	handler.mu.Unlock()
+	// The reader may be waiting for the lock to tell catchers: it is
+	// let go first.
+	syscall.Close(w)
+	r.Close()
+	<-done
 }

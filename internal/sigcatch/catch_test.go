@@ -3,7 +3,6 @@
 package sigcatch
 
 import (
-	"errors"
 	"os"
 	"syscall"
 	"testing"
@@ -23,10 +22,7 @@ func TestCaughtOnceSent(t *testing.T) {
 	const trials = 1000
 	miss := 0
 	for i := range trials {
-		c, err := Catch()
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := Catch()
 		if c.Caught() {
 			c.Release()
 			t.Fatalf("trial %d: caught before any signal", i)
@@ -57,20 +53,38 @@ func TestCaughtOnceSent(t *testing.T) {
 	}
 }
 
-// One catcher at a time: a second waits for the first's release.
-func TestOneCatcher(t *testing.T) {
-	c, err := Catch()
-	if err != nil {
+// Several catchers at once (a test runs several commands in one process):
+// a signal reaches each; one made after it does not report it; releasing
+// one leaves the others catching, and the handler stays until the last.
+func TestCatchersAtOnce(t *testing.T) {
+	a := Catch()
+	defer a.Release()
+	b := Catch()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
+	for name, c := range map[string]*Catcher{"first": a, "second": b} {
+		select {
+		case <-c.C():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the %s catcher never heard of the signal", name)
+		}
+		if !c.Caught() {
+			t.Fatalf("the %s catcher heard of the signal, Caught did not", name)
+		}
+	}
+	b.Release()
+	c := Catch()
 	defer c.Release()
-	if _, err := Catch(); !errors.Is(err, ErrBusy) {
-		t.Fatalf("second Catch: %v, want ErrBusy", err)
+	if c.Caught() {
+		t.Fatal("a catcher made after the signal reports it")
 	}
-	c.Release()
-	d, err := Catch()
-	if err != nil {
-		t.Fatalf("Catch after Release: %v", err)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
 	}
-	d.Release()
+	select {
+	case <-c.C():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a catcher made while another was installed never heard of the signal")
+	}
 }
