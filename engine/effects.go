@@ -94,7 +94,7 @@ type stableWork struct {
 	look bool
 	// since is when the action began and before the screen it was made
 	// on: a stream of the screen judges the settle from them
-	// (waitStream).
+	// (streamWait).
 	since  time.Time
 	before Fingerprint
 }

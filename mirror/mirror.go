@@ -248,7 +248,7 @@ func (h *Hub) PublishVideo(device string, f Frame) {
 	s.wake()
 }
 
-// echoAfter is when scrcpy-server's copy of its last picture comes, as
+// echoFrom and echoTo bound when scrcpy-server's copy of its last picture comes, as
 // this computer receives it: 100 ms after (its SurfaceEncoder's
 // REPEAT_FRAME_DELAY_US), give or take the encoder's and adb's jitter.
 const echoFrom, echoTo = 70 * time.Millisecond, 140 * time.Millisecond
