@@ -61,7 +61,7 @@ func EngineSettings(s Settings, p Profile) engine.Settings {
 		Budget: engine.Budget{Steps: s.Budget.MaxSteps, Tokens: s.Budget.MaxTokens, Cost: s.Budget.MaxCost,
 			WallTime: time.Duration(s.Budget.MaxMinutes) * time.Minute},
 		Policy:    engine.Policy{Words: s.PolicyWords, Apps: s.PolicyApps},
-		Stability: engine.StabilityConfig{Max: time.Duration(s.StabilityMs) * time.Millisecond},
+		Stability: engine.StabilityConfig{Max: time.Duration(s.StabilityMs) * time.Millisecond, WaitToAsk: s.WaitToAsk},
 		Model:     p.Model, Dialect: p.Dialect, BaseURL: p.BaseURL,
 	}
 }

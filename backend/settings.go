@@ -32,6 +32,11 @@ type Settings struct {
 	PolicyApps  []string `json:"policy_apps"`
 	// StabilityMs caps the wait for the screen to settle after an action.
 	StabilityMs int `json:"stability_ms"`
+	// WaitToAsk asks the model only once the screen is known to have
+	// settled after an action; by default the call starts on the first
+	// picture and is cancelled if the screen was still moving
+	// (engine/speculate.go).
+	WaitToAsk bool `json:"wait_to_ask"`
 	// StopAfterSteps is how many more steps "Stop after this step" allows.
 	StopAfterSteps int `json:"stop_after_steps"`
 	// WelcomeDone is set once the first-start welcome was dismissed.

@@ -193,3 +193,20 @@ func TestUpdateSettingsKeepsConcurrentChanges(t *testing.T) {
 		t.Fatalf("a refused change was written: %+v", after)
 	}
 }
+
+// "Ask the model only once the screen has settled" reaches the run, off
+// unless the person turns it on, and survives a save.
+func TestWaitToAskReachesTheRun(t *testing.T) {
+	st := NewSettingsStore(t.TempDir())
+	s, _, err := st.Load()
+	if err != nil || s.WaitToAsk || EngineSettings(s, Profile{}).Stability.WaitToAsk {
+		t.Fatalf("default: %v %v", s.WaitToAsk, err)
+	}
+	s.WaitToAsk = true
+	if _, err := st.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	if s, _, err = st.Load(); err != nil || !EngineSettings(s, Profile{}).Stability.WaitToAsk {
+		t.Fatalf("saved: %v %v", s.WaitToAsk, err)
+	}
+}

@@ -158,6 +158,7 @@ func (f fxEnd) perform(r *Run) {
 	r.runCancel()
 	r.gate.close()
 	fxUnwatch{}.perform(r)
+	fxDropSpec{}.perform(r)
 	r.res = f.res
 }
 
@@ -221,6 +222,9 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 		lctx, cancel = context.WithCancel(ctx)
 		ahead = r.lookAhead(lctx, need)
 	}
+	if !w.look && !r.settings.Stability.WaitToAsk {
+		prepare = r.glimpseFirst(ctx, gen, prepare, func() func() seen { return ahead })
+	}
 	s, err := r.settle(ctx, settleHooks{reads: reads, prepare: prepare}, w.since, w.before)
 	if err != nil || ctx.Err() != nil {
 		cancel() // the reads end with the work, never outlive it
@@ -231,6 +235,43 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	got := ahead()
 	cancel()
 	r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: got.tree, app: got.pkg, name: got.name, wins: got.wins}})
+}
+
+// glimpseFirst wraps a wait's prepare hook so that its first capture is
+// also told to the loop (OnGlimpse) with what the reads started with it
+// found: the model call can start on it while the wait confirms it
+// (speculate.go). reads returns the wait for the reads of the newest
+// capture.
+func (r *Run) glimpseFirst(ctx context.Context, gen uint64, prepare func(image.Image), reads func() func() seen) func(image.Image) {
+	first := true
+	return func(img image.Image) {
+		if prepare != nil {
+			prepare(img)
+		}
+		if !first {
+			return
+		}
+		first = false
+		got := reads()
+		tell := func() {
+			s := got()
+			if ctx.Err() == nil {
+				// No fingerprint: the core judges a glimpse by its frame, and
+				// an adopted call takes the settled screen's (fxAdopt).
+				r.post(message{on: OnGlimpse, gen: gen, settled: &stableResult{s: Settled{Frame: img},
+					tree: s.tree, app: s.pkg, name: s.name, wins: s.wins}})
+			}
+		}
+		if r.sched != nil {
+			tell() // the reads are done: they ran as they started
+			return
+		}
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			tell()
+		}()
+	}
 }
 
 // settleHooks is what a stability wait does besides capturing: reads

@@ -14,7 +14,7 @@ func referenceFingerprint(img image.Image) Fingerprint {
 	b := img.Bounds()
 	gw := min(fingerprintCols, b.Dx())
 	gh := max(1, min(gw*b.Dy()/b.Dx(), 4*fingerprintCols, b.Dy()))
-	stepX, stepY := max(1, b.Dx()/(gw*24)), max(1, b.Dy()/(gh*24))
+	stepX, stepY := max(1, (b.Dx()+gw*24-1)/(gw*24)), max(1, (b.Dy()+gh*24-1)/(gh*24))
 	sum, cnt := make([]uint32, gw*gh), make([]uint32, gw*gh)
 	for y := b.Min.Y; y < b.Max.Y; y += stepY {
 		for x := b.Min.X; x < b.Max.X; x += stepX {

@@ -166,6 +166,9 @@ type loopState struct {
 	// acting: the work in flight is the current action's; its result
 	// has not come back yet.
 	acting bool
+	// spec is the model call started on the first capture after the
+	// current action (speculate.go): plan adopts it when it asks the same.
+	spec *planWork
 
 	pauseWaiters    []chan error
 	holdPause       bool // the person paused while the device was away: it comes back paused
@@ -305,7 +308,7 @@ func (r *Run) ended() bool {
 func (r *Run) deliver(m message) bool {
 	l := r.lp
 	l.on = m.on
-	err := l.handle(m)
+	err := l.turn(m)
 	r.perform(l.take())
 	if m.reply != nil && !l.deferred(m) {
 		m.reply <- err
@@ -350,6 +353,14 @@ func (l *loopState) deferred(m message) bool {
 		}
 	}
 	return l.manualReply == m.reply
+}
+
+// turn is the core's answer to m: handle it, then let go of a call made
+// early that can no longer be the step's.
+func (l *loopState) turn(m message) error {
+	err := l.handle(m)
+	l.settleSpec()
+	return err
 }
 
 func (l *loopState) handle(m message) error {
@@ -402,8 +413,8 @@ func (l *loopState) handle(m message) error {
 		l.planned(m.planned)
 	case OnActionDone:
 		l.actionDone(m.acted)
-	case OnStable:
-		l.stable(m.settled)
+	case OnStable, OnGlimpse:
+		l.screenAfter(m)
 	case OnDeviceLost:
 		l.lost(m.err)
 	case OnDeviceAway:

@@ -30,7 +30,9 @@ func (l *loopState) cancelWork() {
 }
 
 // plan starts a Planning step: one observation and one model call. Budgets
-// are checked first; one used up asks the person instead.
+// are checked first; one used up asks the person instead. When the call
+// this step would make already started on the settled screen's first
+// capture (glimpse), that call is the step's.
 func (l *loopState) plan(reason string) {
 	if c := l.budget.exceeded(l.spent()); c.Code != "" {
 		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
@@ -43,35 +45,62 @@ func (l *loopState) plan(reason string) {
 	l.edited = false
 	l.flushQueue("")
 	l.emitPlan()
-	stepsLeft := l.stepsLeft()
-	if stepsLeft > 0 && stepsLeft <= l.settings.RemindAt {
-		l.note(fmt.Sprintf("Only %d step(s) are left. If the goal is reached, finish now with a summary; if it cannot be reached in time, finish and say what is missing.", stepsLeft))
+	if r := l.reminder(); r != "" {
+		l.note(r)
 	}
 	l.notesSent = len(l.notes)
+	s := screenNow{}
+	if l.fresh {
+		s = screenNow{frame: l.frame, print: l.print, tree: l.tree, app: l.app, name: l.appName, wins: l.wins}
+	}
+	w := l.planWork(s, l.notes)
+	if l.spec != nil && sameWork(*l.spec, w) {
+		l.spec = nil
+		l.cancelWork()
+		l.gen++
+		l.out(fxAdopt{l.gen, w})
+		return
+	}
+	l.startWork(w)
+}
+
+// reminder is the note that tells the model how few steps are left, when
+// few are.
+func (l *loopState) reminder() string {
+	if left := l.stepsLeft(); left > 0 && left <= l.settings.RemindAt {
+		return fmt.Sprintf("Only %d step(s) are left. If the goal is reached, finish now with a summary; if it cannot be reached in time, finish and say what is missing.", left)
+	}
+	return ""
+}
+
+// screenNow is what the core knows of the screen a call is made on (all
+// empty: nothing fresh, the worker looks).
+type screenNow struct {
+	frame image.Image
+	print Fingerprint
+	tree  []byte
+	app   string
+	name  string
+	wins  []device.Window
+}
+
+// planWork is the model call the core would make now on screen s with
+// notes: it changes nothing, so a glimpse can ask what plan will.
+func (l *loopState) planWork(s screenNow, notes []string) planWork {
 	in := model.Input{
 		Goal:      l.goal,
 		History:   l.recentHistory(),
-		Notes:     append([]string(nil), l.notes...),
-		StepsLeft: stepsLeft,
+		Notes:     append([]string(nil), notes...),
+		StepsLeft: l.stepsLeft(),
 		Supported: l.caps.Actions,
-	}
-	var frame image.Image
-	var print Fingerprint
-	var tree []byte
-	if l.fresh {
-		frame, print, tree = l.frame, l.print, l.tree
-	}
-	app, name := "", ""
-	var wins []device.Window
-	if l.fresh {
-		app, name, wins = l.app, l.appName, l.wins
 	}
 	var info *device.Info
 	if l.hasInfo {
 		i := l.info
 		info = &i
 	}
-	l.startWork(planWork{call: l.calls + 1, in: in, info: info, frame: frame, print: print, tree: tree, app: app, name: name, wins: wins})
+	return planWork{call: l.calls + 1, in: in, info: info, frame: s.frame, print: s.print, tree: s.tree,
+		app: s.app, name: s.name, wins: s.wins}
 }
 
 // observe looks at the screen again without asking the model and then
@@ -109,13 +138,15 @@ func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
 	}
 	if w.call == 0 {
 		res.only = true
+		res.file = r.rec.frame(ctx, res.frame)
 		r.post(message{on: OnPlanned, gen: gen, planned: res})
 		return
 	}
-	r.askModel(ctx, w.call, in, res)
+	r.askModel(ctx, w.call, in, res, tellNow)
 	if ctx.Err() != nil {
 		return // cancelled: the loop has moved on
 	}
+	res.file = r.rec.frame(ctx, res.frame)
 	r.post(message{on: OnPlanned, gen: gen, planned: res})
 }
 
@@ -195,7 +226,6 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 		in.Notes = append(in.Notes, secureNote)
 	}
 	res.obs.UITree, res.obs.Screen = tree, info.Screen
-	res.file = r.rec.frame(ctx, frame)
 	res.observeMs = r.since(t0).Milliseconds()
 	in.Observation = res.obs
 	return res, in, nil
@@ -205,22 +235,28 @@ func (r *Run) observe(ctx context.Context, w planWork) (*planResult, model.Input
 // failed attempt that the client retries is told to the person (and kept
 // in the record) rather than left as a long silent "Thinking…", as is each
 // second it waits; the model's thought streams to the UI as it comes.
-func (r *Run) askModel(ctx context.Context, call int, in model.Input, res *planResult) {
+func (r *Run) askModel(ctx context.Context, call int, in model.Input, res *planResult, tell func(func())) {
 	pctx := model.WithRetryNotice(ctx, func(rt model.Retry) {
-		if ctx.Err() == nil {
-			r.rec.add(Entry{Kind: recRetry, Call: call, Error: rt.Error, Ms: rt.WaitMs})
-			r.hub.emit(Event{Kind: KindRetry, Retry: &RetryEvent{Call: call, Retry: rt}})
-		}
+		tell(func() {
+			if ctx.Err() == nil {
+				r.rec.add(Entry{Kind: recRetry, Call: call, Error: rt.Error, Ms: rt.WaitMs})
+				r.hub.emit(Event{Kind: KindRetry, Retry: &RetryEvent{Call: call, Retry: rt}})
+			}
+		})
 	})
 	pctx = model.WithWaitNotice(pctx, func(w model.Waiting) {
-		if ctx.Err() == nil {
-			r.hub.emit(Event{Kind: KindWaiting, Waiting: &WaitingEvent{Call: call, Waiting: w}})
-		}
+		tell(func() {
+			if ctx.Err() == nil {
+				r.hub.emit(Event{Kind: KindWaiting, Waiting: &WaitingEvent{Call: call, Waiting: w}})
+			}
+		})
 	})
 	res.plan, res.err = r.planner.Plan(pctx, in, func(delta string) {
-		if ctx.Err() == nil {
-			r.hub.emit(Event{Kind: KindThought, Thought: &ThoughtEvent{Call: call, Delta: delta}})
-		}
+		tell(func() {
+			if ctx.Err() == nil {
+				r.hub.emit(Event{Kind: KindThought, Thought: &ThoughtEvent{Call: call, Delta: delta}})
+			}
+		})
 	})
 }
 

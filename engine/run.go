@@ -221,6 +221,7 @@ type Run struct {
 	// The work in flight and the device watch, cancelled by effects
 	// (effects.go); owned by the loop goroutine.
 	workCancel  context.CancelFunc
+	spec        *specRun // the call started on a glimpse, not yet adopted
 	watchCancel context.CancelFunc
 
 	res Result // valid once finished is closed

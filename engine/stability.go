@@ -21,6 +21,10 @@ type StabilityConfig struct {
 	// Threshold is the fraction of fingerprint cells that may differ between
 	// two frames that still count as the same (a blinking cursor, a clock).
 	Threshold float64 `json:"threshold"`
+	// WaitToAsk: the model is asked only once the screen is known to be
+	// settled, not on the first capture while the wait confirms it
+	// (speculate.go): slower, and no call is ever cancelled.
+	WaitToAsk bool `json:"wait_to_ask,omitempty"`
 }
 
 // DefaultStability is the stability wait used when a run's settings leave it zero.
@@ -41,6 +45,7 @@ func (c StabilityConfig) withDefaults() StabilityConfig {
 	if c.Threshold > 0 {
 		d.Threshold = c.Threshold
 	}
+	d.WaitToAsk = c.WaitToAsk
 	return d
 }
 
@@ -75,9 +80,11 @@ func FingerprintOf(img image.Image) Fingerprint {
 	gh = max(1, min(gh, 4*fingerprintCols, b.Dy()))
 	sum := make([]uint32, gw*gh)
 	cnt := make([]uint32, gw*gh)
-	// Sample about 24x24 points per cell at most.
-	stepX := max(1, b.Dx()/(gw*24))
-	stepY := max(1, b.Dy()/(gh*24))
+	// Sample about 24x24 points per cell at most (rounding the step up: a
+	// phone's 34-pixel cells were read whole, 8 ms a frame, on a step's
+	// critical path).
+	stepX := max(1, (b.Dx()+gw*24-1)/(gw*24))
+	stepY := max(1, (b.Dy()+gh*24-1)/(gh*24))
 	// The cell of each sampled column, computed once rather than per pixel.
 	cols := make([]int, 0, b.Dx()/stepX+1)
 	for x := b.Min.X; x < b.Max.X; x += stepX {
@@ -246,11 +253,17 @@ func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (i
 	return res, nil
 }
 
-// samePixels reports whether a and b are the same RGBA frame byte for byte:
-// a settled screen usually is, and comparing the bytes costs a fraction of
-// a fingerprint.
+// samePixels reports whether a and b are the same frame byte for byte (an
+// RGBA or NRGBA one, as a phone's PNG decodes): a settled screen usually
+// is, and comparing the bytes costs a fraction of a fingerprint.
 func samePixels(a, b image.Image) bool {
-	x, ok1 := a.(*image.RGBA)
-	y, ok2 := b.(*image.RGBA)
-	return ok1 && ok2 && x.Rect == y.Rect && x.Stride == y.Stride && bytes.Equal(x.Pix, y.Pix)
+	switch x := a.(type) {
+	case *image.RGBA:
+		y, ok := b.(*image.RGBA)
+		return ok && x.Rect == y.Rect && x.Stride == y.Stride && bytes.Equal(x.Pix, y.Pix)
+	case *image.NRGBA:
+		y, ok := b.(*image.NRGBA)
+		return ok && x.Rect == y.Rect && x.Stride == y.Stride && bytes.Equal(x.Pix, y.Pix)
+	}
+	return false
 }

@@ -36,6 +36,7 @@ const (
 	OnDeviceBack Trigger = 24 // the lost device answers again
 	OnManualDone Trigger = 25 // a person's input (and its settle wait) finished
 	OnDeviceAway Trigger = 26 // the lost device is still away (a countdown tick, or the limit)
+	OnGlimpse    Trigger = 27 // the first capture after an action, before it is known to be settled
 )
 
 var triggerNames = map[Trigger]string{
@@ -45,7 +46,7 @@ var triggerNames = map[Trigger]string{
 	OnEditPending: "edit_pending", OnManualInput: "manual_input",
 	OnPlanned: "planned", OnActionDone: "action_done", OnStable: "stable",
 	OnDeviceLost: "device_lost", OnDeviceBack: "device_back", OnManualDone: "manual_done",
-	OnDeviceAway: "device_away",
+	OnDeviceAway: "device_away", OnGlimpse: "glimpse",
 }
 
 func (t Trigger) String() string {

@@ -101,6 +101,10 @@ func encode(out image.Image, spec ImageSpec) (Shot, error) {
 		if q <= 0 || q > 100 {
 			q = 85
 		}
+		if rgba, ok := out.(*image.RGBA); ok {
+			data, err := encodeJPEG(rgba, q, defaultBands())
+			return Shot{Data: data, MIME: "image/jpeg", W: w, H: h}, err
+		}
 		err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: q})
 		return Shot{Data: buf.Bytes(), MIME: "image/jpeg", W: w, H: h}, err
 	}

@@ -35,6 +35,8 @@ export interface Settings {
   policy_words: string[]
   policy_apps: string[]
   stability_ms: number
+  /** ask the model only once the screen has settled (no call on the first picture) */
+  wait_to_ask: boolean
   stop_after_steps: number
   welcome_done: boolean
   /** serve Tandem to MCP clients over HTTP on 127.0.0.1:mcp_port while the app runs */

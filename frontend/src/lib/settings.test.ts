@@ -10,6 +10,7 @@ const base: Settings = {
   policy_words: ['pay', '支付'],
   policy_apps: [],
   stability_ms: 3000,
+  wait_to_ask: false,
   stop_after_steps: 1,
   welcome_done: true,
   mcp_http: false,

@@ -66,6 +66,7 @@ export interface BackendSettings {
   policy_words: string[]
   policy_apps: string[]
   stability_ms: number
+  wait_to_ask: boolean
   stop_after_steps: number
   welcome_done: boolean
   mcp_http: boolean
@@ -399,6 +400,7 @@ export interface StabilityConfig {
   stable_frames: number
   max: number
   threshold: number
+  wait_to_ask?: boolean
 }
 
 /** engine.StateEvent */

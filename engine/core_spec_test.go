@@ -1,0 +1,82 @@
+package engine
+
+import (
+	"fmt"
+	"image"
+)
+
+// The core's rig and the calls made on a glimpse (speculate.go): the
+// stability wait tells of its first capture at random, settles on it or on
+// another, and the rig checks that a call started early lives only while
+// the run waits for its screen and becomes the step's only on the screen
+// the wait settled on, as the very call the core asks for.
+
+// coreSpec is what the rig knows of calls made early.
+type coreSpec struct {
+	// glimpsed is the first capture the stability wait told of (nil:
+	// none yet); spec the call the core started on it; settled the
+	// screen the wait settled on.
+	glimpsed *stableResult
+	spec     *planWork
+	settled  image.Image
+	adopted  int // calls started on a glimpse that became the step's
+}
+
+// noteResult notes a result of work as the runner receives it.
+func (c *coreRig) noteResult(m message) {
+	if !m.on.IsCommand() && m.on != OnManualDone && m.on != OnGlimpse && m.gen == c.gen {
+		c.live = nil // the work in flight has come back
+	}
+	if m.on == OnStable {
+		c.settled = m.settled.s.Frame
+	}
+}
+
+// applySpec follows an effect about a call made early.
+func (c *coreRig) applySpec(m message, f effect) error {
+	switch f := f.(type) {
+	case fxSpeculate:
+		if c.l.state != WaitingForStability || m.on != OnGlimpse || c.ended {
+			return fmt.Errorf("a call started early on %s in %s", m.on, c.l.state)
+		}
+		w := f.w
+		c.spec = &w
+	case fxDropSpec:
+		c.spec = nil
+	case fxAdopt:
+		if c.spec == nil || !sameWork(*c.spec, f.w) || m.on != OnStable || !sameFrame(f.w.frame, c.settled) {
+			return fmt.Errorf("adopted %v on %s, started early %v, settled on %p", f.w.frame, m.on, c.spec, c.settled)
+		}
+		c.live, c.gen, c.glimpsed, c.spec = f.w, f.gen, nil, nil
+		c.adopted++
+	}
+	return nil
+}
+
+// checkSpec: a call made early lives only while the run waits for the
+// screen it was made on.
+func (c *coreRig) checkSpec() error {
+	if c.spec != nil && (c.l.state != WaitingForStability || c.l.spec == nil) {
+		return fmt.Errorf("a call started early lives on in %s", c.l.state)
+	}
+	return nil
+}
+
+// glimpse is, at random, the wait's first capture (before it is
+// confirmed) or the wait settled on that very capture.
+func (c *coreRig) glimpse(w stableWork, gen uint64) (message, bool) {
+	if c.glimpsed == nil && !w.look && c.rng.IntN(2) == 0 {
+		f := c.frame()
+		g := &stableResult{s: Settled{Frame: f, Print: FingerprintOf(f)}}
+		g.tree, g.app = c.look()
+		c.glimpsed = g
+		return message{on: OnGlimpse, gen: gen, settled: g}, true
+	}
+	if g := c.glimpsed; g != nil && c.rng.IntN(3) > 0 {
+		c.app = g.app
+		s := g.s
+		s.Stable = true
+		return message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: g.tree, app: g.app}}, true
+	}
+	return message{}, false
+}

@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"image"
+	"reflect"
+	"sync"
+)
+
+// Planning on the first capture (issue 31). After an action the screen is
+// judged settled by a second capture an interval later (stability.go); the
+// model call the step then makes used to wait for it. Now the stability
+// wait tells the core of its first capture (a glimpse), and when the core,
+// asked what it would do were that capture the settled screen, would plan
+// (no queued step, no loop, budget left), the call starts at once on it,
+// while the wait goes on confirming. The call is the step's only when the
+// wait settles on that very capture and the core, deciding as always,
+// asks for the same call (same screen, goal, history and notes): then it
+// is adopted, and the time the model spent meanwhile is saved. Anything
+// else (the screen moved, the person paused or spoke, the run ended)
+// cancels it; nothing of a call not adopted is told, recorded or acted on,
+// so the model never plans a step on a screen that was still moving.
+//
+// The price is a call cancelled now and then (a screen still moving at
+// its first capture, at most one a step): StabilityConfig.WaitToAsk turns
+// it off for those who pay for every call.
+
+// screenAfter handles the screen after an action: its first capture
+// (OnGlimpse), or the one it settled on (OnStable).
+func (l *loopState) screenAfter(m message) {
+	if m.on == OnGlimpse {
+		l.glimpse(m.settled)
+		return
+	}
+	l.stable(m.settled)
+}
+
+// glimpse handles the wait's first capture after an action: the call the
+// step would make on it starts now (fxSpeculate) when the core would plan
+// on it.
+func (l *loopState) glimpse(res *stableResult) {
+	if l.settings.Stability.WaitToAsk || l.state != WaitingForStability || l.current == nil || len(l.queue) > 0 {
+		return
+	}
+	if l.softLimit >= 0 && l.steps >= l.softLimit {
+		return // the run ends with this step
+	}
+	if c := l.budget.exceeded(l.spent()); c.Code != "" {
+		return // the person is asked first
+	}
+	// Would the loop detector speak up? Asked of a copy: only the settled
+	// screen is observed.
+	d := l.loops
+	changed := screenChanged(l.actBeforeFrame, res.s.Frame, l.actBeforeTree, res.tree)
+	if v, _ := d.observe(*l.current, l.actBefore, changed, l.settings.Stability.Threshold); v != loopNone {
+		return
+	}
+	notes := l.notes
+	if r := l.reminder(); r != "" {
+		notes = append(append([]string(nil), notes...), r)
+	}
+	s := res.s
+	w := l.planWork(screenNow{frame: s.Frame, print: s.Print, tree: res.tree, app: res.app, name: res.name, wins: res.wins}, notes)
+	l.dropSpec()
+	l.spec = &w
+	l.out(fxSpeculate{w})
+}
+
+// dropSpec cancels the call started on a glimpse, if any.
+func (l *loopState) dropSpec() {
+	if l.spec != nil {
+		l.spec = nil
+		l.out(fxDropSpec{})
+	}
+}
+
+// settleSpec ends a turn: a call started on a glimpse lives only while
+// the run waits for the screen it was made on (plan adopts it).
+func (l *loopState) settleSpec() {
+	if l.state != WaitingForStability || l.ending != nil {
+		l.dropSpec()
+	}
+}
+
+// sameWork reports whether two model calls would ask the same: the same
+// screen (the very capture), reads, input and device.
+func sameWork(a, b planWork) bool {
+	return a.call == b.call && a.frame != nil && sameFrame(a.frame, b.frame) &&
+		string(a.tree) == string(b.tree) && (a.tree == nil) == (b.tree == nil) &&
+		a.app == b.app && a.name == b.name && reflect.DeepEqual(a.wins, b.wins) &&
+		reflect.DeepEqual(a.in, b.in) && reflect.DeepEqual(a.info, b.info)
+}
+
+// fxSpeculate starts w's model call before the core asked for it.
+type fxSpeculate struct{ w planWork }
+
+// fxDropSpec cancels the call fxSpeculate started.
+type fxDropSpec struct{}
+
+// fxAdopt makes the call started on a glimpse the work of generation gen,
+// whose result comes back as that work's (w: the call the core asks for,
+// made afresh should the early one have failed to start).
+type fxAdopt struct {
+	gen uint64
+	w   planWork
+}
+
+// specRun is a call started on a glimpse. Until adopted, what it would
+// tell (the model's thought as it streams, a retry) is held, and its
+// result too; adopted, the holds are let go in order.
+type specRun struct {
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	adopted bool
+	gen     uint64
+	actx    context.Context // the adopting work's context
+	held    []func()
+	done    bool
+	err     error // it could not look at its screen: the adopted work's failure
+	res     *planResult
+	print   Fingerprint // the settled screen's, from the adopting work
+}
+
+func (f fxSpeculate) perform(r *Run) {
+	fxDropSpec{}.perform(r)
+	ctx, cancel := context.WithCancel(r.runCtx)
+	s := &specRun{cancel: cancel}
+	r.spec = s
+	r.spawn("plan on the first capture", func() { s.run(ctx, r, f.w) })
+}
+
+func (fxDropSpec) perform(r *Run) {
+	if r.spec != nil {
+		r.spec.cancel()
+		r.spec = nil
+	}
+}
+
+func (f fxAdopt) perform(r *Run) {
+	s := r.spec
+	r.spec = nil
+	if s == nil {
+		fxWork{f.gen, f.w}.perform(r)
+		return
+	}
+	fxCancel{}.perform(r)
+	ctx, cancel := context.WithCancel(r.runCtx)
+	r.workCancel = cancel
+	context.AfterFunc(ctx, s.cancel)
+	s.mu.Lock()
+	s.adopted, s.gen, s.actx, s.print = true, f.gen, ctx, f.w.print
+	held := s.held
+	s.held = nil
+	for _, h := range held {
+		h()
+	}
+	done := s.done
+	s.mu.Unlock()
+	if done {
+		r.spawn("the early plan's result", func() { s.post(r) })
+	}
+}
+
+// tell does f now once adopted, else holds it.
+func (s *specRun) tell(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.adopted {
+		f()
+		return
+	}
+	s.held = append(s.held, f)
+}
+
+// run looks (from what the glimpse brought) and asks the model.
+func (s *specRun) run(ctx context.Context, r *Run, w planWork) {
+	res, in, err := r.observe(ctx, w)
+	if err == nil {
+		r.askModel(ctx, w.call, in, res, s.tell)
+	}
+	if ctx.Err() != nil {
+		return // dropped, or the adopting work was cancelled
+	}
+	s.mu.Lock()
+	s.done, s.res, s.err = true, res, err
+	adopted := s.adopted
+	s.mu.Unlock()
+	if adopted {
+		s.post(r)
+	}
+}
+
+// post hands the adopted call's result to the loop as its work's.
+func (s *specRun) post(r *Run) {
+	s.mu.Lock()
+	res, err, ctx, gen := s.res, s.err, s.actx, s.gen
+	s.mu.Unlock()
+	if err != nil {
+		r.postErr(ctx, gen, err)
+		return
+	}
+	if ctx.Err() != nil {
+		return
+	}
+	res.print = s.print
+	res.file = r.rec.frame(ctx, res.frame)
+	r.post(message{on: OnPlanned, gen: gen, planned: res})
+}
+
+// tellNow is how askModel tells what a call the core asked for says as it
+// goes: at once.
+func tellNow(f func()) { f() }
+
+// sameFrame reports whether a and b are the very same capture.
+func sameFrame(a, b image.Image) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if !va.IsValid() || !vb.IsValid() || va.Type() != vb.Type() {
+		return false
+	}
+	if va.Comparable() {
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
+}
