@@ -129,7 +129,7 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 				}
 			}
 		case engine.EntryState, engine.EntryObserve, engine.EntryPlan, engine.EntryRetry, engine.EntryStable,
-			engine.EntryNote, engine.EntryRequest, engine.EntryHistory:
+			engine.EntryNote, engine.EntryRequest, engine.EntryHistory, engine.EntryDropped:
 			// not in a summary
 		default: // a kind of a newer Tandem's record: skipped
 		}
@@ -262,8 +262,9 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 			d.Steps = append(d.Steps, st)
 		case engine.EntryEnd:
 			d.Result = e.End
-		case engine.EntryRetry, engine.EntryStable, engine.EntryNote, engine.EntryRequest, engine.EntryHistory:
-			// not shown in History
+		case engine.EntryRetry, engine.EntryStable, engine.EntryNote, engine.EntryRequest, engine.EntryHistory,
+			engine.EntryDropped:
+			// not shown in History (a dropped call's cost is in the end's totals)
 		default: // a kind of a newer Tandem's record: skipped
 		}
 	}

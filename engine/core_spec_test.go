@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"image"
+
+	"tandem/engine/model"
 )
 
 // The core's rig and the calls made on a glimpse (speculate.go): the
@@ -20,6 +22,23 @@ type coreSpec struct {
 	spec     *planWork
 	settled  image.Image
 	adopted  int // calls started on a glimpse that became the step's
+	// dropped counts the calls the core cancelled whose end has not come
+	// back yet (OnDropped).
+	dropped int
+}
+
+// droppedCall is, at random, the end of a cancelled call, with what it
+// cost; it must change nothing but the run's totals and its record.
+func (c *coreRig) droppedCall() (message, bool) {
+	if c.dropped == 0 || c.rng.IntN(2) == 0 {
+		return message{}, false
+	}
+	c.dropped--
+	p := &planResult{}
+	if c.rng.IntN(2) == 0 {
+		p.plan.Usage = model.Usage{PromptTokens: 900, Cost: 0.002}
+	}
+	return message{on: OnDropped, gen: c.gen + 1000, planned: p}, true
 }
 
 // noteResult notes a result of work as the runner receives it.
@@ -43,6 +62,7 @@ func (c *coreRig) applySpec(m message, f effect) error {
 		c.spec = &w
 	case fxDropSpec:
 		c.spec = nil
+		c.dropped++
 	case fxAdopt:
 		if c.spec == nil || !sameWork(*c.spec, f.w) || m.on != OnStable || !sameFrame(f.w.frame, c.settled) {
 			return fmt.Errorf("adopted %v on %s, started early %v, settled on %p", f.w.frame, m.on, c.spec, c.settled)
@@ -79,4 +99,30 @@ func (c *coreRig) glimpse(w stableWork, gen uint64) (message, bool) {
 		return message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: g.tree, app: g.app}}, true
 	}
 	return message{}, false
+}
+
+// checkDropped: the end of a cancelled call changes nothing but the record
+// and the totals.
+func checkDropped(m message, before, after State, fx []effect) error {
+	if m.on != OnDropped {
+		return nil
+	}
+	for _, f := range fx {
+		switch f := f.(type) {
+		case fxRecord:
+			if f.e.Kind != recDropped {
+				return fmt.Errorf("a dropped call recorded %s", f.e.Kind)
+			}
+		case fxEmit:
+			if f.e.Kind != KindUsage {
+				return fmt.Errorf("a dropped call told %s", f.e.Kind)
+			}
+		default:
+			return fmt.Errorf("a dropped call did %T", f)
+		}
+	}
+	if after != before {
+		return fmt.Errorf("a dropped call moved the run from %s to %s", before, after)
+	}
+	return nil
 }

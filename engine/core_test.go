@@ -116,7 +116,7 @@ func sensitiveTruth(a action.Action, app string) bool {
 // send hands m to the core as the loop does and checks the effects.
 func (c *coreRig) send(m message) error {
 	l := c.l
-	if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
+	if !m.on.IsCommand() && m.on != OnManualDone && m.on != OnDropped && m.gen != l.gen {
 		return nil // dropped, as the loop drops results of cancelled work
 	}
 	if m.on.IsCommand() {
@@ -132,6 +132,9 @@ func (c *coreRig) send(m message) error {
 	err := l.turn(m)
 	fx := l.take()
 	c.logf("%s in %s -> %s (err %v) fx %s", m.on, before, l.state, err, describeFx(fx))
+	if err := checkDropped(m, before, l.state, fx); err != nil {
+		return err
+	}
 	if err != nil {
 		if len(fx) > 0 || l.state != before {
 			return fmt.Errorf("the refused %s changed the run: %s -> %s, effects %s", m.on, before, l.state, describeFx(fx))
@@ -487,6 +490,9 @@ func (c *coreRig) command() message {
 // other is what else may arrive: the person's input settling, the device
 // coming back or staying away.
 func (c *coreRig) other() (message, bool) {
+	if m, ok := c.droppedCall(); ok {
+		return m, true
+	}
 	if c.manual != nil {
 		w := *c.manual
 		c.manual = nil

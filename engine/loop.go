@@ -272,7 +272,7 @@ func (r *Run) receive(m message) bool {
 			return true
 		}
 	}
-	if !m.on.IsCommand() && m.on != OnManualDone && m.gen != l.gen {
+	if !m.on.IsCommand() && m.on != OnManualDone && m.on != OnDropped && m.gen != l.gen {
 		return false // the result of cancelled work
 	}
 	if r.deliver(m) {
@@ -413,7 +413,7 @@ func (l *loopState) handle(m message) error {
 		l.planned(m.planned)
 	case OnActionDone:
 		l.actionDone(m.acted)
-	case OnStable, OnGlimpse:
+	case OnStable, OnGlimpse, OnDropped:
 		l.screenAfter(m)
 	case OnDeviceLost:
 		l.lost(m.err)

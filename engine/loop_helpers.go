@@ -99,6 +99,9 @@ func (l *loopState) whileEnding(m message) error {
 			l.endWaiters = append(l.endWaiters, m.reply)
 		}
 		return nil
+	case m.on == OnDropped:
+		l.dropped(m.planned)
+		return nil
 	case m.on.IsCommand():
 		return ErrFinished
 	case m.on == OnActionDone && l.acting:
@@ -283,6 +286,10 @@ func (l *loopState) restore(entries []Entry) {
 		case recStart:
 			if e.Goal != "" && l.goal == "" {
 				l.goal = e.Goal
+			}
+		case recDropped:
+			if e.Usage != nil {
+				l.usage = l.usage.Add(*e.Usage)
 			}
 		case recPlan:
 			l.calls = max(l.calls, e.Call)

@@ -12,7 +12,7 @@ func (l *loopState) personState() {
 		}
 	case OnStart, OnResume, OnHandBack, OnStopGracefully, OnConfirm, OnDeny, OnAnswer, OnEditGoal, OnEditPending, OnManualInput:
 		// recorded as person entries (a start as the record's start)
-	case OnPlanned, OnActionDone, OnStable, OnDeviceLost, OnDeviceBack, OnManualDone, OnDeviceAway, OnGlimpse:
+	case OnPlanned, OnActionDone, OnStable, OnDeviceLost, OnDeviceBack, OnManualDone, OnDeviceAway, OnGlimpse, OnDropped:
 		// results of work, not the person's acts
 	}
 }

@@ -52,6 +52,9 @@ const (
 	EntryPerson  EntryKind = "person" // a command from the person: confirm, deny, answer, edits
 	EntryHistory EntryKind = "history"
 	EntryEnd     EntryKind = "end"
+	// EntryDropped is a model call started on a screen that then moved
+	// (speculate.go), cancelled unseen: its cost when it had answered.
+	EntryDropped EntryKind = "dropped_call"
 )
 
 // Short names for the engine's own use.
@@ -69,6 +72,7 @@ const (
 	recPerson  = EntryPerson
 	recHistory = EntryHistory
 	recEnd     = EntryEnd
+	recDropped = EntryDropped
 )
 
 // Entry is one line of a run's record. Only the fields its Kind uses are set.

@@ -5,6 +5,8 @@ import (
 	"image"
 	"reflect"
 	"sync"
+
+	"tandem/engine/model"
 )
 
 // Planning on the first capture (issue 31). After an action the screen is
@@ -26,13 +28,30 @@ import (
 // it off for those who pay for every call.
 
 // screenAfter handles the screen after an action: its first capture
-// (OnGlimpse), or the one it settled on (OnStable).
+// (OnGlimpse), the one it settled on (OnStable), or the end of a call made
+// on the first that was not the step's (OnDropped).
 func (l *loopState) screenAfter(m message) {
 	if m.on == OnGlimpse {
 		l.glimpse(m.settled)
-		return
+	} else if m.on == OnDropped {
+		l.dropped(m.planned)
+	} else {
+		l.stable(m.settled)
 	}
-	l.stable(m.settled)
+}
+
+// dropped puts a cancelled early call on the record, and what it cost
+// in the run's totals when it had answered: the person pays for it.
+func (l *loopState) dropped(p *planResult) {
+	e := Entry{Kind: recDropped}
+	if u := p.plan.Usage; u != (model.Usage{}) {
+		l.usage = l.usage.Add(u)
+		e.Usage = &u
+	}
+	l.record(e)
+	if e.Usage != nil {
+		l.emitUsage()
+	}
 }
 
 // glimpse handles the wait's first capture after an action: the call the
@@ -112,6 +131,7 @@ type specRun struct {
 	cancel context.CancelFunc
 
 	mu      sync.Mutex
+	dropped bool
 	adopted bool
 	gen     uint64
 	actx    context.Context // the adopting work's context
@@ -132,8 +152,22 @@ func (f fxSpeculate) perform(r *Run) {
 
 func (fxDropSpec) perform(r *Run) {
 	if r.spec != nil {
-		r.spec.cancel()
+		r.spec.drop(r)
 		r.spec = nil
+	}
+}
+
+// drop cancels the call; the loop hears of it (OnDropped: the record
+// keeps it, with its cost when it had answered) from whichever of drop and
+// run comes second.
+func (s *specRun) drop(r *Run) {
+	s.mu.Lock()
+	s.dropped = true
+	done, res := s.done, s.res
+	s.mu.Unlock()
+	s.cancel()
+	if done && res != nil {
+		r.spawn("the dropped call's cost", func() { r.post(message{on: OnDropped, planned: res}) })
 	}
 }
 
@@ -179,10 +213,18 @@ func (s *specRun) run(ctx context.Context, r *Run, w planWork) {
 	if err == nil {
 		r.askModel(ctx, w.call, in, res, s.tell)
 	}
-	if ctx.Err() != nil {
-		return // dropped, or the adopting work was cancelled
-	}
 	s.mu.Lock()
+	if s.dropped {
+		s.mu.Unlock()
+		if res != nil {
+			r.post(message{on: OnDropped, planned: res})
+		}
+		return
+	}
+	if ctx.Err() != nil {
+		s.mu.Unlock()
+		return // the adopting work was cancelled, as any work may be
+	}
 	s.done, s.res, s.err = true, res, err
 	adopted := s.adopted
 	s.mu.Unlock()
@@ -212,8 +254,14 @@ func (s *specRun) post(r *Run) {
 // goes: at once.
 func tellNow(f func()) { f() }
 
-// sameFrame reports whether a and b are the very same capture.
+// sameFrame reports whether a and b are the same capture, or captures of
+// the same pixels (a stream's wait may capture the settled screen again).
 func sameFrame(a, b image.Image) bool {
+	return sameCapture(a, b) || samePixels(a, b)
+}
+
+// sameCapture reports whether a and b are the very same capture.
+func sameCapture(a, b image.Image) bool {
 	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
 	if !va.IsValid() || !vb.IsValid() || va.Type() != vb.Type() {
 		return false

@@ -114,6 +114,29 @@ func TestACallOnAMovingScreenIsNeverActedOn(t *testing.T) {
 			if taps != 1 || moving > 1 || wait && moving > 0 {
 				t.Fatalf("%d taps, %d calls on the moving screen (wait to ask: %v)", taps, moving, wait)
 			}
+			// The dropped call is on the record, and so is what it cost:
+			// the person pays for it.
+			ents, _, err := ReadRecord(s.run.Dir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var dropped, plans int
+			for _, e := range ents {
+				switch e.Kind {
+				case recDropped:
+					dropped++
+					if e.Usage == nil || e.Usage.PromptTokens == 0 {
+						t.Fatalf("the dropped call, which answered, has no cost on the record: %+v", e)
+					}
+				case recPlan:
+					plans++
+				}
+			}
+			// (A request is judged moving when it arrives; its capture was
+			// taken before.)
+			if dropped < moving || dropped > 1 || wait && dropped > 0 || plans+dropped != len(srv.Requests()) {
+				t.Fatalf("%d dropped and %d plans on the record, %d calls on the moving screen, %d requests", dropped, plans, moving, len(srv.Requests()))
+			}
 			thoughts := slices.ContainsFunc(s.ev.kinds(KindThought), func(e Event) bool {
 				return strings.Contains(e.Thought.Delta, "POISON")
 			})

@@ -37,6 +37,7 @@ const (
 	OnManualDone Trigger = 25 // a person's input (and its settle wait) finished
 	OnDeviceAway Trigger = 26 // the lost device is still away (a countdown tick, or the limit)
 	OnGlimpse    Trigger = 27 // the first capture after an action, before it is known to be settled
+	OnDropped    Trigger = 28 // a call started on a glimpse was cancelled (what it cost, when known)
 )
 
 var triggerNames = map[Trigger]string{
@@ -46,7 +47,7 @@ var triggerNames = map[Trigger]string{
 	OnEditPending: "edit_pending", OnManualInput: "manual_input",
 	OnPlanned: "planned", OnActionDone: "action_done", OnStable: "stable",
 	OnDeviceLost: "device_lost", OnDeviceBack: "device_back", OnManualDone: "manual_done",
-	OnDeviceAway: "device_away", OnGlimpse: "glimpse",
+	OnDeviceAway: "device_away", OnGlimpse: "glimpse", OnDropped: "dropped_call",
 }
 
 func (t Trigger) String() string {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"image"
 	"image/jpeg"
-	"image/png"
 	"math"
 	"strings"
 
@@ -93,9 +92,8 @@ func encode(out image.Image, spec ImageSpec) (Shot, error) {
 	var buf bytes.Buffer
 	switch format {
 	case "png":
-		enc := png.Encoder{CompressionLevel: png.BestSpeed}
-		err := enc.Encode(&buf, out)
-		return Shot{Data: buf.Bytes(), MIME: "image/png", W: w, H: h}, err
+		data, err := encodePNG(out, defaultBands())
+		return Shot{Data: data, MIME: "image/png", W: w, H: h}, err
 	case "jpeg", "jpg":
 		q := spec.Quality
 		if q <= 0 || q > 100 {

@@ -155,7 +155,8 @@ func recordedInputs(dir string, skip int) (agent, person []action.Action, err er
 		case engine.EntryManual:
 			person = append(person, *e.Action)
 		case engine.EntryStart, engine.EntryState, engine.EntryObserve, engine.EntryPlan, engine.EntryRetry,
-			engine.EntryStable, engine.EntryNote, engine.EntryRequest, engine.EntryPerson, engine.EntryHistory, engine.EntryEnd:
+			engine.EntryStable, engine.EntryNote, engine.EntryRequest, engine.EntryPerson, engine.EntryHistory, engine.EntryEnd,
+			engine.EntryDropped:
 			// no input
 		}
 	}
