@@ -16,7 +16,7 @@ import (
 func TestJPEGBandsDecodeAsOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 31))
 	for _, c := range []struct{ w, h, bands int }{
-		{672, 1493, 2}, {672, 1493, 4}, {671, 1501, 3}, {17, 64, 2}, {800, 600, 12}, {33, 2000, 9}, {1080, 2400, 4}, {64, 40, 2},
+		{672, 1493, 2}, {672, 1493, 4}, {671, 1501, 3}, {17, 64, 2}, {800, 600, 12}, {33, 2000, 9}, {64, 40, 2},
 	} {
 		t.Run(fmt.Sprintf("%dx%d/%d", c.w, c.h, c.bands), func(t *testing.T) {
 			img := image.NewRGBA(image.Rect(0, 0, c.w, c.h))

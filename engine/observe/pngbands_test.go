@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/adler32"
 	"image"
-	"image/color"
 	"image/png"
 	"math/rand/v2"
 	"testing"
@@ -16,7 +15,7 @@ import (
 func TestPNGBandsDecodeToThePicture(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 9))
 	for _, c := range []struct{ w, h, bands int }{
-		{1080, 2400, 2}, {1080, 2400, 4}, {37, 101, 3}, {5, 4, 2}, {640, 360, 7},
+		{1080, 2400, 2}, {540, 1200, 4}, {37, 101, 3}, {5, 4, 2}, {640, 360, 7},
 	} {
 		t.Run(fmt.Sprintf("%dx%d/%d", c.w, c.h, c.bands), func(t *testing.T) {
 			for _, nrgba := range []bool{false, true} {
@@ -29,14 +28,10 @@ func TestPNGBandsDecodeToThePicture(t *testing.T) {
 				if err != nil {
 					t.Fatalf("the banded PNG does not decode: %v", err)
 				}
-				for y := range c.h {
-					for x := range c.w {
-						r1, g1, b1, a1 := img.At(x, y).RGBA()
-						r2, g2, b2, a2 := dec.At(x, y).RGBA()
-						if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
-							t.Fatalf("pixel %d,%d differs", x, y)
-						}
-					}
+				// Opaque: the source's bytes are the decoded RGBA's, NRGBA or not.
+				d, ok := dec.(*image.RGBA)
+				if !ok || d.Rect != img.Bounds() || !bytes.Equal(d.Pix, pixOf(img)) {
+					t.Fatalf("decoded %T %v is not the picture", dec, dec.Bounds())
 				}
 				var one bytes.Buffer
 				if err := (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&one, img); err != nil {
@@ -52,33 +47,36 @@ func TestPNGBandsDecodeToThePicture(t *testing.T) {
 
 // testPicture is a screen-like picture: flat areas, edges and some noise.
 func testPicture(rng *rand.Rand, w, h int, nrgba bool) image.Image {
-	var img interface {
-		image.Image
-		Set(x, y int, c color.Color)
-	}
-	if nrgba {
-		img = image.NewNRGBA(image.Rect(0, 0, w, h))
-	} else {
-		img = image.NewRGBA(image.Rect(0, 0, w, h))
-	}
+	pix := make([]uint8, w*h*4)
 	for y := range h {
 		for x := range w {
-			c := color.RGBA{uint8(x / 40 * 30), uint8(y / 60 * 20), 0xf0, 0xff}
+			p := pix[(y*w+x)*4 : (y*w+x)*4+4]
+			p[0], p[1], p[2], p[3] = uint8(x/40*30), uint8(y/60*20), 0xf0, 0xff
 			if (x+y)%97 < 3 || rng.IntN(50) == 0 {
-				c = color.RGBA{uint8(rng.IntN(256)), uint8(rng.IntN(256)), uint8(rng.IntN(256)), 0xff}
+				p[0], p[1], p[2] = uint8(rng.IntN(256)), uint8(rng.IntN(256)), uint8(rng.IntN(256))
 			}
-			img.Set(x, y, c)
 		}
 	}
-	return img
+	r := image.Rect(0, 0, w, h)
+	if nrgba {
+		return &image.NRGBA{Pix: pix, Stride: w * 4, Rect: r}
+	}
+	return &image.RGBA{Pix: pix, Stride: w * 4, Rect: r}
+}
+
+func pixOf(img image.Image) []uint8 {
+	if m, ok := img.(*image.NRGBA); ok {
+		return m.Pix
+	}
+	return img.(*image.RGBA).Pix
 }
 
 // The zlib trailer of pieces is the Adler-32 of the whole.
 func TestAdler32Combine(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for range 200 {
-		a := make([]byte, rng.IntN(200000))
-		b := make([]byte, rng.IntN(200000))
+	for range 60 {
+		a := make([]byte, rng.IntN(100000))
+		b := make([]byte, rng.IntN(100000))
 		for i := range a {
 			a[i] = byte(rng.IntN(256))
 		}
