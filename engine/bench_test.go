@@ -170,6 +170,11 @@ type longRunResult struct {
 }
 
 func longRun(b *testing.B, g *rig, steps int, stab StabilityConfig, heapAt ...int) longRunResult {
+	return longRunThinking(b, g, steps, stab, 0, heapAt...)
+}
+
+// longRunThinking is longRun with a model that takes think to answer.
+func longRunThinking(b *testing.B, g *rig, steps int, stab StabilityConfig, think time.Duration, heapAt ...int) longRunResult {
 	b.Helper()
 	plus := g.at("+1")
 	out := longRunResult{heapAt: map[int]float64{}}
@@ -197,7 +202,9 @@ func longRun(b *testing.B, g *rig, steps int, stab StabilityConfig, heapAt ...in
 		if r.Attempt > steps {
 			return tools("", finishCall(fmt.Sprintf("The counter shows %d.", steps)))
 		}
-		return tools("", call("tap", plus))
+		rep := tools("", call("tap", plus))
+		rep.Delay = think
+		return rep
 	})
 	s := g.start(srv, "Tap +1 until the counter shows the number of steps", Settings{Stability: stab, LoopK: 1 << 20}, plannerOpts{})
 	t0 := time.Now()
@@ -273,6 +280,23 @@ func BenchmarkStepOverhead(b *testing.B) {
 	// the framework's time a step; with this 0 ms model the reply waits
 	// for the confirmation, which ms/step still counts.
 	b.ReportMetric(toReq[len(toReq)/2], "request-ms/step")
+}
+
+// BenchmarkStepOverheadThinking is BenchmarkStepOverhead with a model that
+// takes 300 ms to answer, as a fast one does: ms/step is the time a step
+// takes beyond the model's own (wall − the calls' latency). The call now
+// starts on the first capture, so the wait's confirming capture is done
+// while the model thinks (before, it came first: ~110 ms a step).
+func BenchmarkStepOverheadThinking(b *testing.B) {
+	g := newRig(b, fullSize)
+	g.launch(vphone.PkgCounter)
+	var per []float64
+	for i := 0; i < b.N; i++ {
+		r := longRunThinking(b, g, 20, DefaultStability, 300*time.Millisecond)
+		per = append(per, float64((r.wall-r.modelTime).Microseconds())/1000/float64(r.steps))
+	}
+	slices.Sort(per)
+	b.ReportMetric(per[len(per)/2], "ms/step")
 }
 
 // BenchmarkLongRun: 200 steps; live heap after GC at the end (heap-mb)

@@ -12,60 +12,67 @@ import (
 )
 
 // Issue 31: after an action the next model call starts on the first
-// capture, before the second capture that confirms the screen settled —
-// on a phone behind the real adb server, the confirming capture is an
-// interval (3 s here, so a busy machine cannot blur the order) after the
-// first. Fails on the code before speculate.go: the request came after both
-// captures.
+// capture, before the second capture that confirms the screen settled — on
+// a phone behind the real adb server. The phone holds the confirming
+// capture until the call arrives: the call must come without it (within
+// 20 s, however busy the machine). Fails on the code before speculate.go:
+// the call waited for that capture.
 func TestTheCallStartsOnTheFirstCapture(t *testing.T) {
 	g := newRig(t, fullSize)
 	g.launch(vphone.PkgCounter)
 	plus := g.at("+1")
-	var mu sync.Mutex
-	var caps []int64
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	early := make(chan bool, 1)
 	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
-		mu.Lock()
-		caps = append(caps, g.phone.Screencaps())
-		mu.Unlock()
 		if r.Attempt == 1 {
+			// After the tap: the first capture goes, the second waits.
+			g.phone.HoldScreencap(2, release)
 			return tools("", call("tap", plus))
+		}
+		if r.Attempt == 2 {
+			select {
+			case <-release:
+				early <- false
+			default:
+				early <- true
+				free()
+			}
 		}
 		return tools("", finishCall("The counter shows 1."))
 	})
-	stab := StabilityConfig{Interval: 3 * time.Second, Max: 30 * time.Second}
-	s := g.start(srv, "Tap +1 once", Settings{Stability: stab}, plannerOpts{})
+	s := g.start(srv, "Tap +1 once", Settings{Stability: DefaultStability}, plannerOpts{})
+	select {
+	case ok := <-early:
+		if !ok {
+			t.Fatal("the second call came only once the phone gave the confirming capture")
+		}
+	case <-time.After(20 * time.Second):
+		free()
+		t.Fatal("no second call while the phone held the confirming capture: the call waits for it")
+	}
 	res := s.waitUpTo(time.Minute)
-	if res.State != Done || res.Steps != 1 {
-		t.Fatalf("result %+v", res)
+	if res.State != Done || res.Steps != 1 || g.phone.State().Counter != 1 {
+		t.Fatalf("result %+v, counter %d", res, g.phone.State().Counter)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(caps) != 2 {
-		t.Fatalf("%d model requests, want 2", len(caps))
-	}
-	// Between the first request and the second: the tap, then one
-	// capture, not two.
-	if n := caps[1] - caps[0]; n != 1 {
-		t.Fatalf("the second call started after %d captures of the settled screen, want 1 (the first)", n)
-	}
-	// It was still confirmed before the step ran on: the wait's second
-	// capture came, and the run recorded the call's screen.
-	if g.phone.Screencaps()-caps[0] < 2 {
-		t.Fatal("the first capture was never confirmed")
-	}
-	mustContain(t, "the second request", s.srv.Requests()[1].Text(), "Tap +1 once")
+	// It was still confirmed before the run went on, and recorded.
 	ents, _, err := ReadRecord(s.run.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	frames := 0
+	frames, stable := 0, 0
 	for _, e := range ents {
 		if e.Kind == recObserve && e.Frame != "" {
 			frames++
 		}
+		if e.Kind == recStable && e.Stable != nil && *e.Stable {
+			stable++
+		}
 	}
-	if frames != 2 {
-		t.Fatalf("%d observed frames on the record, want 2 (one a call)", frames)
+	if frames != 2 || stable != 1 {
+		t.Fatalf("%d observed frames (want 2, one a call), %d settled screens (want 1) on the record", frames, stable)
 	}
 }
 

@@ -36,6 +36,7 @@ func cmdScreencap(p *Phone, c *shell.IO, args []string) int {
 		asPNG = true
 	}
 	p.screencaps.Add(1)
+	p.holdThisScreencap()
 	var data []byte
 	if asPNG {
 		var err error

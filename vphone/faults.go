@@ -32,6 +32,31 @@ func (p *Phone) SetDropMidScreencap(on bool) { p.withFaults(func(f *faults) { f.
 // succeed: exactly one dropped connection.
 func (p *Phone) DropScreencap(n int) { p.withFaults(func(f *faults) { f.dropScreencapAt = n }) }
 
+// HoldScreencap makes the n-th screencap from now (1: the next) wait until
+// release is closed (or a minute) before it captures, once: a capture the
+// phone is slow to give, at a moment a test chooses.
+func (p *Phone) HoldScreencap(n int, release <-chan struct{}) {
+	p.withFaults(func(f *faults) { f.holdScreencapAt, f.holdUntil = n, release })
+}
+
+// holdThisScreencap waits if this screencap is the one HoldScreencap named.
+func (p *Phone) holdThisScreencap() {
+	p.mu.Lock()
+	var wait <-chan struct{}
+	if p.faults.holdScreencapAt > 0 {
+		if p.faults.holdScreencapAt--; p.faults.holdScreencapAt == 0 {
+			wait = p.faults.holdUntil
+		}
+	}
+	p.mu.Unlock()
+	if wait != nil {
+		select {
+		case <-wait:
+		case <-time.After(time.Minute):
+		}
+	}
+}
+
 func (p *Phone) withFaults(fn func(*faults)) {
 	p.mu.Lock()
 	fn(&p.faults)

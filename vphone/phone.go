@@ -179,6 +179,10 @@ type faults struct {
 	// dropScreencapAt counts down to the screencap that drops
 	// (DropScreencap; 0: none).
 	dropScreencapAt int
+	// holdScreencapAt counts down to the screencap that waits for
+	// holdUntil before it captures (HoldScreencap; 0: none).
+	holdScreencapAt int
+	holdUntil       <-chan struct{}
 }
 
 // Phone is one virtual Android phone.
