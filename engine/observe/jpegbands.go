@@ -30,11 +30,21 @@ const mcu = 16
 // encodeJPEG encodes img at quality q, its bands side by side on up to
 // bands cores (image/jpeg's own encoder when bands < 2 or img is small).
 func encodeJPEG(img *image.RGBA, q, bands int) ([]byte, error) {
+	return fillJPEG(img, q, bands, nil)
+}
+
+// fillJPEG is encodeJPEG that first paints each band's rows of img with
+// fill (rows y0..y1 from img's top), in the band's own goroutine: a shrink
+// and its encoding run band by band with no wait between them.
+func fillJPEG(img *image.RGBA, q, bands int, fill func(y0, y1 int)) ([]byte, error) {
 	b := img.Bounds()
 	rows := (b.Dy() + mcu - 1) / mcu
 	per := (rows + bands - 1) / max(bands, 1)
 	interval := (b.Dx() + mcu - 1) / mcu * per
 	if bands < 2 || rows < 2*bands || interval > 0xffff {
+		if fill != nil {
+			fill(0, b.Dy())
+		}
 		var buf bytes.Buffer
 		err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q})
 		return buf.Bytes(), err
@@ -47,7 +57,11 @@ func encodeJPEG(img *image.RGBA, q, bands int) ([]byte, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := image.Rect(b.Min.X, b.Min.Y+k*per*mcu, b.Max.X, min(b.Min.Y+(k+1)*per*mcu, b.Max.Y))
+			y0, y1 := k*per*mcu, min((k+1)*per*mcu, b.Dy())
+			if fill != nil {
+				fill(y0, y1)
+			}
+			r := image.Rect(b.Min.X, b.Min.Y+y0, b.Max.X, b.Min.Y+y1)
 			var buf bytes.Buffer
 			errs[k] = jpeg.Encode(&buf, img.SubImage(r), &jpeg.Options{Quality: q})
 			parts[k] = buf.Bytes()

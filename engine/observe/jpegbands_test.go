@@ -69,3 +69,28 @@ func BenchmarkJPEG(b *testing.B) {
 		})
 	}
 }
+
+// Shrinking and encoding band by band gives the very bytes of shrinking
+// the whole picture, then encoding it.
+func TestShrinkToJPEGIsTheShrunkPicture(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	spec := ImageSpec{MaxPixels: 1280 * 28 * 28, Format: "jpeg"}
+	for _, nrgba := range []bool{false, true} {
+		img := testPicture(rng, 1080, 2400, nrgba)
+		got, err := PrepareScreenshot(img, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := resize(img, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := encode(out, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.W != want.W || got.H != want.H || got.MIME != "image/jpeg" || !bytes.Equal(got.Data, want.Data) {
+			t.Fatalf("NRGBA %v: %dx%d %s, %d bytes; shrunk then encoded: %dx%d, %d bytes", nrgba, got.W, got.H, got.MIME, len(got.Data), want.W, want.H, len(want.Data))
+		}
+	}
+}

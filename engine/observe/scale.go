@@ -82,49 +82,78 @@ func areaSpans(m, n int) ([]span, []uint32) {
 // scaleArea shrinks src into dst by area averaging. It handles *image.RGBA
 // and *image.NRGBA sources no smaller than dst on either side and reports
 // false for anything else (the caller then uses a general scaler). Rows are
-// combined first (contiguous memory), then columns, in integers.
+// combined first (contiguous memory), then columns, in integers; bands of
+// output rows go side by side, one a core: the shrink is on a step's
+// critical path (issue 31), between the capture and the call.
 func scaleArea(dst *image.RGBA, src image.Image) bool {
-	var pix []uint8
-	var stride int
-	sb := src.Bounds()
-	switch s := src.(type) {
-	case *image.RGBA:
-		pix, stride = s.Pix[s.PixOffset(sb.Min.X, sb.Min.Y):], s.Stride
-	case *image.NRGBA:
-		pix, stride = s.Pix[s.PixOffset(sb.Min.X, sb.Min.Y):], s.Stride
-	default:
+	sc, ok := newAreaScaler(dst, src)
+	if !ok {
 		return false
 	}
-	sw, sh := sb.Dx(), sb.Dy()
-	db := dst.Bounds()
-	dw, dh := db.Dx(), db.Dy()
-	if dw <= 0 || dh <= 0 || dw > sw || dh > sh {
-		return false
-	}
-	xs, xw := areaSpans(sw, dw)
-	ys, yw := areaSpans(sh, dh)
-	// Bands of output rows side by side, one a core: the shrink is on a
-	// step's critical path (issue 31), between the capture and the call.
+	dh := dst.Bounds().Dy()
 	bands := min(runtime.GOMAXPROCS(0), 4, dh)
 	var wg sync.WaitGroup
 	for b := range bands {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			areaRows(dst, pix, stride, sw, ys[dh*b/bands:dh*(b+1)/bands], dh*b/bands, yw, xs, xw)
+			sc.rows(dh*b/bands, dh*(b+1)/bands)
 		}()
 	}
 	wg.Wait()
-	if _, ok := src.(*image.NRGBA); ok {
-		// Screenshots are opaque; a translucent NRGBA source is premultiplied
-		// here so dst stays a valid RGBA image.
-		for i := 0; i+3 < len(dst.Pix); i += 4 {
-			if a := dst.Pix[i+3]; a != 0xff {
-				for c := range 3 {
-					dst.Pix[i+c] = uint8(uint32(dst.Pix[i+c]) * uint32(a) / 0xff)
-				}
+	return true
+}
+
+// areaScaler shrinks one source into one destination, a band of output
+// rows at a time (rows may run side by side for different bands).
+type areaScaler struct {
+	dst    *image.RGBA
+	pix    []uint8
+	stride int
+	sw     int
+	xs, ys []span
+	xw, yw []uint32
+	nrgba  bool
+}
+
+func newAreaScaler(dst *image.RGBA, src image.Image) (*areaScaler, bool) {
+	sc := &areaScaler{dst: dst}
+	sb := src.Bounds()
+	switch s := src.(type) {
+	case *image.RGBA:
+		sc.pix, sc.stride = s.Pix[s.PixOffset(sb.Min.X, sb.Min.Y):], s.Stride
+	case *image.NRGBA:
+		sc.pix, sc.stride, sc.nrgba = s.Pix[s.PixOffset(sb.Min.X, sb.Min.Y):], s.Stride, true
+	default:
+		return nil, false
+	}
+	sw, sh := sb.Dx(), sb.Dy()
+	db := dst.Bounds()
+	dw, dh := db.Dx(), db.Dy()
+	if dw <= 0 || dh <= 0 || dw > sw || dh > sh {
+		return nil, false
+	}
+	sc.sw = sw
+	sc.xs, sc.xw = areaSpans(sw, dw)
+	sc.ys, sc.yw = areaSpans(sh, dh)
+	return sc, true
+}
+
+// rows fills output rows y0..y1 (relative to dst's top).
+func (sc *areaScaler) rows(y0, y1 int) {
+	areaRows(sc.dst, sc.pix, sc.stride, sc.sw, sc.ys[y0:y1], y0, sc.yw, sc.xs, sc.xw)
+	if !sc.nrgba {
+		return
+	}
+	// Screenshots are opaque; a translucent NRGBA source is premultiplied
+	// here so dst stays a valid RGBA image.
+	d := sc.dst
+	lo, hi := d.PixOffset(d.Rect.Min.X, d.Rect.Min.Y+y0), d.PixOffset(d.Rect.Min.X, d.Rect.Min.Y+y1)
+	for i := lo; i+3 < hi; i += 4 {
+		if a := d.Pix[i+3]; a != 0xff {
+			for c := range 3 {
+				d.Pix[i+c] = uint8(uint32(d.Pix[i+c]) * uint32(a) / 0xff)
 			}
 		}
 	}
-	return true
 }

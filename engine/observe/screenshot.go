@@ -51,6 +51,9 @@ func FitSize(w, h int, spec ImageSpec) (int, int, error) {
 
 // PrepareScreenshot resizes img to spec and encodes it.
 func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
+	if s, ok, err := shrinkToJPEG(img, spec); ok {
+		return s, err
+	}
 	out, err := resize(img, spec)
 	if err != nil {
 		return Shot{}, err
@@ -79,31 +82,65 @@ func resize(img image.Image, spec ImageSpec) (image.Image, error) {
 	return dst, nil
 }
 
+// shrinkToJPEG shrinks and encodes img as a JPEG band by band, each band's
+// shrink and encoding in one goroutine (no wait for the whole shrink
+// between them); false when spec asks for no shrink or no JPEG, or img is
+// of a kind scaleArea does not take.
+func shrinkToJPEG(img image.Image, spec ImageSpec) (Shot, bool, error) {
+	if img == nil {
+		return Shot{}, false, nil
+	}
+	b := img.Bounds()
+	w, h, err := FitSize(b.Dx(), b.Dy(), spec)
+	if err != nil || w == b.Dx() && h == b.Dy() || formatOf(spec, w, h) != "jpeg" {
+		return Shot{}, false, nil
+	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	sc, ok := newAreaScaler(dst, img)
+	if !ok {
+		return Shot{}, false, nil
+	}
+	data, err := fillJPEG(dst, jpegQuality(spec), defaultBands(), sc.rows)
+	return Shot{Data: data, MIME: "image/jpeg", W: w, H: h}, true, err
+}
+
+// formatOf is the format spec sends a w×h picture in.
+func formatOf(spec ImageSpec, w, h int) string {
+	format := strings.ToLower(spec.Format)
+	switch format {
+	case "", "auto":
+		if w*h <= 512*512 {
+			return "png"
+		}
+		return "jpeg"
+	case "jpg":
+		return "jpeg"
+	}
+	return format
+}
+
+// jpegQuality is spec's JPEG quality (85 unless set: UI text stays legible).
+func jpegQuality(spec ImageSpec) int {
+	if q := spec.Quality; q > 0 && q <= 100 {
+		return q
+	}
+	return 85
+}
+
 // encode encodes an image prepared for the model in spec's format.
 func encode(out image.Image, spec ImageSpec) (Shot, error) {
 	w, h := out.Bounds().Dx(), out.Bounds().Dy()
-	format := strings.ToLower(spec.Format)
-	if format == "" || format == "auto" {
-		format = "jpeg"
-		if w*h <= 512*512 {
-			format = "png"
-		}
-	}
-	var buf bytes.Buffer
-	switch format {
+	switch formatOf(spec, w, h) {
 	case "png":
 		data, err := encodePNG(out, defaultBands())
 		return Shot{Data: data, MIME: "image/png", W: w, H: h}, err
-	case "jpeg", "jpg":
-		q := spec.Quality
-		if q <= 0 || q > 100 {
-			q = 85
-		}
+	case "jpeg":
 		if rgba, ok := out.(*image.RGBA); ok {
-			data, err := encodeJPEG(rgba, q, defaultBands())
+			data, err := encodeJPEG(rgba, jpegQuality(spec), defaultBands())
 			return Shot{Data: data, MIME: "image/jpeg", W: w, H: h}, err
 		}
-		err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: q})
+		var buf bytes.Buffer
+		err := jpeg.Encode(&buf, out, &jpeg.Options{Quality: jpegQuality(spec)})
 		return Shot{Data: buf.Bytes(), MIME: "image/jpeg", W: w, H: h}, err
 	}
 	return Shot{}, fmt.Errorf("prepare screenshot: unknown format %q", spec.Format)
