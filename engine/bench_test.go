@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"tandem/engine/observe"
 	"testing"
 	"time"
 
@@ -331,4 +332,30 @@ func BenchmarkLongRun(b *testing.B) {
 	b.ReportMetric(kb, "record-kb/step")
 	b.ReportMetric(reqKB, "request-kb")
 	b.ReportMetric(firstKB, "first-request-kb")
+}
+
+// BenchmarkPrepareScreenshot: the Counter screen (1080x2400) made ready
+// for the model, on the critical path between a step's capture and its
+// call: shrunk to the tools dialect's budget and encoded as JPEG, and
+// whole as PNG as AutoGLM sends it. Bands run one a core: -cpu 1 is the
+// one-core encoders' time.
+func BenchmarkPrepareScreenshot(b *testing.B) {
+	g := newRig(b, fullSize)
+	g.launch(vphone.PkgCounter)
+	img := g.phone.Screenshot()
+	for _, c := range []struct {
+		name string
+		spec observe.ImageSpec
+	}{
+		{"tools-jpeg", observe.ImageSpec{MaxPixels: 1280 * 28 * 28, Format: "jpeg"}},
+		{"autoglm-png", observe.ImageSpec{MaxPixels: 1080 * 2400, Format: "png"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := observe.PrepareScreenshot(img, c.spec); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
