@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ import (
 func TestWindowMirrorNeverBlank(t *testing.T) {
 	bin := productionBinary(t, "import", "xdotool")
 	phone, env := vphonetest.Start(t)
-	srv := blankModel(t, phone)
+	srv, phase := blankModel(t, phone)
 	cfg, data := t.TempDir(), t.TempDir()
 	seedProfile(t, cfg, data, srv.URL)
 
@@ -67,6 +68,7 @@ func TestWindowMirrorNeverBlank(t *testing.T) {
 	w.see("paused", 4)
 	s.xdo("mousemove", "818", "97", "click", "1") // Larger
 	w.see("larger while paused", 4)
+	phase.Store(1)
 	s.xdo("key", "space")
 	awaitPhone(t, phone, 3)
 	w.see("larger while the agent taps", 4)
@@ -86,6 +88,7 @@ func TestWindowMirrorNeverBlank(t *testing.T) {
 	s.xdo("mousemove", strconv.Itoa(x), strconv.Itoa(y), "click", "1")
 	awaitPhone(t, phone, 4)
 	w.see("the person drove", 3)
+	phase.Store(2)
 	s.xdo("key", "h")
 	s.xdo("type", "--delay", "15", "All yours again")
 	s.xdo("key", "ctrl+Return")
@@ -262,32 +265,33 @@ func (w *blankWatcher) stop() {
 // blankModel launches the counter, thinks (held until the person pauses),
 // taps +1 three times, thinks again (until the person takes over), taps +1
 // flagged sensitive (the confirm dialog), then thinks until stopped.
-func blankModel(t *testing.T, phone *vphone.Phone) *modeltest.Server {
+// blankModel plays the agent by the phone's counter and the test's phase,
+// never by the number of requests: a call started on a screen that then
+// moved is dropped (engine/speculate.go) and must not use up a line of the
+// script. Phase 0: it thinks and holds (the person pauses); 1: it taps +1
+// up to three, then holds (the person takes over and taps); 2: after the
+// hand back it taps +1 once more as a sensitive step, then holds.
+func blankModel(t *testing.T, phone *vphone.Phone) (*modeltest.Server, *atomic.Int32) {
 	w, h := phone.Size()
-	var mu sync.Mutex
-	script := []string{"hold", "tap", "tap", "tap", "hold", "sensitive"}
+	phase := new(atomic.Int32)
 	think := modeltest.Reply{Content: "The counter is open. Next I will look again…", Chunks: 6, Hold: true, HoldAfter: 3}
 	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
-		if phone.State().Foreground != vphone.PkgCounter {
+		st := phone.State()
+		if st.Foreground != vphone.PkgCounter {
 			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
 		}
-		mu.Lock()
-		next := "hold"
-		if len(script) > 0 {
-			next, script = script[0], script[1:]
-		}
-		mu.Unlock()
 		b, ok := phone.BoundsOfText("+1")
-		if next == "hold" || !ok {
+		p := phase.Load()
+		if !ok || p == 0 || p == 1 && st.Counter >= 3 || p == 2 && st.Counter >= 5 {
 			return think
 		}
 		c := b.Min.Add(b.Max).Div(2)
 		args := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/w, c.Y*1000/h)
-		if next == "sensitive" {
+		if p == 2 {
 			args = fmt.Sprintf(`{"x":%d,"y":%d,"sensitive":"adds one to the shared counter"}`, c.X*1000/w, c.Y*1000/h)
 		}
 		return modeltest.Reply{Content: "Press +1.", ToolCalls: []openai.ToolCall{call("tap", args)}}
-	})
+	}), phase
 }
 
 // awaitDatedWhenOffline takes the phone offline: no fresh frame can come,

@@ -107,22 +107,28 @@ func checkDropped(m message, before, after State, fx []effect) error {
 	if m.on != OnDropped {
 		return nil
 	}
+	cost := m.planned.plan.Usage
+	told := cost == (model.Usage{})
 	for _, f := range fx {
 		switch f := f.(type) {
 		case fxRecord:
-			if f.e.Kind != recDropped {
-				return fmt.Errorf("a dropped call recorded %s", f.e.Kind)
+			if f.e.Kind != recDropped || (f.e.Usage == nil) != told || f.e.Usage != nil && *f.e.Usage != cost {
+				return fmt.Errorf("a dropped call that cost %+v recorded %s %+v", cost, f.e.Kind, f.e.Usage)
 			}
 		case fxEmit:
 			if f.e.Kind != KindUsage {
 				return fmt.Errorf("a dropped call told %s", f.e.Kind)
 			}
+			told = true
 		default:
 			return fmt.Errorf("a dropped call did %T", f)
 		}
 	}
 	if after != before {
 		return fmt.Errorf("a dropped call moved the run from %s to %s", before, after)
+	}
+	if !told {
+		return fmt.Errorf("a dropped call that cost %+v did not tell the totals", cost)
 	}
 	return nil
 }

@@ -16,7 +16,8 @@ import (
 // asked what it would do were that capture the settled screen, would plan
 // (no queued step, no loop, budget left), the call starts at once on it,
 // while the wait goes on confirming. The call is the step's only when the
-// wait settles on that very capture and the core, deciding as always,
+// wait settles on that capture (or one of the same pixels, as a stream's
+// wait may capture again) and the core, deciding as always,
 // asks for the same call (same screen, goal, history and notes): then it
 // is adopted, and the time the model spent meanwhile is saved. Anything
 // else (the screen moved, the person paused or spoke, the run ended)
@@ -102,7 +103,8 @@ func (l *loopState) settleSpec() {
 }
 
 // sameWork reports whether two model calls would ask the same: the same
-// screen (the very capture), reads, input and device.
+// screen (the same capture, or one of the same pixels), reads, input and
+// device.
 func sameWork(a, b planWork) bool {
 	return a.call == b.call && a.frame != nil && sameFrame(a.frame, b.frame) &&
 		string(a.tree) == string(b.tree) && (a.tree == nil) == (b.tree == nil) &&

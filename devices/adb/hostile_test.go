@@ -15,8 +15,11 @@ import (
 // taps nothing, and never allocates for the claim (a PNG decoded for it
 // asks for 40 GB: the process dies of it). Over Wi-Fi the PNG is the only
 // path, so it is tried on its own too.
+//
+// Not parallel: the allocation bound is read on the whole process, and the
+// package's parallel tests allocated past it meanwhile (82 MB beside two
+// test suites and CPU burners).
 func TestDriverRefusesALyingScreen(t *testing.T) {
-	t.Parallel()
 	r := startPhone(t, vphone.WithSize(360, 800))
 	ctx := ctx10(t)
 	r.phone.SetClaimedScreen(100000, 100000)
