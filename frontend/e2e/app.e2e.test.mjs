@@ -110,6 +110,30 @@ test('with no model Start is off and its button opens Settings; once a model is 
   await page.getByTestId('goal').fill('')
 })
 
+test('Settings: "Ask the model only once the screen has settled" is off at first, explained, and kept', async () => {
+  const { page } = app
+  await page.getByTestId('settings').click()
+  const box = page.getByTestId('wait-to-ask')
+  await box.scrollIntoViewIfNeeded()
+  assert.equal(await box.isChecked(), false, 'off at first: the call starts on the first picture')
+  const hint = await page.getByTestId('settings-dialog').innerText()
+  assert.match(hint, /cancelled if it had not/, 'the trade is said')
+  await box.check()
+  mkdirSync(artifactsDir, { recursive: true })
+  await page.getByTestId('settings-dialog').screenshot({ path: join(artifactsDir, 'e2e-settings-wait-to-ask.png') })
+  await page.getByTestId('settings-save').click()
+  await settingsSaved(app.configDir, 'wait_to_ask', true)
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await page.getByTestId('settings').click()
+  assert.equal(await page.getByTestId('wait-to-ask').isChecked(), true, 'kept')
+  await page.getByTestId('wait-to-ask').uncheck()
+  await page.getByTestId('settings-save').click()
+  await settingsSaved(app.configDir, 'wait_to_ask', false)
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+})
+
 test('Settings takes a scrcpy-server file: a 1.x one is refused in words, a 3.3.4 one is named and kept', async () => {
   const { page } = app
   const fixtures = join(repoRoot, 'internal', 'scrcpy', 'testdata')
