@@ -52,26 +52,34 @@ func fillJPEG(img *image.RGBA, q, bands int, fill func(y0, y1 int)) ([]byte, err
 	n := (rows + per - 1) / per
 	parts := make([][]byte, n)
 	errs := make([]error, n)
+	inBands(n, func(k int) {
+		y0, y1 := k*per*mcu, min((k+1)*per*mcu, b.Dy())
+		if fill != nil {
+			fill(y0, y1)
+		}
+		r := image.Rect(b.Min.X, b.Min.Y+y0, b.Max.X, b.Min.Y+y1)
+		var buf bytes.Buffer
+		errs[k] = jpeg.Encode(&buf, img.SubImage(r), &jpeg.Options{Quality: q})
+		parts[k] = buf.Bytes()
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return joinBands(parts, b.Dy(), interval)
+}
+
+// inBands runs f for bands 0..n-1 side by side and returns once all are
+// done (the shrink's and both encoders' bands).
+func inBands(n int, f func(k int)) {
 	var wg sync.WaitGroup
 	for k := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			y0, y1 := k*per*mcu, min((k+1)*per*mcu, b.Dy())
-			if fill != nil {
-				fill(y0, y1)
-			}
-			r := image.Rect(b.Min.X, b.Min.Y+y0, b.Max.X, b.Min.Y+y1)
-			var buf bytes.Buffer
-			errs[k] = jpeg.Encode(&buf, img.SubImage(r), &jpeg.Options{Quality: q})
-			parts[k] = buf.Bytes()
+			f(k)
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return joinBands(parts, b.Dy(), interval)
 }
 
 // defaultBands is how many bands encodeJPEG cuts a picture into here.

@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"image"
 	"image/png"
-	"sync"
 )
 
 // Why a PNG of bands: the dialects that send PNG (AutoGLM sends the phone's
@@ -36,34 +35,27 @@ func encodePNG(img image.Image, bands int) ([]byte, error) {
 		return buf.Bytes(), err
 	}
 	type part struct {
-		data  []byte
-		sum   uint32
-		n     int
-		err   error
-		first bool
+		data []byte
+		sum  uint32
+		n    int
+		err  error
 	}
 	parts := make([]part, bands)
-	var wg sync.WaitGroup
-	for k := range bands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			y0, y1 := h*k/bands, h*(k+1)/bands
-			rows := filterRows(pix, stride, w, y0, y1)
-			var buf bytes.Buffer
-			fw, err := flate.NewWriter(&buf, flate.BestSpeed)
-			if err == nil {
-				_, err = fw.Write(rows)
-			}
-			if err == nil && k < bands-1 {
-				err = fw.Flush()
-			} else if err == nil {
-				err = fw.Close()
-			}
-			parts[k] = part{data: buf.Bytes(), sum: adler32.Checksum(rows), n: len(rows), err: err}
-		}()
-	}
-	wg.Wait()
+	inBands(bands, func(k int) {
+		y0, y1 := h*k/bands, h*(k+1)/bands
+		rows := filterRows(pix, stride, w, y0, y1)
+		var buf bytes.Buffer
+		fw, err := flate.NewWriter(&buf, flate.BestSpeed)
+		if err == nil {
+			_, err = fw.Write(rows)
+		}
+		if err == nil && k < bands-1 {
+			err = fw.Flush()
+		} else if err == nil {
+			err = fw.Close()
+		}
+		parts[k] = part{data: buf.Bytes(), sum: adler32.Checksum(rows), n: len(rows), err: err}
+	})
 	out := make([]byte, 0, 64+w*h/2)
 	out = append(out, "\x89PNG\r\n\x1a\n"...)
 	ihdr := make([]byte, 13)

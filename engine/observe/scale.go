@@ -2,8 +2,6 @@ package observe
 
 import (
 	"image"
-	"runtime"
-	"sync"
 )
 
 // Why a box filter of our own: every planning step shrinks a phone-sized
@@ -91,16 +89,8 @@ func scaleArea(dst *image.RGBA, src image.Image) bool {
 		return false
 	}
 	dh := dst.Bounds().Dy()
-	bands := min(runtime.GOMAXPROCS(0), 4, dh)
-	var wg sync.WaitGroup
-	for b := range bands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc.rows(dh*b/bands, dh*(b+1)/bands)
-		}()
-	}
-	wg.Wait()
+	bands := min(defaultBands(), dh)
+	inBands(bands, func(b int) { sc.rows(dh*b/bands, dh*(b+1)/bands) })
 	return true
 }
 
