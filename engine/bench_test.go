@@ -3,17 +3,19 @@ package engine
 import (
 	"context"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
-	"tandem/engine/observe"
 	"testing"
 	"time"
 
 	"tandem/engine/action"
 	"tandem/engine/model"
+	"tandem/engine/observe"
+	"tandem/internal/encoded"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 )
@@ -343,16 +345,25 @@ func BenchmarkPrepareScreenshot(b *testing.B) {
 	g := newRig(b, fullSize)
 	g.launch(vphone.PkgCounter)
 	img := g.phone.Screenshot()
+	data, err := g.phone.ScreenshotPNG()
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The same screen as a phone sends it over Wi-Fi: PNG bytes and their
+	// decoded frame.
+	sent := &encoded.Image{Image: img, Data: data, MIME: "image/png"}
 	for _, c := range []struct {
 		name string
+		img  image.Image
 		spec observe.ImageSpec
 	}{
-		{"tools-jpeg", observe.ImageSpec{MaxPixels: 1280 * 28 * 28, Format: "jpeg"}},
-		{"autoglm-png", observe.ImageSpec{MaxPixels: 1080 * 2400, Format: "png"}},
+		{"tools-jpeg", img, observe.ImageSpec{MaxPixels: 1280 * 28 * 28, Format: "jpeg"}},
+		{"autoglm-png", img, observe.ImageSpec{MaxPixels: 1080 * 2400, Format: "png"}},
+		{"autoglm-png-as-sent", sent, observe.ImageSpec{MaxPixels: 1080 * 2400, Format: "png"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := observe.PrepareScreenshot(img, c.spec); err != nil {
+				if _, err := observe.PrepareScreenshot(c.img, c.spec); err != nil {
 					b.Fatal(err)
 				}
 			}

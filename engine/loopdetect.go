@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"tandem/engine/action"
+	"tandem/internal/encoded"
 )
 
 // loopVerdict is what the loop detector advises after a step.
@@ -104,6 +105,7 @@ func sameImage(a, b image.Image) bool {
 	if a.Bounds() != b.Bounds() {
 		return false
 	}
+	a, b = encoded.Pixels(a), encoded.Pixels(b)
 	switch x := a.(type) {
 	case *image.RGBA:
 		if y, ok := b.(*image.RGBA); ok && x.Stride == y.Stride {

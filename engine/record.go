@@ -17,6 +17,7 @@ import (
 
 	"tandem/engine/action"
 	"tandem/engine/model"
+	"tandem/internal/encoded"
 )
 
 // The record of a run is a directory: record.jsonl, one Entry per line,
@@ -365,6 +366,7 @@ func writeFrame(path string, img image.Image, buf *bytes.Buffer) (int, error) {
 // neighbour: frames in the record are for people to look at, and this is
 // several times cheaper than filtering).
 func shrink(img image.Image, long int) image.Image {
+	img = encoded.Pixels(img)
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
 	if w <= long && h <= long {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"image"
 	"time"
+
+	"tandem/internal/encoded"
 )
 
 // StabilityConfig tunes the wait for the screen to settle after an action.
@@ -68,6 +70,7 @@ func FingerprintOf(img image.Image) Fingerprint {
 	if img == nil {
 		return Fingerprint{}
 	}
+	img = encoded.Pixels(img)
 	b := img.Bounds()
 	if b.Dx() <= 0 || b.Dy() <= 0 {
 		return Fingerprint{}
@@ -257,6 +260,7 @@ func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (i
 // RGBA or NRGBA one, as a phone's PNG decodes): a settled screen usually
 // is, and comparing the bytes costs a fraction of a fingerprint.
 func samePixels(a, b image.Image) bool {
+	a, b = encoded.Pixels(a), encoded.Pixels(b)
 	switch x := a.(type) {
 	case *image.RGBA:
 		y, ok := b.(*image.RGBA)

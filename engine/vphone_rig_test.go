@@ -118,6 +118,7 @@ func finishCall(summary string) openai.ToolCall {
 // plannerOpts are the knobs of the real planner a scenario uses.
 type plannerOpts struct {
 	noStream bool
+	dialect  string // "tools" (rel1000) unless set
 	client   func(*model.ClientConfig)
 }
 
@@ -132,7 +133,11 @@ func planner(t testing.TB, srv *modeltest.Server, o plannerOpts) model.Planner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := dialect.New("tools", "rel1000")
+	name, coords := "tools", "rel1000"
+	if o.dialect != "" {
+		name, coords = o.dialect, ""
+	}
+	d, err := dialect.New(name, coords)
 	if err != nil {
 		t.Fatal(err)
 	}

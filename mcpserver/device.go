@@ -13,6 +13,7 @@ import (
 
 	"tandem/backend"
 	"tandem/engine/action"
+	"tandem/internal/encoded"
 )
 
 // The grid another agent points in: 0-1000 on each axis, whatever the
@@ -56,8 +57,13 @@ func (t *tools) screenshot(ctx context.Context, _ *mcp.CallToolRequest, in Devic
 
 // encode is the picture as a client reads it: JPEG for a photo-like
 // screen is smaller, PNG keeps text sharp; a phone's screen is mostly
-// flat UI, so PNG at the fastest level.
+// flat UI, so PNG at the fastest level, or the phone's own PNG when it
+// sent one.
 func encode(img image.Image) ([]byte, string, error) {
+	if data, mime, ok := encoded.Bytes(img); ok {
+		return data, mime, nil
+	}
+	img = encoded.Pixels(img)
 	var b bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&b, img); err != nil {

@@ -51,6 +51,8 @@ import (
 
 	"github.com/coder/websocket"
 	"golang.org/x/image/draw"
+
+	"tandem/internal/encoded"
 )
 
 // Kind is what a frame's bytes are.
@@ -162,6 +164,7 @@ func (h *Hub) Publish(device string, img image.Image, at time.Time) error {
 	if video {
 		return nil // the video is newer: do not spend an encode on a still
 	}
+	img = encoded.Pixels(img)
 	b := img.Bounds()
 	src := img
 	if m := h.MaxSide; m > 0 && (b.Dx() > m || b.Dy() > m) {

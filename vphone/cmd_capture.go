@@ -3,6 +3,7 @@ package vphone
 import (
 	"encoding/binary"
 	"fmt"
+	"image"
 	"strings"
 
 	"tandem/vphone/shell"
@@ -46,14 +47,7 @@ func cmdScreencap(p *Phone, c *shell.IO, args []string) int {
 			return 1
 		}
 	} else {
-		img := p.Screenshot()
-		b := img.Bounds()
-		data = make([]byte, 16, 16+len(img.Pix))
-		binary.LittleEndian.PutUint32(data[0:], uint32(b.Dx()))
-		binary.LittleEndian.PutUint32(data[4:], uint32(b.Dy()))
-		binary.LittleEndian.PutUint32(data[8:], 1)  // PIXEL_FORMAT_RGBA_8888
-		binary.LittleEndian.PutUint32(data[12:], 1) // dataspace sRGB
-		data = append(data, img.Pix...)
+		data = rawFrame(p.Screenshot(), p.opts.RawFormat)
 	}
 	if w, h, lie := p.faultsNow().claimedScreen(); lie {
 		if asPNG {
@@ -122,4 +116,29 @@ func (p *Phone) dropThisScreencap() bool {
 		}
 	}
 	return p.faults.dropScreencap
+}
+
+// rawFrame is screencap's raw output: width, height, pixel format and
+// dataspace as little-endian words, then the pixels in that format.
+func rawFrame(img *image.RGBA, format uint32) []byte {
+	b := img.Bounds()
+	data := make([]byte, 16, 16+len(img.Pix))
+	binary.LittleEndian.PutUint32(data[0:], uint32(b.Dx()))
+	binary.LittleEndian.PutUint32(data[4:], uint32(b.Dy()))
+	binary.LittleEndian.PutUint32(data[8:], format)
+	binary.LittleEndian.PutUint32(data[12:], 1) // dataspace sRGB
+	switch format {
+	case 3: // RGB_888
+		for i := 0; i+3 < len(img.Pix); i += 4 {
+			data = append(data, img.Pix[i:i+3]...)
+		}
+	case 4: // RGB_565
+		for i := 0; i+3 < len(img.Pix); i += 4 {
+			r, g, bl := uint16(img.Pix[i]), uint16(img.Pix[i+1]), uint16(img.Pix[i+2])
+			data = binary.LittleEndian.AppendUint16(data, r>>3<<11|g>>2<<5|bl>>3)
+		}
+	default: // RGBA_8888, or four bytes a pixel under a vendor's number
+		data = append(data, img.Pix...)
+	}
+	return data
 }

@@ -33,8 +33,14 @@ type Options struct {
 	FontPath      string        // a CJK font; render.DefaultFontPath
 	CaptchaCode   string        // the login code; random when empty
 	CounterText   int           // the Counter's digits, in design units (1080 wide); 160
-	Logger        *slog.Logger
-	Now           func() time.Time // clock; time.Now
+	// RawFormat is the pixel format of the raw screencap (without -p), as
+	// Android numbers them: 1 (RGBA_8888, the default), 4 (RGB_565, two
+	// bytes a pixel, as some older phones send it), 3 (RGB_888); any other
+	// number labels four-byte pixels with a format no driver knows (a
+	// vendor's), which a driver meets by asking for PNG.
+	RawFormat uint32
+	Logger    *slog.Logger
+	Now       func() time.Time // clock; time.Now
 	// EventLog, when set, gets each input as it arrives (Events' entries),
 	// one JSON line each, written before the input takes effect: the
 	// phone's own log, for a test in another process.
@@ -69,6 +75,9 @@ func WithAnimation(d time.Duration) Option { return func(o *Options) { o.Animati
 
 // WithFont sets the font file (a .ttc collection or a single font).
 func WithFont(path string) Option { return func(o *Options) { o.FontPath = path } }
+
+// WithRawFormat sets the raw screencap's pixel format (Options.RawFormat).
+func WithRawFormat(f uint32) Option { return func(o *Options) { o.RawFormat = f } }
 
 // WithCaptcha fixes the login screen's code.
 func WithCaptcha(code string) Option { return func(o *Options) { o.CaptchaCode = code } }
@@ -109,6 +118,9 @@ func (o *Options) defaults() error {
 	}
 	if !o.featuresSet {
 		o.Features = []string{"shell_v2", "cmd"}
+	}
+	if o.RawFormat == 0 {
+		o.RawFormat = 1
 	}
 	if o.CounterText <= 0 {
 		o.CounterText = 160

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"tandem/engine/device"
+	"tandem/internal/encoded"
 )
 
 const (
@@ -293,6 +294,50 @@ func rawFrame(w, h, header int, format uint32, px [4]byte) []byte {
 	return b
 }
 
+// flatPNG is a w×h PNG of one colour, a few bytes a row, as a phone's
+// plain screens compress.
+func flatPNG(t testing.TB, w, h int) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := range img.Pix {
+		img.Pix[i] = []byte{30, 120, 200, 255}[i%4]
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// raw565 is a w×h raw frame of one colour in RGB_565, two bytes a pixel.
+func raw565(w, h int, r, g, b byte) []byte {
+	out := rawFrame(0, 0, 16, 4, [4]byte{})
+	binary.LittleEndian.PutUint32(out[0:], uint32(w))
+	binary.LittleEndian.PutUint32(out[4:], uint32(h))
+	v := uint16(r)>>3<<11 | uint16(g)>>2<<5 | uint16(b)>>3
+	for i := 0; i < w*h; i++ {
+		out = binary.LittleEndian.AppendUint16(out, v)
+	}
+	return out
+}
+
+// raw888 is a w×h raw frame of one colour in RGB_888, three bytes a pixel.
+func raw888(w, h int, r, g, b byte) []byte {
+	out := rawFrame(0, 0, 16, 3, [4]byte{})
+	binary.LittleEndian.PutUint32(out[0:], uint32(w))
+	binary.LittleEndian.PutUint32(out[4:], uint32(h))
+	for i := 0; i < w*h; i++ {
+		out = append(out, r, g, b)
+	}
+	return out
+}
+
+func absDiff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
 func TestScreenshotOutcomes(t *testing.T) {
 	t.Parallel()
 	good := noisePNG(t, 200, 300, false)
@@ -308,7 +353,21 @@ func TestScreenshotOutcomes(t *testing.T) {
 		r, g, b, _ := img.At(5, 5).RGBA()
 		return r>>8 == 200 && g>>8 == 10 && b>>8 == 20
 	}
-	unknown := miniReply{data: rawFrame(200, 300, 16, 4, red)} // RGB_565: not read, so PNG
+	flat := flatPNG(t, 200, 300)
+	carried := func(want bool) func(image.Image, error) bool {
+		return func(img image.Image, err error) bool {
+			data, _, ok := encoded.Bytes(img)
+			return err == nil && ok == want && (!ok || bytes.Equal(data, flat))
+		}
+	}
+	unknown := miniReply{data: rawFrame(200, 300, 16, 0x100, red)} // a vendor's format: not read, so PNG
+	near := func(img image.Image, err error) bool {                // RGB_565 keeps 5 or 6 bits a channel
+		if err != nil {
+			return false
+		}
+		r, g, b, _ := img.At(5, 5).RGBA()
+		return absDiff(r>>8, 200) < 8 && absDiff(g>>8, 10) < 4 && absDiff(b>>8, 20) < 8
+	}
 	tests := []struct {
 		name     string
 		raw, png miniReply
@@ -318,10 +377,14 @@ func TestScreenshotOutcomes(t *testing.T) {
 		{"raw with the old 12-byte header", miniReply{data: rawFrame(200, 300, 12, 1, red)}, miniReply{}, isRed},
 		{"raw BGRA", miniReply{data: rawFrame(200, 300, 16, 5, [4]byte{20, 10, 200, 255})}, miniReply{}, isRed},
 		{"raw RGBX", miniReply{data: rawFrame(200, 300, 16, 2, [4]byte{200, 10, 20, 0})}, miniReply{}, isRed},
+		{"raw RGB_565", miniReply{data: raw565(200, 300, 200, 10, 20)}, miniReply{}, near},
+		{"raw RGB_888", miniReply{data: raw888(200, 300, 200, 10, 20)}, miniReply{}, isRed},
 		{"raw black", miniReply{data: rawFrame(200, 300, 16, 1, [4]byte{0, 0, 0, 255})}, miniReply{}, secure},
 		{"raw refused", miniReply{data: []byte("Capturing failed.\n")}, miniReply{}, secure},
 		{"raw cut mid-stream", miniReply{data: rawFrame(200, 300, 16, 1, red)[:100000], cut: true}, miniReply{}, gone},
 		{"png", unknown, miniReply{data: append([]byte("WARNING: linker: noise\n"), good...)}, wide},
+		{"png, its bytes carried", unknown, miniReply{data: flat}, carried(true)},
+		{"png heavier than two bytes a pixel: not carried", unknown, miniReply{data: good}, carried(false)},
 		{"png black", unknown, miniReply{data: black}, secure},
 		{"png refused", unknown, miniReply{data: []byte("Capturing failed.\n")}, secure},
 		{"png cut mid-stream", unknown, miniReply{data: good[:len(good)/2], cut: true}, gone},

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"tandem/engine/device"
+	"tandem/internal/encoded"
 )
 
 // maxScreenshot bounds a PNG screenshot (a 1440x3200 PNG is ~3-6 MB), and
@@ -103,8 +104,9 @@ func readRaw(r io.Reader, limit int64) ([]byte, error) {
 		return head[:n], err
 	}
 	w, h := binary.LittleEndian.Uint32(head), binary.LittleEndian.Uint32(head[4:])
-	size := int64(16) + int64(w)*int64(h)*4
-	if !screenFits(int64(w), int64(h)) {
+	bpp := pixelBytes(binary.LittleEndian.Uint32(head[8:]))
+	size := int64(16) + int64(w)*int64(h)*int64(bpp)
+	if !screenFits(int64(w), int64(h)) || bpp == 0 {
 		rest, err := io.ReadAll(io.LimitReader(r, limit-12))
 		return append(head, rest...), err
 	}
@@ -124,6 +126,39 @@ func readRaw(r io.Reader, limit int64) ([]byte, error) {
 		return append(append(buf, one[0]), rest...), err
 	}
 	return buf, nil
+}
+
+// pixelBytes is the size of a pixel of a raw frame in Android's pixel
+// format (PixelFormat.java): 0 for a format this driver does not read.
+func pixelBytes(format uint32) int {
+	switch format {
+	case 1, 2, 5: // RGBA_8888, RGBX_8888, BGRA_8888
+		return 4
+	case 3: // RGB_888
+		return 3
+	case 4: // RGB_565, as some older phones send it
+		return 2
+	}
+	return 0
+}
+
+// widen makes an RGBA frame of raw RGB_888 or RGB_565 pixels.
+func widen(pix []byte, w, h int, format uint32) *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	out := img.Pix
+	for i, o := 0, 0; o < len(out); o += 4 {
+		if format == 3 {
+			out[o], out[o+1], out[o+2] = pix[i], pix[i+1], pix[i+2]
+			i += 3
+		} else {
+			v := binary.LittleEndian.Uint16(pix[i:])
+			r, g, b := byte(v>>11), byte(v>>5&0x3f), byte(v&0x1f)
+			out[o], out[o+1], out[o+2] = r<<3|r>>2, g<<2|g>>4, b<<3|b>>2
+			i += 2
+		}
+		out[o+3] = 0xff
+	}
+	return img
 }
 
 // errNoImage: the output holds no frame at all (words, or nothing).
@@ -151,7 +186,11 @@ func decodeRaw(raw []byte) (*image.RGBA, error) {
 		}
 		return nil, tooLarge(int64(w), int64(h))
 	}
-	size := int(w) * int(h) * 4
+	bpp := pixelBytes(format)
+	if bpp == 0 {
+		return nil, fmt.Errorf("%w: pixel format %d", errRawFormat, format)
+	}
+	size := int(w) * int(h) * bpp
 	var pix []byte
 	switch {
 	case len(raw) == 16+size:
@@ -162,6 +201,9 @@ func decodeRaw(raw []byte) (*image.RGBA, error) {
 		return nil, fmt.Errorf("%w (%d of %d bytes)", errStreamBroken, len(raw), 16+size)
 	default:
 		return nil, fmt.Errorf("%w: %d bytes for %dx%d", errRawFormat, len(raw), w, h)
+	}
+	if bpp != 4 {
+		return widen(pix, int(w), int(h), format), nil
 	}
 	img := &image.RGBA{Pix: pix, Stride: int(w) * 4, Rect: image.Rect(0, 0, int(w), int(h))}
 	switch format {
@@ -206,7 +248,43 @@ func (d *Device) screenshotPNG(ctx context.Context) (image.Image, error) {
 	if allBlack(img) {
 		return nil, fmt.Errorf("%w: the screenshot is black (the app blocks screen capture)", device.ErrSecureScreen)
 	}
+	b := img.Bounds()
+	if data := plainPNG(bytes.TrimRight(raw[start:], "\r\n")); data != nil && len(data) <= 2*b.Dx()*b.Dy() {
+		// The phone's own bytes can go to the model as they are. Not
+		// when they outweigh two bytes a pixel (a phone's screen takes
+		// a fraction of that): an encode of ours is then the lighter.
+		return &encoded.Image{Image: img, Data: data, MIME: "image/png"}, nil
+	}
 	return img, nil
+}
+
+// plainPNG returns the PNG p with only its critical chunks (IHDR, PLTE,
+// IDAT, IEND): what a picture is, without the text and metadata a phone
+// may add. Nil when p is not a well-formed chunk sequence.
+func plainPNG(p []byte) []byte {
+	if !bytes.HasPrefix(p, pngMagic) {
+		return nil
+	}
+	out := make([]byte, 0, len(p))
+	out = append(out, pngMagic...)
+	for rest := p[len(pngMagic):]; len(rest) > 0; {
+		if len(rest) < 12 {
+			return nil
+		}
+		n := int64(binary.BigEndian.Uint32(rest))
+		if n > int64(len(rest))-12 {
+			return nil
+		}
+		c := rest[:12+n]
+		if c[4]&0x20 == 0 { // an upper-case first letter: critical
+			out = append(out, c...)
+		}
+		rest = rest[12+n:]
+		if string(c[4:8]) == "IEND" {
+			return out
+		}
+	}
+	return nil
 }
 
 // noImage explains output without a picture: the phone printed an error

@@ -60,6 +60,7 @@ type Device interface {
 	Info(ctx context.Context) (Info, error)
 	// Screenshot returns the screen as it is now, in the coordinate space of
 	// Info.Screen. A secure (black) screen is reported as ErrSecureScreen.
+	// It may be an *encoded.Image, carrying the bytes the device sent.
 	Screenshot(ctx context.Context) (image.Image, error)
 	// Do performs one atomic action. Actions the engine handles itself
 	// (finish, fail, ask_user, take_over) are never passed to Do.

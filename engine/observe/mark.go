@@ -5,6 +5,8 @@ import (
 	"image/color"
 	"image/draw"
 	"math"
+
+	"tandem/internal/encoded"
 )
 
 // The region the person marked when handing back is drawn on the next
@@ -30,6 +32,7 @@ func markWidth(w, h int) int { return min(6, max(4, (min(w, h)+100)/200)) }
 // just outside the region, so what the person marked stays visible; at an
 // edge of the screen it moves inside. img is not changed.
 func PrepareMarked(img image.Image, spec ImageSpec, mark image.Rectangle) (Shot, error) {
+	img = encoded.Pixels(img)
 	out, err := resize(img, spec)
 	if err != nil {
 		return Shot{}, err

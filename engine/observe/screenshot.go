@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/image/draw"
+
+	"tandem/internal/encoded"
 )
 
 // ImageSpec says how to prepare a screenshot (a dialect's image budget).
@@ -49,8 +51,14 @@ func FitSize(w, h int, spec ImageSpec) (int, int, error) {
 	return w, h, nil
 }
 
-// PrepareScreenshot resizes img to spec and encodes it.
+// PrepareScreenshot resizes img to spec and encodes it. A picture the
+// device sent already encoded as spec asks, at the size spec sends it,
+// goes out as the device's bytes.
 func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
+	if s, ok := asSent(img, spec); ok {
+		return s, nil
+	}
+	img = encoded.Pixels(img)
 	if s, ok, err := shrinkToJPEG(img, spec); ok {
 		return s, err
 	}
@@ -59,6 +67,21 @@ func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
 		return Shot{}, err
 	}
 	return encode(out, spec)
+}
+
+// asSent is img as the device sent it, when that is what spec sends:
+// the same size and format.
+func asSent(img image.Image, spec ImageSpec) (Shot, bool) {
+	data, mime, ok := encoded.Bytes(img)
+	if !ok {
+		return Shot{}, false
+	}
+	b := img.Bounds()
+	w, h, err := FitSize(b.Dx(), b.Dy(), spec)
+	if err != nil || w != b.Dx() || h != b.Dy() || mime != "image/"+formatOf(spec, w, h) {
+		return Shot{}, false
+	}
+	return Shot{Data: data, MIME: mime, W: w, H: h}, true
 }
 
 // resize returns img at the size spec sends it (img itself when that is

@@ -22,9 +22,9 @@ var rooms = map[string][]string{
 	// the entry point: the window or the command line
 	"tandem": {"tandem/app", "tandem/cli"},
 	// the engine knows no driver, no UI, no virtual phone
-	"tandem/engine":               {"tandem/engine/action", "tandem/engine/device", "tandem/engine/model", "tandem/engine/observe"},
+	"tandem/engine":               {"tandem/engine/action", "tandem/engine/device", "tandem/engine/model", "tandem/engine/observe", "tandem/internal/encoded"},
 	"tandem/engine/action":        {},
-	"tandem/engine/observe":       {},
+	"tandem/engine/observe":       {"tandem/internal/encoded"},
 	"tandem/engine/device":        {"tandem/engine/action"},
 	"tandem/engine/model":         {"tandem/engine/action", "tandem/engine/observe"},
 	"tandem/engine/model/dialect": {"tandem/engine/action", "tandem/engine/model", "tandem/engine/observe"},
