@@ -128,14 +128,18 @@ func BenchmarkStabilityWait(b *testing.B) {
 	dev := g.open()
 	defer dev.Close()
 	ctx := context.Background()
-	var extra, static []time.Duration
+	var extra, call, static []time.Duration
 	for i := 0; i < b.N; i++ {
 		if err := dev.Do(ctx, action.Action{Type: action.Tap, X: start.X, Y: start.Y}); err != nil {
 			b.Fatal(err)
 		}
 		ev := g.phone.Events()
 		tapped := ev[len(ev)-1].At
-		s, err := WaitStable(ctx, dev.Screenshot, DefaultStability)
+		var cand image.Image
+		var candAt time.Time
+		s, err := waitStable(ctx, wallClock{}, dev.Screenshot, DefaultStability, waitHooks{candidate: func(img image.Image) {
+			cand, candAt = img, time.Now()
+		}})
 		if err != nil || !s.Stable {
 			b.Fatalf("%v stable %v", err, s.Stable)
 		}
@@ -143,7 +147,14 @@ func BenchmarkStabilityWait(b *testing.B) {
 		if g.phone.State().Animating {
 			b.Fatal("settled while the phone still animates")
 		}
-		extra = append(extra, end.Sub(tapped.Add(600*time.Millisecond)))
+		settle := tapped.Add(600 * time.Millisecond)
+		extra = append(extra, end.Sub(settle))
+		// When the model call could start: on the candidate, when the wait
+		// settled on it; else once the wait ends.
+		if cand != nil && cand == s.Frame {
+			end = candAt
+		}
+		call = append(call, end.Sub(settle))
 		s, err = WaitStable(ctx, dev.Screenshot, DefaultStability)
 		if err != nil {
 			b.Fatal(err)
@@ -151,7 +162,53 @@ func BenchmarkStabilityWait(b *testing.B) {
 		static = append(static, s.Waited)
 	}
 	b.ReportMetric(pct(extra, 0.5), "extra-ms")
+	b.ReportMetric(pct(call, 0.5), "call-extra-ms")
 	b.ReportMetric(pct(static, 0.5), "wait-ms")
+}
+
+// BenchmarkAnimatedStep: a run whose every step starts the Animation
+// app's 600 ms animation; request-extra-ms is the time from the
+// animation's true end (as the phone clocks it) to the next model
+// request: what the person waits beyond the phone's own time, with the
+// reads a step needs and the model call's start (issue 31).
+func BenchmarkAnimatedStep(b *testing.B) {
+	g := newRig(b, fullSize, vphone.WithAnimation(600*time.Millisecond))
+	g.launch(vphone.PkgAnim)
+	start := g.at("start")
+	const steps = 8
+	var extra []time.Duration
+	for i := 0; i < b.N; i++ {
+		var mu sync.Mutex
+		var arrived []time.Time
+		srv := modeltest.NewFunc(b, func(r modeltest.Request) modeltest.Reply {
+			mu.Lock()
+			arrived = append(arrived, time.Now())
+			mu.Unlock()
+			if r.Attempt > steps {
+				return tools("", finishCall("Done."))
+			}
+			rep := tools("", call("tap", start))
+			rep.Delay = 300 * time.Millisecond // a fast model: the call outlasts the confirmation
+			return rep
+		})
+		t0 := time.Now()
+		s := g.start(srv, "Start the animation again and again", Settings{Stability: DefaultStability, LoopK: 1 << 20}, plannerOpts{})
+		if res := s.waitUpTo(5 * time.Minute); res.State != Done {
+			b.Fatalf("result %+v", res)
+		}
+		mu.Lock()
+		for _, e := range g.phone.Events() {
+			if e.Kind != "tap" || !e.At.After(t0) {
+				continue
+			}
+			settle := e.At.Add(600 * time.Millisecond)
+			if j := slices.IndexFunc(arrived, func(r time.Time) bool { return r.After(settle) }); j >= 0 {
+				extra = append(extra, arrived[j].Sub(settle))
+			}
+		}
+		mu.Unlock()
+	}
+	b.ReportMetric(pct(extra, 0.5), "request-extra-ms")
 }
 
 // longRun is steps model calls, each tapping +1 on the counter, then a

@@ -222,10 +222,11 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 		lctx, cancel = context.WithCancel(ctx)
 		ahead = r.lookAhead(lctx, need)
 	}
+	var glimpse func(image.Image)
 	if !w.look && !r.settings.Stability.WaitToAsk {
-		prepare = r.glimpseFirst(ctx, gen, prepare, func() func() seen { return ahead })
+		glimpse = r.glimpser(ctx, gen, func() func() seen { return ahead })
 	}
-	s, err := r.settle(ctx, settleHooks{reads: reads, prepare: prepare}, w.since, w.before)
+	s, err := r.settle(ctx, settleHooks{reads: reads, prepare: prepare, glimpse: glimpse}, w.since, w.before)
 	if err != nil || ctx.Err() != nil {
 		cancel() // the reads end with the work, never outlive it
 		ahead()
@@ -237,21 +238,12 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: got.tree, app: got.pkg, name: got.name, wins: got.wins}})
 }
 
-// glimpseFirst wraps a wait's prepare hook so that its first capture is
-// also told to the loop (OnGlimpse) with what the reads started with it
-// found: the model call can start on it while the wait confirms it
-// (speculate.go). reads returns the wait for the reads of the newest
-// capture.
-func (r *Run) glimpseFirst(ctx context.Context, gen uint64, prepare func(image.Image), reads func() func() seen) func(image.Image) {
-	first := true
+// glimpser tells the loop (OnGlimpse) of a capture the model call may
+// start on while the wait confirms it (speculate.go), with what the reads
+// started with that capture found. reads returns the wait for the reads
+// of the newest capture.
+func (r *Run) glimpser(ctx context.Context, gen uint64, reads func() func() seen) func(image.Image) {
 	return func(img image.Image) {
-		if prepare != nil {
-			prepare(img)
-		}
-		if !first {
-			return
-		}
-		first = false
 		got := reads()
 		tell := func() {
 			s := got()
@@ -281,6 +273,10 @@ func (r *Run) glimpseFirst(ctx context.Context, gen uint64, prepare func(image.I
 type settleHooks struct {
 	reads   func()
 	prepare func(image.Image)
+	// glimpse gets the captures a model call may start on before the
+	// wait settles: its first, and the candidate of a wait that followed
+	// a moving screen (waitHooks.candidate).
+	glimpse func(image.Image)
 }
 
 // settle waits for the screen to settle after an action that began at
@@ -292,26 +288,37 @@ type settleHooks struct {
 // unknown).
 func (r *Run) settle(ctx context.Context, h settleHooks, since time.Time, before Fingerprint) (Settled, error) {
 	slow := time.Duration(r.shotTook.Load()) > r.settings.Stability.withDefaults().Interval
+	first := true
+	offer := func(img image.Image) {
+		if h.prepare != nil {
+			h.prepare(img)
+		}
+		if first && h.glimpse != nil {
+			h.glimpse(img)
+		}
+		first = false
+	}
 	if r.cfg.Motion != nil && slow && !since.IsZero() && !before.IsZero() {
 		w := streamWait{clock: r.clock, shoot: r.shoot, cfg: r.settings.Stability, motion: r.cfg.Motion,
-			onShoot: h.reads, onRun: h.prepare, since: since, before: before}
+			onShoot: h.reads, onRun: offer, since: since, before: before}
 		if s, ok, err := w.wait(ctx); ok {
 			return s, err
 		}
 	}
-	// Two captures an interval apart: the reads start with the first and
-	// again with the first of each new run of similar frames.
+	// Captures compared: the reads start with the first and again with
+	// the first of each new run of similar frames the wait offers.
 	if h.reads != nil {
 		h.reads()
 	}
 	runs := 0
-	return waitStable(ctx, r.clock, r.shoot, r.settings.Stability, func(img image.Image) {
-		if h.prepare != nil {
-			h.prepare(img)
-		}
-		if runs++; runs > 1 && h.reads != nil {
-			h.reads()
-		}
+	return waitStable(ctx, r.clock, r.shoot, r.settings.Stability, waitHooks{
+		run: func(img image.Image) {
+			if runs++; runs > 1 && h.reads != nil {
+				h.reads()
+			}
+			offer(img)
+		},
+		candidate: h.glimpse,
 	})
 }
 

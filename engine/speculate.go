@@ -24,9 +24,17 @@ import (
 // cancels it; nothing of a call not adopted is told, recorded or acted on,
 // so the model never plans a step on a screen that was still moving.
 //
+// A wait that saw the screen move follows it with captures a frame
+// apart, and tells the core of a candidate too: the first frame two such
+// captures found still (waitHooks.candidate). A call starts on it as on a
+// first capture, an interval before the wait confirms it: the model is
+// asked within some 40 ms of the end of an animation, not an interval
+// and a capture after it.
+//
 // The price is a call cancelled now and then (a screen still moving at
-// its first capture, at most one a step): StabilityConfig.WaitToAsk turns
-// it off for those who pay for every call.
+// its first capture, or slowing but not done at its candidate: at most two
+// a step): StabilityConfig.WaitToAsk turns it off for those who pay for
+// every call.
 
 // screenAfter handles the screen after an action: its first capture
 // (OnGlimpse), the one it settled on (OnStable), or the end of a call made

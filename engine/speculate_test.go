@@ -78,7 +78,9 @@ func TestTheCallStartsOnTheFirstCapture(t *testing.T) {
 
 // A screen that keeps moving for a second after the tap: a call started on
 // its first capture is dropped, never acted on; the step is planned on the
-// settled screen; at most one call is made on a moving screen. The model
+// settled screen; at most two calls are made on a moving screen (its first
+// capture, and a candidate two close captures found still while it
+// moved slowly, which the interval's confirmation then refused). The model
 // answers a request made while the phone animates with a tap the test
 // forbids, at once, so a held reply that leaked would show on the phone.
 func TestACallOnAMovingScreenIsNeverActedOn(t *testing.T) {
@@ -118,7 +120,7 @@ func TestACallOnAMovingScreenIsNeverActedOn(t *testing.T) {
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			if taps != 1 || moving > 1 || wait && moving > 0 {
+			if taps != 1 || moving > 2 || wait && moving > 0 {
 				t.Fatalf("%d taps, %d calls on the moving screen (wait to ask: %v)", taps, moving, wait)
 			}
 			// The dropped call is on the record, and so is what it cost
@@ -143,7 +145,7 @@ func TestACallOnAMovingScreenIsNeverActedOn(t *testing.T) {
 			}
 			// (A request is judged moving when it arrives; its capture was
 			// taken before.)
-			if dropped < moving || dropped > 1 || wait && dropped > 0 || plans+dropped != len(srv.Requests()) {
+			if dropped < moving || dropped > 2 || wait && dropped > 0 || plans+dropped != len(srv.Requests()) {
 				t.Fatalf("%d dropped and %d plans on the record, %d calls on the moving screen, %d requests", dropped, plans, moving, len(srv.Requests()))
 			}
 			thoughts := slices.ContainsFunc(s.ev.kinds(KindThought), func(e Event) bool {

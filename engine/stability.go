@@ -196,38 +196,66 @@ type Settled struct {
 // capture starts Interval apart, and returns ctx's error at once when ctx
 // is cancelled.
 func WaitStable(ctx context.Context, shoot func(context.Context) (image.Image, error), cfg StabilityConfig) (Settled, error) {
-	return waitStable(ctx, wallClock{}, shoot, cfg, nil)
+	return waitStable(ctx, wallClock{}, shoot, cfg, waitHooks{})
 }
 
-// waitStable is WaitStable that also tells onRun (when set) of the first
-// frame of each run of similar frames, as it is captured, so work on the
-// frame that may turn out to be the settled one (the planner's resize and
-// encode, the UI dump) can start during the interval the wait spends idle
-// anyway. onRun must not block.
-func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, onRun func(image.Image)) (Settled, error) {
+const (
+	// quickGap is the time between capture starts while the screen is
+	// seen moving: one frame of a 60 Hz display, so two captures that
+	// match saw the screen hold for longer than an animation's frame.
+	quickGap = 17 * time.Millisecond
+	// quickFor is how long after the screen is first seen moving the
+	// captures follow it quickGap apart: longer than an app's transitions
+	// (Android's run 200–400 ms), so a perpetual animation costs a
+	// capture an interval after that, as before.
+	quickFor = time.Second
+)
+
+// waitHooks is what a stability wait tells as it goes; either may be
+// nil, and neither may block.
+type waitHooks struct {
+	// run gets the first frame of each run of similar frames, as it is
+	// captured (while the screen moves and captures follow it closely,
+	// only of a run seen twice), so work on the frame that may turn out to
+	// be the settled one (the planner's resize and encode, the UI dump)
+	// can start during the time the wait spends anyway.
+	run func(image.Image)
+	// candidate gets, once a wait, the first frame of a run that two
+	// captures quickGap apart found still after the screen was seen
+	// moving: the frame the wait will most likely settle on, an interval
+	// before it confirms it (the model call can start on it meanwhile).
+	candidate func(image.Image)
+}
+
+// waitStable is WaitStable with hooks.
+//
+// Captures start Interval apart while nothing has moved. Once two differ,
+// the screen is moving: for quickFor they follow it quickGap apart, and
+// a run of similar frames is settled only when its last capture began an
+// interval (StableFrames−1 of them) after its first, each frame compared
+// with the run's first, so a wait that follows a moving screen closely
+// settles no sooner and on no less evidence than one that does not. What
+// it gains is the candidate, a frame the settle is all but sure of, about
+// a quickGap after the screen stopped rather than an interval after.
+func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (image.Image, error), cfg StabilityConfig, h waitHooks) (Settled, error) {
 	cfg = cfg.withDefaults()
 	start := clock.Now()
-	offer := func(img image.Image) {
-		if onRun != nil {
-			onRun(img)
-		}
-	}
 	img, err := shoot(ctx)
 	if err != nil {
 		return Settled{}, err
 	}
-	offer(img)
-	prev := FingerprintOf(img)
-	res := Settled{Frame: img, Print: prev, Frames: 1}
-	first, firstPrint := img, prev // the first frame of the current run
-	run := 1
+	if h.run != nil {
+		h.run(img)
+	}
+	w := runWatch{cfg: cfg, h: h, first: img, firstPrint: FingerprintOf(img), firstAt: start, run: 1}
+	res := Settled{Frame: img, Print: w.firstPrint, Frames: 1}
 	last := start
-	for run < cfg.StableFrames {
+	for !w.settled(last) {
 		if clock.Now().Sub(start) >= cfg.Max {
 			res.Waited = clock.Now().Sub(start)
 			return res, nil
 		}
-		if err := clock.Sleep(ctx, last.Add(cfg.Interval).Sub(clock.Now())); err != nil {
+		if err := clock.Sleep(ctx, w.next(last).Sub(clock.Now())); err != nil {
 			return Settled{}, err
 		}
 		last = clock.Now()
@@ -235,25 +263,82 @@ func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (i
 		if err != nil {
 			return Settled{}, err
 		}
-		fp := prev
+		fp := res.Print
 		if !samePixels(img, res.Frame) {
 			fp = FingerprintOf(img)
 		}
 		res.Frames++
-		if fp.Diff(prev) <= cfg.Threshold {
-			run++
-		} else {
-			run = 1
-			first, firstPrint = img, fp
-			offer(img)
-		}
-		prev = fp
 		res.Frame, res.Print = img, fp
+		w.add(img, fp, last)
 	}
-	res.Frame, res.Print = first, firstPrint
+	res.Frame, res.Print = w.first, w.firstPrint
 	res.Stable = true
 	res.Waited = clock.Now().Sub(start)
 	return res, nil
+}
+
+// runWatch follows the newest run of similar frames of a stability wait.
+type runWatch struct {
+	cfg        StabilityConfig
+	h          waitHooks
+	first      image.Image // the run's first frame
+	firstPrint Fingerprint
+	firstAt    time.Time // when its capture began
+	run        int       // frames in the run
+	moving     time.Time // when the screen was first seen moving; zero before
+	told       bool      // the candidate was told
+}
+
+// settled reports whether the run, whose newest capture began at last, is
+// the settled screen.
+func (w *runWatch) settled(last time.Time) bool {
+	return w.run >= w.cfg.StableFrames && last.Sub(w.firstAt) >= time.Duration(w.cfg.StableFrames-1)*w.cfg.Interval
+}
+
+// quick reports whether captures follow the screen closely at t.
+func (w *runWatch) quick(t time.Time) bool {
+	return !w.moving.IsZero() && t.Sub(w.moving) < quickFor
+}
+
+// next is when the capture after one that began at last begins: an
+// interval later, or a quickGap while the screen moves; a run seen twice
+// is next captured when its confirmation is due.
+func (w *runWatch) next(last time.Time) time.Time {
+	if w.run == 1 {
+		if w.quick(last) {
+			return last.Add(quickGap)
+		}
+		return last.Add(w.cfg.Interval)
+	}
+	due := w.firstAt.Add(time.Duration(w.run-1) * w.cfg.Interval)
+	if q := last.Add(quickGap); due.Before(q) {
+		return q
+	}
+	return due
+}
+
+// add takes a capture that began at at.
+func (w *runWatch) add(img image.Image, fp Fingerprint, at time.Time) {
+	if fp.Diff(w.firstPrint) <= w.cfg.Threshold {
+		w.run++
+		if w.run == 2 && w.quick(w.firstAt) {
+			if w.h.run != nil {
+				w.h.run(w.first)
+			}
+			if !w.told && w.h.candidate != nil {
+				w.told = true
+				w.h.candidate(w.first)
+			}
+		}
+		return
+	}
+	if w.moving.IsZero() {
+		w.moving = at
+	}
+	w.first, w.firstPrint, w.firstAt, w.run = img, fp, at, 1
+	if !w.quick(at) && w.h.run != nil {
+		w.h.run(img)
+	}
 }
 
 // samePixels reports whether a and b are the same frame byte for byte (an

@@ -21,12 +21,12 @@ func TestWaitStableOffersFramesAndKeepsTheFirstSettled(t *testing.T) {
 	var offered []image.Image
 	got := make(chan struct{}, 64)
 	s, err := waitStable(context.Background(), wallClock{}, p.Screenshot, StabilityConfig{Interval: 10 * time.Millisecond, StableFrames: 3, Max: time.Minute},
-		func(img image.Image) {
+		waitHooks{run: func(img image.Image) {
 			mu.Lock()
 			offered = append(offered, img)
 			mu.Unlock()
 			got <- struct{}{}
-		})
+		}})
 	if err != nil || !s.Stable || s.Frames < 4 {
 		t.Fatalf("%+v %v", s, err)
 	}
@@ -53,5 +53,84 @@ func TestWaitStableOffersFramesAndKeepsTheFirstSettled(t *testing.T) {
 	}
 	if FingerprintOf(s.Frame).Diff(s.Print) != 0 {
 		t.Fatal("Print is not the settled frame's")
+	}
+}
+
+// stepClock is a virtual clock: Sleep moves it on at once.
+type stepClock struct{ t time.Time }
+
+func (c *stepClock) Now() time.Time { return c.t }
+
+func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d > 0 {
+		c.t = c.t.Add(d)
+	}
+	return ctx.Err()
+}
+
+// TestAMovingScreenIsFollowedClosely: on a virtual clock, screens that
+// move until 640 ms and then hold. The wait tells a candidate soon after
+// the screen stops (the model call may start on it) and settles on it
+// only once a capture an interval later confirms it, and never on a frame
+// of the motion: not on a fast animation's, nor on a 25 fps one's that
+// holds each picture 40 ms, nor on a slow fade's, whose captures a
+// quickGap apart differ by less than the comparison notices.
+func TestAMovingScreenIsFollowedClosely(t *testing.T) {
+	const settle = 640 * time.Millisecond // a multiple of each motion's period: its last change
+	for _, c := range []struct {
+		name  string
+		level func(since time.Duration) uint8 // the screen's grey at a time
+		soon  time.Duration                   // the candidate comes this soon after the settle
+		// near is when the screen came within the comparison's tolerance
+		// (cellDelta) of its final picture.
+		near time.Duration
+	}{
+		{"60 Hz", func(d time.Duration) uint8 { return uint8(int(d/(16*time.Millisecond)) * 37) }, 50 * time.Millisecond, settle},
+		{"25 fps", func(d time.Duration) uint8 { return uint8(int(d/(40*time.Millisecond)) * 37) }, 0, settle},
+		{"slow fade", func(d time.Duration) uint8 { return uint8(40 + int(d/(20*time.Millisecond))*3) }, 0, 600 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			clock := &stepClock{t: time.Unix(1e9, 0)}
+			t0 := clock.t
+			shoot := func(ctx context.Context) (image.Image, error) {
+				d := min(clock.t.Sub(t0), settle)
+				img := image.NewRGBA(image.Rect(0, 0, 64, 128))
+				for i := range img.Pix {
+					img.Pix[i] = c.level(d)
+				}
+				clock.t = clock.t.Add(5 * time.Millisecond) // the capture's own time
+				return img, nil
+			}
+			var cand image.Image
+			var candAt time.Time
+			s, err := waitStable(context.Background(), clock, shoot, DefaultStability, waitHooks{candidate: func(img image.Image) {
+				if cand != nil {
+					t.Fatal("a second candidate")
+				}
+				cand, candAt = img, clock.t
+			}})
+			if err != nil || !s.Stable {
+				t.Fatalf("%+v %v", s, err)
+			}
+			still := image.NewRGBA(image.Rect(0, 0, 64, 128))
+			for i := range still.Pix {
+				still.Pix[i] = c.level(settle)
+			}
+			if FingerprintOf(s.Frame).Diff(FingerprintOf(still)) > DefaultStability.Threshold {
+				t.Fatalf("settled on a frame of the motion (%d, still %d)", s.Frame.(*image.RGBA).Pix[0], c.level(settle))
+			}
+			if s.Waited < c.near+DefaultStability.Interval {
+				t.Fatalf("settled %v after the start: no capture an interval after the screen stopped confirmed it", s.Waited)
+			}
+			if s.Frames > 60 {
+				t.Fatalf("%d captures", s.Frames)
+			}
+			if c.soon == 0 {
+				return
+			}
+			if cand != s.Frame || candAt.Sub(t0) > settle+c.soon {
+				t.Fatalf("candidate %v after the start (the settle at %v), the settled frame: %v", candAt.Sub(t0), settle, cand == s.Frame)
+			}
+		})
 	}
 }
