@@ -65,7 +65,9 @@ func benchPause(b *testing.B, streaming bool) {
 		return func() bool { return countWarn(b, x, r) >= base+12 }
 	}
 	var m pauseFigures
+	cpu0, changes := s.webCPU(), 0
 	for i := 0; b.Loop(); i++ {
+		changes += 2
 		t0 := time.Now()
 		s.xdo("key", "space")
 		m.pending = append(m.pending, ms(s.until(shows(dot, baseDot), true).Sub(t0)))
@@ -79,7 +81,33 @@ func benchPause(b *testing.B, streaming bool) {
 		m.event = append(m.event, ms(gone.Sub(s.awaitRecord("Planning", i+2))))
 		s.until(shows(dot, baseDot), false)
 	}
+	if changes > 0 {
+		m.cpu = ms(s.webCPU()-cpu0) / float64(changes)
+	}
 	m.report(b)
+}
+
+// webCPU is the CPU time the window's page (its WebKitWebProcess) has
+// used so far.
+func (s *benchWindow) webCPU() time.Duration {
+	procs, _ := os.ReadDir("/proc")
+	var ticks int64
+	for _, p := range procs {
+		raw, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
+		i := bytes.LastIndexByte(raw, ')')
+		if err != nil || i < 0 || !bytes.Contains(raw[:i], []byte("(WebKitWebProces")) {
+			continue
+		}
+		// After the command: state, ppid, … utime (14th field), stime.
+		f := strings.Fields(string(raw[i+1:]))
+		if len(f) < 13 || f[1] != strconv.Itoa(s.pid) {
+			continue
+		}
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		ticks += u + st
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ: 100 on Linux
 }
 
 // startBenchWindow starts the production window on a virtual phone with a
@@ -118,7 +146,7 @@ func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	s := &benchWindow{b: b, d: d, logs: &logs, runs: filepath.Join(data, "runs")}
+	s := &benchWindow{b: b, d: d, logs: &logs, runs: filepath.Join(data, "runs"), pid: cmd.Process.Pid}
 	s.await("the window", func(img image.Image) bool { return uicheck.LooksLikeTandem(img) })
 	s.focus()
 	s.xdo("type", "--delay", "15", "Wait on the launcher")
@@ -128,7 +156,10 @@ func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
 }
 
 // pauseFigures are one benchmark's samples, in milliseconds.
-type pauseFigures struct{ pending, state, engine, event []float64 }
+type pauseFigures struct {
+	pending, state, engine, event []float64
+	cpu                           float64 // the page's CPU ms a state change
+}
 
 func (m pauseFigures) report(b *testing.B) {
 	for _, f := range []struct {
@@ -138,6 +169,7 @@ func (m pauseFigures) report(b *testing.B) {
 		b.ReportMetric(percentile(f.v, 50), f.name+"-ms-p50")
 		b.ReportMetric(slices.Max(append([]float64{0}, f.v...)), f.name+"-ms-max")
 	}
+	b.ReportMetric(m.cpu, "web-cpu-ms")
 	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(raw)); len(f) > 0 {
 			if load, err := strconv.ParseFloat(f[0], 64); err == nil {
@@ -200,6 +232,7 @@ type benchWindow struct {
 	d    *xvfb.Display
 	logs *lockedBuffer
 	runs string
+	pid  int // the window's process
 }
 
 func (s *benchWindow) await(what string, ok func(image.Image) bool) {
