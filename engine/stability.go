@@ -247,7 +247,7 @@ func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (i
 	if h.run != nil {
 		h.run(img)
 	}
-	w := runWatch{cfg: cfg, h: h, first: img, firstPrint: FingerprintOf(img), firstAt: start, run: 1}
+	w := runWatch{cfg: cfg, h: h, first: img, firstPrint: FingerprintOf(img), firstAt: start, run: 1, offered: true, lastAt: start}
 	res := Settled{Frame: img, Print: w.firstPrint, Frames: 1}
 	last := start
 	for !w.settled(last) {
@@ -287,6 +287,8 @@ type runWatch struct {
 	run        int       // frames in the run
 	moving     time.Time // when the screen was first seen moving; zero before
 	told       bool      // the candidate was told
+	offered    bool      // the run's first frame went to the run hook
+	lastAt     time.Time // when the newest capture began
 }
 
 // settled reports whether the run, whose newest capture began at last, is
@@ -319,16 +321,22 @@ func (w *runWatch) next(last time.Time) time.Time {
 
 // add takes a capture that began at at.
 func (w *runWatch) add(img image.Image, fp Fingerprint, at time.Time) {
+	gap := at.Sub(w.lastAt)
+	w.lastAt = at
 	if fp.Diff(w.firstPrint) <= w.cfg.Threshold {
 		w.run++
-		if w.run == 2 && w.quick(w.firstAt) {
-			if w.h.run != nil {
-				w.h.run(w.first)
-			}
-			if !w.told && w.h.candidate != nil {
-				w.told = true
-				w.h.candidate(w.first)
-			}
+		if w.run != 2 {
+			return
+		}
+		if !w.offered && w.h.run != nil {
+			w.h.run(w.first)
+		}
+		w.offered = true
+		// A run settled by this very capture (a capture slower than the
+		// interval, as a real phone's) needs no candidate.
+		if w.quick(w.firstAt) && !w.told && w.h.candidate != nil && !w.settled(at) {
+			w.told = true
+			w.h.candidate(w.first)
 		}
 		return
 	}
@@ -336,7 +344,13 @@ func (w *runWatch) add(img image.Image, fp Fingerprint, at time.Time) {
 		w.moving = at
 	}
 	w.first, w.firstPrint, w.firstAt, w.run = img, fp, at, 1
-	if !w.quick(at) && w.h.run != nil {
+	// While captures follow a moving screen closely, a frame is offered
+	// once a second capture found it still: the reads and the encode
+	// started with each frame of an animation would only be cancelled.
+	// Captures that take an interval or more (a real phone's) offer each
+	// new run at once, as the reads then take as long as they.
+	w.offered = !w.quick(at) || gap >= w.cfg.Interval
+	if w.offered && w.h.run != nil {
 		w.h.run(img)
 	}
 }

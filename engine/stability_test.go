@@ -134,3 +134,34 @@ func TestAMovingScreenIsFollowedClosely(t *testing.T) {
 		})
 	}
 }
+
+// TestASlowPhoneOffersEachRunAtOnce: where a capture takes longer than
+// the interval (a real phone's 0.2–0.7 s), a frame of a new run goes to
+// the reads and the encode as it is captured, not a capture later, and no
+// candidate is told: the second capture settles the screen by itself.
+func TestASlowPhoneOffersEachRunAtOnce(t *testing.T) {
+	const settle, took = 640 * time.Millisecond, 300 * time.Millisecond
+	clock := &stepClock{t: time.Unix(1e9, 0)}
+	t0 := clock.t
+	shoot := func(ctx context.Context) (image.Image, error) {
+		d := min(clock.t.Sub(t0), settle)
+		img := image.NewRGBA(image.Rect(0, 0, 64, 128))
+		for i := range img.Pix {
+			img.Pix[i] = uint8(int(d/(16*time.Millisecond)) * 37)
+		}
+		clock.t = clock.t.Add(took)
+		return img, nil
+	}
+	offeredAt := map[image.Image]time.Duration{}
+	s, err := waitStable(context.Background(), clock, shoot, DefaultStability, waitHooks{
+		run:       func(img image.Image) { offeredAt[img] = clock.t.Sub(t0) },
+		candidate: func(image.Image) { t.Fatal("a candidate from captures slower than the interval") },
+	})
+	if err != nil || !s.Stable {
+		t.Fatalf("%+v %v", s, err)
+	}
+	at, ok := offeredAt[s.Frame]
+	if !ok || at > s.Waited-took {
+		t.Fatalf("the settled frame offered at %v (ok %v), the wait ended at %v: offered only with the capture that confirmed it", at, ok, s.Waited)
+	}
+}
