@@ -68,6 +68,21 @@ func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
+// greyScreen is a capture of a screen of one grey, level(time since the
+// clock's start, up to settle), that takes took of the clock's time.
+func greyScreen(clock *stepClock, settle, took time.Duration, level func(time.Duration) uint8) func(context.Context) (image.Image, error) {
+	t0 := clock.t
+	return func(ctx context.Context) (image.Image, error) {
+		img := image.NewRGBA(image.Rect(0, 0, 64, 128))
+		g := level(min(clock.t.Sub(t0), settle))
+		for i := range img.Pix {
+			img.Pix[i] = g
+		}
+		clock.t = clock.t.Add(took)
+		return img, nil
+	}
+}
+
 // TestAMovingScreenIsFollowedClosely: on a virtual clock, screens that
 // move until 640 ms and then hold. The wait tells a candidate soon after
 // the screen stops (the model call may start on it) and settles on it
@@ -92,15 +107,7 @@ func TestAMovingScreenIsFollowedClosely(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			clock := &stepClock{t: time.Unix(1e9, 0)}
 			t0 := clock.t
-			shoot := func(ctx context.Context) (image.Image, error) {
-				d := min(clock.t.Sub(t0), settle)
-				img := image.NewRGBA(image.Rect(0, 0, 64, 128))
-				for i := range img.Pix {
-					img.Pix[i] = c.level(d)
-				}
-				clock.t = clock.t.Add(5 * time.Millisecond) // the capture's own time
-				return img, nil
-			}
+			shoot := greyScreen(clock, settle, 5*time.Millisecond, c.level)
 			var cand image.Image
 			var candAt time.Time
 			s, err := waitStable(context.Background(), clock, shoot, DefaultStability, waitHooks{candidate: func(img image.Image) {
@@ -143,15 +150,7 @@ func TestASlowPhoneOffersEachRunAtOnce(t *testing.T) {
 	const settle, took = 640 * time.Millisecond, 300 * time.Millisecond
 	clock := &stepClock{t: time.Unix(1e9, 0)}
 	t0 := clock.t
-	shoot := func(ctx context.Context) (image.Image, error) {
-		d := min(clock.t.Sub(t0), settle)
-		img := image.NewRGBA(image.Rect(0, 0, 64, 128))
-		for i := range img.Pix {
-			img.Pix[i] = uint8(int(d/(16*time.Millisecond)) * 37)
-		}
-		clock.t = clock.t.Add(took)
-		return img, nil
-	}
+	shoot := greyScreen(clock, settle, took, func(d time.Duration) uint8 { return uint8(int(d/(16*time.Millisecond)) * 37) })
 	offeredAt := map[image.Image]time.Duration{}
 	s, err := waitStable(context.Background(), clock, shoot, DefaultStability, waitHooks{
 		run:       func(img image.Image) { offeredAt[img] = clock.t.Sub(t0) },
