@@ -279,9 +279,10 @@ func noisePNG(t testing.TB, w, h int, black bool) []byte {
 	return b.Bytes()
 }
 
-// rawFrame is `screencap`'s raw output for a w x h frame of one colour.
-func rawFrame(w, h, header int, format uint32, px [4]byte) []byte {
-	b := make([]byte, header, header+w*h*4)
+// rawFrame is `screencap`'s raw output for a w x h frame of one colour,
+// px being one pixel in format's layout.
+func rawFrame(w, h, header int, format uint32, px []byte) []byte {
+	b := make([]byte, header, header+w*h*len(px))
 	binary.LittleEndian.PutUint32(b[0:], uint32(w))
 	binary.LittleEndian.PutUint32(b[4:], uint32(h))
 	binary.LittleEndian.PutUint32(b[8:], format)
@@ -289,7 +290,7 @@ func rawFrame(w, h, header int, format uint32, px [4]byte) []byte {
 		binary.LittleEndian.PutUint32(b[12:], 1)
 	}
 	for i := 0; i < w*h; i++ {
-		b = append(b, px[:]...)
+		b = append(b, px...)
 	}
 	return b
 }
@@ -308,27 +309,9 @@ func flatPNG(t testing.TB, w, h int) []byte {
 	return buf.Bytes()
 }
 
-// raw565 is a w×h raw frame of one colour in RGB_565, two bytes a pixel.
-func raw565(w, h int, r, g, b byte) []byte {
-	out := rawFrame(0, 0, 16, 4, [4]byte{})
-	binary.LittleEndian.PutUint32(out[0:], uint32(w))
-	binary.LittleEndian.PutUint32(out[4:], uint32(h))
-	v := uint16(r)>>3<<11 | uint16(g)>>2<<5 | uint16(b)>>3
-	for i := 0; i < w*h; i++ {
-		out = binary.LittleEndian.AppendUint16(out, v)
-	}
-	return out
-}
-
-// raw888 is a w×h raw frame of one colour in RGB_888, three bytes a pixel.
-func raw888(w, h int, r, g, b byte) []byte {
-	out := rawFrame(0, 0, 16, 3, [4]byte{})
-	binary.LittleEndian.PutUint32(out[0:], uint32(w))
-	binary.LittleEndian.PutUint32(out[4:], uint32(h))
-	for i := 0; i < w*h; i++ {
-		out = append(out, r, g, b)
-	}
-	return out
+// rgb565 is one pixel in RGB_565, two bytes.
+func rgb565(r, g, b byte) []byte {
+	return binary.LittleEndian.AppendUint16(nil, uint16(r)>>3<<11|uint16(g)>>2<<5|uint16(b)>>3)
 }
 
 func absDiff(a, b uint32) uint32 {
@@ -342,7 +325,7 @@ func TestScreenshotOutcomes(t *testing.T) {
 	t.Parallel()
 	good := noisePNG(t, 200, 300, false)
 	black := noisePNG(t, 200, 300, true)
-	red := [4]byte{200, 10, 20, 255}
+	red := []byte{200, 10, 20, 255}
 	wide := func(img image.Image, err error) bool { return err == nil && img.Bounds().Dx() == 200 }
 	secure := func(_ image.Image, err error) bool { return errors.Is(err, device.ErrSecureScreen) }
 	gone := func(_ image.Image, err error) bool { return errors.Is(err, device.ErrGone) }
@@ -375,11 +358,11 @@ func TestScreenshotOutcomes(t *testing.T) {
 	}{
 		{"raw", miniReply{data: rawFrame(200, 300, 16, 1, red)}, miniReply{}, isRed},
 		{"raw with the old 12-byte header", miniReply{data: rawFrame(200, 300, 12, 1, red)}, miniReply{}, isRed},
-		{"raw BGRA", miniReply{data: rawFrame(200, 300, 16, 5, [4]byte{20, 10, 200, 255})}, miniReply{}, isRed},
-		{"raw RGBX", miniReply{data: rawFrame(200, 300, 16, 2, [4]byte{200, 10, 20, 0})}, miniReply{}, isRed},
-		{"raw RGB_565", miniReply{data: raw565(200, 300, 200, 10, 20)}, miniReply{}, near},
-		{"raw RGB_888", miniReply{data: raw888(200, 300, 200, 10, 20)}, miniReply{}, isRed},
-		{"raw black", miniReply{data: rawFrame(200, 300, 16, 1, [4]byte{0, 0, 0, 255})}, miniReply{}, secure},
+		{"raw BGRA", miniReply{data: rawFrame(200, 300, 16, 5, []byte{20, 10, 200, 255})}, miniReply{}, isRed},
+		{"raw RGBX", miniReply{data: rawFrame(200, 300, 16, 2, []byte{200, 10, 20, 0})}, miniReply{}, isRed},
+		{"raw RGB_565", miniReply{data: rawFrame(200, 300, 16, 4, rgb565(200, 10, 20))}, miniReply{}, near},
+		{"raw RGB_888", miniReply{data: rawFrame(200, 300, 16, 3, []byte{200, 10, 20})}, miniReply{}, isRed},
+		{"raw black", miniReply{data: rawFrame(200, 300, 16, 1, []byte{0, 0, 0, 255})}, miniReply{}, secure},
 		{"raw refused", miniReply{data: []byte("Capturing failed.\n")}, miniReply{}, secure},
 		{"raw cut mid-stream", miniReply{data: rawFrame(200, 300, 16, 1, red)[:100000], cut: true}, miniReply{}, gone},
 		{"png", unknown, miniReply{data: append([]byte("WARNING: linker: noise\n"), good...)}, wide},

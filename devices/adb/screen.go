@@ -249,7 +249,7 @@ func (d *Device) screenshotPNG(ctx context.Context) (image.Image, error) {
 		return nil, fmt.Errorf("%w: the screenshot is black (the app blocks screen capture)", device.ErrSecureScreen)
 	}
 	b := img.Bounds()
-	if data := plainPNG(bytes.TrimRight(raw[start:], "\r\n")); data != nil && len(data) <= 2*b.Dx()*b.Dy() {
+	if data := plainPNG(raw[start:]); data != nil && len(data) <= 2*b.Dx()*b.Dy() {
 		// The phone's own bytes can go to the model as they are. Not
 		// when they outweigh two bytes a pixel (a phone's screen takes
 		// a fraction of that): an encode of ours is then the lighter.
