@@ -209,7 +209,7 @@ func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
 func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	var prepare func(image.Image)
 	if p, ok := r.planner.(model.Preparer); ok {
-		prepare = func(img image.Image) { go p.Prepare(img) }
+		prepare = p.Prepare
 	}
 	// What the step after this one needs besides the picture is read with
 	// each capture that may be the settled screen (the wait says which):

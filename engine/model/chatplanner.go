@@ -109,9 +109,10 @@ func (p *chatPlanner) spec() observe.ImageSpec {
 	return observe.ImageSpec{MaxPixels: b.MaxPixels, MinPixels: b.MinPixels, Factor: b.Factor, Format: b.Format}
 }
 
-// Prepare implements Preparer: it resizes and encodes img now, unless a
-// preparation is still running (then img is skipped: frames come faster
-// than they can be encoded only while the screen is still moving).
+// Prepare implements Preparer: it takes img at once and resizes and
+// encodes it in the background, unless a preparation is still running
+// (then img is skipped: frames come faster than they can be encoded only
+// while the screen is still moving).
 func (p *chatPlanner) Prepare(img image.Image) {
 	if img == nil {
 		return
@@ -128,8 +129,10 @@ func (p *chatPlanner) Prepare(img image.Image) {
 	ps := &preparedShot{img: img, done: make(chan struct{})}
 	p.prep = ps
 	p.prepMu.Unlock()
-	ps.shot, ps.err = observe.PrepareScreenshot(img, p.spec())
-	close(ps.done)
+	go func() {
+		ps.shot, ps.err = observe.PrepareScreenshot(img, p.spec())
+		close(ps.done)
+	}()
 }
 
 // sameImage reports whether a and b are the same image object. Only

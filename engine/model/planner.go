@@ -122,8 +122,9 @@ type Planner interface {
 // offers each frame it captures while it waits for the screen to settle;
 // the frame it then plans on is usually one already prepared, so the
 // resize and encode (tens of milliseconds on a phone-sized screen) overlap
-// the wait instead of following it. Prepare must be cheap to call and safe
-// for concurrent use with Plan; it may ignore a frame (when busy).
+// the wait instead of following it. Prepare must return at once (the
+// work goes on in the background, and Plan waits for it) and be safe for
+// concurrent use with Plan; it may ignore a frame (when busy).
 type Preparer interface {
 	Prepare(img image.Image)
 }

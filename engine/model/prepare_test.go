@@ -56,6 +56,7 @@ func TestPrepareIsReused(t *testing.T) {
 	red, blue := color.RGBA{200, 0, 0, 255}, color.RGBA{0, 0, 200, 255}
 	img := solid(red)
 	prep.Prepare(img)
+	<-pl.(*chatPlanner).prep.done  // the encode runs in the background
 	copy(img.Pix, solid(blue).Pix) // after Prepare: must not be re-encoded
 	in := Input{Goal: "g", Observation: Observation{Screenshot: img}}
 	if _, err := pl.Plan(context.Background(), in, nil); err != nil {
