@@ -65,7 +65,7 @@ func benchPause(b *testing.B, streaming bool) {
 		return func() bool { return countWarn(b, x, r) >= base+12 }
 	}
 	var m pauseFigures
-	cpu0, changes := s.webCPU(), 0
+	cpu0, ui0, changes := s.webCPU(), procCPU(s.pid), 0
 	for i := 0; b.Loop(); i++ {
 		changes += 2
 		t0 := time.Now()
@@ -83,8 +83,25 @@ func benchPause(b *testing.B, streaming bool) {
 	}
 	if changes > 0 {
 		m.cpu = ms(s.webCPU()-cpu0) / float64(changes)
+		m.uiCPU = ms(procCPU(s.pid)-ui0) / float64(changes)
 	}
 	m.report(b)
+}
+
+// procCPU is the CPU time process pid has used so far (all its threads).
+func procCPU(pid int) time.Duration {
+	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	i := bytes.LastIndexByte(raw, ')')
+	if err != nil || i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(raw[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond // USER_HZ: 100 on Linux
 }
 
 // webCPU is the CPU time the window's page (its WebKitWebProcess) has
@@ -159,6 +176,7 @@ func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
 type pauseFigures struct {
 	pending, state, engine, event []float64
 	cpu                           float64 // the page's CPU ms a state change
+	uiCPU                         float64 // the app process's (Go and the window's GTK side)
 }
 
 func (m pauseFigures) report(b *testing.B) {
@@ -170,6 +188,7 @@ func (m pauseFigures) report(b *testing.B) {
 		b.ReportMetric(slices.Max(append([]float64{0}, f.v...)), f.name+"-ms-max")
 	}
 	b.ReportMetric(m.cpu, "web-cpu-ms")
+	b.ReportMetric(m.uiCPU, "app-cpu-ms")
 	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(raw)); len(f) > 0 {
 			if load, err := strconv.ParseFloat(f[0], 64); err == nil {
