@@ -1,7 +1,7 @@
 // The person's acts in the Steps list: an answer keeps its question, a
 // changed goal reads "Changed the goal — “…”" (a space each side of the
 // dash), and a stopped run's reason is in the UI's language.
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flushSync, mount, unmount } from 'svelte'
 import Timeline from './Timeline.svelte'
 import { fromSnapshot, type PersonAct } from '../lib/events'
@@ -51,5 +51,29 @@ describe('the Steps list', () => {
     const text = el.textContent ?? ''
     expect(text).toContain('已在你允许的步骤之后停止')
     expect(text).not.toContain('stopped gracefully')
+  })
+  it('redraws none of its rows for an event that changed none of them', () => {
+    // A long run: every event made every card again (its time, its words),
+    // so the page's work for a pause grew with the run.
+    const el = render([])
+    const usage = { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 }
+    store.handle({ run: 'long', seq: 1, time: '', kind: 'snapshot',
+      snapshot: { id: 'long', device: 'p1', goal: 'a long one', state: 'Planning', seq: 1, usage, plan: { todo: [] } } } as never)
+    const ev = (seq: number, kind: string, more: object) => store.handle({ run: 'long', seq, time: '2026-11-27T12:00:00Z', kind, ...more } as never)
+    let seq = 1
+    for (let i = 0; i < 60; i++) ev(++seq, 'person', { person: { command: i % 2 ? 'resume' : 'pause' } })
+    flushSync()
+    expect(el.querySelectorAll('[data-testid="person-act"]')).toHaveLength(60)
+    const times = vi.spyOn(Date.prototype, 'toLocaleTimeString')
+    for (const state of ['Paused', 'Planning', 'Paused', 'Planning']) {
+      ev(++seq, 'state', { state: { state } })
+      flushSync()
+    }
+    expect(times).toHaveBeenCalledTimes(0)
+    ev(++seq, 'person', { person: { command: 'pause' } })
+    flushSync()
+    expect(el.querySelectorAll('[data-testid="person-act"]')).toHaveLength(61)
+    expect(times).toHaveBeenCalledTimes(1) // the new row's, only
+    times.mockRestore()
   })
 })
