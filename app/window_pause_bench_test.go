@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"image"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,10 +20,12 @@ import (
 	"tandem/internal/modeltest"
 	"tandem/internal/uicheck"
 	"tandem/internal/xvfb"
+	"tandem/vphone"
 	"tandem/vphone/vphonetest"
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+	openai "github.com/sashabaranov/go-openai"
 )
 
 // BenchmarkWindowPause measures how soon the production window answers the
@@ -43,12 +47,16 @@ import (
 //
 //	TANDEM_BIN=build/bin/tandem go test -tags webkit2_41 -run '^$' -bench WindowPause -benchtime 10x ./app
 func BenchmarkWindowPause(b *testing.B) {
-	b.Run("quiet", func(b *testing.B) { benchPause(b, false) })
-	b.Run("streaming", func(b *testing.B) { benchPause(b, true) })
+	b.Run("quiet", func(b *testing.B) { benchPause(b, false, 0) })
+	b.Run("streaming", func(b *testing.B) { benchPause(b, true, 0) })
+	// long: the same as quiet after 40 steps, their cards and pictures in
+	// the Steps list (the page's work for an event must not grow with
+	// the run).
+	b.Run("long", func(b *testing.B) { benchPause(b, false, 40) })
 }
 
-func benchPause(b *testing.B, streaming bool) {
-	s := startBenchWindow(b, streaming)
+func benchPause(b *testing.B, streaming bool, steps int) {
+	s := startBenchWindow(b, streaming, steps)
 	x, err := xgb.NewConnDisplay(s.d.Name)
 	if err != nil {
 		b.Fatal(err)
@@ -78,7 +86,7 @@ func benchPause(b *testing.B, streaming bool) {
 		m.event = append(m.event, ms(seen.Sub(at)))
 		s.xdo("key", "space")
 		gone := s.until(shows(panel, basePanel), false)
-		m.event = append(m.event, ms(gone.Sub(s.awaitRecord("Planning", i+2))))
+		m.event = append(m.event, ms(gone.Sub(s.awaitRecord("Planning", steps+i+2))))
 		s.until(shows(dot, baseDot), false)
 	}
 	if changes > 0 {
@@ -130,8 +138,9 @@ func (s *benchWindow) webCPU() time.Duration {
 // startBenchWindow starts the production window on a virtual phone with a
 // model that holds its reply after one chunk, or (streaming) streams it two
 // characters a chunk for a minute, and starts a run: it returns once the
-// run is thinking.
-func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
+// run is thinking. With steps, the model first opens the Counter app and
+// presses +1, that many steps in all.
+func startBenchWindow(b *testing.B, streaming bool, steps int) *benchWindow {
 	bin := os.Getenv("TANDEM_BIN")
 	if bin == "" {
 		b.Skip("TANDEM_BIN not set (make test sets it)")
@@ -141,9 +150,20 @@ func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
 			b.Skipf("%s is needed: %v", tool, err)
 		}
 	}
-	_, env := vphonetest.Start(b)
+	phone, env := vphonetest.Start(b)
 	flood := strings.Repeat("Looking at the screen for the launcher. ", 1000)
+	var asked atomic.Int32
 	srv := modeltest.NewFunc(b, func(modeltest.Request) modeltest.Reply {
+		if int(asked.Add(1)) <= steps {
+			if phone.State().Foreground != vphone.PkgCounter {
+				return modeltest.Reply{Content: "Open the counter.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+			}
+			w, h := phone.Size()
+			if b, ok := phone.BoundsOfText("+1"); ok {
+				c := b.Min.Add(b.Max).Div(2)
+				return modeltest.Reply{Content: "Press +1.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/w, c.Y*1000/h))}}
+			}
+		}
 		if !streaming {
 			return modeltest.Reply{Content: "Looking at the screen…", Chunks: 2, Hold: true, HoldAfter: 1}
 		}
@@ -168,7 +188,7 @@ func startBenchWindow(b *testing.B, streaming bool) *benchWindow {
 	s.focus()
 	s.xdo("type", "--delay", "15", "Wait on the launcher")
 	s.xdo("key", "ctrl+Return")
-	s.awaitRecord("Planning", 1)
+	s.awaitRecord("Planning", steps+1)
 	return s
 }
 
