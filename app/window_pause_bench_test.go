@@ -325,10 +325,11 @@ func (s *benchWindow) focus() {
 }
 
 // awaitRecord waits until the record holds the n-th change to state and
-// returns that change's time.
+// returns that change's time (the deadline grows with n: a long run's 40
+// steps take a minute on a very busy machine).
 func (s *benchWindow) awaitRecord(state string, n int) time.Time {
 	s.b.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(30*time.Second + time.Duration(n)*2*time.Second)
 	for time.Now().Before(deadline) {
 		if at := recordStateTimes(s.runs, state); len(at) >= n {
 			return at[n-1]
