@@ -57,23 +57,13 @@ func TestWindowFirstPaintUnderLoad(t *testing.T) {
 // characters ("eadedCompositor").
 func softwareGLThreads(t testing.TB, pid int) []string {
 	t.Helper()
-	var names []string
-	procs, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
+	pages := pageProcs(pid)
+	if len(pages) == 0 {
+		t.Fatalf("no page process (WebKitWebProcess) of tandem (pid %d) found", pid)
 	}
-	pages := 0
-	for _, p := range procs {
-		raw, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
-		i := bytes.LastIndexByte(raw, ')')
-		if err != nil || i < 0 || !bytes.Contains(raw[:i], []byte("(WebKitWebProces")) {
-			continue
-		}
-		if f := strings.Fields(string(raw[i+1:])); len(f) < 2 || f[1] != strconv.Itoa(pid) {
-			continue
-		}
-		pages++
-		tasks, _ := filepath.Glob(filepath.Join("/proc", p.Name(), "task", "*", "comm"))
+	var names []string
+	for _, p := range pages {
+		tasks, _ := filepath.Glob(filepath.Join("/proc", p, "task", "*", "comm"))
 		for _, c := range tasks {
 			name, _ := os.ReadFile(c)
 			n := strings.TrimSpace(string(name))
@@ -81,9 +71,6 @@ func softwareGLThreads(t testing.TB, pid int) []string {
 				names = append(names, n)
 			}
 		}
-	}
-	if pages == 0 {
-		t.Fatalf("no page process (WebKitWebProcess) of tandem (pid %d) found", pid)
 	}
 	return names
 }

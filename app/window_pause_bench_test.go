@@ -96,43 +96,56 @@ func benchPause(b *testing.B, streaming bool, steps int) {
 	m.report(b)
 }
 
+// procStat returns the fields of /proc/<pid>/stat after the command
+// (state, ppid, … utime is the 12th of them, stime the 13th) and the
+// command (a thread's name: its last 15 characters).
+func procStat(pid string) (comm string, fields []string, ok bool) {
+	raw, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	i, j := bytes.IndexByte(raw, '('), bytes.LastIndexByte(raw, ')')
+	if err != nil || i < 0 || j < i {
+		return "", nil, false
+	}
+	fields = strings.Fields(string(raw[j+1:]))
+	return string(raw[i+1 : j]), fields, len(fields) >= 13
+}
+
+// cpuOf is the CPU time (user and system, all threads) of a process's stat fields.
+func cpuOf(fields []string) time.Duration {
+	u, _ := strconv.ParseInt(fields[11], 10, 64)
+	st, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(u+st) * 10 * time.Millisecond // USER_HZ: 100 on Linux
+}
+
+// pageProcs lists the pids of pid's page processes (WebKitWebProcess).
+func pageProcs(pid int) []string {
+	procs, _ := os.ReadDir("/proc")
+	var pages []string
+	for _, p := range procs {
+		if comm, f, ok := procStat(p.Name()); ok && comm == "WebKitWebProces" && f[1] == strconv.Itoa(pid) {
+			pages = append(pages, p.Name())
+		}
+	}
+	return pages
+}
+
 // procCPU is the CPU time process pid has used so far (all its threads).
 func procCPU(pid int) time.Duration {
-	raw, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	i := bytes.LastIndexByte(raw, ')')
-	if err != nil || i < 0 {
-		return 0
+	if _, f, ok := procStat(strconv.Itoa(pid)); ok {
+		return cpuOf(f)
 	}
-	f := strings.Fields(string(raw[i+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(u+st) * 10 * time.Millisecond // USER_HZ: 100 on Linux
+	return 0
 }
 
 // webCPU is the CPU time the window's page (its WebKitWebProcess) has
 // used so far.
 func (s *benchWindow) webCPU() time.Duration {
-	procs, _ := os.ReadDir("/proc")
-	var ticks int64
-	for _, p := range procs {
-		raw, err := os.ReadFile(filepath.Join("/proc", p.Name(), "stat"))
-		i := bytes.LastIndexByte(raw, ')')
-		if err != nil || i < 0 || !bytes.Contains(raw[:i], []byte("(WebKitWebProces")) {
-			continue
+	var d time.Duration
+	for _, p := range pageProcs(s.pid) {
+		if _, f, ok := procStat(p); ok {
+			d += cpuOf(f)
 		}
-		// After the command: state, ppid, … utime (14th field), stime.
-		f := strings.Fields(string(raw[i+1:]))
-		if len(f) < 13 || f[1] != strconv.Itoa(s.pid) {
-			continue
-		}
-		u, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		ticks += u + st
 	}
-	return time.Duration(ticks) * 10 * time.Millisecond // USER_HZ: 100 on Linux
+	return d
 }
 
 // startBenchWindow starts the production window on a virtual phone with a
