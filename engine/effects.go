@@ -32,6 +32,11 @@ type fxEmit struct{ e Event }
 // fxGoal sets the goal the snapshot shows.
 type fxGoal struct{ goal string }
 
+// fxSteps sets the steps the snapshot shows: a resumed run's, read back
+// from its record. They are not news, so no event tells them; a
+// subscriber finds them in the snapshot it gets first.
+type fxSteps struct{ steps []StepEvent }
+
 // fxReply answers a command that was waiting for its outcome.
 type fxReply struct {
 	to  chan error
@@ -114,6 +119,7 @@ type manualWork struct {
 func (f fxRecord) perform(r *Run) { r.rec.add(f.e) }
 func (f fxEmit) perform(r *Run)   { r.hub.emit(f.e) }
 func (f fxGoal) perform(r *Run)   { r.hub.setGoal(f.goal) }
+func (f fxSteps) perform(r *Run)  { r.hub.setSteps(f.steps) }
 func (f fxReply) perform(*Run)    { f.to <- f.err }
 
 func (fxCancel) perform(r *Run) {

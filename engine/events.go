@@ -463,6 +463,12 @@ func (h *hub) setGoal(g string) {
 	h.mu.Unlock()
 }
 
+func (h *hub) setSteps(steps []StepEvent) {
+	h.mu.Lock()
+	h.snap.Steps = append([]StepEvent(nil), steps[max(0, len(steps)-snapshotSteps):]...)
+	h.mu.Unlock()
+}
+
 // hold keeps the snapshot's readers out until the returned function is
 // called.
 func (h *hub) hold() (release func()) {

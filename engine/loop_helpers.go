@@ -277,7 +277,9 @@ func (l *loopState) restore(entries []Entry) {
 	hist := map[int]Entry{}
 	said := map[int]model.Step{} // a call's thought and reply, from its plan entry
 	maxIdx := 0
+	var steps stepsRead
 	for _, e := range entries {
+		steps.read(e)
 		if first.IsZero() {
 			first = e.T
 		}
@@ -327,6 +329,7 @@ func (l *loopState) restore(entries []Entry) {
 	l.histIdx = -1
 	l.elapsedPrior = last.Sub(first)
 	l.out(fxGoal{l.goal})
+	l.out(fxSteps{steps.list})
 	l.note(fmt.Sprintf("This run was interrupted after %d action(s) and has been resumed from its record. The screen may have changed since: look at it again before you continue.", l.steps))
 }
 
@@ -343,4 +346,52 @@ func stopped(code string) Result {
 func asked(r Request) *Request {
 	r.Frame = ""
 	return &r
+}
+
+// stepsRead rebuilds from a record the steps a resumed run's Steps list
+// shows, as the run emitted them: the agent's and the person's in one
+// count, each with the screen it was chosen on, a call's cost on its
+// first action only.
+type stepsRead struct {
+	list          []StepEvent
+	frames        map[int]string // a call's screen, from its observe entry
+	plans         map[int]Entry  // a call's plan entry
+	costed        map[int]bool   // calls whose first action has been listed
+	agent, person int            // the steps of each so far
+}
+
+func (s *stepsRead) read(e Entry) {
+	if s.frames == nil {
+		s.frames, s.plans, s.costed = map[int]string{}, map[int]Entry{}, map[int]bool{}
+	}
+	switch e.Kind {
+	case recObserve:
+		s.frames[e.Call] = e.Frame
+	case recPlan:
+		s.plans[e.Call] = e
+	case recAction:
+		if e.Action == nil {
+			return
+		}
+		s.agent = e.N
+		st := StepEvent{N: s.agent + s.person, Action: *e.Action, Result: e.Result, Ms: e.Ms, Call: e.Call, Frame: s.frames[e.Call]}
+		if p, ok := s.plans[e.Call]; ok && !s.costed[e.Call] {
+			st.Usage, st.Salvaged, st.Cached = p.Usage, p.Salvaged, p.Cached
+		}
+		s.costed[e.Call] = true
+		s.list = append(s.list, st)
+	case recManual:
+		if e.Action == nil {
+			return
+		}
+		s.person++
+		result := e.Result
+		if result == "" {
+			result = "ok"
+		}
+		s.list = append(s.list, StepEvent{N: s.agent + s.person, Action: *e.Action, Result: result, Ms: e.Ms, ByPerson: true, Frame: e.Before})
+	case recStart, recState, recRetry, recStable, recNote, recRequest, recPerson, recHistory, recEnd, recDropped:
+		// no step in these
+	default: // a kind this Tandem does not know (a newer record's): skipped
+	}
 }

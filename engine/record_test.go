@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"tandem/engine/action"
+	"tandem/engine/model"
 )
 
 // TestCrashResume copies a run's record mid-run (as a crash would leave
@@ -62,6 +66,12 @@ func TestCrashResume(t *testing.T) {
 	}
 	if r.Snapshot().Goal != "count to three" {
 		t.Fatalf("goal %q", r.Snapshot().Goal)
+	}
+	// The resumed run's Steps list starts with the steps taken before the
+	// crash, as the run showed them then (issue 30: the meter counted
+	// them, the list showed none).
+	if got, want := r.Snapshot().Steps, f.run.Snapshot().Steps; len(want) != 2 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("resumed steps\n%+v\nwant the ones before the crash\n%+v", got, want)
 	}
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -200,5 +210,37 @@ func TestReadRecordSkipsDamage(t *testing.T) {
 	}
 	if ents, _, err := ReadRecord(dir); !errors.Is(err, ErrDamagedRecord) || len(ents) != 4 {
 		t.Fatalf("ReadRecord of a record without its start: %d entries, %v", len(ents), err)
+	}
+}
+
+// TestStepsReadNumbersBothHands: a record's steps come back numbered as the
+// run numbered them live, the person's between the agent's, each with the
+// screen it was chosen on and a call's cost on its first action only.
+func TestStepsReadNumbersBothHands(t *testing.T) {
+	tap := action.Action{Type: action.Tap, X: 1, Y: 2}
+	u := &model.Usage{PromptTokens: 10}
+	var s stepsRead
+	for _, e := range []Entry{
+		{Kind: recObserve, Call: 1, Frame: "frames/00001.jpg"},
+		{Kind: recPlan, Call: 1, Usage: u},
+		{Kind: recAction, N: 1, Call: 1, Action: &tap, Result: "ok", Ms: 5},
+		{Kind: recAction, N: 2, Call: 1, Action: &tap, Result: "ok"},
+		{Kind: recManual, Action: &tap, Before: "frames/00002.jpg", Result: "ok"},
+		{Kind: recManual, Action: &tap}, // a line without its result: counted as done
+		{Kind: recManual},               // no action: not a step
+		{Kind: recObserve, Call: 2, Frame: "frames/00003.jpg"},
+		{Kind: recAction, N: 3, Call: 2, Action: &tap, Result: "the phone went away"},
+	} {
+		s.read(e)
+	}
+	want := []StepEvent{
+		{N: 1, Action: tap, Result: "ok", Ms: 5, Call: 1, Frame: "frames/00001.jpg", Usage: u},
+		{N: 2, Action: tap, Result: "ok", Call: 1, Frame: "frames/00001.jpg"},
+		{N: 3, Action: tap, Result: "ok", ByPerson: true, Frame: "frames/00002.jpg"},
+		{N: 4, Action: tap, Result: "ok", ByPerson: true},
+		{N: 5, Action: tap, Result: "the phone went away", Call: 2, Frame: "frames/00003.jpg"},
+	}
+	if !reflect.DeepEqual(s.list, want) {
+		t.Fatalf("steps\n%+v\nwant\n%+v", s.list, want)
 	}
 }
