@@ -212,3 +212,46 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestHistoryListsALiveRunAsGoingOnHere: History lists a run going on in
+// this window with its live state and no summary yet, never as going on
+// "in another Tandem" (its record is locked by this very app; issue 30's
+// resumed run read so).
+func TestHistoryListsALiveRunAsGoingOnHere(t *testing.T) {
+	privateADBServer(t)
+	a := testApp(t)
+	if err := a.begin(context.Background(), &recordingNotifier{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.shutdown)
+	dev, err := a.api.Devices.StartVirtualPhone()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		return modeltest.Reply{Content: "Looking…", Hold: true, HoldAfter: 1, Chunks: 2}
+	})
+	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := a.api.Runs.StartRun(dev.ID, "Look at the phone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := a.b.Run(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = run.Stop(context.Background()) })
+	var past []backend.RunSummary
+	deadline := time.Now().Add(20 * time.Second)
+	for len(past) == 0 { // the record's first line is written as the run starts
+		if past, err = a.api.History.PastRuns(); err != nil || time.Now().After(deadline) {
+			t.Fatalf("history %+v %v", past, err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the record until it lists the run
+	}
+	if p := past[0]; p.State != run.State().String() || p.Summary != "" {
+		t.Fatalf("the live run is listed as %q %q, want its state %s and no summary", p.State, p.Summary, run.State())
+	}
+}

@@ -38,6 +38,10 @@ type RunSummary struct {
 	// FirstGoal is the goal the run started with, when the person edited
 	// it since (Goal is then the edited one).
 	FirstGoal string `json:"first_goal,omitempty"`
+	// Why is the engine's reason in parts when Summary is that reason
+	// (no summary of the model's): the UI words it in the person's
+	// language, as the run's own view does.
+	Why *engine.Cause `json:"why,omitempty"`
 }
 
 // StateInterrupted marks a recorded run that has no end: not a state of the
@@ -125,7 +129,7 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 				s.Success = e.End.Success
 				s.Summary = e.End.Summary
 				if s.Summary == "" {
-					s.Summary = e.End.Reason
+					s.Summary, s.Why = e.End.Reason, e.End.Why
 				}
 			}
 		case engine.EntryState, engine.EntryObserve, engine.EntryPlan, engine.EntryRetry, engine.EntryStable,

@@ -59,13 +59,14 @@ func (b *Backend) Run(id string) (*engine.Run, error) { return b.runs.Get(id) }
 func (b *Backend) ActiveRuns() []engine.Snapshot { return b.runs.Active() }
 
 // PastRuns lists recorded runs, newest first. A run of this backend still
-// going is listed with its live state; one another Tandem writes is
-// listed as running there (its record is locked), never as interrupted.
+// going is listed with its live state (and no summary yet: it is going on
+// here, not "in another Tandem"); one another Tandem writes is listed as
+// running there (its record is locked), never as interrupted.
 func (b *Backend) PastRuns() ([]RunSummary, error) {
 	list, err := PastRuns(b.runs.dataDir)
 	for i, s := range list {
 		if r, gerr := b.runs.Get(s.ID); gerr == nil && (s.State == StateInterrupted || s.State == StateElsewhere) {
-			list[i].State = r.Snapshot().State.String()
+			list[i].State, list[i].Summary = r.State().String(), ""
 		}
 	}
 	return list, err

@@ -5,7 +5,7 @@
 // window.go and window.runtime in the desktop window and in the dev-server
 // harness; calling through this one module keeps the rest of the UI free of
 // window globals and easy to test.
-import type { Action, EngineEvent, Request, Snapshot } from './events'
+import type { Action, Cause, EngineEvent, Request, Snapshot } from './events'
 import { boundServices, type EngineSettings, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
@@ -192,7 +192,7 @@ export interface RunDetail {
   settings: EngineSettings
   steps: PastStep[]
   acts?: PastAct[]
-  result?: { state: string; success: boolean; summary?: string; reason?: string; pending?: string[] }
+  result?: { state: string; success: boolean; summary?: string; reason?: string; why?: Cause; pending?: string[] }
 }
 
 export interface RunSummary {
@@ -212,6 +212,8 @@ export interface RunSummary {
   first_goal?: string
   /** who started it when not the person at a door ("mcp:<client>") */
   started_by?: string
+  /** the engine's reason in parts, when summary is that reason (worded in the UI's language) */
+  why?: Cause
 }
 
 export type Bound = {

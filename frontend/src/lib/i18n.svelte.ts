@@ -389,6 +389,8 @@ const en = {
   'history.resume': 'Resume',
   'history.resumeHint': 'Continue this task from where it was cut off',
   'history.resumed': 'Resumed: the task continues on its device.',
+  'history.cutOff': 'Cut off before it ended (Tandem was closed or crashed): it can be resumed.',
+  'history.elsewhere': 'Going on in another Tandem: follow or stop it there.',
   'model.use': 'Model: {name}',
   'model.pick': 'The model new tasks use',
   'welcome.title': 'Welcome to Tandem',
@@ -817,6 +819,8 @@ const zh: Record<Key, string> = {
   'history.resume': '继续',
   'history.resumeHint': '从中断的地方继续这个任务',
   'history.resumed': '已继续：任务在原设备上接着执行。',
+  'history.cutOff': '任务在结束前被打断（Tandem 被关闭或崩溃）：可以继续执行。',
+  'history.elsewhere': '正在另一个 Tandem 中进行：请在那里查看或停止。',
   'model.use': '模型：{name}',
   'model.pick': '新任务使用的模型',
   'welcome.title': '欢迎使用 Tandem',
@@ -920,6 +924,18 @@ export function reasonText(run: {
   // Waiting for the person: say what for; the dialog has the details.
   if (run.state === 'WaitingForUser' && run.request) return i18n.t(requestTitle(run.request.kind))
   return run.reason
+}
+
+/**
+ * pastSummary words a past task's last line in History: the model's own
+ * summary as it wrote it, the engine's reason in the person's language,
+ * and what a cut-off task or one going on elsewhere means.
+ */
+export function pastSummary(r: { state: string; summary: string; why?: { code: string; n?: string; detail?: string } | null }): string {
+  if (r.state === 'Interrupted') return i18n.t('history.cutOff')
+  if (r.state === 'Elsewhere') return i18n.t('history.elsewhere')
+  if (r.why) return reasonText({ reason: r.summary, by: '', why: r.why })
+  return r.summary
 }
 
 /** resolveLang picks the UI language from the setting and the OS locale. */

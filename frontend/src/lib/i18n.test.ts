@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { dictionaries, resolveLang, i18n, reasonText, retryText } from './i18n.svelte'
+import { dictionaries, resolveLang, i18n, pastSummary, reasonText, retryText } from './i18n.svelte'
 
 describe('dictionaries', () => {
   it('have the same keys and no empty strings', () => {
@@ -54,6 +54,26 @@ describe('reasonText', () => {
       i18n.t('request.confirmTitle'),
     )
     i18n.lang = 'en'
+  })
+})
+
+// History's last line of a past task (issue 30: in the Chinese UI it read
+// "stopped by the person", and a cut-off task's note, in English).
+describe('pastSummary', () => {
+  it('words the engine\'s reasons and what a cut-off task means in the UI language, the model\'s summary as written', () => {
+    i18n.lang = 'zh-CN'
+    try {
+      expect(pastSummary({ state: 'Stopped', summary: 'stopped by the person', why: { code: 'stopped_by_person' } })).toBe('你停止了任务')
+      expect(pastSummary({ state: 'Interrupted', summary: 'The run was cut off before it ended (Tandem was closed or crashed); it can be resumed.' })).toBe(
+        i18n.t('history.cutOff'),
+      )
+      expect(pastSummary({ state: 'Elsewhere', summary: 'Going on in another Tandem: follow or stop it there.' })).toBe(i18n.t('history.elsewhere'))
+      expect(pastSummary({ state: 'Done', summary: 'The counter is open.' })).toBe('The counter is open.')
+      expect(pastSummary({ state: 'Planning', summary: '' })).toBe('')
+      for (const k of ['history.cutOff', 'history.elsewhere'] as const) expect(i18n.t(k)).toMatch(/[\u4e00-\u9fff]/)
+    } finally {
+      i18n.lang = 'en'
+    }
   })
 })
 

@@ -355,6 +355,7 @@ export interface RunSummary {
   no_start?: boolean
   started_by?: string
   first_goal?: string
+  why?: Cause
 }
 
 /** backend.ScrcpyServer */
