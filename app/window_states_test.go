@@ -86,7 +86,7 @@ func TestWindowStates(t *testing.T) {
 	s.xdo("type", "--delay", "15", "All yours again")
 	s.xdo("key", "ctrl+Return")
 	s.awaitRecord("WaitingForUser", 1)
-	s.shoot("confirm")
+	s.shootDialog("confirm")
 	if got := phone.State().Counter; got != 0 {
 		t.Fatalf("the counter changed to %d before the person confirmed", got)
 	}
@@ -185,7 +185,25 @@ func (s *stateShooter) await(what string, ok func(image.Image) bool) {
 // On a loaded machine the live mirror's video may keep refining for a
 // while; after 15 s the last capture is kept (and the change logged): the
 // capture is an artifact, the states themselves are checked elsewhere.
+// shoot keeps a still capture as test-artifacts/window-<name>.png and
+// checks it shows Tandem's panels.
 func (s *stateShooter) shoot(name string) {
+	s.t.Helper()
+	if img := s.still(name); !uicheck.LooksLikeTandem(img) {
+		s.t.Fatalf("the %s capture does not show Tandem's UI", name)
+	}
+}
+
+// shootDialog keeps a still capture with a dialog open, whose scrim dims
+// the panels shoot looks for.
+func (s *stateShooter) shootDialog(name string) {
+	s.t.Helper()
+	s.still(name)
+}
+
+// still waits for the screen to stop changing and keeps that capture as
+// test-artifacts/window-<name>.png.
+func (s *stateShooter) still(name string) image.Image {
 	s.t.Helper()
 	prev, _ := s.capture()
 	deadline := time.Now().Add(15 * time.Second)
@@ -213,10 +231,7 @@ func (s *stateShooter) shoot(name string) {
 	if err := os.WriteFile(filepath.Join(art, "window-"+name+".png"), raw, 0o644); err != nil {
 		s.t.Fatal(err)
 	}
-	// A dialog's scrim dims the panels LooksLikeTandem looks for.
-	if name != "confirm" && !uicheck.LooksLikeTandem(img) {
-		s.t.Fatalf("the %s capture does not show Tandem's UI", name)
-	}
+	return img
 }
 
 func (s *stateShooter) xdo(args ...string) {
