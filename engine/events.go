@@ -131,6 +131,9 @@ type StepEvent struct {
 	ByPerson bool          `json:"by_person,omitempty"`
 	// Call is the model call that chose the action (0 for the person's).
 	Call int `json:"call,omitempty"`
+	// Thought is what the model said of the call, on the call's first
+	// action only (a resumed run's list shows it from the record).
+	Thought string `json:"thought,omitempty"`
 	// Frame is the recorded screen the action was chosen on (a path inside
 	// the run's record directory), for the timeline's thumbnail.
 	Frame string `json:"frame,omitempty"`

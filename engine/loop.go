@@ -102,6 +102,7 @@ type loopState struct {
 	// way, for the step that shows it.
 	callSalvaged string
 	callCached   bool
+	callThought  string // the newest call's thought, for its first step
 	// currentEl is the element the current action aims at (nil: none known),
 	// read once for the policy and the plan the UI draws.
 	currentEl *Element

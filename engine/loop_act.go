@@ -209,7 +209,8 @@ func (l *loopState) recordAction(res *actResult) {
 	l.setResult(result)
 	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
 	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: result, Ms: res.ms,
-		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached}})
+		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached, Thought: l.callThought}})
+	l.callThought = ""
 	l.callUsage, l.callSalvaged, l.callCached = nil, "", false
 	l.emitUsage()
 }

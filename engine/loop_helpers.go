@@ -376,7 +376,7 @@ func (s *stepsRead) read(e Entry) {
 		s.agent = e.N
 		st := StepEvent{N: s.agent + s.person, Action: *e.Action, Result: e.Result, Ms: e.Ms, Call: e.Call, Frame: s.frames[e.Call]}
 		if p, ok := s.plans[e.Call]; ok && !s.costed[e.Call] {
-			st.Usage, st.Salvaged, st.Cached = p.Usage, p.Salvaged, p.Cached
+			st.Usage, st.Salvaged, st.Cached, st.Thought = p.Usage, p.Salvaged, p.Cached, p.Thought
 		}
 		s.costed[e.Call] = true
 		s.list = append(s.list, st)

@@ -356,6 +356,7 @@ func (l *loopState) planned(p *planResult) {
 	// are kept once in the record: in this line, not in the history's
 	// (recordHistory). The plan events carry the bounded thought too.
 	thought, raw := cut(p.plan.Thought, maxFieldBytes), cut(p.plan.Raw, maxRawBytes)
+	l.callThought = thought
 	l.record(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: raw,
 		Thought: thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
 		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached})

@@ -222,7 +222,7 @@ func TestStepsReadNumbersBothHands(t *testing.T) {
 	var s stepsRead
 	for _, e := range []Entry{
 		{Kind: recObserve, Call: 1, Frame: "frames/00001.jpg"},
-		{Kind: recPlan, Call: 1, Usage: u},
+		{Kind: recPlan, Call: 1, Usage: u, Thought: "Press +1 twice."},
 		{Kind: recAction, N: 1, Call: 1, Action: &tap, Result: "ok", Ms: 5},
 		{Kind: recAction, N: 2, Call: 1, Action: &tap, Result: "ok"},
 		{Kind: recManual, Action: &tap, Before: "frames/00002.jpg", Result: "ok"},
@@ -234,7 +234,7 @@ func TestStepsReadNumbersBothHands(t *testing.T) {
 		s.read(e)
 	}
 	want := []StepEvent{
-		{N: 1, Action: tap, Result: "ok", Ms: 5, Call: 1, Frame: "frames/00001.jpg", Usage: u},
+		{N: 1, Action: tap, Result: "ok", Ms: 5, Call: 1, Frame: "frames/00001.jpg", Usage: u, Thought: "Press +1 twice."},
 		{N: 2, Action: tap, Result: "ok", Call: 1, Frame: "frames/00001.jpg"},
 		{N: 3, Action: tap, Result: "ok", ByPerson: true, Frame: "frames/00002.jpg"},
 		{N: 4, Action: tap, Result: "ok", ByPerson: true},

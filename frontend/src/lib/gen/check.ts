@@ -19,7 +19,7 @@ export const checks: {
   action: SameKeys<Ev.Action, Go.Action>
   usage: SameKeys<Ev.Usage, Go.Usage>
   // key and thought are the view's: the fold adds them
-  step: SameKeys<Omit<Ev.StepEvent, 'key' | 'thought'>, Go.StepEvent>
+  step: SameKeys<Omit<Ev.StepEvent, 'key'>, Go.StepEvent>
   todo: SameKeys<Ev.TodoItem, Go.TodoItem>
   plan: SameKeys<Ev.PlanEvent, Go.PlanEvent>
   usageEvent: SameKeys<Ev.UsageEvent, Go.UsageEvent>

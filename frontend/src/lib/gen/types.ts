@@ -421,6 +421,7 @@ export interface StepEvent {
   ms: number
   by_person?: boolean
   call?: number
+  thought?: string
   frame?: string
   usage?: Usage
   salvaged?: string
