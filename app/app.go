@@ -120,11 +120,9 @@ func (a *App) callCtx(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
 }
 
-// gpuPolicy is how the main window's webview composites: never through GL.
-// (The pop-out keeps Wails' zero value: with this policy its window never
-// showed its phone in TestAPopOutKeepsItsPhoneWhileTheWindowShowsAnother;
-// not yet understood.) The
-// zero value (Always) composited every frame through GL, software GL where
+// gpuPolicy is how the windows' webviews (the main window's and each
+// pop-out's) composite: never through GL. The zero value (Always)
+// composited every frame through GL, software GL where
 // there is no GPU (a VM, Xvfb), and the window showed a click 0.46 s late
 // at load 12 (0.13 s without) and its first paint after a median 12.7 s
 // under 12 CPU burners (5.9 s without; BenchmarkWindowPause,

@@ -232,7 +232,7 @@ func RunPopout(assets fs.FS, cfg PopoutConfig) error {
 		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
 		Bind:             []any{p},
-		Linux:            &linux.Options{ProgramName: "tandem", Icon: windowIcon},
+		Linux:            &linux.Options{ProgramName: "tandem", Icon: windowIcon, WebviewGpuPolicy: gpuPolicy},
 	})
 }
 

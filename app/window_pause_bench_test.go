@@ -117,15 +117,19 @@ func cpuOf(fields []string) time.Duration {
 }
 
 // pageProcs lists the pids of pid's page processes (WebKitWebProcess).
-func pageProcs(pid int) []string {
+func pageProcs(pid int) []string { return children(pid, "WebKitWebProces") }
+
+// children lists the pids of pid's child processes named comm (its first
+// 15 characters).
+func children(pid int, comm string) []string {
 	procs, _ := os.ReadDir("/proc")
-	var pages []string
+	var out []string
 	for _, p := range procs {
-		if comm, f, ok := procStat(p.Name()); ok && comm == "WebKitWebProces" && f[1] == strconv.Itoa(pid) {
-			pages = append(pages, p.Name())
+		if c, f, ok := procStat(p.Name()); ok && c == comm && f[1] == strconv.Itoa(pid) {
+			out = append(out, p.Name())
 		}
 	}
-	return pages
+	return out
 }
 
 // procCPU is the CPU time process pid has used so far (all its threads).

@@ -71,6 +71,18 @@ func TestWindowPopsOutTheMirror(t *testing.T) {
 	})
 	img, raw := s.capture()
 	_ = os.WriteFile(filepath.Join("..", "test-artifacts", "window-popout.png"), raw, 0o644)
+	// The pop-out (the app started again as a window of its own) composites
+	// without GL, as the main window does (app.go's gpuPolicy).
+	pops := children(cmd.Process.Pid, filepath.Base(bin)[:min(len(filepath.Base(bin)), 15)])
+	if len(pops) == 0 {
+		t.Fatal("no pop-out process of the app found")
+	}
+	for _, pop := range pops {
+		n, _ := strconv.Atoi(pop)
+		if gl := softwareGLThreads(t, n); len(gl) > 0 {
+			t.Errorf("the pop-out's page composites through software GL (threads %q)", gl)
+		}
+	}
 	// The hint below the phone: the page's own background, dark.
 	hint := image.Rect(win.r.Min.X, win.r.Max.Y-30, win.r.Max.X, win.r.Max.Y)
 	if l := meanLuma(img, hint); l > 90 {
