@@ -144,8 +144,11 @@ func TestACallOnAMovingScreenIsNeverActedOn(t *testing.T) {
 				}
 			}
 			// (A request is judged moving when it arrives; its capture was
-			// taken before.)
-			if dropped < moving || dropped > 2 || wait && dropped > 0 || plans+dropped != len(srv.Requests()) {
+			// taken before.) Every request the server had is on the record,
+			// as a plan or a dropped call; a dropped call may never have
+			// reached the server (a busy machine cancels it first).
+			reqs := len(srv.Requests())
+			if dropped < moving || dropped > 2 || wait && dropped > 0 || plans > reqs || plans+dropped < reqs {
 				t.Fatalf("%d dropped and %d plans on the record, %d calls on the moving screen, %d requests", dropped, plans, moving, len(srv.Requests()))
 			}
 			thoughts := slices.ContainsFunc(s.ev.kinds(KindThought), func(e Event) bool {
