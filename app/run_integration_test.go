@@ -219,29 +219,12 @@ func TestLiveTouchInManualIsRecorded(t *testing.T) {
 // resumed run read so).
 func TestHistoryListsALiveRunAsGoingOnHere(t *testing.T) {
 	privateADBServer(t)
-	a := testApp(t)
-	if err := a.begin(context.Background(), &recordingNotifier{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.shutdown)
+	a := startedApp(t)
 	dev, err := a.api.Devices.StartVirtualPhone()
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		return modeltest.Reply{Content: "Looking…", Hold: true, HoldAfter: 1, Chunks: 2}
-	})
-	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
-		t.Fatal(err)
-	}
-	snap, err := a.api.Runs.StartRun(dev.ID, "Look at the phone")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := a.b.Run(snap.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, run := heldRun(t, a, dev.ID)
 	t.Cleanup(func() { _ = run.Stop(context.Background()) })
 	var past []backend.RunSummary
 	deadline := time.Now().Add(20 * time.Second)
