@@ -58,7 +58,7 @@ func TestTheAppServesMCPOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	phone := virtualPhone(t, a, dev.ID)
-	srv := counterModel(t, phone, dev.Screen.W, dev.Screen.H)
+	srv := counterModel(t, phone)
 	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-http-0000"); err != nil {
 		t.Fatal(err)
 	}

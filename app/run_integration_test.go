@@ -34,6 +34,27 @@ func call(name, args string) openai.ToolCall {
 	return openai.ToolCall{ID: "c-" + name, Type: openai.ToolTypeFunction, Function: openai.FunctionCall{Name: name, Arguments: args}}
 }
 
+// openCounter is a scripted model's reply while the Counter app is not in
+// front.
+func openCounter() modeltest.Reply {
+	return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+}
+
+// plusArgs is a tap on the phone's +1 button, on the 0–1000 grid, flagged
+// sensitive when why is given; false when no +1 is on the screen.
+func plusArgs(phone *vphone.Phone, why string) (string, bool) {
+	b, ok := phone.BoundsOfText("+1")
+	if !ok {
+		return "", false
+	}
+	w, h := phone.Size()
+	c := b.Min.Add(b.Max).Div(2)
+	if why != "" {
+		return fmt.Sprintf(`{"x":%d,"y":%d,"sensitive":%q}`, c.X*1000/w, c.Y*1000/h, why), true
+	}
+	return fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/w, c.Y*1000/h), true
+}
+
 // TestAppRunsATaskOnTheVirtualPhone goes through everything the window
 // uses: "Try without a phone", a model profile with a stored key, StartRun
 // with the real client, dialect and planner, the engine, the ADB driver and
@@ -56,7 +77,7 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	}
 	phone := virtualPhone(t, a, dev.ID)
 
-	srv := counterModel(t, phone, dev.Screen.W, dev.Screen.H)
+	srv := counterModel(t, phone)
 	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-test-never-logged-1234"); err != nil {
 		t.Fatal(err)
 	}
@@ -106,21 +127,19 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 }
 
 // counterModel is a scripted model that opens the counter, taps +1 once
-// (on the 0–1000 grid of a w x h phone) and finishes.
-func counterModel(t *testing.T, phone *vphone.Phone, w, h int) *modeltest.Server {
+// and finishes.
+func counterModel(t *testing.T, phone *vphone.Phone) *modeltest.Server {
 	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
 		st := phone.State()
 		switch {
 		case st.Foreground != vphone.PkgCounter:
-			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+			return openCounter()
 		case st.Counter == 0:
-			b, ok := phone.BoundsOfText("+1")
+			args, ok := plusArgs(phone, "")
 			if !ok {
 				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
 			}
-			c := b.Min.Add(b.Max).Div(2)
-			x, y := c.X*1000/w, c.Y*1000/h
-			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":%d}`, x, y))}}
+			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", args)}}
 		default:
 			return modeltest.Reply{ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1.","success":true}`)}}
 		}

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"image"
 	"os"
 	"os/exec"
@@ -293,15 +292,13 @@ const blankAnswer = "Five is enough"
 // step waits for the person): it asks the person a question (the question
 // dialog), and holds once the answer is in the conversation.
 func blankModel(t *testing.T, phone *vphone.Phone) (*modeltest.Server, *atomic.Int32) {
-	w, h := phone.Size()
 	phase := new(atomic.Int32)
 	think := modeltest.Reply{Content: "The counter is open. Next I will look again…", Chunks: 6, Hold: true, HoldAfter: 3}
 	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
 		st := phone.State()
 		if st.Foreground != vphone.PkgCounter {
-			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+			return openCounter()
 		}
-		b, ok := phone.BoundsOfText("+1")
 		p := phase.Load()
 		if p == 3 {
 			if strings.Contains(r.Text(), blankAnswer) {
@@ -309,13 +306,13 @@ func blankModel(t *testing.T, phone *vphone.Phone) (*modeltest.Server, *atomic.I
 			}
 			return modeltest.Reply{Content: "Only the person knows.", ToolCalls: []openai.ToolCall{call("ask_user", `{"question":"Is five enough?"}`)}}
 		}
+		why := ""
+		if p == 2 {
+			why = "adds one to the shared counter"
+		}
+		args, ok := plusArgs(phone, why)
 		if !ok || p == 0 || p == 1 && st.Counter >= 3 || p == 2 && st.Counter >= 5 {
 			return think
-		}
-		c := b.Min.Add(b.Max).Div(2)
-		args := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/w, c.Y*1000/h)
-		if p == 2 {
-			args = fmt.Sprintf(`{"x":%d,"y":%d,"sensitive":"adds one to the shared counter"}`, c.X*1000/w, c.Y*1000/h)
 		}
 		return modeltest.Reply{Content: "Press +1.", ToolCalls: []openai.ToolCall{call("tap", args)}}
 	}), phase

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"image"
 	"os/exec"
 	"path/filepath"
@@ -31,18 +30,16 @@ func TestWindowMirrorAfterARestart(t *testing.T) {
 	bin := productionBinary(t, "import", "xdotool")
 	phone, env := vphonetest.Start(t)
 	resumed := new(atomic.Bool)
-	pw, ph := phone.Size()
 	srv := modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
 		st := phone.State()
 		if st.Foreground != vphone.PkgCounter {
-			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+			return openCounter()
 		}
-		b, ok := phone.BoundsOfText("+1")
+		args, ok := plusArgs(phone, "")
 		if !ok || st.Counter >= 2 && !resumed.Load() || st.Counter >= 3 {
 			return modeltest.Reply{Content: "The counter is where it should be. Looking again…", Chunks: 4, Hold: true, HoldAfter: 2}
 		}
-		c := b.Min.Add(b.Max).Div(2)
-		return modeltest.Reply{Content: "Press +1.", ToolCalls: []openai.ToolCall{call("tap", fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/pw, c.Y*1000/ph))}}
+		return modeltest.Reply{Content: "Press +1.", ToolCalls: []openai.ToolCall{call("tap", args)}}
 	})
 	cfg, data := t.TempDir(), t.TempDir()
 	seedProfile(t, cfg, data, srv.URL)

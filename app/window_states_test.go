@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"image"
 	"os"
 	"os/exec"
@@ -113,23 +112,20 @@ const (
 // then (phase confirm) presses +1 flagged as sensitive, then finishes.
 // calls gets each request's attempt number.
 func statesModel(t *testing.T, phone *vphone.Phone, phases chan phase, calls chan<- int) *modeltest.Server {
-	w, h := phone.Size()
 	return modeltest.NewFunc(t, func(r modeltest.Request) modeltest.Reply {
 		calls <- r.Attempt
 		if phone.State().Foreground != vphone.PkgCounter {
-			return modeltest.Reply{Content: "The counter app is not open yet.", ToolCalls: []openai.ToolCall{call("launch", `{"app":"Counter"}`)}}
+			return openCounter()
 		}
 		p := <-phases
 		defer func() { phases <- p }()
 		switch p {
 		case confirm:
 			p = finish
-			b, ok := phone.BoundsOfText("+1")
+			args, ok := plusArgs(phone, "adds one to the shared counter")
 			if !ok {
 				return modeltest.Reply{Status: 500, Message: "no +1 button on screen"}
 			}
-			c := b.Min.Add(b.Max).Div(2)
-			args := fmt.Sprintf(`{"x":%d,"y":%d,"sensitive":"adds one to the shared counter"}`, c.X*1000/w, c.Y*1000/h)
 			return modeltest.Reply{Content: "The person is done; press +1, which needs their confirmation.", ToolCalls: []openai.ToolCall{call("tap", args)}}
 		case finish:
 			return modeltest.Reply{Content: "The counter shows 1.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"The counter shows 1, as asked.","success":true}`)}}
