@@ -24,8 +24,9 @@ import (
 // the app is killed mid-run and started again, the run resumed from
 // History. The mirror shows the phone from its first picture on (the
 // phone's screen does not change meanwhile: no new frame comes to
-// rescue a blank one), and the step the resumed run takes shows its
-// picture in the Steps list.
+// rescue a blank one) and through the resumed run's next step. The Steps
+// list and History after the resume are kept as screenshots
+// (window-restart-*.png); engine and app tests check what they show.
 func TestWindowMirrorAfterARestart(t *testing.T) {
 	bin := productionBinary(t, "import", "xdotool")
 	phone, env := vphonetest.Start(t)
