@@ -19,13 +19,41 @@ import (
 // and is captured as the screen shows it (test-artifacts/window-bar.png,
 // the README's capture); Escape stops the run and the window comes back.
 func TestWindowBecomesABarOnTheDesktop(t *testing.T) {
+	w := startBar(t)
+	s, d, bar, img := w.s, w.s.d, w.bar, w.shot
+	crop := image.NewRGBA(bar.Sub(bar.Min))
+	for y := range bar.Dy() {
+		for x := range bar.Dx() {
+			crop.Set(x, y, img.At(bar.Min.X+x, bar.Min.Y+y))
+		}
+	}
+	saveArtifact(t, "window-bar.png", crop)
+
+	s.xdo("key", "Escape")
+	s.awaitRecord("Stopped", 1)
+	s.await("the window whole again", func(image.Image) bool { return tandemWindow(t, d) == w.whole })
+}
+
+// barWindow is the production window as the bar of a task on this computer.
+type barWindow struct {
+	s     *stateShooter
+	pid   int             // the window's process
+	whole image.Rectangle // the window before it became the bar
+	bar   image.Rectangle // the bar
+	shot  image.Image     // the screen, the bar painted
+}
+
+// startBar starts the production window under Xvfb and a task on this
+// computer (the model thinks until stopped), confirms it as the person
+// would, and returns once the window is the bar, painted.
+func startBar(t testing.TB) barWindow {
+	t.Helper()
 	bin := productionBinary(t, "import", "xdotool")
 	srv := modeltest.New(t, modeltest.Reply{Content: "Looking at the desktop…", Hold: true})
 	cfg, data := t.TempDir(), t.TempDir()
 	seedProfile(t, cfg, data, srv.URL)
 	d := xvfb.Start(t, 1280, 820)
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8", "TANDEM_ADB_PORT=1")
 	var logs lockedBuffer
@@ -34,11 +62,11 @@ func TestWindowBecomesABarOnTheDesktop(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { cancel(); cmd.Wait() }()
+	t.Cleanup(func() { cancel(); cmd.Wait() })
 	s := &stateShooter{t: t, d: d, logs: &logs, runs: filepath.Join(data, "runs")}
 	s.await("the window", uicheck.LooksLikeTandem)
 	s.focusWindow()
-	whole := tandemWindow(t, d)
+	w := barWindow{s: s, pid: cmd.Process.Pid, whole: tandemWindow(t, d)}
 
 	s.xdo("mousemove", "140", "155", "click", "1") // This computer, the only device
 	s.xdo("mousemove", "400", "704", "click", "1") // the goal box
@@ -50,28 +78,16 @@ func TestWindowBecomesABarOnTheDesktop(t *testing.T) {
 	})
 	s.xdo("mousemove", "772", "510", "click", "1") // "Let Tandem control it"
 	s.awaitRecord("Planning", 1)
-	var bar image.Rectangle
-	var img image.Image
 	s.await("the window as a bar, painted", func(shot image.Image) bool {
-		bar, img = tandemWindow(t, d), shot
+		w.bar, w.shot = tandemWindow(t, d), shot
 		// Most of it in the bar's colour (--warn, #c98a0b).
-		return bar.Dy() < 200 && bar.Min.Y == 0 && countNearIn(shot, bar, 0xc9, 0x8a, 0x0b) > bar.Dx()*bar.Dy()/8
+		return w.bar.Dy() < 200 && w.bar.Min.Y == 0 && countNearIn(shot, w.bar, 0xc9, 0x8a, 0x0b) > w.bar.Dx()*w.bar.Dy()/8
 	})
-	crop := image.NewRGBA(bar.Sub(bar.Min))
-	for y := range bar.Dy() {
-		for x := range bar.Dx() {
-			crop.Set(x, y, img.At(bar.Min.X+x, bar.Min.Y+y))
-		}
-	}
-	saveArtifact(t, "window-bar.png", crop)
-
-	s.xdo("key", "Escape")
-	s.awaitRecord("Stopped", 1)
-	s.await("the window whole again", func(image.Image) bool { return tandemWindow(t, d) == whole })
+	return w
 }
 
 // tandemWindow is where Tandem's main window is on d.
-func tandemWindow(t *testing.T, d *xvfb.Display) image.Rectangle {
+func tandemWindow(t testing.TB, d *xvfb.Display) image.Rectangle {
 	t.Helper()
 	w, ok := findWindow(d, "Tandem")
 	if !ok {

@@ -64,6 +64,37 @@ func BenchmarkWindowPause(b *testing.B) {
 	b.Run("long", func(b *testing.B) { benchPause(b, false, 40) })
 }
 
+// BenchmarkWindowWatching measures what the production window costs the
+// machine while the person watches and nothing changes: the CPU of its
+// page and of the app a second, over 10 s a round, while the model thinks
+// about a task on the virtual phone (thinking), and while the window is
+// the bar of a task on this computer (bar). Every change on screen is a
+// repaint in software, so an animation pays this on each of its frames.
+//
+//	TANDEM_BIN=build/bin/tandem go test -tags webkit2_41 -run '^$' -bench WindowWatching -benchtime 2x ./app
+func BenchmarkWindowWatching(b *testing.B) {
+	b.Run("thinking", func(b *testing.B) { watchCPU(b, startBenchWindow(b, false, 0).pid) })
+	b.Run("bar", func(b *testing.B) { watchCPU(b, startBar(b).pid) })
+}
+
+// watchCPU reports the CPU a second of window process pid and its page.
+func watchCPU(b *testing.B, pid int) {
+	const span = 10 * time.Second
+	var web, app time.Duration
+	rounds := 0
+	for b.Loop() {
+		w0, a0 := pageCPU(pid), procCPU(pid)
+		time.Sleep(span) // the span measured: the window is left alone
+		web, app = web+pageCPU(pid)-w0, app+procCPU(pid)-a0
+		rounds++
+	}
+	if rounds > 0 {
+		secs := span.Seconds() * float64(rounds)
+		b.ReportMetric(ms(web)/secs, "web-cpu-ms-per-s")
+		b.ReportMetric(ms(app)/secs, "app-cpu-ms-per-s")
+	}
+}
+
 func benchPause(b *testing.B, streaming bool, steps int) {
 	s := startBenchWindow(b, streaming, steps)
 	x, err := xgb.NewConnDisplay(s.d.Name)
@@ -153,9 +184,13 @@ func procCPU(pid int) time.Duration {
 
 // webCPU is the CPU time the window's page (its WebKitWebProcess) has
 // used so far.
-func (s *benchWindow) webCPU() time.Duration {
+func (s *benchWindow) webCPU() time.Duration { return pageCPU(s.pid) }
+
+// pageCPU is the CPU time the page processes of window process pid have
+// used so far.
+func pageCPU(pid int) time.Duration {
 	var d time.Duration
-	for _, p := range pageProcs(s.pid) {
+	for _, p := range pageProcs(pid) {
 		if _, f, ok := procStat(p); ok {
 			d += cpuOf(f)
 		}

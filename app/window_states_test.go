@@ -152,7 +152,7 @@ func waitCall(t *testing.T, calls <-chan int, n int) {
 
 // stateShooter captures the Xvfb screen and watches the run's record.
 type stateShooter struct {
-	t    *testing.T
+	t    testing.TB
 	d    *xvfb.Display
 	logs *lockedBuffer
 	runs string

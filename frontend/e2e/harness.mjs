@@ -233,3 +233,35 @@ export async function startApp(opts = {}) {
     throw e
   }
 }
+
+/**
+ * endlessAnimations lists the page's running endless animations, each with
+ * how many times a second it changes what is drawn (Infinity for a smooth
+ * one, or one whose keyframes cannot be read). Every change is a repaint,
+ * in software in Tandem's window, so the page keeps them at one a second.
+ */
+export function endlessAnimations(page) {
+  return page.evaluate(() =>
+    document
+      .getAnimations()
+      .filter((a) => a.playState === 'running' && a.effect?.getTiming().iterations === Infinity)
+      .map((a) => {
+        const frames = a.effect.getKeyframes()
+        let changes = frames.length < 2 ? Infinity : 0
+        for (const f of frames.slice(0, -1)) {
+          const steps = /^steps\((\d+)/.exec(f.easing)
+          changes += steps ? Number(steps[1]) : f.easing === 'step-end' || f.easing === 'step-start' ? 1 : Infinity
+        }
+        const el = a.effect.target
+        return { name: a.animationName ?? '', on: `${el?.tagName}.${el?.className}`, perSecond: (changes * 1000) / Number(a.effect.getTiming().duration) }
+      }),
+  )
+}
+
+/** assertCalm fails unless the page animates something and nothing of it changes more than once a second. */
+export async function assertCalm(page, when) {
+  const anims = await endlessAnimations(page)
+  if (anims.length === 0) throw new Error(`${when}: no endless animation to check (the marks of a live run are animated)`)
+  const busy = anims.filter((a) => !(a.perSecond <= 1))
+  if (busy.length) throw new Error(`${when}, these change more than once a second: ${JSON.stringify(busy)}`)
+}

@@ -5,7 +5,7 @@
 // shows at once that it was heard.
 import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, artifactsDir } from './harness.mjs'
+import { startApp, artifactsDir, assertCalm } from './harness.mjs'
 import { startModelServer, toolCall, hold, text, status } from './modelserver.mjs'
 import { mkdirSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
@@ -348,6 +348,7 @@ test('while the agent drives this computer the window is a bar on top with Pause
   await bar.waitFor({ timeout: 10_000 })
   assert.match(await bar.innerText(), /Tandem is controlling this computer/)
   assert.match(await bar.innerText(), /Ctrl\+Shift\+Esc/)
+  await assertCalm(page, 'while the bar shows')
   assert.equal(await page.getByTestId('mirror').isVisible(), false, 'the mirror of this computer shows in the bar')
   await until(() => windowSize().h < 200, () => `the window became a bar: ${JSON.stringify(windowSize())}`)
   const small = windowSize()

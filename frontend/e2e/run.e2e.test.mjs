@@ -4,7 +4,7 @@ import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { startApp, startPhone, phoneEvents, artifactsDir } from './harness.mjs'
+import { startApp, startPhone, phoneEvents, artifactsDir, assertCalm } from './harness.mjs'
 import { startModelServer, toolCall, hold, status } from './modelserver.mjs'
 import { promptWords, lastImage, outlineIn, recordOf } from './received.mjs'
 
@@ -228,6 +228,7 @@ test('clicking the mirror mid-call takes over; hand back tells the model; Stop e
   await start('Open the notes app')
   await until(() => model.requests.length > before, 'the model was called')
   await page.getByTestId('thinking').waitFor()
+  await assertCalm(page, 'while the model thinks')
   // Pause cancels the call; the pause panel offers to continue.
   const closedBefore = model.closed
   await page.getByTestId('ctl-pause').click()
