@@ -21,6 +21,12 @@ func (a *MirrorAPI) MirrorURL(id string) (_ string, err error) {
 	return a.b.Watch(ctx, mainViewer, id)
 }
 
+// MirrorHidden ends the window's mirror's watch while no one can see it
+// (the window is the bar of a task on this computer): the device's desk
+// stops unless someone else watches, and so does capturing its screen.
+// MirrorURL watches again.
+func (a *MirrorAPI) MirrorHidden() { a.b.Unwatch(mainViewer) }
+
 // tileViewer is device id's tile in the side-by-side view as a viewer of
 // the backend's desks: one viewer per tile, so each tile keeps its own
 // device's stream however the main mirror or the other tiles move.

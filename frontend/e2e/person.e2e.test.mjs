@@ -349,6 +349,10 @@ test('while the agent drives this computer the window is a bar on top with Pause
   assert.match(await bar.innerText(), /Tandem is controlling this computer/)
   assert.match(await bar.innerText(), /Ctrl\+Shift\+Esc/)
   await assertCalm(page, 'while the bar shows')
+  // No one can see the mirror behind the bar: its stream closes (this
+  // computer's screen is not captured for it) and opens with the window.
+  const screen = page.getByTestId('mirror-screen')
+  await until(async () => (await screen.getAttribute('data-stream')) === 'closed', 'the hidden mirror closed its stream')
   assert.equal(await page.getByTestId('mirror').isVisible(), false, 'the mirror of this computer shows in the bar')
   await until(() => windowSize().h < 200, () => `the window became a bar: ${JSON.stringify(windowSize())}`)
   const small = windowSize()
@@ -359,8 +363,13 @@ test('while the agent drives this computer the window is a bar on top with Pause
   await shot('compact-bar.png')
   await page.setViewportSize({ width: 1280, height: 800 })
   // The whole window on request, and back to the bar.
+  const shown = Number(await screen.getAttribute('data-shown'))
   await page.getByTestId('compact-expand').click()
   await page.getByTestId('desktop-banner').waitFor()
+  await until(
+    async () => (await screen.getAttribute('data-stream')) === 'open' && Number(await screen.getAttribute('data-shown')) > shown,
+    'the mirror shows this computer again, a new picture',
+  )
   await until(() => windowSize().h >= 640, 'the whole window came back')
   await page.getByTestId('desktop-compact').click()
   await bar.waitFor()

@@ -227,6 +227,8 @@ export type Bound = {
   ConnectDevice(addr: string): Promise<DeviceEntry>
   StartVirtualPhone(): Promise<DeviceEntry>
   MirrorURL(device: string): Promise<string>
+  /** the window's mirror cannot be seen: its watch ends until MirrorURL */
+  MirrorHidden(): Promise<void>
   PopOut(device: string): Promise<void>
   /** a tile of the side-by-side view watches its device; the stream's URL names it */
   TileURL(device: string): Promise<string>

@@ -62,6 +62,8 @@ export const historyCalls = {
 /** The live mirror and the person's input on it (MirrorAPI). */
 export const mirrorCalls = {
   url: (device: string) => backend.MirrorURL(device),
+  /** the main mirror cannot be seen (the desktop bar): its watch ends until url */
+  hidden: () => backend.MirrorHidden(),
   touch: (device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number) => backend.MirrorTouch(device, phase, x, y),
   /** Go decides where the gesture goes: "done" or "took_over" */
   gesture: (device: string, a: Action) => backend.MirrorGesture(device, a),

@@ -5,6 +5,8 @@ class UI {
   /** the region the person marked on the mirror, in device pixels */
   region = $state<Region | null>(null)
   selecting = $state(false)
+  /** the window is the bar of a task on this computer: no mirror can be seen */
+  compact = $state(false)
   /** the mirror has the window to itself (the run's controls stay) */
   mirrorLarge = $state(false)
   /** one device with its steps, or every device side by side as tiles */
