@@ -48,9 +48,9 @@ import (
 // load is the machine's one-minute load average at the end.
 //
 // The screen is read when the X server says it changed (screenChanges),
-// not every 2 ms: that polling cost 2–4 ms of CPU a state change, in the
-// benchmark and in Xvfb, which on a busy machine share the window's part
-// of it (the kernel's autogroup gives each session one part).
+// not every 2 ms: that polling cost the benchmark 2–4 ms of CPU a state
+// change on an idle machine and up to 13 on a busy one, where it shares the
+// window's part of the CPU (the kernel's autogroup gives each session one).
 // bench-cpu-ms is the benchmark process's CPU a state change: the virtual
 // phone, the model server and the reading.
 //

@@ -240,7 +240,7 @@ export async function startApp(opts = {}) {
  * one, or one whose keyframes cannot be read). Every change is a repaint,
  * in software in Tandem's window, so the page keeps them at one a second.
  */
-export function endlessAnimations(page) {
+function endlessAnimations(page) {
   return page.evaluate(() =>
     document
       .getAnimations()
