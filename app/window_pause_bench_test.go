@@ -70,29 +70,62 @@ func BenchmarkWindowPause(b *testing.B) {
 // about a task on the virtual phone (thinking), and while the window is
 // the bar of a task on this computer (bar). Every change on screen is a
 // repaint in software, so an animation pays this on each of its frames.
+// draws-per-s is how often the screen changed: the X server's reports of
+// a change, each cleared at once (a drawing may make more than one).
 //
 //	TANDEM_BIN=build/bin/tandem go test -tags webkit2_41 -run '^$' -bench WindowWatching -benchtime 2x ./app
 func BenchmarkWindowWatching(b *testing.B) {
-	b.Run("thinking", func(b *testing.B) { watchCPU(b, startBenchWindow(b, false, 0).pid) })
-	b.Run("bar", func(b *testing.B) { watchCPU(b, startBar(b).pid) })
+	b.Run("thinking", func(b *testing.B) {
+		w := startBenchWindow(b, false, 0)
+		watchCPU(b, w.pid, w.d.Name)
+	})
+	b.Run("bar", func(b *testing.B) {
+		w := startBar(b)
+		watchCPU(b, w.pid, w.s.d.Name)
+	})
 }
 
-// watchCPU reports the CPU a second of window process pid and its page.
-func watchCPU(b *testing.B, pid int) {
+// watchCPU reports the CPU a second of window process pid and its page,
+// and how often the screen of display changed.
+func watchCPU(b *testing.B, pid int, display string) {
 	const span = 10 * time.Second
+	draws := countDraws(b, display)
 	var web, app time.Duration
+	var drawn int64
 	rounds := 0
 	for b.Loop() {
-		w0, a0 := pageCPU(pid), procCPU(pid)
+		w0, a0, d0 := pageCPU(pid), procCPU(pid), draws.Load()
 		time.Sleep(span) // the span measured: the window is left alone
-		web, app = web+pageCPU(pid)-w0, app+procCPU(pid)-a0
+		web, app, drawn = web+pageCPU(pid)-w0, app+procCPU(pid)-a0, drawn+draws.Load()-d0
 		rounds++
 	}
 	if rounds > 0 {
 		secs := span.Seconds() * float64(rounds)
 		b.ReportMetric(ms(web)/secs, "web-cpu-ms-per-s")
 		b.ReportMetric(ms(app)/secs, "app-cpu-ms-per-s")
+		b.ReportMetric(float64(drawn)/secs, "draws-per-s")
 	}
+}
+
+// countDraws counts the changes to display's screen from now on: each
+// report of the X server's, cleared at once so that the next change makes
+// the next report.
+func countDraws(tb testing.TB, display string) *atomic.Int64 {
+	tb.Helper()
+	x, err := xgb.NewConnDisplay(display)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(x.Close)
+	c := watchScreen(tb, x)
+	var n atomic.Int64
+	go func() {
+		for range c.changed {
+			n.Add(1)
+			c.rearm()
+		}
+	}()
+	return &n
 }
 
 func benchPause(b *testing.B, streaming bool, steps int) {
@@ -412,6 +445,7 @@ func watchScreen(tb testing.TB, x *xgb.Conn) *screenChanges {
 		for {
 			ev, err := x.WaitForEvent()
 			if ev == nil && err == nil {
+				close(c.changed)
 				return // the connection closed
 			}
 			if _, ok := ev.(damage.NotifyEvent); ok {

@@ -235,33 +235,59 @@ export async function startApp(opts = {}) {
 }
 
 /**
- * endlessAnimations lists the page's running endless animations, each with
- * how many times a second it changes what is drawn (Infinity for a smooth
- * one, or one whose keyframes cannot be read). Every change is a repaint,
- * in software in Tandem's window, so the page keeps them at one a second.
+ * endlessAnimations lists the page's running endless CSS animations. None
+ * should run: what moves by itself moves with the page's clock
+ * (lib/clock.svelte.ts), so that it all changes at once.
  */
 function endlessAnimations(page) {
   return page.evaluate(() =>
     document
       .getAnimations()
       .filter((a) => a.playState === 'running' && a.effect?.getTiming().iterations === Infinity)
-      .map((a) => {
-        const frames = a.effect.getKeyframes()
-        let changes = frames.length < 2 ? Infinity : 0
-        for (const f of frames.slice(0, -1)) {
-          const steps = /^steps\((\d+)/.exec(f.easing)
-          changes += steps ? Number(steps[1]) : f.easing === 'step-end' || f.easing === 'step-start' ? 1 : Infinity
-        }
-        const el = a.effect.target
-        return { name: a.animationName ?? '', on: `${el?.tagName}.${el?.className}`, perSecond: (changes * 1000) / Number(a.effect.getTiming().duration) }
-      }),
+      .map((a) => `${a.animationName ?? ''} on ${a.effect.target?.tagName}.${a.effect.target?.className}`),
   )
 }
 
-/** assertCalm fails unless the page animates something and nothing of it changes more than once a second. */
+/**
+ * changeMoments watches the page for ms while nothing is done to it, and
+ * returns the moments its document changed, changes less than 100 ms apart
+ * counted as one (one drawing of the window), each with what changed.
+ */
+function changeMoments(page, ms) {
+  return page.evaluate(
+    (ms) =>
+      new Promise((done) => {
+        const moments = []
+        const describe = (r) => {
+          const el = r.target.nodeType === 1 ? r.target : r.target.parentElement
+          return `${el?.tagName}.${el?.getAttribute('class') ?? ''}${el?.dataset?.testid ? '#' + el.dataset.testid : ''} ${r.type}`
+        }
+        const seen = new MutationObserver((records) => {
+          const t = performance.now()
+          const last = moments[moments.length - 1]
+          if (last && t - last.at < 100) last.what.push(...records.map(describe))
+          else moments.push({ at: t, what: records.map(describe) })
+        })
+        seen.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })
+        setTimeout(() => {
+          seen.disconnect()
+          done(moments.map((m) => ({ at: Math.round(m.at), what: [...new Set(m.what)].slice(0, 6) })))
+        }, ms)
+      }),
+    ms,
+  )
+}
+
+/**
+ * assertCalm fails unless, while the page is left alone, something on it
+ * moves (the marks of a live run) and all of it changes together, once a
+ * second at most: each change is a repaint, in software in Tandem's window.
+ */
 export async function assertCalm(page, when) {
   const anims = await endlessAnimations(page)
-  if (anims.length === 0) throw new Error(`${when}: no endless animation to check (the marks of a live run are animated)`)
-  const busy = anims.filter((a) => !(a.perSecond <= 1))
-  if (busy.length) throw new Error(`${when}, these change more than once a second: ${JSON.stringify(busy)}`)
+  if (anims.length) throw new Error(`${when}, these animate by themselves, not with the page's clock: ${JSON.stringify(anims)}`)
+  const moments = await changeMoments(page, 4500)
+  if (moments.length < 2) throw new Error(`${when}: nothing moved in 4.5 s (the marks of a live run move): ${JSON.stringify(moments)}`)
+  // 4.5 s hold at most five whole seconds; one more for a change of the run's own.
+  if (moments.length > 6) throw new Error(`${when}, the page changed ${moments.length} times in 4.5 s, not once a second: ${JSON.stringify(moments)}`)
 }

@@ -34,7 +34,7 @@ function jpeg(): ArrayBuffer {
 
 let app: Record<string, unknown> | null = null
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] })
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
   vi.stubGlobal('WebSocket', FakeSocket)
   vi.stubGlobal('ResizeObserver', class { observe() {} unobserve() {} disconnect() {} })
   // jsdom has no 2D canvas: the picture is not drawn here, only its state told.
@@ -80,6 +80,7 @@ describe('Tile', () => {
     const age = () => target.querySelector('[data-testid="tile-age"]')
     const screen = () => target.querySelector('[data-testid="tile-screen"]') as HTMLElement
     ws.onmessage!({ data: '{"path":"screenrecord","reason":"no scrcpy-server","code":"screenrecord_no_jar"}' })
+    const at = Date.now() // the picture's time (fake time stands still meanwhile)
     ws.onmessage!({ data: jpeg() })
     await settle()
     expect(screen().dataset.status).toBe('live')
@@ -91,7 +92,10 @@ describe('Tile', () => {
     expect(age()?.textContent).toBe('Last picture · 0 s ago')
     vi.advanceTimersByTime(12_000)
     flushSync()
-    expect(age()?.textContent).toBe('Last picture · 12 s ago')
+    // As of the page's clock's last tick, on a whole second.
+    const tick = Math.floor(Date.now() / 1000) * 1000
+    expect(age()?.textContent).toBe(`Last picture · ${Math.floor((tick - at) / 1000)} s ago`)
+    expect(tick - at).toBeGreaterThan(11_000)
     // A fresh picture: live again, no date.
     ws.onmessage!({ data: jpeg() })
     await settle()

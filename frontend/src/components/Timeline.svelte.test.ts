@@ -1,6 +1,7 @@
 // The person's acts in the Steps list: an answer keeps its question, a
 // changed goal reads "Changed the goal — “…”" (a space each side of the
-// dash), and a stopped run's reason is in the UI's language.
+// dash), a stopped run's reason is in the UI's language, and a waiting
+// call's seconds count with the page's clock.
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { flushSync, mount, unmount } from 'svelte'
 import Timeline from './Timeline.svelte'
@@ -75,5 +76,47 @@ describe('the Steps list', () => {
     expect(el.querySelectorAll('[data-testid="person-act"]')).toHaveLength(61)
     expect(times).toHaveBeenCalledTimes(1) // the new row's, only
     times.mockRestore()
+  })
+  it('counts the seconds of a waiting call with the page clock, not when the engine tells them', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
+    vi.setSystemTime(new Date('2026-11-27T12:00:00.000Z'))
+    try {
+      const el = render([])
+      const usage = { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, elapsed_ms: 0 }
+      store.handle({ run: 'w', seq: 1, time: '', kind: 'snapshot',
+        snapshot: { id: 'w', device: 'p1', goal: 'wait', state: 'Planning', seq: 1, usage, plan: { todo: [] } } } as never)
+      const waitingText = () => el.querySelector('[data-testid="waiting"]')?.textContent
+      // The call began 0.4 s before a whole second; the engine tells each
+      // second of it, 0.4 s after each of the page's ticks.
+      vi.advanceTimersByTime(400)
+      let seq = 1
+      const notice = (ms: number) =>
+        store.handle({ run: 'w', seq: ++seq, time: '', kind: 'waiting', waiting: { call: 1, since: '', elapsed_ms: ms } } as never)
+      const shown: (string | undefined)[] = []
+      vi.advanceTimersByTime(600) // 12:00:01.000, a tick
+      flushSync()
+      notice(1000) // 12:00:01.000 + 0.4 s
+      vi.advanceTimersByTime(400)
+      flushSync()
+      shown.push(waitingText())
+      for (let s = 2; s <= 4; s++) {
+        vi.advanceTimersByTime(600) // the tick
+        flushSync()
+        shown.push(waitingText())
+        vi.advanceTimersByTime(400)
+        notice(s * 1000) // the notice: no change on the screen
+        flushSync()
+        shown.push(waitingText())
+      }
+      // Each shown value holds from one tick to the next.
+      expect(shown).toEqual([
+        'waiting for the model (0 s)…',
+        'waiting for the model (1 s)…', 'waiting for the model (1 s)…',
+        'waiting for the model (2 s)…', 'waiting for the model (2 s)…',
+        'waiting for the model (3 s)…', 'waiting for the model (3 s)…',
+      ])
+    } finally {
+      vi.useRealTimers()
+    }
   })
 })

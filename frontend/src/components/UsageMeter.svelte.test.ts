@@ -9,7 +9,7 @@ import type { UsageEvent } from '../lib/events'
 
 let app: Record<string, unknown> | null = null
 beforeEach(() => {
-  vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date', 'performance'] })
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] })
   vi.setSystemTime(new Date('2026-11-26T20:00:00Z'))
 })
 afterEach(() => {

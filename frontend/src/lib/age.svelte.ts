@@ -1,7 +1,8 @@
-// The age of a kept picture, ticking once a second while no fresh picture
-// can come: the main mirror and each tile date a picture this way instead of
+// The age of a kept picture, ticking with the page's clock while no fresh
+// picture can come: the main mirror and each tile date a picture this way instead of
 // calling it live.
 import { pictureAge } from './mirror'
+import { seconds } from './clock.svelte'
 
 type Status = 'idle' | 'connecting' | 'live' | 'lost'
 
@@ -12,17 +13,13 @@ type Status = 'idle' | 'connecting' | 'live' | 'lost'
  * only while the picture is stale and stops with the component.
  */
 export function pictureClock(read: () => { status: Status; pictureAt: number }): { readonly age: number | null } {
-  let now = $state(Date.now())
-  $effect(() => {
+  const clock = seconds(() => {
     const { status } = read()
-    if (status !== 'connecting' && status !== 'lost') return
-    now = Date.now()
-    const t = setInterval(() => (now = Date.now()), 1000)
-    return () => clearInterval(t)
+    return status === 'connecting' || status === 'lost'
   })
   const age = $derived.by(() => {
     const { status, pictureAt } = read()
-    return pictureAge(status, pictureAt, now)
+    return pictureAge(status, pictureAt, Math.max(clock.now, pictureAt))
   })
   return {
     get age() {
