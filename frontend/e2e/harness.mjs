@@ -267,11 +267,17 @@ function changeMoments(page, ms) {
           const last = moments[moments.length - 1]
           if (last && t - last.at < 100) last.what.push(...records.map(describe))
           else moments.push({ at: t, what: records.map(describe) })
+          // A change that starts a transition is drawn on every frame of it.
+          setTimeout(() => {
+            for (const a of document.getAnimations()) {
+              if (a.playState === 'running') moments[moments.length - 1].what.push(`moving: ${a.transitionProperty ?? a.animationName} on ${a.effect?.target?.tagName}.${a.effect?.target?.getAttribute('class')}`)
+            }
+          }, 30)
         })
         seen.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })
         setTimeout(() => {
           seen.disconnect()
-          done(moments.map((m) => ({ at: Math.round(m.at), what: [...new Set(m.what)].slice(0, 6) })))
+          done(moments.map((m) => ({ at: Math.round(m.at), what: [...new Set(m.what)].sort((a, b) => b.startsWith('moving') - a.startsWith('moving')).slice(0, 6) })))
         }, ms)
       }),
     ms,
@@ -290,4 +296,6 @@ export async function assertCalm(page, when) {
   if (moments.length < 2) throw new Error(`${when}: nothing moved in 4.5 s (the marks of a live run move): ${JSON.stringify(moments)}`)
   // 4.5 s hold at most five whole seconds; one more for a change of the run's own.
   if (moments.length > 6) throw new Error(`${when}, the page changed ${moments.length} times in 4.5 s, not once a second: ${JSON.stringify(moments)}`)
+  const moving = moments.filter((m) => m.what.some((w) => w.startsWith('moving: ')))
+  if (moving.length) throw new Error(`${when}, a change moves over several frames (a transition): ${JSON.stringify(moving)}`)
 }

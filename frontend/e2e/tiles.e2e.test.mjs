@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApp, startPhone, phoneEvents, artifactsDir } from './harness.mjs'
+import { startApp, startPhone, phoneEvents, artifactsDir, assertCalm } from './harness.mjs'
 import { startModelServer, toolCall, hold } from './modelserver.mjs'
 
 let app
@@ -293,6 +293,7 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   bAsk = true
   await until(async () => (await attr(B, 'data-need')) === 'question', 'B asks a question')
   assert.deepEqual(await needs.evaluateAll((es) => es.map((e) => [e.dataset.device, e.dataset.kind])), [[A.serial, 'confirm'], [B.serial, 'question']])
+  await assertCalm(page, 'while two tiles wait for the person')
   // Answered on B's tile, it leaves the list; A still waits for its own answer.
   await tile(B).getByTestId('tile-answer').fill('up to ten')
   await tile(B).getByTestId('tile-answer').press('Enter')

@@ -1,6 +1,6 @@
 // The age of a kept picture, ticking with the page's clock while no fresh
-// picture can come: the main mirror and each tile date a picture this way instead of
-// calling it live.
+// picture can come: the main mirror and each tile date a picture this way
+// instead of calling it live.
 import { pictureAge } from './mirror'
 import { seconds } from './clock.svelte'
 
