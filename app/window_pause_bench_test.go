@@ -52,7 +52,9 @@ import (
 // change on an idle machine and up to 13 on a busy one, where it shares the
 // window's part of the CPU (the kernel's autogroup gives each session one).
 // bench-cpu-ms is the benchmark process's CPU a state change: the virtual
-// phone, the model server and the reading.
+// phone, the model server and the reading. draws is how often the screen
+// changed a state change (countDraws): the click's answer and the state
+// itself make two.
 //
 //	TANDEM_BIN=build/bin/tandem go test -tags webkit2_41 -run '^$' -bench WindowPause -benchtime 10x ./app
 func BenchmarkWindowPause(b *testing.B) {
@@ -147,7 +149,9 @@ func benchPause(b *testing.B, streaming bool, steps int) {
 		return func() bool { return countWarn(b, x, r) >= base+12 }
 	}
 	var m pauseFigures
+	draws := countDraws(b, s.d.Name)
 	cpu0, ui0, self0, changes := s.webCPU(), procCPU(s.pid), procCPU(os.Getpid()), 0
+	draws0 := draws.Load()
 	for i := 0; b.Loop(); i++ {
 		changes += 2
 		t0 := time.Now()
@@ -164,6 +168,7 @@ func benchPause(b *testing.B, streaming bool, steps int) {
 		s.until(shows(dot, baseDot), false)
 	}
 	if changes > 0 {
+		m.draws = float64(draws.Load()-draws0) / float64(changes)
 		m.cpu = ms(s.webCPU()-cpu0) / float64(changes)
 		m.uiCPU = ms(procCPU(s.pid)-ui0) / float64(changes)
 		m.selfCPU = ms(procCPU(os.Getpid())-self0) / float64(changes)
@@ -294,6 +299,7 @@ type pauseFigures struct {
 	cpu                           float64 // the page's CPU ms a state change
 	uiCPU                         float64 // the app process's (Go and the window's GTK side)
 	selfCPU                       float64 // the benchmark's own (the phone, the model, reading the screen)
+	draws                         float64 // the screen's changes a state change
 }
 
 func (m pauseFigures) report(b *testing.B) {
@@ -307,6 +313,7 @@ func (m pauseFigures) report(b *testing.B) {
 	b.ReportMetric(m.cpu, "web-cpu-ms")
 	b.ReportMetric(m.uiCPU, "app-cpu-ms")
 	b.ReportMetric(m.selfCPU, "bench-cpu-ms")
+	b.ReportMetric(m.draws, "draws")
 	if raw, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(raw)); len(f) > 0 {
 			if load, err := strconv.ParseFloat(f[0], 64); err == nil {

@@ -285,6 +285,34 @@ function changeMoments(page, ms) {
 }
 
 /**
+ * watchMotion starts noting what moves over several frames after a change
+ * of the page (a transition, an animation), leaving out what the pointer
+ * hovers; the function it returns stops and gives what moved. A change of
+ * the run's state should be drawn once, not faded over frames, each a
+ * repaint in software in Tandem's window.
+ */
+export async function watchMotion(page) {
+  await page.evaluate(() => {
+    const moved = new Set()
+    const seen = new MutationObserver(() =>
+      setTimeout(() => {
+        for (const a of document.getAnimations()) {
+          const el = a.effect?.target
+          if (a.playState === 'running' && !el?.matches(':hover')) moved.add(`${a.transitionProperty ?? a.animationName} on ${el?.tagName}.${el?.getAttribute('class')}${el?.dataset?.testid ? '#' + el.dataset.testid : ''}`)
+        }
+      }, 30),
+    )
+    seen.observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true })
+    window.__motion = { moved, seen }
+  })
+  return () =>
+    page.evaluate(() => {
+      window.__motion.seen.disconnect()
+      return [...window.__motion.moved]
+    })
+}
+
+/**
  * assertCalm fails unless, while the page is left alone, something on it
  * moves (the marks of a live run) and all of it changes together, once a
  * second at most: each change is a repaint, in software in Tandem's window.

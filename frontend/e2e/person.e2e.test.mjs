@@ -5,7 +5,7 @@
 // shows at once that it was heard.
 import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, artifactsDir, assertCalm } from './harness.mjs'
+import { startApp, artifactsDir, assertCalm, watchMotion } from './harness.mjs'
 import { startModelServer, toolCall, hold, text, status } from './modelserver.mjs'
 import { mkdirSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
@@ -248,6 +248,7 @@ test('Pause and Stop show that they were heard before the engine answers', async
       a[name] = (id) => new Promise((ok, fail) => (window.__release[name] = () => real(id).then(ok, fail)))
     }
   })
+  const motion = await watchMotion(page)
   try {
     await page.getByTestId('ctl-pause').click()
     await page.locator('[data-testid="ctl-pending"][data-pending="pause"]').getByText('Pausing…').waitFor({ timeout: 2000 })
@@ -261,6 +262,8 @@ test('Pause and Stop show that they were heard before the engine answers', async
     // The person's acts are in the timeline beside the agent's steps.
     await page.locator('[data-testid="person-act"][data-command="pause"]').getByText('Paused the task').waitFor({ timeout: 5000 })
     await page.locator('[data-testid="person-act"][data-command="stop"]').waitFor({ timeout: 5000 })
+    // Each new state is drawn once: no button fades as it is enabled or disabled.
+    assert.deepEqual(await motion(), [], 'what moved over several frames as the run paused and stopped')
   } finally {
     await page.evaluate(() => {
       for (const r of Object.values(window.__release)) r()
