@@ -267,10 +267,12 @@ function changeMoments(page, ms) {
           const last = moments[moments.length - 1]
           if (last && t - last.at < 100) last.what.push(...records.map(describe))
           else moments.push({ at: t, what: records.map(describe) })
-          // A change that starts a transition is drawn on every frame of it.
+          // A change that starts a transition is drawn on every frame of it
+          // (what the pointer hovers aside: the person's doing).
           setTimeout(() => {
             for (const a of document.getAnimations()) {
-              if (a.playState === 'running') moments[moments.length - 1].what.push(`moving: ${a.transitionProperty ?? a.animationName} on ${a.effect?.target?.tagName}.${a.effect?.target?.getAttribute('class')}`)
+              const el = a.effect?.target
+              if (a.playState === 'running' && !el?.matches(':hover')) moments[moments.length - 1].what.push(`moving: ${a.transitionProperty ?? a.animationName} on ${el?.tagName}.${el?.getAttribute('class')}`)
             }
           }, 30)
         })
