@@ -369,9 +369,17 @@ test('while the agent drives this computer the window is a bar on top with Pause
   const shown = Number(await screen.getAttribute('data-shown'))
   await page.getByTestId('compact-expand').click()
   await page.getByTestId('desktop-banner').waitFor()
+  let seen = {}
   await until(
-    async () => (await screen.getAttribute('data-stream')) === 'open' && Number(await screen.getAttribute('data-shown')) > shown,
-    'the mirror shows this computer again, a new picture',
+    async () => {
+      seen = await page.getByTestId('mirror').evaluate((m) => {
+        const el = m.querySelector('[data-testid="mirror-screen"]')
+        const said = m.querySelector('[data-testid="mirror-age"], [data-testid="mirror-path"]')
+        return { stream: el.dataset.stream, shown: el.dataset.shown, decoded: el.dataset.decoded, said: said?.textContent, why: said?.getAttribute('title') }
+      })
+      return seen.stream === 'open' && Number(seen.shown) > shown
+    },
+    () => `the mirror shows this computer again, a new picture (${shown} before): ${JSON.stringify(seen)}\n${app.logs().split('\n').slice(-25).join('\n')}`,
   )
   await until(() => windowSize().h >= 640, 'the whole window came back')
   await page.getByTestId('desktop-compact').click()
