@@ -29,8 +29,7 @@ describe('seconds', () => {
     expect(seen.at(-1)).toEqual([Date.parse('2026-11-26T20:00:01Z'), Date.parse('2026-11-26T20:00:01Z')])
     vi.advanceTimersByTime(1000)
     flushSync()
-    expect(seen.at(-1)![0] % 1000).toBe(0)
-    expect(new Set(seen.map(([x, y]) => x === y)).size).toBe(1)
+    expect(seen.at(-1)).toEqual([Date.parse('2026-11-26T20:00:02Z'), Date.parse('2026-11-26T20:00:02Z')])
     activeB = false
     flushSync()
     expect(vi.getTimerCount()).toBe(1) // a still ticks
