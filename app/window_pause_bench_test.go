@@ -240,17 +240,10 @@ func pageCPU(pid int) time.Duration {
 // model that holds its reply after one chunk, or (streaming) streams it two
 // characters a chunk for a minute, and starts a run: it returns once the
 // run is thinking. With steps, the model first opens the Counter app and
-// presses +1, that many steps in all.
-func startBenchWindow(b *testing.B, streaming bool, steps int) *benchWindow {
-	bin := os.Getenv("TANDEM_BIN")
-	if bin == "" {
-		b.Skip("TANDEM_BIN not set (make test sets it)")
-	}
-	for _, tool := range []string{"xdotool", "import"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			b.Skipf("%s is needed: %v", tool, err)
-		}
-	}
+// presses +1, that many steps in all. extraEnv goes to the window's
+// environment.
+func startBenchWindow(b testing.TB, streaming bool, steps int, extraEnv ...string) *benchWindow {
+	bin := productionBinary(b, "xdotool", "import")
 	phone, env := vphonetest.Start(b)
 	flood := strings.Repeat("Looking at the screen for the launcher. ", 1000)
 	var asked atomic.Int32
@@ -279,6 +272,7 @@ func startBenchWindow(b *testing.B, streaming bool, steps int) *benchWindow {
 	cmd := exec.CommandContext(ctx, bin)
 	cmd.Env = append(d.Env(), "TANDEM_CONFIG_DIR="+cfg, "TANDEM_DATA_DIR="+data, "LANG=en_US.UTF-8",
 		"TANDEM_ADB_PORT="+strconv.Itoa(env.Port), "ADB_LOCAL_TRANSPORT_MAX_PORT=0")
+	cmd.Env = append(cmd.Env, extraEnv...)
 	var logs lockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -372,7 +366,7 @@ func percentile(v []float64, p int) float64 {
 
 // benchWindow is stateShooter's little brother for a benchmark.
 type benchWindow struct {
-	b       *testing.B
+	b       testing.TB
 	d       *xvfb.Display
 	changes *screenChanges // the screen's changes, on benchPause's X connection
 	logs    *lockedBuffer
