@@ -38,7 +38,7 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 	// timer's (WebKit paints on a timer of its own, after the work), not an
 	// engine event's script.
 	screen := float64(w.d.Width * w.d.Height)
-	ticks, cause := 0, ""
+	ticks, cause, largest := 0, "", 0
 	for _, f := range frames {
 		if f.cause != "" {
 			cause = f.cause
@@ -51,6 +51,7 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 		for _, p := range f.paints {
 			area += p.Dx() * p.Dy()
 		}
+		largest = max(largest, area)
 		// A quarter of the window: more than the three marks could ever
 		// need, less than any one column or the box around two of them.
 		if float64(area) > screen/4 {
@@ -58,6 +59,7 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 				area, 100*float64(area)/screen, f.paints)
 		}
 	}
+	t.Logf("%d drawings of the clock, the largest %d pixels", ticks, largest)
 	if ticks < 2 {
 		t.Fatalf("in 4.5 s of thinking, %d drawings of the page's clock (want at least 2); all: %+v", ticks, frames)
 	}
