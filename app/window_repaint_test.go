@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"image"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -30,7 +29,7 @@ import (
 // production window: each drawing is a record holding what started it (a
 // timer, for the clock) and the rectangles it painted.
 func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
-	port := freePort(t)
+	port := freeLoopbackPort(t)
 	w := startBenchWindow(t, false, 0, "WEBKIT_INSPECTOR_HTTP_SERVER=127.0.0.1:"+strconv.Itoa(port))
 	frames := recordFrames(t, port, 4500*time.Millisecond)
 
@@ -63,17 +62,6 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 	if ticks < 2 {
 		t.Fatalf("in 4.5 s of thinking, %d drawings of the page's clock (want at least 2); all: %+v", ticks, frames)
 	}
-}
-
-// freePort is a TCP port on 127.0.0.1 free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // drawing is one of the page's turns, as WebKit's Timeline records it.
