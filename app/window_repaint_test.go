@@ -125,12 +125,12 @@ func recordFrames(t *testing.T, port int, span time.Duration) []drawing {
 		}
 	}
 	// Until the page is a target, then for span from the recording's start.
-	recording := ctx
+	recording, started := ctx, false
 	var frames []drawing
 	for {
 		_, raw, err := conn.Read(recording)
 		if err != nil {
-			if recording != ctx && ctx.Err() == nil {
+			if started && ctx.Err() == nil {
 				return frames // the span is over
 			}
 			t.Fatalf("from the inspector: %v (%d drawings so far)", err, len(frames))
@@ -149,7 +149,7 @@ func recordFrames(t *testing.T, port int, span time.Duration) []drawing {
 		}
 		switch m.Method {
 		case "Target.targetCreated":
-			if target != "" {
+			if started {
 				continue
 			}
 			target = m.Params.TargetInfo.TargetID
@@ -159,6 +159,7 @@ func recordFrames(t *testing.T, port int, span time.Duration) []drawing {
 			var stop context.CancelFunc
 			recording, stop = context.WithTimeout(ctx, span)
 			defer stop()
+			started = true
 		case "Target.dispatchMessageFromTarget":
 			var inner struct {
 				Method string `json:"method"`
