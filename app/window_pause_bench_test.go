@@ -69,9 +69,11 @@ func BenchmarkWindowPause(b *testing.B) {
 // BenchmarkWindowWatching measures what the production window costs the
 // machine while the person watches and nothing changes: the CPU of its
 // page and of the app a second, over 10 s a round, while the model thinks
-// about a task on the virtual phone (thinking), and while the window is
-// the bar of a task on this computer (bar). Every change on screen is a
-// repaint in software, so an animation pays this on each of its frames.
+// about a task on the virtual phone (thinking; thinking-long after eight
+// steps, its Steps list scrolling), while that run is paused (paused-long),
+// and while the window is the bar of a task on this computer (bar). Every
+// change on screen is a repaint in software, so an animation pays this on
+// each of its frames.
 // draws-per-s is how often the screen changed: the X server's reports of
 // a change, each cleared at once (a drawing may make more than one).
 //
@@ -79,6 +81,19 @@ func BenchmarkWindowPause(b *testing.B) {
 func BenchmarkWindowWatching(b *testing.B) {
 	b.Run("thinking", func(b *testing.B) {
 		w := startBenchWindow(b, false, 0)
+		watchCPU(b, w.pid, w.d.Name)
+	})
+	// After eight steps, their cards filling more than the Steps list
+	// shows: it scrolls (WebKitGTK's overlay scrollbars faded out on each
+	// tick, 60 frames a second, before 2026-11-28).
+	b.Run("thinking-long", func(b *testing.B) {
+		w := startBenchWindow(b, false, 8)
+		watchCPU(b, w.pid, w.d.Name)
+	})
+	b.Run("paused-long", func(b *testing.B) {
+		w := startBenchWindow(b, false, 8)
+		w.xdo("key", "space")
+		w.awaitRecord("Paused", 1)
 		watchCPU(b, w.pid, w.d.Name)
 	})
 	b.Run("bar", func(b *testing.B) {

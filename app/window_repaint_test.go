@@ -64,6 +64,74 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 	}
 }
 
+// TestWindowStaysStill: a window the person only watches draws its clock
+// once a second and nothing else, in a run whose Steps list scrolls, while
+// the model thinks and while the run is paused. Before, WebKitGTK's overlay
+// scrollbars faded out for three seconds after each new layout of their
+// list, at 60 frames a second (ScrollbarsControllerGeneric.cpp), and each
+// tick of the clock laid the list out again (paused, the whole right
+// column): the window repainted the scrollbars' strip 25–35 times a second
+// for as long as the run lasted, and a paused window cost the machine more
+// than a working one.
+func TestWindowStaysStill(t *testing.T) {
+	port := freeLoopbackPort(t)
+	// Enough steps, each a card with its picture, for the list to scroll
+	// at 1280x820.
+	w := startBenchWindow(t, false, 6, "WEBKIT_INSPECTOR_HTTP_SERVER=127.0.0.1:"+strconv.Itoa(port))
+	const scrolls = `(() => { const l = document.querySelector('[data-testid="timeline"] ol'); return !!l && l.scrollHeight > l.clientHeight + 40 })()`
+	if v := pageValue(t, port, scrolls); v != "true" {
+		t.Fatalf("after six steps the Steps list does not scroll (%s): this test would prove nothing", v)
+	}
+	const span = 6 * time.Second
+	still(t, w, "thinking", recordFrames(t, port, span))
+	w.xdo("key", "space")
+	w.awaitRecord("Paused", 1)
+	still(t, w, "paused", recordFrames(t, port, span))
+}
+
+// still checks that in frames the window drew no more than its clock
+// needs (once a tick, and twice more at most), each drawing small, apart
+// from what an engine event made it draw. It judges from the clock's second
+// tick: before it the page may still be drawing the run's last events (a
+// step's card and picture, the list scrolling to it), and the inspector's
+// arrival repaints the window once.
+func still(t *testing.T, w *benchWindow, what string, frames []drawing) {
+	t.Helper()
+	screen := float64(w.d.Width * w.d.Height)
+	ticks, drawn, cause := 0, 0, ""
+	var sizes []int
+	for _, f := range frames {
+		if f.cause != "" {
+			cause = f.cause
+		}
+		if f.cause == "TimerFire" {
+			ticks++
+		}
+		if ticks < 2 || len(f.paints) == 0 || cause == "EvaluateScript" {
+			continue
+		}
+		drawn++
+		area := 0
+		for _, p := range f.paints {
+			area += p.Dx() * p.Dy()
+		}
+		sizes = append(sizes, area)
+		if float64(area) > screen/4 {
+			t.Errorf("%s, a drawing of the clock painted %d pixels (%.0f%% of the window): %v",
+				what, area, 100*float64(area)/screen, f.paints)
+		}
+	}
+	judged := ticks - 1 // the ticks from the second on
+	if judged < 2 {
+		t.Fatalf("%s, the page's clock ticked %d times in the recording (want at least 3): %+v", what, ticks, frames)
+	}
+	if drawn > judged+2 {
+		t.Errorf("%s, with nothing changing but the clock, the window drew %d times in %d of its ticks: pixels painted each time %v",
+			what, drawn, judged, sizes)
+	}
+	t.Logf("%s: %d drawings in %d ticks, pixels %v", what, drawn, judged, sizes)
+}
+
 // drawing is one of the page's turns, as WebKit's Timeline records it.
 type drawing struct {
 	cause  string            // the page's work in it: TimerFire (a timer of the page's), EvaluateScript (the app's script: an event), or none
@@ -96,44 +164,103 @@ func (rec timelineRecord) walk(f *drawing) {
 }
 
 // recordFrames records the page's drawings for span through WebKit's remote
-// inspector on port: the page is a target of the inspector's connection, and
-// each message to it goes inside Target.sendMessageToTarget (WebKit's
-// protocol, Source/JavaScriptCore/inspector/protocol/Target.json and
-// Timeline.json).
+// inspector on port.
 func recordFrames(t *testing.T, port int, span time.Duration) []drawing {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	base := fmt.Sprintf("127.0.0.1:%d", port)
-	page := inspectorPage(ctx, t, base)
-	conn, _, err := websocket.Dial(ctx, "ws://"+base+page, nil)
-	if err != nil {
-		t.Fatalf("the inspector's socket %s: %v", page, err)
-	}
-	defer conn.CloseNow()
-	conn.SetReadLimit(16 << 20)
-
-	var target string
-	id := 0
-	send := func(method string, params map[string]any) {
-		id++
-		inner, _ := json.Marshal(map[string]any{"id": id, "method": method, "params": params})
-		msg, _ := json.Marshal(map[string]any{"id": id, "method": "Target.sendMessageToTarget",
-			"params": map[string]any{"targetId": target, "message": string(inner)}})
-		if err := conn.Write(ctx, websocket.MessageText, msg); err != nil {
-			t.Fatalf("to the inspector: %v", err)
-		}
-	}
-	// Until the page is a target, then for span from the recording's start.
-	recording, started := ctx, false
+	p := dialPage(ctx, t, port)
+	defer p.conn.CloseNow()
+	p.send("Timeline.enable", map[string]any{})
+	p.send("Timeline.setInstruments", map[string]any{"instruments": []string{"Timeline"}})
+	p.send("Timeline.start", map[string]any{})
+	recording, stop := context.WithTimeout(ctx, span)
+	defer stop()
 	var frames []drawing
 	for {
-		_, raw, err := conn.Read(recording)
+		msg, err := p.read(recording)
 		if err != nil {
-			if started && ctx.Err() == nil {
+			if ctx.Err() == nil {
 				return frames // the span is over
 			}
 			t.Fatalf("from the inspector: %v (%d drawings so far)", err, len(frames))
+		}
+		var inner struct {
+			Method string `json:"method"`
+			Params struct {
+				Record timelineRecord `json:"record"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(msg, &inner) == nil && inner.Method == "Timeline.eventRecorded" {
+			var f drawing
+			inner.Params.Record.walk(&f)
+			frames = append(frames, f)
+		}
+	}
+}
+
+// pageValue evaluates expr in the window's page and returns its value as
+// JSON.
+func pageValue(t *testing.T, port int, expr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	p := dialPage(ctx, t, port)
+	defer p.conn.CloseNow()
+	id := p.send("Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+	for {
+		msg, err := p.read(ctx)
+		if err != nil {
+			t.Fatalf("evaluating %s in the page: %v", expr, err)
+		}
+		var reply struct {
+			ID     int `json:"id"`
+			Result struct {
+				Result struct {
+					Value json.RawMessage `json:"value"`
+				} `json:"result"`
+				WasThrown bool `json:"wasThrown"`
+			} `json:"result"`
+		}
+		if json.Unmarshal(msg, &reply) == nil && reply.ID == id {
+			if reply.Result.WasThrown {
+				t.Fatalf("evaluating %s in the page threw: %s", expr, msg)
+			}
+			return string(reply.Result.Result.Value)
+		}
+	}
+}
+
+// inspectedPage is a connection to WebKit's remote inspector with the
+// window's page as its target: each message to the page goes inside
+// Target.sendMessageToTarget, and each from it comes inside
+// Target.dispatchMessageFromTarget (WebKit's protocol,
+// Source/JavaScriptCore/inspector/protocol/Target.json, Timeline.json and
+// Runtime.json).
+type inspectedPage struct {
+	t      *testing.T
+	ctx    context.Context
+	conn   *websocket.Conn
+	target string
+	id     int
+}
+
+// dialPage connects to the inspector on port and waits for the page to be
+// its target.
+func dialPage(ctx context.Context, t *testing.T, port int) *inspectedPage {
+	t.Helper()
+	base := fmt.Sprintf("127.0.0.1:%d", port)
+	path := inspectorPage(ctx, t, base)
+	conn, _, err := websocket.Dial(ctx, "ws://"+base+path, nil)
+	if err != nil {
+		t.Fatalf("the inspector's socket %s: %v", path, err)
+	}
+	conn.SetReadLimit(16 << 20)
+	p := &inspectedPage{t: t, ctx: ctx, conn: conn}
+	for p.target == "" {
+		_, raw, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("the inspector never offered the page: %v", err)
 		}
 		var m struct {
 			Method string `json:"method"`
@@ -141,37 +268,42 @@ func recordFrames(t *testing.T, port int, span time.Duration) []drawing {
 				TargetInfo struct {
 					TargetID string `json:"targetId"`
 				} `json:"targetInfo"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &m) == nil && m.Method == "Target.targetCreated" {
+			p.target = m.Params.TargetInfo.TargetID
+		}
+	}
+	return p
+}
+
+// send sends a command to the page and returns its id.
+func (p *inspectedPage) send(method string, params map[string]any) int {
+	p.id++
+	inner, _ := json.Marshal(map[string]any{"id": p.id, "method": method, "params": params})
+	msg, _ := json.Marshal(map[string]any{"id": p.id, "method": "Target.sendMessageToTarget",
+		"params": map[string]any{"targetId": p.target, "message": string(inner)}})
+	if err := p.conn.Write(p.ctx, websocket.MessageText, msg); err != nil {
+		p.t.Fatalf("to the inspector: %v", err)
+	}
+	return p.id
+}
+
+// read returns the page's next message (a reply or an event).
+func (p *inspectedPage) read(ctx context.Context) ([]byte, error) {
+	for {
+		_, raw, err := p.conn.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
 				Message string `json:"message"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(raw, &m) != nil {
-			continue
-		}
-		switch m.Method {
-		case "Target.targetCreated":
-			if started {
-				continue
-			}
-			target = m.Params.TargetInfo.TargetID
-			send("Timeline.enable", map[string]any{})
-			send("Timeline.setInstruments", map[string]any{"instruments": []string{"Timeline"}})
-			send("Timeline.start", map[string]any{})
-			var stop context.CancelFunc
-			recording, stop = context.WithTimeout(ctx, span)
-			defer stop()
-			started = true
-		case "Target.dispatchMessageFromTarget":
-			var inner struct {
-				Method string `json:"method"`
-				Params struct {
-					Record timelineRecord `json:"record"`
-				} `json:"params"`
-			}
-			if json.Unmarshal([]byte(m.Params.Message), &inner) == nil && inner.Method == "Timeline.eventRecorded" {
-				var f drawing
-				inner.Params.Record.walk(&f)
-				frames = append(frames, f)
-			}
+		if json.Unmarshal(raw, &m) == nil && m.Method == "Target.dispatchMessageFromTarget" {
+			return []byte(m.Params.Message), nil
 		}
 	}
 }
