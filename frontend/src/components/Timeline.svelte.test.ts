@@ -9,6 +9,9 @@ import { fromSnapshot, type PersonAct } from '../lib/events'
 import { i18n } from '../lib/i18n.svelte'
 import { store } from '../lib/store.svelte'
 
+// jsdom lays nothing out: the list's scrolling is a no-op here.
+Element.prototype.scrollIntoView = function () {}
+
 let app: Record<string, unknown> | null = null
 afterEach(() => {
   if (app) unmount(app)
