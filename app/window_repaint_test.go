@@ -82,9 +82,8 @@ func TestWindowStaysStill(t *testing.T) {
 	if v := pageValue(t, port, scrolls); v != "true" {
 		t.Fatalf("after six steps the Steps list does not scroll (%s): this test would prove nothing", v)
 	}
-	// The list keeps its newest row in view (it scrolls in the page's next
-	// frame).
-	const atEnd = `(() => { const l = document.querySelector('[data-testid="timeline"] ol'); return l.scrollTop + l.clientHeight >= l.scrollHeight - 2 })()`
+	// The list keeps its newest row in view.
+	const atEnd = `(() => { const l = document.querySelector('[data-testid="timeline"] ol'); return l.lastElementChild.getBoundingClientRect().bottom <= l.getBoundingClientRect().bottom + 1 })()`
 	for deadline := time.Now().Add(15 * time.Second); pageValue(t, port, atEnd) != "true"; {
 		if time.Now().After(deadline) {
 			t.Fatal("15 s after the sixth step the Steps list is not scrolled to its newest row")
