@@ -36,7 +36,6 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 	// A drawing is the clock's when the page's last work before it was a
 	// timer's (WebKit paints on a timer of its own, after the work), not an
 	// engine event's script.
-	screen := float64(w.d.Width * w.d.Height)
 	ticks, cause, largest := 0, "", 0
 	for _, f := range frames {
 		if f.cause != "" {
@@ -46,17 +45,8 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 			continue
 		}
 		ticks++
-		area := 0
-		for _, p := range f.paints {
-			area += p.Dx() * p.Dy()
-		}
-		largest = max(largest, area)
-		// A quarter of the window: more than the three marks could ever
-		// need, less than any one column or the box around two of them.
-		if float64(area) > screen/4 {
-			t.Errorf("a drawing of the clock painted %d pixels (%.0f%% of the window): %v",
-				area, 100*float64(area)/screen, f.paints)
-		}
+		largest = max(largest, f.area())
+		f.small(t, w, "thinking")
 	}
 	t.Logf("%d drawings of the clock, the largest %d pixels", ticks, largest)
 	if ticks < 2 {
@@ -105,7 +95,6 @@ func TestWindowStaysStill(t *testing.T) {
 // arrival repaints the window once.
 func still(t *testing.T, w *benchWindow, what string, frames []drawing) {
 	t.Helper()
-	screen := float64(w.d.Width * w.d.Height)
 	ticks, drawn, cause := 0, 0, ""
 	var sizes []int
 	for _, f := range frames {
@@ -119,15 +108,8 @@ func still(t *testing.T, w *benchWindow, what string, frames []drawing) {
 			continue
 		}
 		drawn++
-		area := 0
-		for _, p := range f.paints {
-			area += p.Dx() * p.Dy()
-		}
-		sizes = append(sizes, area)
-		if float64(area) > screen/4 {
-			t.Errorf("%s, a drawing of the clock painted %d pixels (%.0f%% of the window): %v",
-				what, area, 100*float64(area)/screen, f.paints)
-		}
+		sizes = append(sizes, f.area())
+		f.small(t, w, what)
 	}
 	judged := ticks - 1 // the ticks from the second on
 	if judged < 2 {
@@ -144,6 +126,27 @@ func still(t *testing.T, w *benchWindow, what string, frames []drawing) {
 type drawing struct {
 	cause  string            // the page's work in it: TimerFire (a timer of the page's), EvaluateScript (the app's script: an event), or none
 	paints []image.Rectangle // what it painted
+}
+
+// area is how many pixels the drawing painted.
+func (f drawing) area() int {
+	a := 0
+	for _, p := range f.paints {
+		a += p.Dx() * p.Dy()
+	}
+	return a
+}
+
+// small fails the test if a drawing of the clock painted more than a
+// quarter of w's window: more than the clock's marks could ever need, less
+// than any one column or the box around two of them.
+func (f drawing) small(t *testing.T, w *benchWindow, what string) {
+	t.Helper()
+	screen := float64(w.d.Width * w.d.Height)
+	if a := f.area(); float64(a) > screen/4 {
+		t.Errorf("%s, a drawing of the clock painted %d pixels (%.0f%% of the window): %v",
+			what, a, 100*float64(a)/screen, f.paints)
+	}
 }
 
 // timelineRecord is a record of the inspector protocol's Timeline domain:
@@ -254,21 +257,41 @@ type inspectedPage struct {
 }
 
 // dialPage connects to the inspector on port and waits for the page to be
-// its target.
+// its target. A connection made while the window is still loading may be
+// closed before it offers the page: it tries again until ctx ends.
 func dialPage(ctx context.Context, t *testing.T, port int) *inspectedPage {
 	t.Helper()
 	base := fmt.Sprintf("127.0.0.1:%d", port)
-	path := inspectorPage(ctx, t, base)
-	conn, _, err := websocket.Dial(ctx, "ws://"+base+path, nil)
+	for {
+		path := inspectorPage(ctx, t, base)
+		p, err := offeredPage(ctx, t, "ws://"+base+path)
+		if err == nil {
+			return p
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the inspector never offered the page: %v", err)
+		}
+		t.Logf("the inspector's socket %s: %v; again", path, err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond): // the page is loading; asking again
+		}
+	}
+}
+
+// offeredPage connects to the inspector's socket at url and reads until it
+// offers the page as a target.
+func offeredPage(ctx context.Context, t *testing.T, url string) (*inspectedPage, error) {
+	conn, _, err := websocket.Dial(ctx, url, nil)
 	if err != nil {
-		t.Fatalf("the inspector's socket %s: %v", path, err)
+		return nil, err
 	}
 	conn.SetReadLimit(16 << 20)
-	p := &inspectedPage{t: t, ctx: ctx, conn: conn}
-	for p.target == "" {
+	for {
 		_, raw, err := conn.Read(ctx)
 		if err != nil {
-			t.Fatalf("the inspector never offered the page: %v", err)
+			conn.CloseNow()
+			return nil, err
 		}
 		var m struct {
 			Method string `json:"method"`
@@ -279,10 +302,9 @@ func dialPage(ctx context.Context, t *testing.T, port int) *inspectedPage {
 			} `json:"params"`
 		}
 		if json.Unmarshal(raw, &m) == nil && m.Method == "Target.targetCreated" {
-			p.target = m.Params.TargetInfo.TargetID
+			return &inspectedPage{t: t, ctx: ctx, conn: conn, target: m.Params.TargetInfo.TargetID}, nil
 		}
 	}
-	return p
 }
 
 // send sends a command to the page and returns its id.
