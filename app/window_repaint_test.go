@@ -60,7 +60,7 @@ func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 // scrollbars faded out for three seconds after each new layout of their
 // list, at 60 frames a second (ScrollbarsControllerGeneric.cpp), and each
 // tick of the clock laid the list out again (paused, the whole right
-// column): the window repainted the scrollbars' strip 25–35 times a second
+// column): the window repainted the scrollbars' strip 25–60 times a second
 // for as long as the run lasted, and a paused window cost the machine more
 // than a working one.
 func TestWindowStaysStill(t *testing.T) {
