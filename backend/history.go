@@ -198,8 +198,8 @@ type PastAct struct {
 	Action  *action.Action `json:"action,omitempty"`
 	Region  *engine.Region `json:"region,omitempty"`
 	N       int            `json:"n,omitempty"`
-	// Asked is what the run had asked when the person answered or let it
-	// keep going (engine.PersonAct.Asked).
+	// Asked is what the run had asked when the person answered, allowed,
+	// denied or let it keep going (engine.PersonAct.Asked).
 	Asked *engine.Request `json:"asked,omitempty"`
 }
 
@@ -366,7 +366,7 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 {{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{$.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if $.Reason}}: {{$.Reason}}{{end}}
 {{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="meta">{{$.Totals}}</div></div>{{end}}
-{{range .Rows}}{{with .Act}}<section class="act"><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
+{{range .Rows}}{{with .Act}}<section class="act"><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Target}} {{.Target}}{{end}}{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
 <div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="{{$.W.ScreenBefore}} {{.N}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>
 <div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}{{$.W.ByPerson}}{{else}}{{$.W.ByAgent}}{{end}} · {{.Ms}} ms</div>
 {{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}

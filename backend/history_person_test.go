@@ -44,18 +44,21 @@ func TestHistoryAndReportShowThePersonsActs(t *testing.T) {
 	st := func(s engine.State) *engine.State { return &s }
 	pay := action.Action{Type: action.Tap, X: 540, Y: 2179}
 	home := action.Action{Type: action.Key, Key: "home"}
+	// What the confirmation asked, as the engine keeps it with each answer.
+	asked := &engine.Request{Kind: engine.AskConfirm, Message: "tap(540,2179) needs your confirmation: the screen says \"pay\"",
+		Action: &pay, Label: "Pay ¥99", Why: &engine.Why{By: "word", Detail: "pay"}}
 	writeRecord(t, data, "r1", []engine.Entry{
 		{T: at(0), Kind: "start", ID: "r1", Goal: "buy earbuds", Device: "phone-1"},
 		{T: at(1), Kind: "state", State: st(engine.Planning)},
 		{T: at(2), Kind: "plan", Call: 1, Thought: "Pay.", Actions: []action.Action{pay}, Usage: &model.Usage{PromptTokens: 100, CompletionTokens: 10}},
-		{T: at(3), Kind: "person", Command: "deny", Action: &pay, Text: "wrong card"},
+		{T: at(3), Kind: "person", Command: "deny", Action: &pay, Text: "wrong card", Request: asked},
 		{T: at(4), Kind: "state", State: st(engine.Paused), By: "pause"},
 		{T: at(5), Kind: "person", Command: "edit_goal", Text: "buy the blue earbuds"},
 		{T: at(6), Kind: "person", Command: "resume"},
 		{T: at(7), Kind: "state", State: st(engine.Manual), By: "take_over"},
 		{T: at(8), Kind: "manual", Action: &home, Result: "ok", Ms: 30},
 		{T: at(9), Kind: "person", Command: "hand_back", Text: "card changed", Region: &engine.Region{X1: 10, Y1: 20, X2: 300, Y2: 400}},
-		{T: at(10), Kind: "person", Command: "confirm", Action: &pay},
+		{T: at(10), Kind: "person", Command: "confirm", Action: &pay, Request: asked},
 		{T: at(11), Kind: "action", N: 1, Action: &pay, Result: "ok", Ms: 40},
 		{T: at(12), Kind: "end", End: &engine.Result{State: engine.Done, Success: true, Summary: "Paid ¥99.", Steps: 1, Calls: 1}},
 	})
@@ -98,6 +101,14 @@ func TestHistoryAndReportShowThePersonsActs(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the report lacks %q", want)
 		}
+	}
+	// Each answer says what it allowed or denied, as the dialog did, and
+	// not that the run had stopped.
+	if n := strings.Count(html, "Press “Pay ¥99”"); n != 2 {
+		t.Errorf("the report names the button %d times, want once for each answer", n)
+	}
+	if strings.Contains(html, "had stopped") {
+		t.Error("the report says the run had stopped where it asked for a confirmation")
 	}
 	if strings.Count(html, `class="act"`) != 7 {
 		t.Errorf("the report has %d person rows, want 7", strings.Count(html, `class="act"`))

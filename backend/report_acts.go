@@ -19,6 +19,8 @@ type reportAct struct {
 	At     time.Time
 	What   string
 	Action string
+	// Target is what a confirmation named, in words ("Press “Pay ¥99”").
+	Target string
 	Text   string
 	Region string
 	// Asked is what the run had asked, when the act answered it (the
@@ -42,6 +44,14 @@ func reportRows(steps []reportStep, acts []PastAct, w reportWords) []reportRow {
 		ra := &reportAct{At: a.At, What: what, Text: a.Text, Region: regionText(a.Region), Asked: askedText(a.Asked, w)}
 		if a.Action != nil {
 			ra.Action = a.Action.String()
+		}
+		// An answer to a confirmation names the element, as the dialog did;
+		// the run had not stopped, it asked.
+		if a.Asked != nil && a.Asked.Kind == engine.AskConfirm {
+			ra.Asked = ""
+			if a.Asked.Label != "" {
+				ra.Target = w.target(a.Asked.Label)
+			}
 		}
 		rows = append(rows, reportRow{Act: ra})
 	}

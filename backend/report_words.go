@@ -18,7 +18,10 @@ type reportWords struct {
 	acts                                                           map[string]string
 	stopAfter                                                      func(n int) string
 	asked                                                          func(q string) string
-	stoppedFor                                                     func(r *engine.Request) string
+	// target names the element a confirmation was about ("Press “Pay ¥99”"),
+	// in the words the confirmation dialog used.
+	target     func(label string) string
+	stoppedFor func(r *engine.Request) string
 	// reasons words an end the engine gave itself (engine.Result.Why).
 	reasons func(c engine.Cause) string
 }
@@ -43,6 +46,7 @@ var reportEnglish = reportWords{
 		"edit_goal": "Changed the goal", "edit_pending": "Edited the plan"},
 	stopAfter:  func(n int) string { return "Asked to stop after " + englishPlural(n, "more step", "more steps") },
 	asked:      func(q string) string { return "The agent asked: “" + q + "”" },
+	target:     func(label string) string { return "Press “" + label + "”" },
 	stoppedFor: func(r *engine.Request) string { return "The run had stopped: " + r.Message },
 	reasons:    func(c engine.Cause) string { return c.String() },
 }
@@ -60,6 +64,7 @@ var reportChinese = reportWords{
 		"edit_goal": "修改了目标", "edit_pending": "修改了计划"},
 	stopAfter: func(n int) string { return fmt.Sprintf("要求再执行 %d 步后停止", n) },
 	asked:     func(q string) string { return "智能体问：“" + q + "”" },
+	target:    func(label string) string { return "点击“" + label + "”" },
 	stoppedFor: func(r *engine.Request) string {
 		t, ok := map[engine.RequestKind]string{engine.AskLoop: "智能体似乎卡住了", engine.AskBudget: "预算已用完",
 			engine.AskModelError: "模型没有正常响应", engine.AskDevice: "设备出现问题", engine.AskTakeOver: "智能体请你接管",

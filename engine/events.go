@@ -78,8 +78,9 @@ type PersonAct struct {
 	Actions []action.Action `json:"actions,omitempty"` // the plan kept by edit_pending
 	Region  *Region         `json:"region,omitempty"`  // the region marked on hand back
 	N       int             `json:"n,omitempty"`       // steps left for stop_gracefully
-	// Asked is what the run had asked when the person answered or let it
-	// keep going (the question, the error), so the act keeps both sides.
+	// Asked is what the run had asked when the person answered, allowed,
+	// denied or let it keep going (the question, the confirmation with the
+	// element's words, the error), so the act keeps both sides.
 	Asked *Request `json:"asked,omitempty"`
 }
 

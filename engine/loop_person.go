@@ -397,7 +397,10 @@ func (l *loopState) confirm() error {
 	if l.request == nil || l.request.Kind != AskConfirm {
 		return &IllegalError{State: l.state, Trigger: OnConfirm, Why: "nothing waits for confirmation"}
 	}
-	l.record(Entry{Kind: recPerson, Command: "confirm", Action: l.current})
+	// The act keeps what it answered (the element's words, the rule), as
+	// an answer keeps its question: the Steps list and the report say what
+	// was allowed, not where.
+	l.record(Entry{Kind: recPerson, Command: "confirm", Action: l.current, Request: asked(*l.request)})
 	l.request = nil
 	l.confirmed = true
 	if l.softLimit >= 0 && l.steps >= l.softLimit {
@@ -413,7 +416,7 @@ func (l *loopState) deny(reason string) error {
 		return &IllegalError{State: l.state, Trigger: OnDeny, Why: "nothing waits for confirmation"}
 	}
 	a := *l.current
-	l.record(Entry{Kind: recPerson, Command: "deny", Action: &a, Text: reason})
+	l.record(Entry{Kind: recPerson, Command: "deny", Action: &a, Text: reason, Request: asked(*l.request)})
 	l.setResult("denied by the person")
 	msg := fmt.Sprintf("The person did NOT allow %s.", a)
 	if strings.TrimSpace(reason) != "" {

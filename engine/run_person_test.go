@@ -133,6 +133,25 @@ func TestSensitiveDenyThenConfirm(t *testing.T) {
 	if _, _, paid, _ := f.phone.get(); !paid || res.State != Done {
 		t.Fatalf("paid %v result %+v", paid, res)
 	}
+	// Each answer keeps what it answered: the Steps list and the report say
+	// "Allowed: Press “Pay”", the words the dialog showed, not a point.
+	if req.Label == "" {
+		t.Fatal("the confirmation names no element: this test would prove nothing")
+	}
+	var answers []string
+	for _, ev := range f.ev.kinds(KindPerson) {
+		p := ev.Person
+		if p.Command != "deny" && p.Command != "confirm" {
+			continue
+		}
+		answers = append(answers, p.Command)
+		if p.Asked == nil || p.Asked.Kind != AskConfirm || p.Asked.Label != req.Label || p.Asked.Why == nil || p.Asked.Frame != "" {
+			t.Errorf("the person's %s keeps %+v of what was asked, want its kind, label %q and rule, without the screen", p.Command, p.Asked, req.Label)
+		}
+	}
+	if strings.Join(answers, " ") != "deny confirm" {
+		t.Fatalf("the person's answers: %v", answers)
+	}
 }
 
 // The policy reads the words under a tap from the UI tree; after the first

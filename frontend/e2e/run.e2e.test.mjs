@@ -205,6 +205,11 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
   assert.match(afterDeny, /too expensive/, 'the denial reaches the model')
   await page.getByTestId('allow').click()
   await page.getByTestId('result-card').getByText('Paid ¥99.').waitFor({ timeout: 60_000 })
+  // The Steps list keeps both answers in the dialog's words, not a point.
+  const answers = (await page.locator('[data-testid="person-act"][data-command="deny"], [data-testid="person-act"][data-command="confirm"]').allInnerTexts()).map((a) => a.replace(/\s+/g, ' '))
+  assert.ok(answers.some((a) => /Denied: Press “Pay ¥99” — “too expensive”/.test(a)), `the denial: ${answers}`)
+  assert.ok(answers.some((a) => /Allowed: Press “Pay ¥99”/.test(a)), `the Allow: ${answers}`)
+  assert.ok(answers.every((a) => !/\(\d+, \d+\)/.test(a)), `no answer names a point: ${answers}`)
 })
 
 test('a rate-limited model call says why it is slow, then the task goes on', async () => {
@@ -401,8 +406,10 @@ test('history lists the runs and exports a report that opens', async () => {
   const pay = await app.browser.newPage({ viewport: { width: 900, height: 700 } })
   await pay.goto('file://' + payPath)
   const acts = await pay.locator('section.act').allInnerTexts()
-  assert.ok(acts.some((a) => /Denied/.test(a) && /too expensive/.test(a)), `the denial and its reason: ${acts}`)
-  assert.ok(acts.some((a) => /Allowed/.test(a)), `the Allow: ${acts}`)
+  // Each answer names the button, as the dialog did, never that the run had stopped.
+  assert.ok(acts.some((a) => /Denied Press “Pay ¥99”/.test(a) && /too expensive/.test(a)), `the denial and its reason: ${acts}`)
+  assert.ok(acts.some((a) => /Allowed Press “Pay ¥99”/.test(a)), `the Allow: ${acts}`)
+  assert.ok(acts.every((a) => !/had stopped/.test(a)), `no answer reads as a stop: ${acts}`)
   assert.ok(acts.every((a) => /by the person/.test(a)))
   await pay.screenshot({ path: join(artifactsDir, 'report-person.png'), fullPage: true })
   await pay.close()

@@ -36,6 +36,9 @@ group('the person\'s acts', () => {
   it.each([
     ['en', { command: 'deny', text: 'wrong card', action: pay }, 'Denied: tap (540, 2179) — “wrong card”'],
     ['en', { command: 'confirm', action: pay }, 'Allowed: tap (540, 2179)'],
+    // An answer to a confirmation says what the dialog said: the element's words, not a point.
+    ['en', { command: 'confirm', action: pay, asked: { kind: 'confirm', message: 'tap(540,2179) needs your confirmation', action: pay, label: 'Pay ¥99' } }, 'Allowed: Press “Pay ¥99”'],
+    ['zh-CN', { command: 'deny', action: pay, asked: { kind: 'confirm', message: 'tap(540,2179) needs your confirmation', action: pay, label: '支付 ¥99' } }, '拒绝了: 点击“支付 ¥99”'],
     ['en', { command: 'hand_back', text: 'card changed', region: { x1: 1, y1: 2, x2: 3, y2: 4 } }, 'Handed back — “card changed” · region (1, 2) – (3, 4)'],
     ['en', { command: 'pause' }, 'Paused the task'],
     ['zh-CN', { command: 'answer', text: '蓝色' }, '回答了 — “蓝色”'],

@@ -193,7 +193,7 @@ export interface PersonAct {
   actions?: Action[]
   region?: { x1: number; y1: number; x2: number; y2: number }
   n?: number
-  /** what the run had asked when the person answered or let it keep going */
+  /** what the run had asked when the person answered, allowed, denied or let it keep going */
   asked?: Request
 }
 
@@ -479,7 +479,10 @@ export function askedText(r: Request): string {
 export function actText(a: PersonAct): string {
   const key = `who.${a.command}`
   let s = i18n.has(key) ? i18n.t(key as Key, { n: String(a.n ?? 0) }) : a.command
-  if (a.action) s += `: ${describe(a.action)}`
+  // An answer to a confirmation names what the dialog named (the element's
+  // words), not the point it was at.
+  const label = a.asked?.kind === 'confirm' ? a.asked.label : ''
+  if (a.action) s += `: ${label ? i18n.t('request.confirmTarget', { label }) : describe(a.action)}`
   if (a.text) s += ` — “${a.text}”`
   if (a.region) s += ` · ${i18n.t('who.region')} (${a.region.x1}, ${a.region.y1}) – (${a.region.x2}, ${a.region.y2})`
   return s
