@@ -87,13 +87,29 @@ async function waitHTTP(url, proc, logs, ms = 30_000) {
  * emulators, so tests never touch a developer's real phones or server.
  */
 export async function startADB() {
-  const port = await freePort()
   const env = { ...process.env, ADB_LOCAL_TRANSPORT_MAX_PORT: '0' }
-  await new Promise((res, rej) => {
-    const p = spawn('adb', ['-P', String(port), 'start-server'], { env, stdio: 'ignore' })
-    p.on('error', (e) => rej(new Error(`cannot start adb (run make test, which installs it): ${e.message}`)))
-    p.on('exit', (code) => (code === 0 ? res() : rej(new Error(`adb start-server exited ${code}`))))
-  })
+  const start = (port) =>
+    new Promise((res, rej) => {
+      const p = spawn('adb', ['-P', String(port), 'start-server'], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+      let said = ''
+      p.stderr.on('data', (b) => (said += b))
+      p.on('error', (e) => rej(new Error(`cannot start adb (run make test, which installs it): ${e.message}`)))
+      p.on('exit', (code) => (code === 0 ? res() : rej(new Error(`adb start-server on port ${port} exited ${code}: ${said.trim()}`))))
+    })
+  // A free port may be taken by another program between the kernel's
+  // answer and adb's bind (seen once in a whole run: adb exited 255 within
+  // 50 ms): a new port is tried, three times in all.
+  let port
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort()
+    try {
+      await start(port)
+      break
+    } catch (e) {
+      if (attempt === 3 || /cannot start adb/.test(e.message)) throw e
+      console.error(`${e.message}; trying another port`)
+    }
+  }
   return {
     port,
     env: { TANDEM_ADB_PORT: String(port), ADB_LOCAL_TRANSPORT_MAX_PORT: '0' },

@@ -53,6 +53,11 @@ describe('the Steps list', () => {
     expect(text).toContain('已在你允许的步骤之后停止')
     expect(text).not.toContain('stopped gracefully')
   })
+  it('starts a stopped run\'s reason as a sentence on its own line', () => {
+    // The reason's words follow "Stopped — " in the control bar; the result card read "you stopped the task".
+    const el = render([{ command: 'stop' }], { reason: 'stopped by the person', why: { code: 'stopped_by_person' } })
+    expect(el.querySelector('[data-testid="result-card"] .summary')?.textContent).toBe('You stopped the task')
+  })
   it('redraws none of its rows for an event that changed none of them', () => {
     // A long run: every event made every card again (its time, its words),
     // so the page's work for a pause grew with the run.

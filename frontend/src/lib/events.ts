@@ -8,7 +8,7 @@
 // from its own goroutine), so a Sequencer puts a run's events back in seq
 // order before they are folded.
 import type { RunState } from './controls'
-import { i18n, requestTitle, type Key } from './i18n.svelte'
+import { i18n, requestTitle, sentence, type Key } from './i18n.svelte'
 
 export interface Action {
   type: string
@@ -510,8 +510,7 @@ export function targetLabel(a: Action | undefined, todo: TodoItem[]): string {
  */
 export function actionWords(a: Action, marked: boolean): string {
   if (!['tap', 'double_tap', 'right_click', 'long_press', 'swipe', 'drag', 'scroll'].includes(a.type)) return describe(a)
-  const s = i18n.t(marked ? 'request.actMarked' : 'request.actOnScreen', { act: i18n.t(`act.${a.type}` as Key) })
-  return s.charAt(0).toUpperCase() + s.slice(1)
+  return sentence(i18n.t(marked ? 'request.actMarked' : 'request.actOnScreen', { act: i18n.t(`act.${a.type}` as Key) }))
 }
 
 /** describe renders an action for people, in the timeline and dialogs. */

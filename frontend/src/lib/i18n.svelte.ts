@@ -931,10 +931,19 @@ export function reasonText(run: {
  * summary as it wrote it, the engine's reason in the person's language,
  * and what a cut-off task or one going on elsewhere means.
  */
+/**
+ * sentence starts words shown on their own line with a capital: a reason
+ * is worded to follow "Stopped — " in the control bar ("you stopped the
+ * task"). Languages without capitals are left as they are.
+ */
+export function sentence(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1)
+}
+
 export function pastSummary(r: { state: string; summary: string; why?: { code: string; n?: string; detail?: string } | null }): string {
   if (r.state === 'Interrupted') return i18n.t('history.cutOff')
   if (r.state === 'Elsewhere') return i18n.t('history.elsewhere')
-  if (r.why) return reasonText({ reason: r.summary, by: '', why: r.why })
+  if (r.why) return sentence(reasonText({ reason: r.summary, by: '', why: r.why }))
   return r.summary
 }
 

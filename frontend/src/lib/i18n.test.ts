@@ -74,6 +74,8 @@ describe('pastSummary', () => {
     } finally {
       i18n.lang = 'en'
     }
+    // On its own line a reason reads as a sentence (its words follow "Stopped — " in the bar).
+    expect(pastSummary({ state: 'Stopped', summary: 'stopped by the person', why: { code: 'stopped_by_person' } })).toBe('You stopped the task')
   })
 })
 

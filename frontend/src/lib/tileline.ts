@@ -3,7 +3,7 @@
 // or how long the first word takes), the current step, the result, why it
 // ended, else the goal. Never a tile that looks stuck while it waits.
 import { describe, type RunView } from './events'
-import { i18n, reasonText, waitingText } from './i18n.svelte'
+import { i18n, reasonText, sentence, waitingText } from './i18n.svelte'
 import { isLive } from './controls'
 
 export function tileLine(run: RunView | undefined): string {
@@ -12,7 +12,7 @@ export function tileLine(run: RunView | undefined): string {
   const cur = run.plan.todo.find((t) => t.status === 'current')
   if (isLive(run.state) && cur) return describe(cur.action)
   if (run.result?.summary) return run.result.summary
-  if (run.state === 'Failed' || run.state === 'Stopped') return reasonText(run) || run.goal
+  if (run.state === 'Failed' || run.state === 'Stopped') return sentence(reasonText(run)) || run.goal
   const last = run.steps.at(-1)
   return last ? describe(last.action) : run.goal
 }
