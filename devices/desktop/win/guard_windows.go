@@ -95,6 +95,16 @@ func (j *injector) button(ctx context.Context, b string, down bool) error {
 	})
 }
 
+// wheel turns the wheel clicks notches where the agent put the pointer: a
+// late echo of an earlier warp moved it back under Wine, beside two test
+// suites and CPU burners, and the wheel turned over the last point instead.
+func (j *injector) wheel(ctx context.Context, clicks int, direction string) error {
+	return j.run(ctx, func() {
+		j.placeLocked()
+		robotgo.ScrollDir(clicks, direction)
+	})
+}
+
 // placeLocked puts the pointer back where the agent put it when a late echo
 // of an earlier warp moved it (Wine; on Windows it is always in place) so a
 // button goes where the agent aimed; j.mu is held.

@@ -71,7 +71,7 @@ func (h hands) Scroll(ctx context.Context, p image.Point, direction string) erro
 	if err := h.d.inj.move(ctx, p); err != nil {
 		return err
 	}
-	return h.d.inj.run(ctx, func() { robotgo.ScrollDir(h.d.opts.ScrollClicks, direction) })
+	return h.d.inj.wheel(ctx, h.d.opts.ScrollClicks, direction)
 }
 func (h hands) TypeText(ctx context.Context, text string, submit bool) error {
 	return h.d.typeText(ctx, text, submit)
