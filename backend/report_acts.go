@@ -45,13 +45,9 @@ func reportRows(steps []reportStep, acts []PastAct, w reportWords) []reportRow {
 		if a.Action != nil {
 			ra.Action = a.Action.String()
 		}
-		// An answer to a confirmation names the element, as the dialog did;
-		// the run had not stopped, it asked.
-		if a.Asked != nil && a.Asked.Kind == engine.AskConfirm {
-			ra.Asked = ""
-			if a.Asked.Label != "" {
-				ra.Target = w.target(a.Asked.Label)
-			}
+		// An answer to a confirmation names the element, as the dialog did.
+		if a.Asked != nil && a.Asked.Kind == engine.AskConfirm && a.Asked.Label != "" {
+			ra.Target = w.target(a.Asked.Label)
 		}
 		rows = append(rows, reportRow{Act: ra})
 	}
@@ -88,6 +84,8 @@ func askedText(r *engine.Request, w reportWords) string {
 		return ""
 	case r.Kind == engine.AskQuestion:
 		return w.asked(r.Message)
+	case r.Kind == engine.AskConfirm:
+		return "" // the run had not stopped, it asked: the act names what (reportAct.Target)
 	}
 	return w.stoppedFor(r)
 }
