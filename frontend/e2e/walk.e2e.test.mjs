@@ -52,6 +52,30 @@ async function look(name) {
         const [a, b] = [boxes[i][1], boxes[j][1]]
         if (a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom) out.push(`${boxes[i][0]} overlaps ${boxes[j][0]}`)
       }
+    // Nothing in a region is wider than its place: a list that scrolls
+    // sideways has a row cut at its right edge.
+    for (const [n, region] of boxes.map(([n]) => [n, document.querySelector(sel[n])]))
+      for (const el of [region, ...region.querySelectorAll('*')]) {
+        const ox = getComputedStyle(el).overflowX
+        if ((ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1)
+          out.push(`${n}: ${el.tagName.toLowerCase()}.${[...el.classList].join('.')} is ${el.scrollWidth - el.clientWidth}px too narrow`)
+      }
+    // A panel's heading keeps each of its parts whole: none squeezed into
+    // the next (its icon gone, its name run into the label beside it).
+    for (const h of document.querySelectorAll('.panel > header'))
+      for (const el of h.children)
+        if (el.getClientRects().length && (el.scrollWidth > el.clientWidth + 1 || [...el.querySelectorAll('svg')].some((s) => s.getBoundingClientRect().width < 1)))
+          out.push(`a heading squeezes "${el.textContent.trim()}"`)
+    // The control bar says the run's state whole: the one line a person
+    // reads to know what the agent is doing.
+    const status = document.querySelector('[data-testid="controls"] .txt')
+    if (status && (status.scrollWidth > status.clientWidth + 1 || status.scrollHeight > status.clientHeight + 1))
+      out.push(`the control bar cuts "${status.textContent}"`)
+    // No picture shows as a broken one (a step's frame the record has not
+    // written yet is asked for again, out of sight).
+    for (const img of document.querySelectorAll('img'))
+      if (img.complete && img.naturalWidth === 0 && img.getClientRects().length && getComputedStyle(img).visibility !== 'hidden')
+        out.push(`a broken picture shows: ${img.getAttribute('src')}`)
     return out
   })
   problems.push(...found.map((f) => `${name}: ${f}`))
@@ -177,6 +201,6 @@ test('a new person walks through the window', async () => {
   assert.ok(tiles.length >= 2 && tiles.every(Boolean), `tiles over the goal bar: ${JSON.stringify(tiles)}`)
   await page.getByTestId('view-tiles').click()
 
-  assert.deepEqual(problems, [], 'the walk found regions drawn over each other')
+  assert.deepEqual(problems, [], 'the walk found a region drawn over another, cut or wider than its place')
   assert.deepEqual(app.pageErrors.map(String), [], 'the page threw')
 })

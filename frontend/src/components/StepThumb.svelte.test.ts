@@ -36,6 +36,7 @@ describe('StepThumb', () => {
       const before = t.img()!.src
       t.fail()
       expect(t.img()).not.toBeNull() // still waiting, not given up
+      expect(t.img()!.classList.contains('waiting')).toBe(true) // out of sight, no broken-image mark
       vi.advanceTimersByTime(6_000) // five tries: half a minute of asking
       flushSync()
       expect(t.img()!.src).not.toBe(before) // asked again
@@ -43,6 +44,7 @@ describe('StepThumb', () => {
     t.img()!.dispatchEvent(new Event('load'))
     flushSync()
     expect(t.img()).not.toBeNull()
+    expect(t.img()!.classList.contains('waiting')).toBe(false)
   })
   it('gives up after a bounded wait', () => {
     const t = render()
