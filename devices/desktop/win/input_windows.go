@@ -99,25 +99,26 @@ func (h hands) Disarm() {
 	}
 }
 
+// click presses and releases button n times at p, all at once (clicks: a
+// double click stays one however late the thread runs); robotgo's one
+// event at a time if SendInput takes none of them, and a release if it
+// took a press without its release.
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {
 		return err
 	}
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			if err := d.inj.sleep(ctx, desktop.DoubleGap); err != nil {
-				return err
+	return d.inj.run(ctx, func() {
+		d.inj.placeLocked()
+		switch sent := clicks(button, n); {
+		case sent == 0:
+			for range n {
+				d.inj.toggle(button, true)
+				d.inj.toggle(button, false)
 			}
-		}
-		if err := d.inj.run(ctx, func() {
-			d.inj.placeLocked()
-			d.inj.toggle(button, true)
+		case sent%2 == 1:
 			d.inj.toggle(button, false)
-		}); err != nil {
-			return err
 		}
-	}
-	return nil
+	})
 }
 
 func (d *Driver) press(ctx context.Context, p image.Point, hold time.Duration) error {
