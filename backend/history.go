@@ -151,6 +151,7 @@ type reportStep struct {
 	Ms       int64
 	Frame    template.URL // data: URL of the frame before the action
 	Marker   *marker
+	Alt      string // the picture's words for a reader that cannot see it
 	At       time.Time
 }
 
@@ -199,8 +200,10 @@ type PastAct struct {
 	Region  *engine.Region `json:"region,omitempty"`
 	N       int            `json:"n,omitempty"`
 	// Asked is what the run had asked when the person answered, allowed,
-	// denied or let it keep going (engine.PersonAct.Asked).
-	Asked *engine.Request `json:"asked,omitempty"`
+	// denied or let it keep going (engine.PersonAct.Asked); a confirmation's
+	// holds the screen it was decided on (Asked.Frame), of Screen's size.
+	Asked  *engine.Request `json:"asked,omitempty"`
+	Screen action.Size     `json:"screen,omitzero"`
 }
 
 // stateActs are the person's commands recorded only as the state change
@@ -243,7 +246,11 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 		case engine.EntryPlan:
 			thought = e.Thought
 		case engine.EntryPerson:
-			d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N, Asked: e.Request})
+			a := PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N, Asked: e.Request}
+			if e.Request != nil && e.Request.Frame != "" {
+				a.Screen = screen
+			}
+			d.Acts = append(d.Acts, a)
 		case engine.EntryState:
 			if stateActs[e.By] {
 				d.Acts = append(d.Acts, PastAct{At: e.T, Command: e.By})
@@ -303,9 +310,9 @@ func ExportReportIn(dataDir, id, lang string) (string, error) {
 	for _, st := range run.Steps {
 		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Thought: st.Thought,
 			Action: st.Action.String(), Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
-			Marker: markerFor(st.Action, st.Screen), At: st.At})
+			Marker: markerFor(st.Action, st.Screen), Alt: fmt.Sprintf("%s %d", w.ScreenBefore, st.N), At: st.At})
 	}
-	data.Rows = reportRows(data.Steps, run.Acts, w)
+	data.Rows = reportRows(data.Steps, run.Acts, w, dir)
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, data); err != nil {
 		return "", err
@@ -359,6 +366,7 @@ main{max-width:980px;margin:0 auto;padding:20px}
 code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-radius:4px}
 .fail{color:#d6454f}
 .act{background:#fff8e8;border:1px solid #ecd9a8;border-left:4px solid #c98a0b;border-radius:10px;padding:8px 12px;margin-bottom:12px}
+.act.shown{display:grid;grid-template-columns:220px 1fr;gap:16px;padding:12px}
 </style></head><body>
 <header><h1>{{.Run.Goal}}</h1>{{if .Run.FirstGoal}}<div class="meta">{{.W.FirstGoal}} {{.Run.FirstGoal}}</div>{{end}}
 <div class="meta">{{.W.Device}} {{.Run.Device}} · {{.W.Started}} {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Steps1}}{{if .Settings}}{{if .Settings.Model}} · {{.W.Model}} {{.Settings.Model}}{{end}}{{end}} · {{.W.Made}} {{.Made.Format "2006-01-02 15:04"}} {{.W.ByTandem}}</div></header>
@@ -366,11 +374,11 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 {{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{$.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if $.Reason}}: {{$.Reason}}{{end}}
 {{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="meta">{{$.Totals}}</div></div>{{end}}
-{{range .Rows}}{{with .Act}}<section class="act"><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Target}} {{.Target}}{{end}}{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
-<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="{{$.W.ScreenBefore}} {{.N}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>
+{{range .Rows}}{{with .Act}}<section class="act{{if .Frame}} shown{{end}}">{{if .Frame}}{{template "shot" .}}{{end}}<div><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Target}} {{.Target}}{{end}}{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
+{{template "shot" .}}
 <div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}{{$.W.ByPerson}}{{else}}{{$.W.ByAgent}}{{end}} · {{.Ms}} ms</div>
 {{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
 <code>{{.Action}}</code>{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
 {{else}}<p>{{$.W.NoSteps}}</p>{{end}}
 </main></body></html>
-`))
+{{define "shot"}}<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="{{.Alt}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>{{end}}`))

@@ -1,7 +1,12 @@
 package backend
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"html"
+	"image"
+	"image/jpeg"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,5 +117,64 @@ func TestHistoryAndReportShowThePersonsActs(t *testing.T) {
 	}
 	if strings.Count(html, `class="act"`) != 7 {
 		t.Errorf("the report has %d person rows, want 7", strings.Count(html, `class="act"`))
+	}
+}
+
+// TestAConfirmationShowsTheScreenItWasDecidedOn: the person allowed or
+// denied on the dialog's picture; History and the report show that picture
+// with the act, the action drawn on it. A denied action is no step, so
+// without it the report named a button on a screen it never showed.
+func TestAConfirmationShowsTheScreenItWasDecidedOn(t *testing.T) {
+	data := t.TempDir()
+	t0 := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	pay := action.Action{Type: action.Tap, X: 540, Y: 2179}
+	writeRecord(t, data, "r1", []engine.Entry{
+		{T: at(0), Kind: "start", ID: "r1", Goal: "buy earbuds", Device: "phone-1"},
+		{T: at(1), Kind: "observe", Call: 1, Frame: "frames/00001.jpg", Screen: action.Size{W: 1080, H: 2400}},
+		{T: at(2), Kind: "plan", Call: 1, Thought: "Pay.", Actions: []action.Action{pay}},
+		{T: at(3), Kind: "person", Command: "deny", Action: &pay, Text: "too dear", Request: &engine.Request{
+			Kind: engine.AskConfirm, Action: &pay, Label: "Pay ¥99", Why: &engine.Why{By: "word", Detail: "pay"}, Frame: "frames/00001.jpg"}},
+		{T: at(4), Kind: "end", End: &engine.Result{State: engine.Stopped, Reason: "stopped by the person"}},
+	})
+	checkout := image.NewRGBA(image.Rect(0, 0, 108, 240))
+	for i := range checkout.Pix {
+		checkout.Pix[i] = 200
+	}
+	var jpg bytes.Buffer
+	if err := jpeg.Encode(&jpg, checkout, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(data, "r1", "frames"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "r1", "frames", "00001.jpg"), jpg.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	d, err := ReadRun(data, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Acts) != 1 || d.Acts[0].Asked == nil || d.Acts[0].Asked.Frame != "frames/00001.jpg" || d.Acts[0].Screen != (action.Size{W: 1080, H: 2400}) {
+		t.Fatalf("History's denial: %+v, want its screen frames/00001.jpg, 1080x2400", d.Acts)
+	}
+	path, err := ExportReport(data, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(path)
+	page := string(raw)
+	start := strings.Index(page, `<section class="act`)
+	if start < 0 {
+		t.Fatal("the report has no row for the denial")
+	}
+	row := page[start:]
+	row = html.UnescapeString(row[:strings.Index(row, "</section>")]) // the template writes + as &#43;
+	if !strings.Contains(row, "Denied") || !strings.Contains(row, `<img src="data:image/jpeg;base64,`+base64.StdEncoding.EncodeToString(jpg.Bytes())+`"`) {
+		t.Errorf("the denial's row does not show the screen it was decided on: %.300s", row)
+	}
+	if !strings.Contains(row, "<ellipse") {
+		t.Errorf("the denial's picture does not mark the tap: %.300s", row)
 	}
 }

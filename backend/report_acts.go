@@ -2,6 +2,7 @@ package backend
 
 import (
 	"fmt"
+	"html/template"
 	"sort"
 	"time"
 
@@ -26,11 +27,16 @@ type reportAct struct {
 	// Asked is what the run had asked, when the act answered it (the
 	// question, the error the person let it go on after).
 	Asked string
+	// Frame is the screen a confirmation was decided on, with the action
+	// drawn on it (Marker), as the dialog showed it.
+	Frame  template.URL
+	Marker *marker
+	Alt    string
 }
 
 // reportRows interleaves steps and acts by time; at the same time, the act
-// comes first (it caused what followed).
-func reportRows(steps []reportStep, acts []PastAct, w reportWords) []reportRow {
+// comes first (it caused what followed). dir is the run's, for the frames.
+func reportRows(steps []reportStep, acts []PastAct, w reportWords, dir string) []reportRow {
 	rows := make([]reportRow, 0, len(steps)+len(acts))
 	for i := range acts {
 		a := acts[i]
@@ -48,6 +54,12 @@ func reportRows(steps []reportStep, acts []PastAct, w reportWords) []reportRow {
 		// An answer to a confirmation names the element, as the dialog did.
 		if a.Asked != nil && a.Asked.Kind == engine.AskConfirm && a.Asked.Label != "" {
 			ra.Target = w.target(a.Asked.Label)
+		}
+		if a.Asked != nil && a.Asked.Frame != "" {
+			ra.Frame, ra.Alt = inlineFrame(dir, a.Asked.Frame), ra.What+" "+ra.Target
+			if a.Asked.Action != nil && a.Screen.W > 0 {
+				ra.Marker = markerFor(*a.Asked.Action, a.Screen)
+			}
 		}
 		rows = append(rows, reportRow{Act: ra})
 	}

@@ -341,10 +341,15 @@ func stopped(code string) Result {
 }
 
 // asked is the request a person's answer or resume replied to, as the act
-// records it: what was asked and why, without the screen (the request's own
-// entry has it).
+// records it: what was asked and why. A confirmation keeps its screen, the
+// picture the person allowed or denied on (the Steps list, History and the
+// report show it with the act: a denied action is no step, and its screen
+// would be shown nowhere else); for anything else the request's own entry
+// has it.
 func asked(r Request) *Request {
-	r.Frame = ""
+	if r.Kind != AskConfirm {
+		r.Frame = ""
+	}
 	return &r
 }
 

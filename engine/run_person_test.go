@@ -145,8 +145,13 @@ func TestSensitiveDenyThenConfirm(t *testing.T) {
 			continue
 		}
 		answers = append(answers, p.Command)
-		if p.Asked == nil || p.Asked.Kind != AskConfirm || p.Asked.Label != req.Label || p.Asked.Why == nil || p.Asked.Frame != "" {
-			t.Errorf("the person's %s keeps %+v of what was asked, want its kind, label %q and rule, without the screen", p.Command, p.Asked, req.Label)
+		// And the screen it was decided on, the dialog's picture: a denied
+		// action is no step, and its screen would be nowhere else.
+		if p.Asked == nil || p.Asked.Kind != AskConfirm || p.Asked.Label != req.Label || p.Asked.Why == nil || p.Asked.Frame == "" {
+			t.Errorf("the person's %s keeps %+v of what was asked, want its kind, label %q, rule and screen", p.Command, p.Asked, req.Label)
+		}
+		if p.Command == "deny" && p.Asked != nil && p.Asked.Frame != req.Frame {
+			t.Errorf("the denial keeps the screen %q, the dialog showed %q", p.Asked.Frame, req.Frame)
 		}
 	}
 	if strings.Join(answers, " ") != "deny confirm" {

@@ -210,6 +210,15 @@ test('Pay waits for the person: denied is told to the model, allowed goes ahead'
   assert.ok(answers.some((a) => /Denied: Press “Pay ¥99” — “too expensive”/.test(a)), `the denial: ${answers}`)
   assert.ok(answers.some((a) => /Allowed: Press “Pay ¥99”/.test(a)), `the Allow: ${answers}`)
   assert.ok(answers.every((a) => !/\(\d+, \d+\)/.test(a)), `no answer names a point: ${answers}`)
+  // Each answer shows the screen it was decided on, the checkout with the
+  // tap marked: a denied tap is no step, and its screen is nowhere else.
+  await page.waitForFunction(() => {
+    const acts = document.querySelectorAll('[data-testid="person-act"][data-command="deny"], [data-testid="person-act"][data-command="confirm"]')
+    return acts.length === 2 && [...acts].every((a) => {
+      const img = a.querySelector('[data-testid="step-thumb"] img')
+      return img && img.complete && img.naturalWidth > 0 && a.querySelector('[data-testid="step-thumb"] circle')
+    })
+  }, null, { timeout: 15_000 })
 })
 
 test('a rate-limited model call says why it is slow, then the task goes on', async () => {
@@ -411,8 +420,21 @@ test('history lists the runs and exports a report that opens', async () => {
   assert.ok(acts.some((a) => /Allowed Press “Pay ¥99”/.test(a)), `the Allow: ${acts}`)
   assert.ok(acts.every((a) => !/had stopped/.test(a)), `no answer reads as a stop: ${acts}`)
   assert.ok(acts.every((a) => /by the person/.test(a)))
+  // Each answer shows the checkout it was decided on, the tap marked.
+  const shown = await pay.locator('section.act').evaluateAll((els) => els.filter((e) => /Press “Pay ¥99”/.test(e.textContent))
+    .map((e) => { const img = e.querySelector('.shot img'); return !!img && img.complete && img.naturalWidth > 0 && !!e.querySelector('.shot ellipse') }))
+  assert.deepEqual(shown, [true, true], 'the denial and the Allow each show their screen')
   await pay.screenshot({ path: join(artifactsDir, 'report-person.png'), fullPage: true })
   await pay.close()
+  // So does History's step view.
+  await page.getByTestId('past-run').filter({ hasText: 'Buy the item in the shop' }).locator('[data-testid^="view-"]').click()
+  await page.waitForFunction(() => {
+    const acts = document.querySelectorAll('[data-testid="history-act"][data-command="deny"], [data-testid="history-act"][data-command="confirm"]')
+    return acts.length === 2 && [...acts].every((a) => {
+      const img = a.querySelector('[data-testid="step-thumb"] img')
+      return img && img.complete && img.naturalWidth > 0
+    })
+  }, null, { timeout: 15_000 })
   await page.keyboard.press('Escape')
 })
 

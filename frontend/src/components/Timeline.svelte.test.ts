@@ -46,6 +46,22 @@ describe('the Steps list', () => {
     expect(acts[0]).toContain('Answered — “blue”')
     expect(acts[1]).toContain('Changed the goal — “buy two”')
   })
+  it('shows an allow or a deny on the screen it was decided on, the action marked', () => {
+    store.frames = { url: 'http://127.0.0.1:1/frames/', token: 't' }
+    store.devices = [{ id: 'p1', kind: 'phone', state: 'device', screen: { w: 1080, h: 2400 } } as (typeof store.devices)[number]]
+    const pay = { type: 'tap', x: 540, y: 2179 } as const
+    const el = render([
+      { command: 'deny', text: 'too dear', action: pay, asked: { kind: 'confirm', message: 'tap needs your confirmation', action: pay, label: 'Pay ¥99', frame: 'frames/00003.jpg' } },
+      { command: 'answer', text: 'blue', asked: { kind: 'question', message: 'Which colour?' } },
+    ])
+    const [deny, answer] = [...el.querySelectorAll('[data-testid="person-act"]')]
+    expect(deny.querySelector('[data-testid="step-thumb"] img')?.getAttribute('src')).toBe('http://127.0.0.1:1/frames/r1/frames/00003.jpg?token=t')
+    expect(deny.querySelector('svg circle')?.getAttribute('cx')).toBe('540')
+    expect(deny.textContent).toContain('Denied: Press “Pay ¥99”')
+    expect(answer.querySelector('[data-testid="step-thumb"]')).toBeNull()
+    store.frames = null
+    store.devices = []
+  })
   it('words a graceful stop in Chinese', () => {
     i18n.lang = 'zh-CN'
     const el = render([{ command: 'stop_gracefully', n: 1 }], { reason: 'stopped gracefully', why: { code: 'stopped_gracefully' } })

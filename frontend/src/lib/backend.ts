@@ -184,6 +184,8 @@ export interface PastAct {
   n?: number
   /** what the run had asked when the person answered or let it keep going */
   asked?: Request
+  /** the size of a confirmation's screen (asked.frame), to mark its action on */
+  screen?: { w: number; h: number }
 }
 
 export interface RunDetail {

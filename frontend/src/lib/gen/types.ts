@@ -191,6 +191,7 @@ export interface PastAct {
   region?: Region
   n?: number
   asked?: Request
+  screen?: Size
 }
 
 /** backend.PastStep */
