@@ -102,13 +102,16 @@ func glide(p image.Point) {
 	}
 }
 
-// clicks presses and releases button n times with one SendInput, every
-// event stamped with the same time. Windows (and Wine) makes a double click
-// of two clicks whose stamps are within the double-click time, so the
-// clicks are a double click however late this thread runs between its
-// events: two calls 60 ms apart came more than 500 ms apart beside six CPU
-// burners under Wine, and the app saw two single clicks. It returns how
-// many of the 2n events went in (none: another thread blocks input).
+// clicks presses and releases button n times with one SendInput, the
+// events stamped a millisecond apart from now. Windows (and Wine) makes a
+// double click of two clicks whose stamps are within the double-click time,
+// so the clicks are a double click however late this thread runs between
+// its events: two calls 60 ms apart came more than 500 ms apart beside six
+// CPU burners under Wine, and the app saw two single clicks. The stamps
+// differ: an app that counts clicks itself takes a press stamped as the
+// last one for that press seen again (Chromium's ui/events/event.cc,
+// MouseEvent::GetRepeatCount). It returns how many of the 2n events went
+// in (none: another thread blocks input).
 //
 // MOUSEINPUT's time: "The time stamp for the event, in milliseconds. If
 // this parameter is 0, the system will provide its own time stamp."
@@ -123,8 +126,12 @@ func clicks(button string, n int) int {
 	}
 	now, _, _ := procGetTickCount.Call()
 	in := make([]mouseInput, 0, 2*n)
-	for range n {
-		in = append(in, mouseInput{Flags: down, Time: uint32(now)}, mouseInput{Flags: up, Time: uint32(now)})
+	for i := range 2 * n {
+		f := down
+		if i%2 == 1 {
+			f = up
+		}
+		in = append(in, mouseInput{Flags: f, Time: uint32(now) + uint32(i)})
 	}
 	r, _, _ := procSendInput.Call(uintptr(len(in)), uintptr(unsafe.Pointer(&in[0])), unsafe.Sizeof(in[0]))
 	return int(r)

@@ -24,6 +24,7 @@ import (
 var (
 	user32               = windows.NewLazySystemDLL("user32.dll")
 	procGetMessageW      = user32.NewProc("GetMessageW")
+	procGetMessageTime   = user32.NewProc("GetMessageTime")
 	procKeybdEvent       = user32.NewProc("keybd_event")
 	kernel32             = windows.NewLazySystemDLL("kernel32.dll")
 	gdi32                = windows.NewLazySystemDLL("gdi32.dll")
@@ -75,6 +76,7 @@ type Record struct {
 	Msg  uint32
 	X, Y int // client coordinates of mouse messages
 	W    uintptr
+	T    uint32 // the message's time stamp (GetMessageTime), ms
 }
 
 // Window is a test window; Rect is where it is on the screen.
@@ -132,7 +134,8 @@ func wndProc(hwnd, m, wp, lp uintptr) uintptr {
 		return 0
 	case WMKeyDown, WMChar, WMLButtonDown, WMLButtonUp, WMLButtonDbl, WMRButtonDown, WMRButtonUp, WMMouseWheel:
 		if w != nil {
-			w.add(Record{Msg: uint32(m), X: int(int16(lp & 0xFFFF)), Y: int(int16(lp >> 16 & 0xFFFF)), W: wp})
+			t, _, _ := procGetMessageTime.Call()
+			w.add(Record{Msg: uint32(m), X: int(int16(lp & 0xFFFF)), Y: int(int16(lp >> 16 & 0xFFFF)), W: wp, T: uint32(t)})
 		}
 	}
 	r, _, _ := procDefWindowProcW.Call(hwnd, m, wp, lp)
