@@ -103,6 +103,15 @@ test('a new person walks through the window', async () => {
   await page.getByTestId('settings-save').click()
   await page.getByTestId('profile-Scripted model').waitFor()
   await look('04-settings-saved')
+  // The list of models keeps to its column: its "In use" mark and the
+  // Add a model menu end before the model's form begins.
+  const spill = await page.evaluate(() => {
+    const form = document.querySelector('[data-testid="settings-dialog"] .edit').getBoundingClientRect()
+    return [...document.querySelectorAll('[data-testid="settings-dialog"] .profiles li > *')]
+      .filter((e) => e.getBoundingClientRect().right > form.left - 4)
+      .map((e) => `${e.textContent.trim().slice(0, 20)} ends at ${Math.round(e.getBoundingClientRect().right)}, the form begins at ${Math.round(form.left)}`)
+  })
+  assert.deepEqual(spill, [], 'the models list runs into the form')
   await page.keyboard.press('Escape')
 
   // The virtual phone, and a run paused while the model thinks.
