@@ -551,9 +551,9 @@ test('the Chinese UI has no untranslated strings', async () => {
   await down.waitFor({ timeout: 60_000 })
   assert.equal(await down.innerText(), '模型服务（http://127.0.0.1:9/v1）没有响应：请启动它，或在“设置 → 模型”中检查接口地址，然后继续。')
   assert.equal(await page.getByTestId('request-hint').count(), 0, 'no hint for the agent while the model server is down')
+  await shot('run-zh-model-down.png') // as the person sees it, before the check below blanks the message
   await down.evaluate((el) => (el.textContent = ''))
   problems.push(...(await untranslated(page, english)).map((p) => `model down: ${p}`))
-  await shot('run-zh-model-down.png')
   await page.getByTestId('request-stop').click()
   await page.getByTestId('run-state').getByText('已停止').waitFor()
   problems.push(...(await reasonsInEnglish(page)).map((p) => `stopped: ${p}`))
