@@ -4,6 +4,7 @@ package win
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"time"
 
@@ -100,25 +101,26 @@ func (h hands) Disarm() {
 }
 
 // click presses and releases button n times at p, all at once (clicks: a
-// double click stays one however late the thread runs); robotgo's one
-// event at a time if SendInput takes none of them, and a release if it
-// took a press without its release.
+// double click stays one however late the thread runs). Events Windows did
+// not take (another thread blocks input) are an error, never a click that
+// seemed to land; a press taken without its release is released.
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {
 		return err
 	}
-	return d.inj.run(ctx, func() {
+	sent := 0
+	if err := d.inj.run(ctx, func() {
 		d.inj.placeLocked()
-		switch sent := clicks(button, n); {
-		case sent == 0:
-			for range n {
-				d.inj.toggle(button, true)
-				d.inj.toggle(button, false)
-			}
-		case sent%2 == 1:
+		if sent = clicks(button, n); sent%2 == 1 {
 			d.inj.toggle(button, false)
 		}
-	})
+	}); err != nil {
+		return err
+	}
+	if sent != 2*n {
+		return fmt.Errorf("send input: Windows took %d of the click's %d events", sent, 2*n)
+	}
+	return nil
 }
 
 func (d *Driver) press(ctx context.Context, p image.Point, hold time.Duration) error {
