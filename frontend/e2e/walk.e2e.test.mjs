@@ -71,6 +71,22 @@ async function look(name) {
     const status = document.querySelector('[data-testid="controls"] .txt')
     if (status && (status.scrollWidth > status.clientWidth + 1 || status.scrollHeight > status.clientHeight + 1))
       out.push(`the control bar cuts "${status.textContent}"`)
+    // The welcome card shows its frame whole: in a short window what does
+    // not fit scrolls inside it, and no line is cut at the card's edge
+    // with nothing to say there is more.
+    const welcome = document.querySelector('[data-testid="welcome"]')
+    if (welcome && welcome.getClientRects().length) {
+      const card = welcome.getBoundingClientRect()
+      for (let a = welcome.parentElement; a && a !== document.body; a = a.parentElement) {
+        const clip = a.getBoundingClientRect()
+        if (getComputedStyle(a).overflowY !== 'visible' && card.bottom > clip.bottom + 0.5)
+          out.push(`the welcome card is cut ${Math.round(card.bottom - clip.bottom)}px short by ${a.tagName.toLowerCase()}.${[...a.classList].join('.')}`)
+      }
+      const cols = welcome.querySelector('[data-testid="welcome-cols"]')
+      const fades = (e) => (getComputedStyle(e).webkitMaskImage || getComputedStyle(e).maskImage || 'none') !== 'none'
+      if (cols && cols.scrollTop + cols.clientHeight < cols.scrollHeight - 1 && !fades(cols))
+        out.push(`the welcome card hides ${cols.scrollHeight - cols.clientHeight}px below its edge without a fade`)
+    }
     // No picture shows as a broken one (a step's frame the record has not
     // written yet is asked for again, out of sight).
     for (const img of document.querySelectorAll('img'))
