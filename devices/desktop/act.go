@@ -17,7 +17,6 @@ const (
 	DefaultLongPress = 800 * time.Millisecond
 	DefaultDrag      = 400 * time.Millisecond
 	DragStep         = 16 * time.Millisecond // one intermediate move per frame
-	DoubleGap        = 60 * time.Millisecond // well inside every desktop's double-click time
 )
 
 // Hands are a desktop driver's own input primitives, in screen pixels, and

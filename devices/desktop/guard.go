@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 )
 
 // injector is a driver's hands and guard: whether the agent may drive,
@@ -37,6 +38,9 @@ type injector struct {
 	// Without RECORD: what was already held when the guard armed.
 	baseBtn uint16
 	baseKey [32]byte
+	// after is the clock the agent's waits use (time.After unless a test
+	// makes this process wake late, as a busy machine does).
+	after func(time.Duration) <-chan time.Time
 	// took latches a takeover and signals it; s.mu is held.
 	took func(why string)
 }
@@ -49,6 +53,7 @@ func (j *injector) init(s *xserver, paste chord) {
 	j.haltCh = make(chan struct{})
 	j.held = map[byte]bool{}
 	j.paste = paste
+	j.after = time.After
 }
 
 // run performs one injection f unless the agent has been halted. Before it
@@ -94,12 +99,24 @@ func (j *injector) button(ctx context.Context, b string, down bool) error {
 
 // toggleLocked presses or releases button n; s.mu is held.
 func (j *injector) toggleLocked(n byte, down bool) error {
+	if err := j.toggleAfterLocked(n, down, 0).Check(); err != nil {
+		return fmt.Errorf("send input: %w", err)
+	}
+	return nil
+}
+
+// toggleAfterLocked sends the press or release of button n, for the server
+// to make delay ms after it reads it, and returns without waiting for it;
+// s.mu is held.
+func (j *injector) toggleAfterLocked(n byte, down bool, delay int) xtest.FakeInputCookie {
+	typ := byte(xproto.ButtonRelease)
 	if down {
 		j.held[n] = true
-		return j.s.fakeLocked(xproto.ButtonPress, n)
+		typ = xproto.ButtonPress
+	} else {
+		delete(j.held, n)
 	}
-	delete(j.held, n)
-	return j.s.fakeLocked(xproto.ButtonRelease, n)
+	return j.s.sendFakeLocked(typ, n, uint32(delay))
 }
 
 // releaseAll lets go of the buttons the agent holds, even after a halt: a
@@ -116,10 +133,8 @@ func (j *injector) releaseAll() {
 // sleep waits d, returning early with the halt or ctx error.
 func (j *injector) sleep(ctx context.Context, d time.Duration) error {
 	h := j.haltChan()
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-j.after(d):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/jezek/xgb/xproto"
+	"github.com/jezek/xgb/xtest"
 
 	"tandem/engine/action"
 	"tandem/engine/device"
@@ -110,23 +111,34 @@ func (h hands) Disarm() {
 	}
 }
 
+// click clicks button n times at p. Every click goes to the X server in
+// one go, each press after the first asking XTEST to wait a millisecond
+// (the request's delay, which the server keeps by holding this client's
+// requests until then: xserver Xext/xtest.c, ProcXTestFakeInput). So the
+// server spaces them, 1 ms and distinct timestamps apart (Chromium takes
+// two presses with one timestamp for one press: ui/events/event.cc,
+// IsRepeatedClickTimes), and however late this process runs on a busy
+// machine, a double tap stays inside every double-click time; a wait here
+// between the clicks made two single clicks when the process woke late.
+// The person's hand cannot come between them either: the guard checked
+// it just before, and the server takes no other input for the clicks' 1 ms.
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {
 		return err
 	}
-	for i := 0; i < n; i++ {
-		if i > 0 {
-			if err := d.inj.sleep(ctx, DoubleGap); err != nil {
-				return err
-			}
+	var sent []xtest.FakeInputCookie
+	if err := d.inj.run(ctx, func() error {
+		for i := range n {
+			sent = append(sent, d.inj.toggleAfterLocked(buttons[button], true, min(i, 1)),
+				d.inj.toggleAfterLocked(buttons[button], false, 0))
 		}
-		if err := d.inj.run(ctx, func() error {
-			if err := d.inj.toggleLocked(buttons[button], true); err != nil {
-				return err
-			}
-			return d.inj.toggleLocked(buttons[button], false)
-		}); err != nil {
-			return err
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, c := range sent {
+		if err := c.Check(); err != nil {
+			return fmt.Errorf("send input: %w", err)
 		}
 	}
 	return nil

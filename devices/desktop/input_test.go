@@ -442,3 +442,27 @@ func gapFree(evs []pageEvent, from, to int) bool {
 	}
 	return true
 }
+
+// TestDoubleTapIsOneDoubleClickHoweverLateItRuns: a double tap is one
+// double click even when this process wakes late from every wait, as on a
+// machine too busy to run it on time. Here each wait ends a second late,
+// past Chromium's double-click time (ui::kDoubleClickTimeMs, 500 ms): a
+// driver that waited between its two clicks made two single clicks.
+func TestDoubleTapIsOneDoubleClickHoweverLateItRuns(t *testing.T) {
+	p := page(t)
+	d := open(t, Options{})
+	d.inj.s.mu.Lock()
+	d.inj.after = func(w time.Duration) <-chan time.Time { return time.After(w + time.Second) }
+	d.inj.s.mu.Unlock()
+	p.reset()
+	do(t, d, action.Action{Type: action.DoubleTap, X: 901, Y: 450})
+	evs := p.waitFor(t, "two mouseups and a dblclick, or two clicks", func(evs []pageEvent) bool {
+		return len(ofType(evs, "mouseup")) >= 2 && (len(ofType(evs, "dblclick")) >= 1 || len(ofType(evs, "click")) >= 2)
+	})
+	if es := ofType(evs, "dblclick"); len(es) != 1 || !at(es[0], 901, 450) {
+		t.Errorf("want one dblclick at (901,450), got %v in %v", es, evs)
+	}
+	if es := ofType(evs, "mousedown"); len(es) != 2 || es[1].T <= es[0].T {
+		t.Errorf("want two mousedowns, the second later: %v", es)
+	}
+}

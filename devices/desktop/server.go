@@ -241,9 +241,15 @@ func (s *xserver) warpLocked(p image.Point) (bool, error) {
 
 // fakeLocked injects one key or button event through XTEST.
 func (s *xserver) fakeLocked(typ, detail byte) error {
-	s.expectLocked(&expected{typ: typ, detail: detail})
-	if err := xtest.FakeInputChecked(s.c, typ, detail, 0, s.root, 0, 0, 0).Check(); err != nil {
+	if err := s.sendFakeLocked(typ, detail, 0).Check(); err != nil {
 		return fmt.Errorf("send input: %w", err)
 	}
 	return nil
+}
+
+// sendFakeLocked sends one key or button event through XTEST, for the
+// server to make delay ms after it reads the request, without waiting.
+func (s *xserver) sendFakeLocked(typ, detail byte, delay uint32) xtest.FakeInputCookie {
+	s.expectLocked(&expected{typ: typ, detail: detail})
+	return xtest.FakeInputChecked(s.c, typ, detail, delay, s.root, 0, 0, 0)
 }
