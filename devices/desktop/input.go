@@ -120,8 +120,9 @@ func (h hands) Disarm() {
 // IsRepeatedClickTimes), and however late this process runs on a busy
 // machine, a double tap stays inside every double-click time; a wait here
 // between the clicks made two single clicks when the process woke late.
-// The person's hand cannot come between them either: the guard checked
-// it just before, and the server takes no other input for the clicks' 1 ms.
+// The guard checks the person's hand once, before the first click; the
+// person has that millisecond to come between the clicks, where the wait
+// gave them 60 ms (and the guard looked again before the second).
 func (d *Driver) click(ctx context.Context, p image.Point, button string, n int) error {
 	if err := d.inj.move(ctx, p); err != nil {
 		return err
