@@ -60,6 +60,19 @@ async function look(name) {
         if ((ox === 'auto' || ox === 'scroll') && el.scrollWidth > el.clientWidth + 1)
           out.push(`${n}: ${el.tagName.toLowerCase()}.${[...el.classList].join('.')} is ${el.scrollWidth - el.clientWidth}px too narrow`)
       }
+    // A box that scrolls up and down hides more than a sliver (a
+    // scrollbar for a few pixels is a row cut for nothing), and one that
+    // hides lines below says so with a fade at its foot.
+    const fades = (e) => (getComputedStyle(e).webkitMaskImage || getComputedStyle(e).maskImage || 'none') !== 'none'
+    for (const [n, region] of boxes.map(([n]) => [n, document.querySelector(sel[n])]))
+      for (const el of [region, ...region.querySelectorAll('*')]) {
+        const oy = getComputedStyle(el).overflowY
+        const hidden = el.scrollHeight - el.clientHeight
+        if ((oy !== 'auto' && oy !== 'scroll') || hidden <= 1) continue
+        const what = `${el.tagName.toLowerCase()}.${[...el.classList].filter((c) => !c.startsWith('svelte-')).join('.')}`
+        if (hidden < 16) out.push(`${n}: ${what} scrolls for ${hidden}px`)
+        if (el.scrollTop + el.clientHeight < el.scrollHeight - 1 && !fades(el)) out.push(`${n}: ${what} hides ${el.scrollHeight - el.scrollTop - el.clientHeight}px below its edge without a fade`)
+      }
     // A panel's heading keeps each of its parts whole: none squeezed into
     // the next (its icon gone, its name run into the label beside it).
     for (const h of document.querySelectorAll('.panel > header'))
@@ -83,7 +96,6 @@ async function look(name) {
           out.push(`the welcome card is cut ${Math.round(card.bottom - clip.bottom)}px short by ${a.tagName.toLowerCase()}.${[...a.classList].join('.')}`)
       }
       const cols = welcome.querySelector('[data-testid="welcome-cols"]')
-      const fades = (e) => (getComputedStyle(e).webkitMaskImage || getComputedStyle(e).maskImage || 'none') !== 'none'
       if (cols && cols.scrollTop + cols.clientHeight < cols.scrollHeight - 1 && !fades(cols))
         out.push(`the welcome card hides ${cols.scrollHeight - cols.clientHeight}px below its edge without a fade`)
     }
@@ -139,6 +151,18 @@ test('a new person walks through the window', async () => {
   await page.getByTestId('step').nth(1).waitFor({ timeout: 30_000 })
   await page.getByTestId('thinking').waitFor({ timeout: 30_000 })
   await look('05-running')
+  // The window made taller and shorter again mid-run: the Steps list keeps
+  // its newest row in sight (it stayed where it was, and the newest row
+  // went below the edge).
+  const atFoot = () => {
+    const l = document.querySelector('[data-testid="timeline"] ol.steps')
+    return l.scrollHeight > l.clientHeight + 20 && l.scrollTop + l.clientHeight >= l.scrollHeight - 2
+  }
+  await page.waitForFunction(atFoot, null, { timeout: 5_000 })
+  await page.setViewportSize({ width: 1280, height: 900 })
+  await page.waitForFunction(() => document.querySelector('[data-testid="timeline"] ol.steps').clientHeight > 300)
+  await page.setViewportSize({ width: 960, height: 640 })
+  await page.waitForFunction(atFoot, null, { timeout: 5_000 }).catch(() => assert.fail('the Steps list left its newest row below the edge when the window got shorter'))
   await page.getByTestId('ctl-pause').click()
   await state('Paused')
   await page.getByTestId('pause-panel').waitFor()
