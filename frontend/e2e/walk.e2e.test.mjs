@@ -64,11 +64,12 @@ async function look(name) {
     // scrollbar for a few pixels is a row cut for nothing), and one that
     // hides lines below says so with a fade at its foot.
     const fades = (e) => (getComputedStyle(e).webkitMaskImage || getComputedStyle(e).maskImage || 'none') !== 'none'
-    for (const [n, region] of boxes.map(([n]) => [n, document.querySelector(sel[n])]))
+    const dialogs = [...document.querySelectorAll('[role="dialog"]')].map((d) => [`dialog "${d.getAttribute('aria-label') || d.querySelector('h2,h3')?.textContent?.trim() || ''}"`, d])
+    for (const [n, region] of [...boxes.map(([n]) => [n, document.querySelector(sel[n])]), ...dialogs])
       for (const el of [region, ...region.querySelectorAll('*')]) {
         const oy = getComputedStyle(el).overflowY
         const hidden = el.scrollHeight - el.clientHeight
-        if ((oy !== 'auto' && oy !== 'scroll') || hidden <= 1) continue
+        if ((oy !== 'auto' && oy !== 'scroll') || hidden <= 1 || el.tagName === 'TEXTAREA') continue
         const what = `${el.tagName.toLowerCase()}.${[...el.classList].filter((c) => !c.startsWith('svelte-')).join('.')}`
         if (hidden < 16) out.push(`${n}: ${what} scrolls for ${hidden}px`)
         if (el.scrollTop + el.clientHeight < el.scrollHeight - 1 && !fades(el)) out.push(`${n}: ${what} hides ${el.scrollHeight - el.scrollTop - el.clientHeight}px below its edge without a fade`)

@@ -13,8 +13,6 @@ const tap = (x: number) => ({ type: 'tap', x, y: 100 })
 
 let app: Record<string, unknown> | null = null
 beforeEach(() => {
-  // jsdom lays nothing out: the panel's fade (lib/more.ts) has no size to watch.
-  vi.stubGlobal('ResizeObserver', class { observe() {} unobserve() {} disconnect() {} })
   store.selected = 'p1'
   store.runs = {
     p1: fromSnapshot({ id: 'r1', device: 'p1', goal: 'open the shop', state: 'Paused', seq: 1,
@@ -28,7 +26,6 @@ afterEach(() => {
   app = null
   document.body.innerHTML = ''
   vi.restoreAllMocks()
-  vi.unstubAllGlobals()
 })
 
 function render() {

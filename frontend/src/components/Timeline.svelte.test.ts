@@ -9,12 +9,6 @@ import { fromSnapshot, type PersonAct } from '../lib/events'
 import { i18n } from '../lib/i18n.svelte'
 import { store } from '../lib/store.svelte'
 
-// jsdom lays nothing out: the list has no size to keep its foot in sight at.
-globalThis.ResizeObserver ??= class {
-  observe() {}
-  unobserve() {}
-  disconnect() {}
-}
 
 let app: Record<string, unknown> | null = null
 afterEach(() => {

@@ -1,9 +1,8 @@
 // A box that scrolls shows when it holds more than it shows below: its foot
 // fades (app.css, [data-more]), so that a line cut at its edge reads as
-// "scroll for more" rather than as a broken panel. For the boxes a person
-// would not think to scroll: the welcome card and the pause panel in a
-// short window. (Lists that are read by scrolling, such as the Steps list,
-// go without.)
+// "scroll for more" rather than as a broken panel: the welcome card and the
+// pause panel in a short window, a dialog's body, History's lists. (The
+// Steps list goes without: it follows its newest row, at its foot.)
 
 /** A Svelte attachment: keeps el's data-more true while el hides content below. */
 export function moreBelow(el: HTMLElement): () => void {
