@@ -7,6 +7,8 @@ import (
 	"image"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
@@ -361,4 +363,64 @@ func inspectorPage(ctx context.Context, t *testing.T, base string) string {
 		case <-time.After(200 * time.Millisecond): // polling the server until it lists the page
 		}
 	}
+}
+
+// TestWindowShowsTheGoalWhole: in the production window a run of 40 steps
+// (its Steps list long, scrolled to its foot) shows the run's goal on its
+// whole line under the Steps heading, as read from the screen: the
+// heading's bottom border and the goal's are a line's height apart.
+// Before, WebKitGTK shrank the goal's line to give the long list more room
+// (a flex column's parts shrink by their size, and the list's was its 40
+// cards): the goal showed the top half of its words. A query of the page
+// saw it whole (the query lays the page out again), so the screen is read.
+func TestWindowShowsTheGoalWhole(t *testing.T) {
+	w := startBenchWindow(t, false, 40)
+	var rows []int
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		img, _ := captureScreen(w.d)
+		if img != nil {
+			rows = lineRows(img, w.d.Width, w.d.Height)
+			if len(rows) >= 2 && rows[1]-rows[0] >= 30 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(300 * time.Millisecond) // reading the screen until the list has settled
+	}
+	if img, raw := captureScreen(w.d); img != nil {
+		_ = os.MkdirAll(filepath.Join("..", "test-artifacts"), 0o755)
+		_ = os.WriteFile(filepath.Join("..", "test-artifacts", "window-goal-cut.png"), raw, 0o644)
+	}
+	t.Fatalf("the Steps panel's borders below its heading's words, top down, at rows %v: the goal's line (between the first two) is under 30 px high (test-artifacts/window-goal-cut.png)", rows)
+}
+
+// lineRows finds the Steps panel (the right column's box) and returns the
+// rows where a border crosses it below its heading's words (the heading's
+// own border first), top down, just inside its left edge.
+func lineRows(img image.Image, width, height int) []int {
+	isLine := func(x, y int) bool {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return near8(r>>8, 0xe3) && near8(g>>8, 0xe6) && near8(b>>8, 0xec)
+	}
+	// The panel's left border, on the heading's row.
+	y0 := height * 11 / 100
+	left := -1
+	for x := width * 70 / 100; x < width*80/100; x++ {
+		if isLine(x, y0) {
+			left = x
+			break
+		}
+	}
+	if left < 0 {
+		return nil
+	}
+	var rows []int
+	for y := y0; y < height*30/100; y++ {
+		if isLine(left+5, y) && (len(rows) == 0 || rows[len(rows)-1] < y-1) {
+			rows = append(rows, y)
+		}
+	}
+	return rows
 }
