@@ -25,6 +25,6 @@ export function moreBelow(el: HTMLElement): () => void {
 }
 
 /** Whether el, a scrolling box, hides content below what it shows. */
-export function hidesBelow(el: { scrollTop: number; clientHeight: number; scrollHeight: number }): boolean {
+function hidesBelow(el: { scrollTop: number; clientHeight: number; scrollHeight: number }): boolean {
   return el.scrollTop + el.clientHeight < el.scrollHeight - 1
 }
