@@ -31,6 +31,9 @@ async function look(name) {
   const { page } = app
   mkdirSync(artifactsDir, { recursive: true })
   await page.screenshot({ path: join(artifactsDir, `walk-${name}.png`) })
+  // What is measured is a frame as drawn: the page's own adjustments to a
+  // change (a ResizeObserver's, which run before the paint) are made.
+  await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done()))))
   const found = await page.evaluate(() => {
     const sel = {
       devices: '[data-testid="devices"]',
