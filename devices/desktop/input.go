@@ -139,6 +139,12 @@ func (d *Driver) click(ctx context.Context, p image.Point, button string, n int)
 	}
 	for _, c := range sent {
 		if err := c.Check(); err != nil {
+			// A press the server took without its release must not stay
+			// down under the person's hand (a release of a button not down
+			// does nothing).
+			d.inj.s.mu.Lock()
+			_ = d.inj.toggleLocked(buttons[button], false)
+			d.inj.s.mu.Unlock()
 			return fmt.Errorf("send input: %w", err)
 		}
 	}
