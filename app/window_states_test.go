@@ -172,7 +172,12 @@ func (s *stateShooter) await(what string, ok func(image.Image) bool) {
 		}
 		time.Sleep(150 * time.Millisecond) // polling the screen until the condition holds
 	}
-	s.t.Fatalf("timed out waiting for %s\n%s", what, s.logs.String())
+	// What the window showed instead, for whoever reads the failure.
+	if _, raw := s.capture(); raw != nil {
+		_ = os.MkdirAll(filepath.Join("..", "test-artifacts"), 0o755)
+		_ = os.WriteFile(filepath.Join("..", "test-artifacts", "window-await-failed.png"), raw, 0o644)
+	}
+	s.t.Fatalf("timed out waiting for %s (the screen then: test-artifacts/window-await-failed.png)\n%s", what, s.logs.String())
 }
 
 // shoot waits until the screen settles (consecutive captures differ in
