@@ -9,7 +9,6 @@ import { fromSnapshot, type PersonAct } from '../lib/events'
 import { i18n } from '../lib/i18n.svelte'
 import { store } from '../lib/store.svelte'
 
-
 let app: Record<string, unknown> | null = null
 afterEach(() => {
   if (app) unmount(app)
