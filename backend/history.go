@@ -147,6 +147,7 @@ type reportStep struct {
 	ByPerson bool
 	Thought  string
 	Action   string
+	Target   string // the words on what it pressed (PastStep.Target)
 	Result   string
 	Ms       int64
 	Frame    template.URL // data: URL of the frame before the action
@@ -182,6 +183,9 @@ type PastStep struct {
 	Action   action.Action `json:"action"`
 	Result   string        `json:"result"`
 	Ms       int64         `json:"ms"`
+	// Target is what a person read on the element the agent's action hit
+	// (engine.StepEvent.Target).
+	Target string `json:"target,omitempty"`
 	// Frame is the recorded screen before the action (a path inside the
 	// run's directory, served by the frames server); Screen its device size.
 	Frame  string      `json:"frame,omitempty"`
@@ -260,7 +264,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 				continue
 			}
 			st := PastStep{N: len(d.Steps) + 1, ByPerson: e.Kind == engine.EntryManual, Action: *e.Action,
-				Result: e.Result, Ms: e.Ms, Frame: frame, Screen: screen, At: e.T}
+				Result: e.Result, Ms: e.Ms, Target: e.Target, Frame: frame, Screen: screen, At: e.T}
 			if e.Kind == engine.EntryManual {
 				st.Frame = e.Before
 				if st.Result == "" {
@@ -309,7 +313,7 @@ func ExportReportIn(dataDir, id, lang string) (string, error) {
 	}
 	for _, st := range run.Steps {
 		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Thought: st.Thought,
-			Action: st.Action.String(), Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
+			Action: st.Action.String(), Target: st.Target, Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
 			Marker: markerFor(st.Action, st.Screen), Alt: fmt.Sprintf("%s %d", w.ScreenBefore, st.N), At: st.At})
 	}
 	data.Rows = reportRows(data.Steps, run.Acts, w, dir)
@@ -378,7 +382,7 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 {{template "shot" .}}
 <div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}{{$.W.ByPerson}}{{else}}{{$.W.ByAgent}}{{end}} · {{.Ms}} ms</div>
 {{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
-<code>{{.Action}}</code>{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
+<code>{{.Action}}</code>{{if .Target}} “{{.Target}}”{{end}}{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
 {{else}}<p>{{$.W.NoSteps}}</p>{{end}}
 </main></body></html>
 {{define "shot"}}<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="{{.Alt}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>{{end}}`))

@@ -49,7 +49,12 @@ func (d *screenDevice) Do(_ context.Context, a action.Action) error {
 }
 
 func (d *screenDevice) Capabilities() device.Capabilities {
-	return device.Capabilities{Actions: []action.Type{action.Tap, action.Swipe, action.Key}}
+	return device.Capabilities{Actions: []action.Type{action.Tap, action.Swipe, action.Key}, UITree: true}
+}
+
+// UITree names the button the recorded run taps.
+func (d *screenDevice) UITree(context.Context) ([]byte, error) {
+	return []byte(`<hierarchy><node text="" bounds="[0,0][200,400]"><node text="加一" resource-id="counter:id/plus" bounds="[50,150][150,250]"/></node></hierarchy>`), nil
 }
 func (d *screenDevice) Close() error { return nil }
 
@@ -82,7 +87,7 @@ func recordRun(t *testing.T, dataDir string) string {
 			{Thought: "The +1 button is in the middle.", Actions: []action.Action{{Type: action.Tap, X: 100, Y: 200}}},
 			{Thought: "The counter changed.", Actions: []action.Action{{Type: action.Finish, Summary: "Counter is now 1.", Success: &yes}}},
 		}},
-		Settings: engine.Settings{Stability: engine.StabilityConfig{Interval: 10 * time.Millisecond, Max: 200 * time.Millisecond}},
+		Settings: engine.Settings{UITree: true, Stability: engine.StabilityConfig{Interval: 10 * time.Millisecond, Max: 200 * time.Millisecond}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +130,7 @@ func TestPastRunsAndReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(b)
-	for _, want := range []string{"把计数器加一", "button is in the middle.", "tap(100,200)", "data:image/jpeg;base64,", "Counter is now 1.", "<ellipse cx=\"50\" cy=\"50\""} {
+	for _, want := range []string{"把计数器加一", "button is in the middle.", "tap(100,200)</code> “加一”", "data:image/jpeg;base64,", "Counter is now 1.", "<ellipse cx=\"50\" cy=\"50\""} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -144,7 +149,7 @@ func TestReadRunStepByStep(t *testing.T) {
 	}
 	st := d.Steps[0]
 	if st.N != 1 || st.ByPerson || st.Thought != "The +1 button is in the middle." || st.Action.Type != action.Tap ||
-		st.Result != "ok" || st.Screen.W == 0 || st.Frame == "" {
+		st.Target != "加一" || st.Result != "ok" || st.Screen.W == 0 || st.Frame == "" {
 		t.Fatalf("step %+v", st)
 	}
 	if _, err := os.Stat(filepath.Join(data, id, st.Frame)); err != nil {

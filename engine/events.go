@@ -130,6 +130,10 @@ type StepEvent struct {
 	Result   string        `json:"result"` // "ok" or what went wrong
 	Ms       int64         `json:"ms"`
 	ByPerson bool          `json:"by_person,omitempty"`
+	// Target is what a person read on the element a pointed action hit
+	// (Element.Shown), when the screen it was chosen on named one: the UI
+	// says "Tap “+1”" rather than where.
+	Target string `json:"target,omitempty"`
 	// Call is the model call that chose the action (0 for the person's).
 	Call int `json:"call,omitempty"`
 	// Thought is what the model said of the call, on the call's first

@@ -207,8 +207,12 @@ func (l *loopState) recordAction(res *actResult) {
 		result = res.err.Error()
 	}
 	l.setResult(result)
-	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms})
-	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: result, Ms: res.ms,
+	target := ""
+	if l.currentEl != nil {
+		target = l.currentEl.Shown
+	}
+	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms, Target: target})
+	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: result, Ms: res.ms, Target: target,
 		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached, Thought: l.callThought}})
 	l.callThought = ""
 	l.callUsage, l.callSalvaged, l.callCached = nil, "", false

@@ -379,7 +379,7 @@ func (s *stepsRead) read(e Entry) {
 			return
 		}
 		s.agent = e.N
-		st := StepEvent{N: s.agent + s.person, Action: *e.Action, Result: e.Result, Ms: e.Ms, Call: e.Call, Frame: s.frames[e.Call]}
+		st := StepEvent{N: s.agent + s.person, Action: *e.Action, Result: e.Result, Ms: e.Ms, Call: e.Call, Frame: s.frames[e.Call], Target: e.Target}
 		if p, ok := s.plans[e.Call]; ok && !s.costed[e.Call] {
 			st.Usage, st.Salvaged, st.Cached, st.Thought = p.Usage, p.Salvaged, p.Cached, p.Thought
 		}

@@ -123,6 +123,7 @@ type Entry struct {
 	Ms     int64          `json:"ms,omitempty"`
 	Stable *bool          `json:"stable,omitempty"`
 	Diff   float64        `json:"diff,omitempty"`
+	Target string         `json:"target,omitempty"` // action: StepEvent.Target
 
 	// note, request, person
 	Text    string   `json:"text,omitempty"`

@@ -171,6 +171,10 @@ test('a new person walks through the window', async () => {
   await state('Paused')
   await page.getByTestId('pause-panel').waitFor()
   await look('06-paused')
+  // What was done reads as what was pressed, by the words on it.
+  const done = await page.locator('[data-testid="pause-panel"] li.done').allInnerTexts()
+  assert.ok(done.some((t) => t.includes('tap “+1”')) && !done.some((t) => /\(\d+, \d+\)/.test(t)),
+    `the pause panel's Done list names what was pressed: ${done.join(' | ')}`)
 
   // Take over from the pause panel, then hand back with a note.
   await page.getByTestId('pause-doit').click()

@@ -101,6 +101,18 @@ describe('PausePanel', () => {
     await p.continueRun()
     expect(p.calls).toEqual(['resume'])
   })
+  it('a step says what it pressed by the words on it, where the screen named them', () => {
+    const r = store.runs.p1
+    store.runs = { p1: { ...r,
+      steps: [{ n: 1, action: { type: 'tap', x: 759, y: 1200 }, result: 'ok', ms: 80, target: '+1' },
+        { n: 2, action: { type: 'tap', x: 40, y: 90 }, result: 'ok', ms: 70 }],
+      plan: { todo: [{ action: { type: 'tap', x: 540, y: 2100 }, status: 'current',
+        element: { label: 'Pay ¥99 com.tandem.shop:id/pay', shown: 'Pay ¥99', bounds: { x1: 300, y1: 2000, x2: 780, y2: 2200 } } }] } } }
+    render()
+    const texts = (sel: string) => [...document.querySelectorAll(sel)].map((e) => e.textContent!.trim())
+    expect(texts('li.done')).toEqual(['tap “+1”', 'tap (40, 90)'])
+    expect(texts('li.cur')).toEqual(['tap “Pay ¥99”'])
+  })
   it('a refused edit keeps the run paused, and the goal is not sent without its steps', async () => {
     const p = render()
     p.spies.editPending.mockImplementation(async () => (p.calls.push('pending refused'), false))

@@ -169,6 +169,8 @@ export interface PastStep {
   action: Action
   result: string
   ms: number
+  /** the words on the element the agent's action hit (StepEvent.target) */
+  target?: string
   frame?: string
   screen: { w: number; h: number }
   at?: string

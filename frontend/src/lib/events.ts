@@ -63,6 +63,8 @@ export interface StepEvent {
   result: string
   ms: number
   by_person?: boolean
+  /** the words on the element a pointed action hit, when the screen named one */
+  target?: string
   thought?: string
   /** the model call that chose it (0 or absent: the person's) */
   call?: number
@@ -511,6 +513,16 @@ export function targetLabel(a: Action | undefined, todo: TodoItem[]): string {
 export function actionWords(a: Action, marked: boolean): string {
   if (!['tap', 'double_tap', 'right_click', 'long_press', 'swipe', 'drag', 'scroll'].includes(a.type)) return describe(a)
   return sentence(i18n.t(marked ? 'request.actMarked' : 'request.actOnScreen', { act: i18n.t(`act.${a.type}` as Key) }))
+}
+
+/**
+ * describeOn renders an action as describe does, but a point the screen
+ * named is said by its words (target: what a person read on the element it
+ * hit, engine.StepEvent.Target): tap “+1”, not tap (759, 1200).
+ */
+export function describeOn(a: Action, target: string | undefined): string {
+  if (!target || !['tap', 'double_tap', 'right_click', 'long_press'].includes(a.type)) return describe(a)
+  return i18n.t('act.on', { act: i18n.t(`act.${a.type}` as Key), target })
 }
 
 /** describe renders an action for people, in the timeline and dialogs. */

@@ -27,4 +27,16 @@ describe('tileLine', () => {
   it('shows the goal while planning without a wait', () => {
     expect(tileLine(planning(null))).toBe('buy milk')
   })
+
+  it('says what a step pressed by the words on it, in the person’s language', () => {
+    const run: RunView = { ...planning(null), state: 'Done',
+      steps: [{ n: 1, action: { type: 'tap', x: 759, y: 1200 }, result: 'ok', ms: 80, target: '+1' }] }
+    expect(tileLine(run)).toBe('tap “+1”')
+    i18n.lang = 'zh-CN'
+    expect(tileLine(run)).toBe('点击“+1”')
+    i18n.lang = 'en'
+    const acting: RunView = { ...planning(null), state: 'Acting',
+      plan: { todo: [{ action: { type: 'long_press', x: 5, y: 6 }, status: 'current', element: { label: 'Notes id/n', shown: 'Notes', bounds: { x1: 0, y1: 0, x2: 9, y2: 9 } } }] } }
+    expect(tileLine(acting)).toBe('long press “Notes”')
+  })
 })

@@ -202,6 +202,7 @@ export interface PastStep {
   action: Action
   result: string
   ms: number
+  target?: string
   frame?: string
   screen: Size
   at: string
@@ -421,6 +422,7 @@ export interface StepEvent {
   result: string
   ms: number
   by_person?: boolean
+  target?: string
   call?: number
   thought?: string
   frame?: string
