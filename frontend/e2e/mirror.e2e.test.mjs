@@ -180,3 +180,66 @@ test('a window without an H.264 decoder gets pictures and is told why', async ()
     await app.stop()
   }
 })
+
+test('a picture that draws nothing is asked for again: the mirror never says Live over a blank, and shows the phone', async () => {
+  // The phone's screen holds still: screenrecord sends one picture, and no
+  // other comes until the screen changes.
+  shell('monkey -p com.tandem.counter -c android.intent.category.LAUNCHER 1')
+  const configDir = mkdtempSync(join(dir, 'cfg-'))
+  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
+  const app = await startApp({ adb, configDir, env: { TANDEM_SCRCPY_SERVER: '' } })
+  try {
+    const { page } = app
+    // WebKitGTK 2.50 draws nothing of a decoded picture when its conversion
+    // times out under load; play that: the first picture decoded is clear.
+    // Each animation frame notes a label saying Live over a clear mirror.
+    await page.addInitScript(() => {
+      const Real = window.VideoDecoder
+      let cleared = 0
+      window.VideoDecoder = class extends Real {
+        constructor(init) {
+          super({
+            ...init,
+            output: (f) => {
+              if (cleared++ > 0) return init.output(f)
+              const c = new OffscreenCanvas(f.displayWidth, f.displayHeight)
+              c.getContext('2d').clearRect(0, 0, c.width, c.height)
+              const clear = new VideoFrame(c, { timestamp: f.timestamp })
+              f.close()
+              init.output(clear)
+            },
+          })
+        }
+      }
+      window.liveOverBlank = []
+      const watch = () => {
+        const label = document.querySelector('[data-testid="mirror-path"]')
+        const canvas = document.querySelector('[data-testid="mirror-screen"] canvas')
+        if (label && canvas && canvas.width > 0 && /Live/.test(label.textContent)) {
+          const px = canvas.getContext('2d').getImageData(canvas.width >> 1, canvas.height >> 1, 1, 1).data
+          if (px[3] === 0) window.liveOverBlank.push(label.textContent.trim())
+        }
+        requestAnimationFrame(watch)
+      }
+      requestAnimationFrame(watch)
+    })
+    await page.reload()
+    await page.waitForFunction(() => !!window.go?.app?.RunsAPI)
+    await page.getByTestId(`device-${serial}`).click()
+    await page.locator('[data-testid="mirror-path"][data-path="screenrecord"]').waitFor({ timeout: 20_000 })
+    await until('the phone on the mirror', () => page.evaluate(() => {
+      const c = document.querySelector('[data-testid="mirror-screen"] canvas')
+      return c.width > 0 && c.getContext('2d').getImageData(c.width >> 1, c.height >> 1, 1, 1).data[3] > 0
+    }), 15_000).catch(async (e) => {
+      const label = await page.getByTestId('mirror-path').textContent()
+      throw new Error(`${e.message}; the label said “${label}”, the mirror was clear`)
+    })
+    assert.deepEqual(await page.evaluate(() => window.liveOverBlank.slice(0, 3)), [], 'the label said Live over a clear mirror')
+    assert.match(await page.getByTestId('mirror-path').textContent(), /^Live · screenrecord$/)
+    // The clear picture did come, and was asked for again.
+    assert.equal(await page.getByTestId('mirror-screen').getAttribute('data-undrawn'), '1')
+    assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})

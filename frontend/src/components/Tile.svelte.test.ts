@@ -37,8 +37,10 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] })
   vi.stubGlobal('WebSocket', FakeSocket)
   vi.stubGlobal('ResizeObserver', class { observe() {} unobserve() {} disconnect() {} })
-  // jsdom has no 2D canvas: the picture is not drawn here, only its state told.
-  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(null)
+  // jsdom has no 2D canvas: a stand-in whose every picture lands (an opaque
+  // pixel read back), so only the mirror's state is told here.
+  const ctx = { drawImage() {}, clearRect() {}, getImageData: () => ({ data: [0, 0, 0, 255] }) }
+  vi.spyOn(HTMLCanvasElement.prototype, 'getContext').mockReturnValue(ctx as unknown as CanvasRenderingContext2D)
   vi.stubGlobal('createImageBitmap', async () => ({ width: 1080, height: 2400, close() {} }))
   window.go = { app: { MirrorAPI: { TileURL: async () => 'ws://127.0.0.1:1/stream/x?token=t', TileClosed: async () => {} } } }
 })

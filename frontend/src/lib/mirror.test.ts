@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { fit, toDevice, toBox, PressTrack, wheelScroll, pictureAge } from './mirror'
+import { fit, toDevice, toBox, PressTrack, wheelScroll, pictureAge, copyPicture } from './mirror'
 
 const phone = { w: 1080, h: 2400 }
 
@@ -79,5 +79,34 @@ describe('pictureAge', () => {
     expect(pictureAge('connecting', 1000, 43_500)).toBe(42)
     expect(pictureAge('lost', 1000, 1000)).toBe(0)
     expect(pictureAge('lost', 5000, 1000)).toBe(0) // a clock that stepped back
+  })
+})
+
+describe('copyPicture', () => {
+  // A context whose draws land from the nth on (0: never), as WebKitGTK's
+  // does when its conversion of a picture times out.
+  const ctx = (landsFrom: number) => {
+    let draws = 0
+    return {
+      get draws() { return draws },
+      drawImage() { draws++ },
+      getImageData() { return { data: [0, 0, 0, landsFrom > 0 && draws >= landsFrom ? 255 : 0] } },
+    }
+  }
+  const img = {} as CanvasImageSource
+  it('a picture that lands at once is drawn once', () => {
+    const c = ctx(1)
+    expect(copyPicture(c, img, 1080, 2400)).toBe(true)
+    expect(c.draws).toBe(1)
+  })
+  it('a draw that did nothing is tried again while the picture is open', () => {
+    const c = ctx(2)
+    expect(copyPicture(c, img, 1080, 2400)).toBe(true)
+    expect(c.draws).toBe(2)
+  })
+  it('a picture that never lands is said to have drawn nothing', () => {
+    const c = ctx(0)
+    expect(copyPicture(c, img, 1080, 2400)).toBe(false)
+    expect(c.draws).toBe(2)
   })
 })

@@ -105,3 +105,30 @@ export function pictureAge(status: 'idle' | 'connecting' | 'live' | 'lost', pict
   if (status === 'live' || pictureAt <= 0) return null
   return Math.max(0, Math.floor((now - pictureAt) / 1000))
 }
+
+/** The part of a 2D context copyPicture uses (a seam for tests). */
+export interface PictureContext {
+  drawImage(img: CanvasImageSource, x: number, y: number, w: number, h: number): void
+  getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> }
+}
+
+/**
+ * copyPicture copies a decoded picture into ctx's w x h canvas and says
+ * whether it landed, drawing it up to tries times while it is open. A
+ * device's picture is opaque, so a clear pixel read back means the draw did
+ * nothing. WebKitGTK 2.50 converts a VideoFrame for a canvas through a
+ * GStreamer pipeline that gives up after 200 ms and then draws nothing,
+ * silently (Source/WebCore/platform/graphics/gstreamer/
+ * GStreamerVideoFrameConverter.cpp, Pipeline::run; VideoFrameGStreamer.cpp,
+ * VideoFrame::draw): under load the mirror said Live over no picture until
+ * the phone's screen changed (issue 30, 1 restart in 50). Over an earlier
+ * picture a draw that did nothing leaves that picture, which stays the
+ * truth until the next one.
+ */
+export function copyPicture(ctx: PictureContext, img: CanvasImageSource, w: number, h: number, tries = 2): boolean {
+  for (let i = 0; i < tries; i++) {
+    ctx.drawImage(img, 0, 0, w, h)
+    if (ctx.getImageData(w >> 1, h >> 1, 1, 1).data[3] > 0) return true
+  }
+  return false
+}

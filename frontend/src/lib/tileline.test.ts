@@ -35,7 +35,7 @@ describe('tileLine', () => {
     i18n.lang = 'zh-CN'
     expect(tileLine(run)).toBe('点击“+1”')
     i18n.lang = 'en'
-    const acting: RunView = { ...planning(null), state: 'Acting',
+    const acting: RunView = { ...planning(null), state: 'Executing',
       plan: { todo: [{ action: { type: 'long_press', x: 5, y: 6 }, status: 'current', element: { label: 'Notes id/n', shown: 'Notes', bounds: { x1: 0, y1: 0, x2: 9, y2: 9 } } }] } }
     expect(tileLine(acting)).toBe('long press “Notes”')
   })
