@@ -181,7 +181,7 @@ test('a window without an H.264 decoder gets pictures and is told why', async ()
   }
 })
 
-test('a picture that draws nothing is asked for again: the mirror never says Live over a blank, and shows the phone', async () => {
+test('a picture that draws nothing is asked for again: the mirror never says Live over a blank or an old picture, and shows the phone', async () => {
   // The phone's screen holds still: screenrecord sends one picture, and no
   // other comes until the screen changes.
   shell('monkey -p com.tandem.counter -c android.intent.category.LAUNCHER 1')
@@ -191,17 +191,19 @@ test('a picture that draws nothing is asked for again: the mirror never says Liv
   try {
     const { page } = app
     // WebKitGTK 2.50 draws nothing of a decoded picture when its conversion
-    // times out under load; play that: the first picture decoded is clear.
-    // Each animation frame notes a label saying Live over a clear mirror.
+    // times out under load; play that: the first picture decoded is clear,
+    // and the next one after clearNext is set. Each animation frame notes a
+    // label saying Live over a clear mirror.
     await page.addInitScript(() => {
       const Real = window.VideoDecoder
-      let cleared = 0
+      window.clearNext = true
       window.VideoDecoder = class extends Real {
         constructor(init) {
           super({
             ...init,
             output: (f) => {
-              if (cleared++ > 0) return init.output(f)
+              if (!window.clearNext) return init.output(f)
+              window.clearNext = false
               const c = new OffscreenCanvas(f.displayWidth, f.displayHeight)
               c.getContext('2d').clearRect(0, 0, c.width, c.height)
               const clear = new VideoFrame(c, { timestamp: f.timestamp })
@@ -238,6 +240,23 @@ test('a picture that draws nothing is asked for again: the mirror never says Liv
     assert.match(await page.getByTestId('mirror-path').textContent(), /^Live · screenrecord$/)
     // The clear picture did come, and was asked for again.
     assert.equal(await page.getByTestId('mirror-screen').getAttribute('data-undrawn'), '1')
+
+    // A later picture that draws nothing: the mirror must not go on showing
+    // the screen before it.
+    const picture = () => page.evaluate(() => {
+      const c = document.querySelector('[data-testid="mirror-screen"] canvas')
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data
+      let h = 0
+      for (let i = 0; i < d.length; i += 4) h = (h * 31 + d[i] + 3 * d[i + 1] + 7 * d[i + 2]) >>> 0
+      return h
+    })
+    const before = await picture()
+    await page.evaluate(() => { window.clearNext = true })
+    shell('input tap 760 1200') // +1: the counter's number changes
+    await until('the mirror showing the tap’s change', async () => (await picture()) !== before, 15_000)
+    assert.equal(await page.evaluate(() => window.clearNext), false, 'no picture came after the tap')
+    assert.equal(await page.getByTestId('mirror-screen').getAttribute('data-undrawn'), '2')
+    assert.deepEqual(await page.evaluate(() => window.liveOverBlank.slice(0, 3)), [], 'the label said Live over a clear mirror')
     assert.deepEqual(app.pageErrors, [])
   } finally {
     await app.stop()

@@ -83,14 +83,17 @@ describe('pictureAge', () => {
 })
 
 describe('copyPicture', () => {
-  // A context whose draws land from the nth on (0: never), as WebKitGTK's
-  // does when its conversion of a picture times out.
+  // A canvas of one pixel that holds an earlier picture, and whose draws
+  // land from the nth on (0: never), as WebKitGTK's do when its conversion
+  // of a picture times out.
   const ctx = (landsFrom: number) => {
     let draws = 0
+    let alpha = 255
     return {
       get draws() { return draws },
-      drawImage() { draws++ },
-      getImageData() { return { data: [0, 0, 0, landsFrom > 0 && draws >= landsFrom ? 255 : 0] } },
+      clearRect() { alpha = 0 },
+      drawImage() { if (++draws >= landsFrom && landsFrom > 0) alpha = 255 },
+      getImageData() { return { data: [0, 0, 0, alpha] } },
     }
   }
   const img = {} as CanvasImageSource
@@ -104,7 +107,7 @@ describe('copyPicture', () => {
     expect(copyPicture(c, img, 1080, 2400)).toBe(true)
     expect(c.draws).toBe(2)
   })
-  it('a picture that never lands is said to have drawn nothing', () => {
+  it('a picture that never lands is said to have drawn nothing, over an earlier one too', () => {
     const c = ctx(0)
     expect(copyPicture(c, img, 1080, 2400)).toBe(false)
     expect(c.draws).toBe(2)

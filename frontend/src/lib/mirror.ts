@@ -108,27 +108,33 @@ export function pictureAge(status: 'idle' | 'connecting' | 'live' | 'lost', pict
 
 /** The part of a 2D context copyPicture uses (a seam for tests). */
 export interface PictureContext {
+  clearRect(x: number, y: number, w: number, h: number): void
   drawImage(img: CanvasImageSource, x: number, y: number, w: number, h: number): void
   getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> }
 }
 
 /**
  * copyPicture copies a decoded picture into ctx's w x h canvas and says
- * whether it landed, drawing it up to tries times while it is open. A
- * device's picture is opaque, so a clear pixel read back means the draw did
- * nothing. WebKitGTK 2.50 converts a VideoFrame for a canvas through a
+ * whether it landed, drawing it up to tries times while it is open. The
+ * pixel in the middle is cleared first and read back after: a device's
+ * picture is opaque, so a clear pixel means the draw did nothing, over an
+ * earlier picture too. WebKitGTK 2.50 converts a VideoFrame for a canvas through a
  * GStreamer pipeline that gives up after 200 ms and then draws nothing,
  * silently (Source/WebCore/platform/graphics/gstreamer/
  * GStreamerVideoFrameConverter.cpp, Pipeline::run; VideoFrameGStreamer.cpp,
  * VideoFrame::draw): under load the mirror said Live over no picture until
- * the phone's screen changed (issue 30, 1 restart in 50). Over an earlier
- * picture a draw that did nothing leaves that picture, which stays the
- * truth until the next one.
+ * the phone's screen changed (issue 30, 2 restarts in 230; the converter's
+ * "timeout expired" was in the log), and a later picture lost so would have
+ * left the one before it on screen, called live. A draw that did nothing
+ * leaves the earlier picture but that one pixel.
  */
 export function copyPicture(ctx: PictureContext, img: CanvasImageSource, w: number, h: number, tries = 2): boolean {
+  const x = w >> 1
+  const y = h >> 1
+  ctx.clearRect(x, y, 1, 1)
   for (let i = 0; i < tries; i++) {
     ctx.drawImage(img, 0, 0, w, h)
-    if (ctx.getImageData(w >> 1, h >> 1, 1, 1).data[3] > 0) return true
+    if (ctx.getImageData(x, y, 1, 1).data[3] > 0) return true
   }
   return false
 }
