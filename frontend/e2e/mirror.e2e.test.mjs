@@ -202,7 +202,7 @@ test('a picture that draws nothing is asked for again: the mirror never says Liv
           super({
             ...init,
             output: (f) => {
-              if (!window.clearNext) return init.output(f)
+              if (!window.clearNext && !window.clearAll) return init.output(f)
               window.clearNext = false
               const c = new OffscreenCanvas(f.displayWidth, f.displayHeight)
               c.getContext('2d').clearRect(0, 0, c.width, c.height)
@@ -257,6 +257,49 @@ test('a picture that draws nothing is asked for again: the mirror never says Liv
     assert.equal(await page.evaluate(() => window.clearNext), false, 'no picture came after the tap')
     assert.equal(await page.getByTestId('mirror-screen').getAttribute('data-undrawn'), '2')
     assert.deepEqual(await page.evaluate(() => window.liveOverBlank.slice(0, 3)), [], 'the label said Live over a clear mirror')
+    assert.deepEqual(app.pageErrors, [])
+  } finally {
+    await app.stop()
+  }
+})
+
+test('a window that draws no picture of the video gets screenshots, and says why', async () => {
+  const configDir = mkdtempSync(join(dir, 'cfg-'))
+  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
+  const app = await startApp({ adb, configDir, env: { TANDEM_SCRCPY_SERVER: '' } })
+  try {
+    const { page } = app
+    // Every decoded picture draws nothing, as a WebKitGTK that times out on
+    // each conversion would.
+    await page.addInitScript(() => {
+      const Real = window.VideoDecoder
+      window.VideoDecoder = class extends Real {
+        constructor(init) {
+          super({
+            ...init,
+            output: (f) => {
+              const c = new OffscreenCanvas(f.displayWidth, f.displayHeight)
+              c.getContext('2d').clearRect(0, 0, c.width, c.height)
+              const clear = new VideoFrame(c, { timestamp: f.timestamp })
+              f.close()
+              init.output(clear)
+            },
+          })
+        }
+      }
+    })
+    await page.reload()
+    await page.waitForFunction(() => !!window.go?.app?.RunsAPI)
+    await page.getByTestId(`device-${serial}`).click()
+    await page.locator('[data-testid="mirror-path"][data-path="screencap"]').waitFor({ timeout: 30_000 })
+    await until('the phone on the mirror', () => page.evaluate(() => {
+      const c = document.querySelector('[data-testid="mirror-screen"] canvas')
+      return c.width > 0 && c.getContext('2d').getImageData(c.width >> 1, c.height >> 1, 1, 1).data[3] > 0
+    }), 15_000)
+    assert.ok(Number(await page.getByTestId('mirror-screen').getAttribute('data-undrawn')) >= 3, 'three pictures drew nothing before the screenshots')
+    assert.match(await page.getByTestId('mirror-screen').textContent(), /drew no picture from the phone’s video, so it shows screenshots instead/)
+    mkdirSync(artifactsDir, { recursive: true })
+    await page.screenshot({ path: join(artifactsDir, 'e2e-mirror-undrawn.png') })
     assert.deepEqual(app.pageErrors, [])
   } finally {
     await app.stop()
