@@ -215,7 +215,7 @@ func (p *progress) print(e engine.Event) {
 		if e.Step.ByPerson {
 			who = " (by you)"
 		}
-		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, e.Step.Action, e.Step.Result, e.Step.Ms)
+		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, e.Step.What(), e.Step.Result, e.Step.Ms)
 	case engine.KindWaiting:
 		// A place in the model's queue (other runs' requests ahead) is
 		// printed as it changes; the time waited not every second, which

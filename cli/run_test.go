@@ -84,7 +84,7 @@ func TestRunDrivesVirtualPhone(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{"[Planning]", "thinking: Open the counter first.", "step 1: launch(Counter) -> ok",
-		"step 3: tap(", "usage: 4 calls", "Done success=true: The counter shows 2."} {
+		"step 3: tap(", `) “+1” -> ok`, "usage: 4 calls", "Done success=true: The counter shows 2."} {
 		if !strings.Contains(text, want) {
 			t.Fatalf("progress lacks %q:\n%s", want, text)
 		}

@@ -151,6 +151,15 @@ type StepEvent struct {
 	Cached   bool   `json:"cached,omitempty"`
 }
 
+// What is the step's action for a log line, with the words on what it
+// pressed when the screen named them: tap(759,1200) “+1”.
+func (s StepEvent) What() string {
+	if s.Target == "" {
+		return s.Action.String()
+	}
+	return s.Action.String() + " “" + s.Target + "”"
+}
+
 // TodoStatus is an item's place in the plan.
 type TodoStatus string
 

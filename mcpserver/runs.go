@@ -188,7 +188,7 @@ func (t *tools) progress(ctx context.Context, req *mcp.CallToolRequest, token an
 		who = " (by the person)"
 	}
 	_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(e.Step.N),
-		Message: fmt.Sprintf("step %d%s: %s → %s", e.Step.N, who, e.Step.Action, e.Step.Result)})
+		Message: fmt.Sprintf("step %d%s: %s → %s", e.Step.N, who, e.Step.What(), e.Step.Result)})
 }
 
 // runOut is run as the tools report it.

@@ -213,7 +213,8 @@ func TestRunTaskReportsEveryStep(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(progress) != o.Steps || !strings.Contains(progress[0], "step 1") {
+	// Each says what it pressed, by the words on it.
+	if len(progress) != o.Steps || !strings.Contains(progress[0], "step 1: tap(") || !strings.Contains(progress[0], ") “+1” → ok") {
 		t.Fatalf("progress %q for %d steps", progress, o.Steps)
 	}
 	d, err := r.b.RunSteps(o.ID)
