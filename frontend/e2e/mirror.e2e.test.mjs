@@ -298,6 +298,7 @@ test('a window that draws no picture of the video gets screenshots, and says why
     }), 15_000)
     assert.ok(Number(await page.getByTestId('mirror-screen').getAttribute('data-undrawn')) >= 3, 'three pictures drew nothing before the screenshots')
     assert.match(await page.getByTestId('mirror-screen').textContent(), /drew no picture from the phone’s video, so it shows screenshots instead/)
+    assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /drew no picture/, 'the label’s tooltip says the same')
     mkdirSync(artifactsDir, { recursive: true })
     await page.screenshot({ path: join(artifactsDir, 'e2e-mirror-undrawn.png') })
     assert.deepEqual(app.pageErrors, [])
