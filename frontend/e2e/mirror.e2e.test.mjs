@@ -181,58 +181,72 @@ test('a window without an H.264 decoder gets pictures and is told why', async ()
   }
 })
 
+/**
+ * openClearing starts the app on the phone with a window whose decoded
+ * pictures draw nothing, as WebKitGTK 2.50's do when its conversion of a
+ * frame times out under load: the first one and the next after clearNext
+ * is set, or every one (all). Each animation frame notes a label saying Live
+ * over a clear mirror (window.liveOverBlank).
+ */
+async function openClearing(all) {
+  const configDir = mkdtempSync(join(dir, 'cfg-'))
+  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
+  const app = await startApp({ adb, configDir, env: { TANDEM_SCRCPY_SERVER: '' } })
+  const { page } = app
+  await page.addInitScript((all) => {
+    const Real = window.VideoDecoder
+    window.clearNext = true
+    window.VideoDecoder = class extends Real {
+      constructor(init) {
+        super({
+          ...init,
+          output: (f) => {
+            if (!window.clearNext && !all) return init.output(f)
+            window.clearNext = false
+            const c = new OffscreenCanvas(f.displayWidth, f.displayHeight)
+            c.getContext('2d').clearRect(0, 0, c.width, c.height)
+            const clear = new VideoFrame(c, { timestamp: f.timestamp })
+            f.close()
+            init.output(clear)
+          },
+        })
+      }
+    }
+    window.liveOverBlank = []
+    const watch = () => {
+      const label = document.querySelector('[data-testid="mirror-path"]')
+      const canvas = document.querySelector('[data-testid="mirror-screen"] canvas')
+      if (label && canvas && canvas.width > 0 && /Live/.test(label.textContent)) {
+        const px = canvas.getContext('2d').getImageData(canvas.width >> 1, canvas.height >> 1, 1, 1).data
+        if (px[3] === 0) window.liveOverBlank.push(label.textContent.trim())
+      }
+      requestAnimationFrame(watch)
+    }
+    requestAnimationFrame(watch)
+  }, all)
+  await page.reload()
+  await page.waitForFunction(() => !!window.go?.app?.RunsAPI)
+  await page.getByTestId(`device-${serial}`).click()
+  return app
+}
+
+/** pictureShown says whether the mirror's canvas holds a picture at its middle. */
+function pictureShown(page) {
+  return page.evaluate(() => {
+    const c = document.querySelector('[data-testid="mirror-screen"] canvas')
+    return c.width > 0 && c.getContext('2d').getImageData(c.width >> 1, c.height >> 1, 1, 1).data[3] > 0
+  })
+}
+
 test('a picture that draws nothing is asked for again: the mirror never says Live over a blank or an old picture, and shows the phone', async () => {
   // The phone's screen holds still: screenrecord sends one picture, and no
   // other comes until the screen changes.
   shell('monkey -p com.tandem.counter -c android.intent.category.LAUNCHER 1')
-  const configDir = mkdtempSync(join(dir, 'cfg-'))
-  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
-  const app = await startApp({ adb, configDir, env: { TANDEM_SCRCPY_SERVER: '' } })
+  const app = await openClearing(false)
   try {
     const { page } = app
-    // WebKitGTK 2.50 draws nothing of a decoded picture when its conversion
-    // times out under load; play that: the first picture decoded is clear,
-    // and the next one after clearNext is set. Each animation frame notes a
-    // label saying Live over a clear mirror.
-    await page.addInitScript(() => {
-      const Real = window.VideoDecoder
-      window.clearNext = true
-      window.VideoDecoder = class extends Real {
-        constructor(init) {
-          super({
-            ...init,
-            output: (f) => {
-              if (!window.clearNext && !window.clearAll) return init.output(f)
-              window.clearNext = false
-              const c = new OffscreenCanvas(f.displayWidth, f.displayHeight)
-              c.getContext('2d').clearRect(0, 0, c.width, c.height)
-              const clear = new VideoFrame(c, { timestamp: f.timestamp })
-              f.close()
-              init.output(clear)
-            },
-          })
-        }
-      }
-      window.liveOverBlank = []
-      const watch = () => {
-        const label = document.querySelector('[data-testid="mirror-path"]')
-        const canvas = document.querySelector('[data-testid="mirror-screen"] canvas')
-        if (label && canvas && canvas.width > 0 && /Live/.test(label.textContent)) {
-          const px = canvas.getContext('2d').getImageData(canvas.width >> 1, canvas.height >> 1, 1, 1).data
-          if (px[3] === 0) window.liveOverBlank.push(label.textContent.trim())
-        }
-        requestAnimationFrame(watch)
-      }
-      requestAnimationFrame(watch)
-    })
-    await page.reload()
-    await page.waitForFunction(() => !!window.go?.app?.RunsAPI)
-    await page.getByTestId(`device-${serial}`).click()
     await page.locator('[data-testid="mirror-path"][data-path="screenrecord"]').waitFor({ timeout: 20_000 })
-    await until('the phone on the mirror', () => page.evaluate(() => {
-      const c = document.querySelector('[data-testid="mirror-screen"] canvas')
-      return c.width > 0 && c.getContext('2d').getImageData(c.width >> 1, c.height >> 1, 1, 1).data[3] > 0
-    }), 15_000).catch(async (e) => {
+    await until('the phone on the mirror', () => pictureShown(page), 15_000).catch(async (e) => {
       const label = await page.getByTestId('mirror-path').textContent()
       throw new Error(`${e.message}; the label said “${label}”, the mirror was clear`)
     })
@@ -264,38 +278,11 @@ test('a picture that draws nothing is asked for again: the mirror never says Liv
 })
 
 test('a window that draws no picture of the video gets screenshots, and says why', async () => {
-  const configDir = mkdtempSync(join(dir, 'cfg-'))
-  writeFileSync(join(configDir, 'settings.json'), JSON.stringify({ welcome_done: true }))
-  const app = await startApp({ adb, configDir, env: { TANDEM_SCRCPY_SERVER: '' } })
+  const app = await openClearing(true)
   try {
     const { page } = app
-    // Every decoded picture draws nothing, as a WebKitGTK that times out on
-    // each conversion would.
-    await page.addInitScript(() => {
-      const Real = window.VideoDecoder
-      window.VideoDecoder = class extends Real {
-        constructor(init) {
-          super({
-            ...init,
-            output: (f) => {
-              const c = new OffscreenCanvas(f.displayWidth, f.displayHeight)
-              c.getContext('2d').clearRect(0, 0, c.width, c.height)
-              const clear = new VideoFrame(c, { timestamp: f.timestamp })
-              f.close()
-              init.output(clear)
-            },
-          })
-        }
-      }
-    })
-    await page.reload()
-    await page.waitForFunction(() => !!window.go?.app?.RunsAPI)
-    await page.getByTestId(`device-${serial}`).click()
     await page.locator('[data-testid="mirror-path"][data-path="screencap"]').waitFor({ timeout: 30_000 })
-    await until('the phone on the mirror', () => page.evaluate(() => {
-      const c = document.querySelector('[data-testid="mirror-screen"] canvas')
-      return c.width > 0 && c.getContext('2d').getImageData(c.width >> 1, c.height >> 1, 1, 1).data[3] > 0
-    }), 15_000)
+    await until('the phone on the mirror', () => pictureShown(page), 15_000)
     assert.ok(Number(await page.getByTestId('mirror-screen').getAttribute('data-undrawn')) >= 3, 'three pictures drew nothing before the screenshots')
     assert.match(await page.getByTestId('mirror-screen').textContent(), /drew no picture from the phone’s video, so it shows screenshots instead/)
     assert.match(await page.getByTestId('mirror-path').getAttribute('title'), /drew no picture/, 'the label’s tooltip says the same')
