@@ -118,9 +118,9 @@ export interface PictureContext {
  * whether it landed, drawing it up to tries times while it is open. The
  * pixel in the middle is cleared first and read back after: a device's
  * picture is opaque, so a clear pixel means the draw did nothing, over an
- * earlier picture too. WebKitGTK 2.50 converts a VideoFrame for a canvas through a
- * GStreamer pipeline that gives up after 200 ms and then draws nothing,
- * silently (Source/WebCore/platform/graphics/gstreamer/
+ * earlier picture too. WebKitGTK 2.50 converts a VideoFrame for a canvas
+ * through a GStreamer pipeline that gives up after 200 ms and then draws
+ * nothing, silently (Source/WebCore/platform/graphics/gstreamer/
  * GStreamerVideoFrameConverter.cpp, Pipeline::run; VideoFrameGStreamer.cpp,
  * VideoFrame::draw): under load the mirror said Live over no picture until
  * the phone's screen changed (issue 30, 2 restarts in 230; the converter's
