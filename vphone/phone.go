@@ -270,7 +270,6 @@ func New(opts ...Option) (*Phone, error) {
 		opts: o, log: o.Logger, now: o.Now,
 		fonts:      render.NewFonts(o.FontPath, o.Logger),
 		fs:         newMemFS(o.Now),
-		m:          screens.New(screens.Config{Width: o.Width, Height: o.Height, AnimationFor: o.AnimationFor, CounterText: o.CounterText, CaptchaCode: o.CaptchaCode}, o.Now),
 		ime:        IMELatin,
 		imes:       map[string]bool{IMELatin: true},
 		settings:   map[string]string{},
@@ -281,7 +280,8 @@ func New(opts ...Option) (*Phone, error) {
 	}
 	p.settings["secure/default_input_method"] = IMELatin
 	p.settings["secure/enabled_input_methods"] = IMELatin
-	p.settings["system/screen_brightness"] = "102"
+	p.m = screens.New(screens.Config{Width: o.Width, Height: o.Height, AnimationFor: o.AnimationFor, CounterText: o.CounterText,
+		CaptchaCode: o.CaptchaCode, Settings: p.settings}, o.Now)
 	p.settings["global/adb_enabled"] = "1"
 	p.props = map[string]string{
 		"ro.product.name":                 o.Product,

@@ -55,7 +55,7 @@ func TestShellCommands(t *testing.T) {
 		{"pm filter", "pm list packages tandem.counter", "package:com.tandem.counter\n", "", 0},
 		{"grep -E -o", "dumpsys window | grep -E -o 'mCurrentFocus=[^ ]+ u0 [^}]+'", "mCurrentFocus=Window{7d0c9a1 u0 com.android.launcher3/com.android.launcher3.Launcher\n", "", 0},
 		{"grep no match", "echo abc | grep -i XYZ", "", "", 1},
-		{"grep -c", "pm list packages | grep -c tandem", "9\n", "", 0},
+		{"grep -c", "pm list packages | grep -c tandem", "15\n", "", 0},
 		{"focused app", "dumpsys window | grep mFocusedApp", "  mFocusedApp=ActivityRecord{5e6f7a8 u0 com.android.launcher3/.Launcher t12}\n", "", 0},
 		{"orientation", "dumpsys input | grep SurfaceOrientation", "      SurfaceOrientation: 0\n", "", 0},
 		{"settings ime", "settings get secure default_input_method", "com.android.inputmethod.latin/.LatinIME\n", "", 0},

@@ -39,7 +39,7 @@ func (m *Model) State(now time.Time) State {
 		Foreground: m.fg, Activity: m.Activity().Activity, Recents: m.screen == scrRecents,
 		Counter: m.counter, Note: m.note, Form: m.form,
 		ListScroll: int(float64(m.listScroll) * m.scale), ListSelected: m.listSelected,
-		DialogOpen: m.fg == PkgDialog && m.dialogOpen, WiFi: m.wifi, Bluetooth: m.bluetooth, Paid: m.paid,
+		DialogOpen: m.fg == PkgDialog && m.dialogOpen, WiFi: m.setting(keyWiFi) == "1", Bluetooth: m.setting(keyBluetooth) == "1", Paid: m.paid,
 		Username: m.username, LoggedIn: m.loggedIn, Animating: m.Animating(now), AnimTaps: m.animTaps,
 		GameScore: m.gameScore, Focus: m.focus, Version: m.version,
 	}

@@ -58,6 +58,10 @@ func builtinApps() []App {
 	}
 }
 
+// allApps are the launcher's apps: the built-in ones first, where every
+// earlier test finds them, then the chore apps.
+func allApps() []App { return append(builtinApps(), choreApps()...) }
+
 // SystemPackages are installed but have no launcher icon.
 func SystemPackages() []string {
 	return []string{"android", "com.android.systemui", "com.android.shell", "com.android.phone",

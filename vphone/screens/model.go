@@ -40,8 +40,7 @@ type Model struct {
 	listScroll   int // design pixels
 	listSelected int // 1-based, 0 = none
 	dialogOpen   bool
-	wifi         bool
-	bluetooth    bool
+	settingsPage string // the Settings app's page: "" the list, "display", "language"
 	paid         bool
 	username     string
 	captchaIn    string
@@ -55,6 +54,11 @@ type Model struct {
 	chatOpen     int
 	chatDraft    string
 	chatSent     map[int][]string
+	// chores are the chore apps by package; settings is the phone's
+	// settings store (namespace/key -> value), which the Settings app
+	// shows and changes.
+	chores   map[string]*recordsApp
+	settings map[string]string
 }
 
 // FormState is the Form app's fields.
@@ -69,15 +73,27 @@ type Config struct {
 	AnimationFor  time.Duration // how long the Animation app's ball moves
 	CounterText   int           // the Counter's text size
 	CaptchaCode   string        // the code the login screen's picture shows
+	// Settings is the phone's settings store, shared with its `settings`
+	// command (the caller holds one lock over both); nil: one of its own.
+	Settings map[string]string
 }
 
 // New is the phone's apps at their start: the launcher in front.
 func New(c Config, now func() time.Time) *Model {
-	return &Model{
+	m := &Model{
 		w: c.Width, h: c.Height, scale: float64(c.Width) / designW,
-		apps: builtinApps(), animFor: c.AnimationFor, digits: c.CounterText, now: now,
-		fg: PkgLauncher, wifi: true, captcha: c.CaptchaCode, chatOpen: -1, chatSent: map[int][]string{},
+		apps: allApps(), animFor: c.AnimationFor, digits: c.CounterText, now: now,
+		fg: PkgLauncher, captcha: c.CaptchaCode, chatOpen: -1, chatSent: map[int][]string{},
+		chores: map[string]*recordsApp{}, settings: c.Settings,
 	}
+	if m.settings == nil {
+		m.settings = map[string]string{}
+	}
+	m.initSettings()
+	for _, d := range choreDefs() {
+		m.chores[d.pkg] = newRecordsApp(d)
+	}
+	return m
 }
 
 func (m *Model) Changed() { m.version++ }
@@ -117,6 +133,11 @@ func (m *Model) Launch(pkg string) bool {
 		m.dialogOpen = true
 	case PkgChat:
 		m.chatOpen = -1
+	case PkgSettings:
+		m.settingsPage = ""
+	}
+	if a := m.chores[pkg]; a != nil {
+		a.scr, a.picker, a.confirm = "", "", false
 	}
 	if pkg != PkgLauncher {
 		m.touchRecent(pkg)
@@ -203,6 +224,10 @@ func (m *Model) Swipe(x1, y1, x2, y2 int) {
 	dy := int(float64(y1-y2) / m.scale)
 	if target.id == PkgList+":id/list" {
 		m.listScroll = clamp(m.listScroll+dy, 0, m.listMaxScroll())
+		m.Changed()
+	}
+	if a := m.chores[m.fg]; a != nil && target.id == a.def.pkg+":id/list" {
+		a.scroll = clamp(a.scroll+dy, 0, a.maxScroll(m))
 		m.Changed()
 	}
 }
@@ -299,6 +324,9 @@ func (m *Model) Back() {
 		m.dialogOpen = false
 	case m.fg == PkgChat && m.chatOpen >= 0:
 		m.chatOpen, m.focus = -1, ""
+	case m.chores[m.fg] != nil && m.chores[m.fg].back(m):
+	case m.fg == PkgSettings && m.settingsPage != "":
+		m.settingsPage = ""
 	case m.fg != PkgLauncher:
 		m.fg, m.screen, m.focus = PkgLauncher, scrMain, ""
 	default:

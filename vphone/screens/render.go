@@ -21,11 +21,11 @@ type canvas struct {
 func Paint(m *Model, fonts *render.Fonts) *image.RGBA {
 	c := &canvas{Canvas: &render.Canvas{Img: image.NewRGBA(image.Rect(0, 0, m.w, m.h)), Fonts: fonts, Scale: m.scale}, m: m}
 	c.Fill(c.Img.Bounds(), white)
-	if m.fg == PkgDialog && m.dialogOpen && m.screen != scrRecents {
+	if d := m.modal(); d != nil && m.screen != scrRecents {
 		c.drawTree(m.activityWindow())
 		c.statusBar()
 		c.Dim()
-		c.drawTree(m.dialogWindow())
+		c.drawTree(d)
 		return c.Img
 	}
 	c.drawTree(m.Window())

@@ -19,10 +19,21 @@ func (m *Model) Window() *node {
 	if m.screen == scrRecents {
 		return m.recentsScreen()
 	}
+	if d := m.modal(); d != nil {
+		return d
+	}
+	return m.activityWindow()
+}
+
+// modal is the dialog window open over the activity, if any.
+func (m *Model) modal() *node {
 	if m.fg == PkgDialog && m.dialogOpen {
 		return m.dialogWindow()
 	}
-	return m.activityWindow()
+	if a := m.chores[m.fg]; a != nil {
+		return a.modal(m)
+	}
+	return nil
 }
 
 func (m *Model) activityWindow() *node {
@@ -53,6 +64,9 @@ func (m *Model) activityWindow() *node {
 		}
 		return m.chatListScreen()
 	default:
+		if a := m.chores[m.fg]; a != nil {
+			return a.window(m)
+		}
 		return m.launcherScreen()
 	}
 }
@@ -238,33 +252,6 @@ func (m *Model) dialogWindow() *node {
 			onTap: func(m *Model, _, _ int) { m.dialogOpen = false }},
 	)
 	return win
-}
-
-func (m *Model) settingsScreen() *node {
-	a, _ := m.App(PkgSettings)
-	root, content := m.root(PkgSettings, white)
-	content.add(m.appBar(PkgSettings, "Settings", a.color))
-	list := &node{class: "androidx.recyclerview.widget.RecyclerView", id: PkgSettings + ":id/recycler_view", bounds: m.rc(0, 240, designW, 1400)}
-	content.add(list)
-	toggle := func(i int, id, title string, on *bool) {
-		t := 260 + i*180
-		row := &node{class: "android.widget.LinearLayout", bounds: m.rc(0, t, designW, t+170), look: lookRow, clickable: true, focusable: true,
-			onTap: func(m *Model, _, _ int) { *on = !*on }}
-		row.add(m.label("android:id/title", title, m.rc(60, t+40, 800, t+130), 48, textDark),
-			&node{class: "android.widget.Switch", id: PkgSettings + ":id/" + id, text: map[bool]string{true: "ON", false: "OFF"}[*on],
-				bounds: m.rc(860, t+45, 1020, t+125), look: lookSwitch, checkable: true, checked: *on, focusable: true, accent: a.color,
-				clickable: true, onTap: func(m *Model, _, _ int) { *on = !*on }})
-		list.add(row)
-	}
-	toggle(0, "wifi_switch", "Wi-Fi", &m.wifi)
-	toggle(1, "bluetooth_switch", "Bluetooth", &m.bluetooth)
-	for i, title := range []string{"Display", "Sound", "Storage", "About phone"} {
-		t := 260 + (i+2)*180
-		row := &node{class: "android.widget.LinearLayout", bounds: m.rc(0, t, designW, t+170), look: lookRow}
-		row.add(m.label("android:id/title", title, m.rc(60, t+40, 800, t+130), 48, textDark))
-		list.add(row)
-	}
-	return root
 }
 
 func (m *Model) shopScreen() *node {
