@@ -123,17 +123,17 @@ func parseContent(args []string) (contentReq, error) {
 		case "--bind":
 			parts := strings.SplitN(v, ":", 3)
 			if len(parts) != 3 {
-				return r, fmt.Errorf("Invalid binding %s", v)
+				return r, fmt.Errorf("invalid binding %s", v)
 			}
 			r.binds[parts[0]] = parts[2]
 		default:
-			return r, fmt.Errorf("Unsupported argument: %s", flag)
+			return r, fmt.Errorf("unsupported argument: %s", flag)
 		}
 	}
 	rest, ok := strings.CutPrefix(r.uri, "content://")
 	pkg, table, ok2 := strings.Cut(rest, "/")
 	if !ok || !ok2 || pkg == "" || table == "" {
-		return r, fmt.Errorf("Invalid URI: %q", r.uri)
+		return r, fmt.Errorf("invalid URI: %q", r.uri)
 	}
 	r.pkg, r.table = pkg, table
 	return r, nil
@@ -146,12 +146,12 @@ func parseWhere(s string) ([][2]string, error) {
 		k, v, ok := strings.Cut(part, "=")
 		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
 		if !ok || k == "" {
-			return nil, fmt.Errorf("Invalid where clause: %q", s)
+			return nil, fmt.Errorf("invalid where clause: %q", s)
 		}
 		if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
 			v = strings.ReplaceAll(v[1:len(v)-1], "''", "'")
 		} else if _, err := strconv.ParseFloat(v, 64); err != nil {
-			return nil, fmt.Errorf("Invalid where clause: %q", s)
+			return nil, fmt.Errorf("invalid where clause: %q", s)
 		}
 		out = append(out, [2]string{k, v})
 	}

@@ -60,7 +60,10 @@ var rooms = map[string][]string{
 	"tandem/mcpserver": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/internal/"},
 	// the command line's own tools (parse, compress, vphone) use their rooms
 	"tandem/cli": {"tandem/backend", "tandem/mcpserver", "tandem/engine", "tandem/engine/action", "tandem/engine/device", "tandem/engine/model",
-		"tandem/engine/model/dialect", "tandem/engine/observe", "tandem/vphone", "tandem/internal/"},
+		"tandem/engine/model/dialect", "tandem/engine/observe", "tandem/vphone", "tandem/eval", "tandem/internal/"},
+	// the world of chores: tasks on the virtual phone, run through the
+	// backend as a door runs them, read back through adb
+	"tandem/eval": {"tandem/backend", "tandem/engine", "tandem/devices/adb"},
 	// packaging helpers
 	"tandem/scripts/": {"tandem/internal/"},
 }

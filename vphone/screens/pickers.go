@@ -106,7 +106,10 @@ func (a *recordsApp) datePicker(m *Model, app App, mid int) *node {
 	first := time.Date(p[0], time.Month(p[1]), 1, 0, 0, 0, 0, time.UTC)
 	days := first.AddDate(0, 1, -1).Day()
 	p[2] = min(p[2], days)
-	month := m.label("android:id/month", first.Format("January 2006"), m.rc(260, top+150, 820, top+250), 46, textDark)
+	chosen := time.Date(p[0], time.Month(p[1]), p[2], 0, 0, 0, 0, time.UTC)
+	head := m.label("android:id/date_header", chosen.Format("Mon, 2 Jan 2006"), m.rc(120, top+130, 960, top+200), 40, app.color)
+	win.add(head)
+	month := m.label("android:id/month", first.Format("January 2006"), m.rc(260, top+200, 820, top+270), 42, textDark)
 	month.center = true
 	turn := func(n int) func() {
 		return func() {
@@ -115,8 +118,8 @@ func (a *recordsApp) datePicker(m *Model, app App, mid int) *node {
 		}
 	}
 	win.add(month,
-		m.cell("android:id/prev", "‹", m.rc(120, top+150, 240, top+250), false, app.color, turn(-1)),
-		m.cell("android:id/next", "›", m.rc(840, top+150, 960, top+250), false, app.color, turn(1)))
+		m.cell("android:id/prev", "‹", m.rc(120, top+200, 240, top+270), false, app.color, turn(-1)),
+		m.cell("android:id/next", "›", m.rc(840, top+200, 960, top+270), false, app.color, turn(1)))
 	for i, wd := range []string{"S", "M", "T", "W", "T", "F", "S"} {
 		l := 120 + i*120
 		h := m.label("", wd, m.rc(l, top+270, l+110, top+330), 34, textGrey)

@@ -116,7 +116,7 @@ func (m *Model) Update(pkg, table string, vals map[string]string, where func(map
 func (m *Model) Delete(pkg, table string, where func(map[string]string) bool) (int, error) {
 	a := m.table(pkg, table)
 	if a == nil {
-		return 0, ErrNoProvider{URI: "content://" + pkg + "/" + table}
+		return m.reset(pkg, table)
 	}
 	n := len(a.rows)
 	a.rows = slices.DeleteFunc(a.rows, func(r record) bool { return where(r) })
@@ -125,4 +125,25 @@ func (m *Model) Delete(pkg, table string, where func(map[string]string) bool) (i
 	}
 	m.Changed()
 	return n - len(a.rows), nil
+}
+
+// reset is a delete on a fixture app's provider: it puts the app back as
+// a new phone has it (a task's set-up and tear-down).
+func (m *Model) reset(pkg, table string) (int, error) {
+	switch pkg + "/" + table {
+	case PkgNotes + "/notes":
+		m.note = ""
+	case PkgCounter + "/counter":
+		m.counter = 0
+	case PkgForm + "/form":
+		m.form, m.formError = FormState{}, ""
+	case PkgShop + "/orders":
+		m.paid = false
+	case PkgChat + "/messages":
+		m.chatSent, m.chatDraft = map[int][]string{}, ""
+	default:
+		return 0, ErrNoProvider{URI: "content://" + pkg + "/" + table}
+	}
+	m.Changed()
+	return 1, nil
 }

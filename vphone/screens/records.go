@@ -77,6 +77,7 @@ const (
 	scrForm    = "form"
 	recRowH    = 170
 	recListTop = 400
+	recFABRoom = 340 // the list scrolls its last row above the add button
 )
 
 func newRecordsApp(d recordsDef) *recordsApp {
@@ -155,8 +156,8 @@ func (a *recordsApp) open(m *Model, id int) {
 		v := ""
 		if r != nil {
 			v = r[c.key]
-		} else if c.kind == colToggle && c.on {
-			v = "1"
+		} else if c.kind == colToggle {
+			v = map[bool]string{true: "1", false: "0"}[c.on]
 		}
 		a.draft[c.key] = &v
 	}
@@ -164,12 +165,15 @@ func (a *recordsApp) open(m *Model, id int) {
 	if id == 0 {
 		for _, c := range a.def.cols {
 			if c.kind == colText || c.kind == colNumber {
-				m.focus = a.def.pkg + ":id/" + c.key
+				m.focus = a.fieldID(c.key)
 				break
 			}
 		}
 	}
 }
+
+// fieldID is the resource id of the form's field for column key.
+func (a *recordsApp) fieldID(key string) string { return a.def.pkg + ":id/" + key + "_field" }
 
 // save writes the form back; a new record needs its first text column.
 func (a *recordsApp) save(m *Model) {
@@ -214,7 +218,7 @@ func (a *recordsApp) back(m *Model) bool {
 
 func (a *recordsApp) maxScroll(m *Model) int {
 	view := m.designH() - 40 - recListTop
-	return max(0, len(a.shown())*recRowH-view)
+	return max(0, len(a.shown())*recRowH+recFABRoom-view)
 }
 
 // keyboardTop is where the keyboard starts, in design pixels, while a
@@ -276,7 +280,7 @@ func (a *recordsApp) listScreen(m *Model, app App, content *node) {
 	top, bottom := recListTop, m.designH()-40
 	a.scroll = clamp(a.scroll, 0, a.maxScroll(m))
 	list := &node{class: "androidx.recyclerview.widget.RecyclerView", id: a.def.pkg + ":id/list",
-		bounds: m.rc(0, top, designW, bottom), scrollable: len(rows)*recRowH > bottom-top, focusable: true}
+		bounds: m.rc(0, top, designW, bottom), scrollable: a.maxScroll(m) > 0, focusable: true}
 	content.add(list)
 	if len(rows) == 0 {
 		e := m.label(a.def.pkg+":id/empty", "No "+a.def.noun+"s", m.rc(0, top+200, designW, top+300), 44, textGrey)
@@ -342,7 +346,7 @@ func (a *recordsApp) formScreen(m *Model, app App, content *node) {
 
 // field is the form's control for column c at design y.
 func (a *recordsApp) field(m *Model, app App, c column, y int) *node {
-	id := a.def.pkg + ":id/" + c.key
+	id := a.fieldID(c.key)
 	v := a.draft[c.key]
 	r := m.rc(60, y, 1020, y+140)
 	switch c.kind {

@@ -74,7 +74,7 @@ func (m *Model) settingsScreen() *node {
 			row.clickable, row.focusable, row.onTap = true, true, func(m *Model, _, _ int) { m.flip(key) }
 			on := m.setting(key) == "1"
 			row.add(&node{class: "android.widget.Switch", id: PkgSettings + ":id/" + r.id, text: map[bool]string{true: "ON", false: "OFF"}[on],
-				bounds: m.rc(860, t+45, 1020, t+125), look: lookSwitch, checkable: true, checked: on, focusable: true, accent: a.color,
+				desc: r.title, bounds: m.rc(860, t+45, 1020, t+125), look: lookSwitch, checkable: true, checked: on, focusable: true, accent: a.color,
 				clickable: true, onTap: func(m *Model, _, _ int) { m.flip(key) }})
 		case r.page != "":
 			page := r.page
@@ -91,7 +91,7 @@ func (m *Model) displayPage(content *node, a App) {
 		onTap: func(m *Model, _, _ int) { m.toggleDark() }}
 	row.add(m.label("android:id/title", "Dark theme", m.rc(60, 300, 800, 390), 48, textDark),
 		&node{class: "android.widget.Switch", id: PkgSettings + ":id/dark_switch", text: map[bool]string{true: "ON", false: "OFF"}[dark],
-			bounds: m.rc(860, 305, 1020, 385), look: lookSwitch, checkable: true, checked: dark, focusable: true, accent: a.color,
+			desc: "Dark theme", bounds: m.rc(860, 305, 1020, 385), look: lookSwitch, checkable: true, checked: dark, focusable: true, accent: a.color,
 			clickable: true, onTap: func(m *Model, _, _ int) { m.toggleDark() }})
 	content.add(row)
 	b, _ := strconv.Atoi(m.setting(keyBrightness))
@@ -118,8 +118,15 @@ func (m *Model) toggleDark() {
 
 func (m *Model) languagePage(content *node, a App) {
 	cur := m.setting(keyLocales)
+	name := cur
+	for _, l := range Languages() {
+		if l[0] == cur {
+			name = l[1]
+		}
+	}
+	content.add(m.label(PkgSettings+":id/current_language", "Current language: "+name, m.rc(60, 270, 1020, 350), 40, textGrey))
 	for i, l := range Languages() {
-		t := 260 + i*180
+		t := 370 + i*180
 		tag := l[0]
 		row := &node{class: "android.widget.RadioButton", id: PkgSettings + ":id/language", text: l[1], bounds: m.rc(0, t, designW, t+170),
 			look: lookRow, fg: textDark, size: 48, checkable: true, checked: cur == tag, selected: cur == tag, clickable: true, focusable: true,

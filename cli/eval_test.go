@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tandem/eval"
+	"tandem/internal/modeltest"
+	"tandem/vphone/vphonetest"
+)
+
+// `tandem eval --list --json` lists the suite: the same seed the same
+// goals, another seed others; enough tasks, templates, apps, tiers and
+// Chinese goals to measure with.
+func TestEvalListsTheSuite(t *testing.T) {
+	list := func(seed string) []eval.Task {
+		code, out, errOut := run(t, "eval", "--list", "--json", "--seed", seed)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var ts []eval.Task
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var task eval.Task
+			if err := json.Unmarshal([]byte(line), &task); err != nil || task.ID == "" || task.Goal == "" || len(task.Apps) == 0 {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			ts = append(ts, task)
+		}
+		return ts
+	}
+	a, b, c := list("7"), list("7"), list("8")
+	templates, apps, tiers, zh, differ := map[string]bool{}, map[string]bool{}, map[eval.Tier]int{}, 0, 0
+	for i, task := range a {
+		templates[task.Template] = true
+		for _, ap := range task.Apps {
+			apps[ap] = true
+		}
+		tiers[task.Tier]++
+		if strings.ContainsFunc(task.Goal, func(r rune) bool { return r >= 0x4e00 && r <= 0x9fff }) {
+			zh++
+		}
+		if b[i].Goal != task.Goal {
+			t.Errorf("seed 7 listed %q then %q", task.Goal, b[i].Goal)
+		}
+		if c[i].Goal != task.Goal {
+			differ++
+		}
+	}
+	t.Logf("%d tasks, %d templates, %d apps, tiers %v, %d Chinese goals; seed 8 changes %d goals", len(a), len(templates), len(apps), tiers, zh, differ)
+	if len(a) < 60 || len(templates) < 22 || len(apps) < 10 || tiers[eval.Simple] < 10 || tiers[eval.Medium] < 10 || tiers[eval.Complex] < 9 || zh < 10 || differ < len(a)/3 {
+		t.Fatalf("the suite is too thin: %d tasks, %d templates, %d apps, tiers %v, %d Chinese goals, %d changed by the seed",
+			len(a), len(templates), len(apps), tiers, zh, differ)
+	}
+}
+
+// A seeded slice of every tier with the oracle succeeds on every task,
+// read from the phones; a model that claims success at once scores 0,
+// every task a false "done".
+func TestEvalOracleAndClaimsDone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tasks on two virtual phones")
+	}
+	_, port := vphonetest.StartServer(t)
+	t.Setenv("TANDEM_CONFIG_DIR", t.TempDir())
+	t.Setenv("TANDEM_DATA_DIR", t.TempDir())
+	slice := "settings_switch_1,dark_theme_2,todo_done_1,shop_pay_1,contact_add_1,expense_add_1,chat_send_1,contact_delete_1,contact_missing_1,alarms_all_off_2,contact_to_note_1"
+	suite := func(extra ...string) (rs []eval.Result, sum eval.Summary) {
+		args := append([]string{"eval", "--json", "--seed", "3", "--phones", "2", "--adb-port", strconv.Itoa(port), "--tasks", slice}, extra...)
+		var o, e strings.Builder
+		code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e})
+		if code != 0 {
+			t.Fatalf("eval %v: exit %d: %s", extra, code, e.String())
+		}
+		for _, line := range strings.Split(strings.TrimSpace(o.String()), "\n") {
+			var s struct {
+				Summary *eval.Summary `json:"summary"`
+			}
+			if json.Unmarshal([]byte(line), &s) == nil && s.Summary != nil {
+				sum = *s.Summary
+				continue
+			}
+			var r eval.Result
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("line %q: %v", line, err)
+			}
+			rs = append(rs, r)
+		}
+		return rs, sum
+	}
+	rs, sum := suite("--oracle")
+	for _, r := range rs {
+		if !r.Success {
+			t.Errorf("the oracle failed %s (%s): ended %s after %d steps %s", r.Task, r.Goal, r.Ended, r.Steps, r.Error)
+		}
+	}
+	if sum.Tasks != 11 || sum.Success != 11 || sum.FalseDone != 0 {
+		t.Errorf("oracle summary %+v", sum)
+	}
+	claims := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		return modeltest.Reply{Content: `<tool_call>{"name":"finish","arguments":{"summary":"Done.","success":true}}</tool_call>`}
+	})
+	rs, sum = suite("--base-url", claims.URL, "--model", "claims")
+	if sum.Tasks != 11 || sum.Success != 0 {
+		t.Errorf("a model that claims success at once scored %+v", sum)
+	}
+	if sum.FalseDone != sum.Tasks {
+		t.Errorf("false done %d, want every task: %+v", sum.FalseDone, rs)
+	}
+}
