@@ -123,6 +123,7 @@ func playSuite(ctx context.Context, env Env, o evalOptions, tasks []eval.Task) i
 	b := backend.New(o.run.config(env))
 	defer b.Shutdown()
 	choice := o.run.choice()
+	var choiceFor func(eval.Task) backend.RunChoice
 	if o.oracle {
 		or, err := eval.StartOracle(ctx, tasks, false)
 		if err != nil {
@@ -130,8 +131,11 @@ func playSuite(ctx context.Context, env Env, o evalOptions, tasks []eval.Task) i
 			return ExitFail
 		}
 		defer or.Close()
-		choice = backend.RunChoice{Model: &backend.Profile{Name: "oracle", BaseURL: or.BaseURL(), Model: "oracle", Dialect: "tools", UITree: true},
-			Key: or.Key(), MaxSteps: o.run.maxSteps}
+		choiceFor = func(t eval.Task) backend.RunChoice {
+			return backend.RunChoice{Model: &backend.Profile{Name: "oracle", BaseURL: or.BaseURL(), Model: eval.ModelFor(t), Dialect: "tools", UITree: true},
+				Key: or.Key(), MaxSteps: o.run.maxSteps}
+		}
+		choice = choiceFor(tasks[0])
 	}
 	if _, err := b.RunSetup(choice); err != nil {
 		fmt.Fprintln(env.Stderr, "eval:", err)
@@ -140,7 +144,7 @@ func playSuite(ctx context.Context, env Env, o evalOptions, tasks []eval.Task) i
 	total := len(tasks) * o.repeat
 	p := &suitePrinter{env: env, json: o.json, total: total}
 	start := time.Now()
-	cfg := eval.Config{Backend: b, ADB: o.run.config(env).ADB, Devices: o.devs, Phones: o.phones, Choice: choice, Repeat: o.repeat,
+	cfg := eval.Config{Backend: b, ADB: o.run.config(env).ADB, Devices: o.devs, Phones: o.phones, Choice: choice, ChoiceFor: choiceFor, Repeat: o.repeat,
 		Finished: p.finished}
 	if !o.json {
 		fmt.Fprintf(env.Stderr, "eval: %d task runs on %s\n", total, phonesWord(o))

@@ -1,7 +1,6 @@
 package eval
 
 import (
-	"fmt"
 	"strings"
 	"time"
 )
@@ -119,13 +118,10 @@ func pickDate(s *Screen, want string) []Act {
 		}
 		return []Act{fail("no month on the date picker")}
 	}
-	day := fmt.Sprint(d.Day())
-	for i := range s.Els {
-		if s.Els[i].Type == "button" && s.Els[i].Text == day {
-			return []Act{tap(&s.Els[i])}
-		}
+	if e := s.Find(d.Format("2 January 2006")); e != nil { // a day says its whole date to a screen reader
+		return []Act{tap(e)}
 	}
-	return []Act{fail("no day " + day)}
+	return []Act{fail("no day " + d.Format("2 January 2006"))}
 }
 
 // inApp answers the screens outside the app: launch it when its list

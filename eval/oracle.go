@@ -30,8 +30,8 @@ type Oracle struct {
 	srv   *http.Server
 	ln    net.Listener
 	mu    sync.Mutex
-	tasks map[string]Task              // goal -> task
-	memo  map[string]map[string]string // goal -> what it noted
+	tasks map[string]Task              // task id -> task
+	memo  map[string]map[string]string // task id -> what it noted
 	calls int
 }
 
@@ -44,7 +44,7 @@ func StartOracle(ctx context.Context, tasks []Task, claimsDone bool) (*Oracle, e
 	}
 	o := &Oracle{ClaimsDone: claimsDone, key: hex.EncodeToString(b), tasks: map[string]Task{}, memo: map[string]map[string]string{}}
 	for _, t := range tasks {
-		o.tasks[t.Goal] = t
+		o.tasks[t.ID] = t
 	}
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
 	if err != nil {
@@ -59,6 +59,10 @@ func StartOracle(ctx context.Context, tasks []Task, claimsDone bool) (*Oracle, e
 	}()
 	return o, nil
 }
+
+// ModelFor is the model name a run of t asks the oracle for: it names the
+// task, since two tasks may share a goal.
+func ModelFor(t Task) string { return "oracle/" + t.ID }
 
 // BaseURL is the OpenAI-compatible base URL.
 func (o *Oracle) BaseURL() string { return "http://" + o.ln.Addr().String() + "/v1" }
@@ -77,7 +81,8 @@ func (o *Oracle) Calls() int {
 func (o *Oracle) Close() { _ = o.srv.Close() }
 
 type chatRequest struct {
-	Stream   bool `json:"stream"`
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -125,7 +130,7 @@ func (o *Oracle) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, `{"error":{"message":"not JSON"}}`, http.StatusBadRequest)
 		return
 	}
-	reply := o.answer(req.lastUserText())
+	reply := o.answer(strings.TrimPrefix(req.Model, "oracle/"), req.lastUserText())
 	o.mu.Lock()
 	o.calls++
 	o.mu.Unlock()
@@ -142,7 +147,7 @@ func (o *Oracle) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // answer is the reply's content: the task's next actions on this screen.
-func (o *Oracle) answer(text string) string {
+func (o *Oracle) answer(id, text string) string {
 	s, err := parseScreen(text)
 	if o.ClaimsDone {
 		return "The task is done.\n" + s.toolCall(finish("Done."))
@@ -151,14 +156,14 @@ func (o *Oracle) answer(text string) string {
 		return s.toolCall(fail(err.Error()))
 	}
 	o.mu.Lock()
-	t, ok := o.tasks[s.Goal]
-	if o.memo[s.Goal] == nil {
-		o.memo[s.Goal] = map[string]string{}
+	t, ok := o.tasks[id]
+	if o.memo[id] == nil || !strings.Contains(text, "\n1. ") { // a run's first call: it remembers nothing yet
+		o.memo[id] = map[string]string{}
 	}
-	s.Memo = o.memo[s.Goal]
+	s.Memo = o.memo[id]
 	o.mu.Unlock()
-	if !ok {
-		return s.toolCall(fail(fmt.Sprintf("the oracle knows no task with the goal %q", s.Goal)))
+	if !ok || t.Goal != s.Goal {
+		return s.toolCall(fail(fmt.Sprintf("the oracle knows no task %q with the goal %q", id, s.Goal)))
 	}
 	o.mu.Lock() // Solve may note in the memo
 	acts := t.Spec.Solve(s)

@@ -292,7 +292,7 @@ func formTemplates() []Template {
 			Make: func(r *rand.Rand) Spec {
 				var seed [][]string
 				for i := range 9 + r.IntN(3) {
-					seed = append(seed, []string{"time", fmt.Sprintf("%02d:%02d", 5+i*2, 5*r.IntN(12)), "label", pick(r, []string{"Wake", "Run", "Pills", "Bus", "起床"}), "enabled", onOff(r.IntN(3) > 0)})
+					seed = append(seed, []string{"time", fmt.Sprintf("%02d:%02d", 1+i*2, 5*r.IntN(12)), "label", pick(r, []string{"Wake", "Run", "Pills", "Bus", "起床"}), "enabled", onOff(r.IntN(3) > 0)})
 				}
 				seed[len(seed)-1][5] = "1"
 				last := seed[len(seed)-1][1]

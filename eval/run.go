@@ -44,7 +44,10 @@ type Config struct {
 	Devices []string
 	Phones  int
 	Choice  backend.RunChoice
-	Repeat  int
+	// ChoiceFor, when set, is the model choice of each task's run instead
+	// of Choice (the oracle's names the task).
+	ChoiceFor func(Task) backend.RunChoice
+	Repeat    int
 	// TaskTime bounds one task run (0: 5 minutes).
 	TaskTime time.Duration
 	// Started and Finished are told of each task run (from the runs'
@@ -146,7 +149,11 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task, req
 			return res
 		}
 	}
-	setup, err := c.Backend.RunSetup(c.Choice)
+	choice := c.Choice
+	if c.ChoiceFor != nil {
+		choice = c.ChoiceFor(t)
+	}
+	setup, err := c.Backend.RunSetup(choice)
 	if err != nil {
 		res.Error = err.Error()
 		return res
