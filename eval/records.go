@@ -243,7 +243,7 @@ func formTemplates() []Template {
 				return Spec{Goal: goal, Setup: seedRows(expensesApp, expenseSeed),
 					Check: checkRow(uriExpenses, expensesApp.cols, map[string]string{"amount": amt, "category": cat, "note": note}),
 					Solve: func(s *Screen) []Act {
-						return addFlow(s, expensesApp, "¥"+amt+"  "+cat, []field{{"Amount", amt, textField}, {"Category", cat, choiceField}, {"Note", note, textField}})
+						return addFlow(s, expensesApp, "¥"+amt+" · "+cat, []field{{"Amount", amt, textField}, {"Category", cat, choiceField}, {"Note", note, textField}})
 					}}
 			}},
 		{Name: "file_delete", Tier: Medium, Apps: []string{"Files"}, Source: "AndroidWorld FilesDeleteFile",

@@ -66,7 +66,7 @@ func choreDefs() []recordsDef {
 		{pkg: PkgExpenses, table: "expenses", title: "Expenses", noun: "expense",
 			cols: []column{{key: "amount", label: "Amount", kind: colNumber}, {key: "category", label: "Category", kind: colChoice, choices: ExpenseCategories()},
 				{key: "note", label: "Note"}},
-			line: func(r record) (string, string) { return "¥" + r["amount"] + "  " + r["category"], r["note"] },
+			line: func(r record) (string, string) { return "¥" + r["amount"] + " · " + r["category"], r["note"] },
 			less: func(a, b record) int { return cmp.Compare(b.id(), a.id()) },
 			seed: []record{{"amount": "32", "category": "Food", "note": "午饭"}, {"amount": "6", "category": "Transport", "note": "Metro"}}},
 		{pkg: PkgTodo, table: "tasks", title: "To-do", noun: "task", toggle: "done",
