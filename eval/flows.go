@@ -154,13 +154,12 @@ func search(s *Screen, placeholder, q string) []Act {
 	if f == nil {
 		return []Act{fail("no search field")}
 	}
-	acts := []Act{tap(f)}
 	if f.Text != placeholder {
-		for range []rune(f.Text) {
-			acts = append(acts, key("delete"))
+		if c := s.FindType("button", "Clear search"); c != nil {
+			return []Act{tap(c)}
 		}
 	}
-	return append(acts, typeText(q))
+	return []Act{tap(f), typeText(q)}
 }
 
 // row is the list row whose text starts with title.

@@ -157,7 +157,7 @@ func (o *Oracle) answer(id, text string) string {
 	}
 	o.mu.Lock()
 	t, ok := o.tasks[id]
-	if o.memo[id] == nil || !strings.Contains(text, "\n1. ") { // a run's first call: it remembers nothing yet
+	if o.memo[id] == nil || !hasHistory(text) { // a run's first call: it remembers nothing yet
 		o.memo[id] = map[string]string{}
 	}
 	s.Memo = o.memo[id]
@@ -194,4 +194,10 @@ func writeStream(w http.ResponseWriter, content string) {
 	if f != nil {
 		f.Flush()
 	}
+}
+
+// hasHistory reports whether the request tells of steps done (the tools
+// dialect's "Previous steps:" label, in English or Chinese).
+func hasHistory(text string) bool {
+	return strings.Contains(text, "Previous steps:") || strings.Contains(text, "已执行的步骤：")
 }

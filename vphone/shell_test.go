@@ -225,7 +225,7 @@ func settingsToggle(t *testing.T, p *vphone.Phone, env vphonetest.Env) {
 	if p.State().WiFi {
 		t.Fatal("Wi-Fi still on")
 	}
-	if d := env.Shell(t, "uiautomator dump /dev/tty"); !strings.Contains(d, `resource-id="com.android.settings:id/wifi_switch" class="android.widget.Switch" package="com.android.settings" content-desc="" checkable="true" checked="false"`) {
+	if d := env.Shell(t, "uiautomator dump /dev/tty"); !strings.Contains(d, `resource-id="com.android.settings:id/wifi_switch" class="android.widget.Switch" package="com.android.settings" content-desc="Wi-Fi" checkable="true" checked="false"`) {
 		t.Fatalf("switch dump: %s", d)
 	}
 }

@@ -58,7 +58,7 @@ func choreDefs() []recordsDef {
 			cols: []column{{key: "title", label: "Title"}, {key: "date", label: "Date", kind: colDate}, {key: "time", label: "Time", kind: colTime},
 				{key: "location", label: "Location"}},
 			line: func(r record) (string, string) {
-				return r["title"], strings.TrimSpace(r["date"] + " " + r["time"] + "  " + r["location"])
+				return r["title"], strings.Trim(r["date"]+" "+r["time"]+" · "+r["location"], " ·")
 			},
 			less: func(a, b record) int { return cmp.Compare(a["date"]+a["time"], b["date"]+b["time"]) },
 			seed: []record{{"title": "Dentist", "date": "2026-12-09", "time": "10:00", "location": "Main St"},

@@ -275,6 +275,11 @@ func (a *recordsApp) listScreen(m *Model, app App, content *node) {
 		s := m.edit(a.def.pkg+":id/search", "Search "+a.def.title, m.rc(40, 260, designW-40, 380), func(*Model) *string { return &a.query })
 		s.onEnter = func(m *Model) { m.focus = "" }
 		content.add(s)
+		if a.query != "" {
+			content.add(&node{class: "android.widget.ImageButton", id: a.def.pkg + ":id/search_clear", desc: "Clear search", text: "×",
+				bounds: m.rc(920, 270, 1030, 370), look: lookText, fg: textGrey, size: 56, center: true, clickable: true, focusable: true,
+				onTap: func(m *Model, _, _ int) { a.query, a.scroll = "", 0 }})
+		}
 	}
 	rows := a.shown()
 	top, bottom := recListTop, m.designH()-40
