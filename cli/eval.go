@@ -22,6 +22,9 @@ type evalOptions struct {
 	repeat, phones     int
 	devs               []string
 	out                string
+	faults             eval.Faults
+	noise              *eval.Noise
+	without            []string
 	run                runOptions // the model flags, the adb port, the person's settings
 }
 
@@ -63,6 +66,22 @@ func parseEval(env Env) (o evalOptions, code int, ok bool) {
 		return nil
 	})
 	fs.BoolVar(&o.oracle, "oracle", false, "play the built-in oracle, a perfect model that reads the screen, instead of a model")
+	fs.Func("faults", "turn on the virtual phones' faults: drop=RATE (characters `input text` loses), popup=RATE (a pop-up after a tap),\n"+
+		"slow=DURATION (an app loading after each input), shift=DURATION (a banner pushes the screen down that long after a tap)", func(v string) error {
+		f, err := eval.ParseFaults(v)
+		o.faults = f
+		return err
+	})
+	fs.Func("oracle-noise", "make the oracle imperfect: mistap=RATE,malformed=RATE,early=RATE (premature done), per reply", func(v string) error {
+		n, err := eval.ParseNoise(v)
+		o.noise = &n
+		return err
+	})
+	fs.Func("without", "run without some of Tandem's own features: "+strings.Join(eval.Features, ", ")+" (a comma separates several)", func(v string) error {
+		w, err := eval.ParseWithout(v)
+		o.without = w
+		return err
+	})
 	fs.StringVar(&o.out, "out", "", "also write the results (results.jsonl) and the summary (summary.json) to this folder")
 	r := &o.run
 	f := &r.flags
@@ -95,6 +114,15 @@ func parseEval(env Env) (o evalOptions, code int, ok bool) {
 	case o.oracle && (r.profile != "" || r.flags.set["base-url"]):
 		fmt.Fprintln(env.Stderr, "eval: --oracle is the model: leave out --profile and --base-url")
 		return o, ExitUsage, false
+	case o.noise != nil && !o.oracle:
+		fmt.Fprintln(env.Stderr, "eval: --oracle-noise makes the oracle imperfect: give --oracle too")
+		return o, ExitUsage, false
+	case o.faults != (eval.Faults{}) && len(o.devs) > 0:
+		fmt.Fprintln(env.Stderr, "eval: --faults are for the virtual phones eval starts: leave out --device")
+		return o, ExitUsage, false
+	}
+	if o.noise != nil {
+		o.noise.Seed = o.seed
 	}
 	if f.baseURL != "" && r.profile == "" {
 		r.model = &backend.Profile{Name: "command line", BaseURL: f.baseURL, Model: f.model, Dialect: "tools"}
@@ -125,7 +153,7 @@ func playSuite(ctx context.Context, env Env, o evalOptions, tasks []eval.Task) i
 	choice := o.run.choice()
 	var choiceFor func(eval.Task) backend.RunChoice
 	if o.oracle {
-		or, err := eval.StartOracle(ctx, tasks, false)
+		or, err := eval.StartOracle(ctx, tasks, false, o.noise)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, "eval:", err)
 			return ExitFail
@@ -145,6 +173,7 @@ func playSuite(ctx context.Context, env Env, o evalOptions, tasks []eval.Task) i
 	p := &suitePrinter{env: env, json: o.json, total: total}
 	start := time.Now()
 	cfg := eval.Config{Backend: b, ADB: o.run.config(env).ADB, Devices: o.devs, Phones: o.phones, Choice: choice, ChoiceFor: choiceFor, Repeat: o.repeat,
+		Tweak: eval.Without(o.without), Faults: o.faults, Seed: o.seed,
 		Finished: p.finished}
 	if !o.json {
 		fmt.Fprintf(env.Stderr, "eval: %d task runs on %s\n", total, phonesWord(o))

@@ -110,3 +110,35 @@ func TestEvalOracleAndClaimsDone(t *testing.T) {
 		t.Errorf("false done %d, want every task: %+v", sum.FalseDone, rs)
 	}
 }
+
+// With a keyboard that drops characters, reading typed text back keeps
+// the chores done; without it they fail. Both are measured through the
+// normal runs, on the same seed.
+func TestEvalTypingCheckEarnsItsKeep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tasks on two virtual phones")
+	}
+	_, port := vphonetest.StartServer(t)
+	t.Setenv("TANDEM_CONFIG_DIR", t.TempDir())
+	t.Setenv("TANDEM_DATA_DIR", t.TempDir())
+	score := func(extra ...string) eval.Summary {
+		args := append([]string{"eval", "--json", "--oracle", "--seed", "5", "--adb-port", strconv.Itoa(port), "--faults", "drop=0.3",
+			"--tasks", "todo_add_1,contact_add_1,form_fill_1,expense_add_1"}, extra...)
+		var o, e strings.Builder
+		if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e}); code != 0 {
+			t.Fatalf("eval %v: exit %d: %s", extra, code, e.String())
+		}
+		lines := strings.Split(strings.TrimSpace(o.String()), "\n")
+		var s struct{ Summary eval.Summary }
+		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Summary
+	}
+	with, without := score(), score("--without", "typing-check")
+	t.Logf("dropped characters: %d/%d with the typing check, %d/%d without", with.Success, with.Tasks, without.Success, without.Tasks)
+	if with.Success != with.Tasks || without.Success >= with.Success {
+		t.Fatalf("with the check %d/%d, without %d/%d: the check should save every task and its absence cost some",
+			with.Success, with.Tasks, without.Success, without.Tasks)
+	}
+}

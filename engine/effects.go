@@ -202,6 +202,9 @@ func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
 	ran, err := r.gate.do(func() error {
 		actx, cancel := actionContext(ctx, w.a)
 		defer cancel()
+		if tc, ok := r.dev.(device.TypeChecker); ok && w.a.Type == action.TypeText && !r.settings.NoTypingCheck {
+			return tc.TypeChecked(actx, w.a)
+		}
 		return r.dev.Do(actx, w.a)
 	})
 	if !ran {

@@ -226,7 +226,7 @@ func newLoopState(r *Run) *loopState {
 // newCore is a run's core in Idle, before anything happened.
 func newCore(env coreEnv, goal string) *loopState {
 	return &loopState{coreEnv: env, goal: goal, softLimit: -1, budget: env.settings.Budget,
-		loops: loopDetector{k: env.settings.LoopK}, histIdx: -1, stepCalls: map[int]int{}}
+		loops: loopDetector{k: env.settings.LoopK, off: env.settings.NoLoopDetection}, histIdx: -1, stepCalls: map[int]int{}}
 }
 
 // out appends effects for the runner.

@@ -414,7 +414,7 @@ func (l *loopState) modelError(p *planResult) {
 	if errors.As(p.err, &pe) {
 		l.calls++
 		l.record(Entry{Kind: recPlan, Call: l.calls, Raw: cut(pe.Raw, maxRawBytes), Error: pe.Error()})
-		if !l.parseRetried {
+		if !l.parseRetried && !l.settings.NoParseRetry {
 			l.parseRetried = true
 			l.note("Your previous reply could not be used: " + pe.Reason + ". Reply again, following the required format exactly.")
 			l.plan("corrective retry after a reply that could not be used")

@@ -31,6 +31,7 @@ type loopDetector struct {
 	nudged    bool
 	last      *action.Action
 	lastPrint Fingerprint // the screen the last action was done on
+	off       bool        // Settings.NoLoopDetection: it never speaks
 }
 
 // observe records one device action that was expected to change the screen,
@@ -42,7 +43,7 @@ func (d *loopDetector) observe(a action.Action, before Fingerprint, changed bool
 	repeated := d.last != nil && sameAction(*d.last, a) && !d.lastPrint.IsZero() &&
 		before.Diff(d.lastPrint) <= threshold && !changed
 	d.last, d.lastPrint = &a, before
-	if changed {
+	if changed || d.off {
 		d.unchanged, d.nudged = 0, false
 		return loopNone, Cause{}
 	}

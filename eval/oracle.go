@@ -25,6 +25,7 @@ import (
 // check must score as a false "done".
 type Oracle struct {
 	ClaimsDone bool
+	noise      *noisy
 
 	key   string
 	srv   *http.Server
@@ -37,12 +38,15 @@ type Oracle struct {
 
 // StartOracle serves the oracle for tasks on a loopback port until ctx
 // ends or Close.
-func StartOracle(ctx context.Context, tasks []Task, claimsDone bool) (*Oracle, error) {
+func StartOracle(ctx context.Context, tasks []Task, claimsDone bool, noise *Noise) (*Oracle, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
 	o := &Oracle{ClaimsDone: claimsDone, key: hex.EncodeToString(b), tasks: map[string]Task{}, memo: map[string]map[string]string{}}
+	if noise != nil {
+		o.noise = newNoisy(*noise)
+	}
 	for _, t := range tasks {
 		o.tasks[t.ID] = t
 	}
@@ -165,9 +169,16 @@ func (o *Oracle) answer(id, text string) string {
 	if !ok || t.Goal != s.Goal {
 		return s.toolCall(fail(fmt.Sprintf("the oracle knows no task %q with the goal %q", id, s.Goal)))
 	}
-	o.mu.Lock() // Solve may note in the memo
-	acts := t.Spec.Solve(s)
+	o.mu.Lock() // Solve may note in the memo; the noise draws in turn
+	acts := ready(s)
+	if acts == nil {
+		acts = t.Spec.Solve(s)
+	}
+	spoilt, acts := o.noise.spoil(s, acts)
 	o.mu.Unlock()
+	if spoilt != "" {
+		return spoilt
+	}
 	var b strings.Builder
 	for _, a := range acts {
 		if a.Tool == "tap" && a.At == nil && a.Args == nil {
@@ -200,4 +211,18 @@ func writeStream(w http.ResponseWriter, content string) {
 // dialect's "Previous steps:" label, in English or Chinese).
 func hasHistory(text string) bool {
 	return strings.Contains(text, "Previous steps:") || strings.Contains(text, "已执行的步骤：")
+}
+
+// ready is what any good model does first on a screen that is not the
+// task's: wait for a loading app, dismiss a pop-up that came uninvited.
+func ready(s *Screen) []Act {
+	if s.Has("Loading…") {
+		return []Act{{Tool: "wait", Args: map[string]any{"ms": 500}}}
+	}
+	if s.Title() == "Enjoying the app?" {
+		if b := s.FindType("button", "Not now"); b != nil {
+			return []Act{tap(b)}
+		}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"tandem/backend"
 	"tandem/devices/adb"
 	"tandem/engine"
+	"tandem/vphone/screens"
 )
 
 // Result is one task run, as `tandem eval --json` prints it.
@@ -48,6 +49,12 @@ type Config struct {
 	// of Choice (the oracle's names the task).
 	ChoiceFor func(Task) backend.RunChoice
 	Repeat    int
+	// Tweak changes each run's setup (the features a suite runs without).
+	Tweak func(*backend.Setup)
+	// Faults are turned on in the virtual phones it starts (with Seed);
+	// Devices given take none.
+	Faults Faults
+	Seed   uint64
 	// TaskTime bounds one task run (0: 5 minutes).
 	TaskTime time.Duration
 	// Started and Finished are told of each task run (from the runs'
@@ -86,7 +93,13 @@ func Run(ctx context.Context, c Config, tasks []Task) ([]Result, error) {
 				return nil, fmt.Errorf("starting a virtual phone: %w", err)
 			}
 			devs = append(devs, e.ID)
+			if p, ok := c.Backend.VirtualPhone(e.ID); ok {
+				f := c.Faults
+				p.SetChaos(screens.Chaos{DropChars: f.DropChars, PopupRate: f.Popup, SlowFor: f.Slow, ShiftAfter: f.Shift, Seed: c.Seed + uint64(len(devs))})
+			}
 		}
+	} else if c.Faults != (Faults{}) {
+		return nil, errors.New("faults are for the virtual phones eval starts: leave out --device")
 	}
 	reqs := newRequests()
 	c.Backend.Listen(backend.NotifierFunc(reqs.event))
@@ -157,6 +170,9 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task, req
 	if err != nil {
 		res.Error = err.Error()
 		return res
+	}
+	if c.Tweak != nil {
+		c.Tweak(&setup)
 	}
 	snap, err := c.Backend.Launch(ctx, dev, t.Goal, setup)
 	if err != nil {

@@ -242,7 +242,7 @@ func (in inputCmd) text() int {
 	p := in.p
 	p.mu.Lock()
 	p.record("text", in.rest[:1], 0, 0)
-	p.m.TypeText(s)
+	p.m.TypeText(p.m.DropChars(s))
 	p.mu.Unlock()
 	return 0
 }

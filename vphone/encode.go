@@ -19,5 +19,6 @@ func (s screen) Picture() *image.RGBA { return s.p.Screenshot() }
 func (p *Phone) screenKey() shotKey {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.m.Tick(p.now())
 	return shotKey{version: p.m.Version(), frame: p.m.Frame(p.now()), secure: p.faults.secure, rotation: p.rotation}
 }

@@ -2,6 +2,7 @@ package vphone
 
 import (
 	"strings"
+	"tandem/vphone/screens"
 	"time"
 )
 
@@ -113,4 +114,13 @@ func (p *Phone) socketHandler(service string) SocketHandler {
 		return nil
 	}
 	return p.handlers[best]
+}
+
+// SetChaos turns on the faults real phones bring to a task (dropped
+// characters, a pop-up, a slow app, a layout that moves): screens.Chaos.
+// The zero Chaos turns them off.
+func (p *Phone) SetChaos(c screens.Chaos) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.m.SetChaos(c)
 }

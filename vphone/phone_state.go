@@ -127,6 +127,7 @@ func (p *Phone) UIDump() []byte {
 }
 
 func (p *Phone) dumpLocked() []byte {
+	p.m.Tick(p.now())
 	return p.m.Dump(p.rotation, p.opts.Width, p.opts.Height)
 }
 
@@ -169,6 +170,7 @@ func (p *Phone) shot(wantPNG bool) (*image.RGBA, []byte) {
 	defer p.rmu.Unlock()
 	p.mu.Lock()
 	now := p.now()
+	p.m.Tick(now)
 	key := shotKey{version: p.m.Version(), frame: p.m.Frame(now), secure: p.faults.secure, rotation: p.rotation}
 	c := &p.cache
 	if !c.hasImg || c.imgKey != key {

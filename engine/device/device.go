@@ -108,3 +108,22 @@ var (
 	ErrSecureScreen  = errors.New("secure screen")         // FLAG_SECURE: black or refused screenshot
 	ErrNeedsKeyboard = errors.New("needs an input method") // non-ASCII text without ADB Keyboard
 )
+
+// TypeChecker is a device that reads back what a type action left in the
+// focused field (from its UI tree) and, when the field does not read as
+// typed, types it once more by its other input path. The engine uses it
+// for type actions when the run checks typing; a mismatch that remains is
+// a TypedMismatch, told to the model as the step's result.
+type TypeChecker interface {
+	TypeChecked(ctx context.Context, a action.Action) error
+}
+
+// TypedMismatch is a type action whose field did not read as typed, even
+// after a second try by the other input path.
+type TypedMismatch struct {
+	Want, Got string
+}
+
+func (e *TypedMismatch) Error() string {
+	return "typed “" + e.Want + "” but the field reads “" + e.Got + "” (typed twice, by two input paths)"
+}

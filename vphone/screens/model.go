@@ -59,6 +59,7 @@ type Model struct {
 	// shows and changes.
 	chores   map[string]*recordsApp
 	settings map[string]string
+	chaos    chaos
 }
 
 // FormState is the Form app's fields.
@@ -126,6 +127,7 @@ func (m *Model) Launch(pkg string) bool {
 		return false
 	}
 	m.fg, m.screen, m.focus = pkg, scrMain, ""
+	m.chaos.shifted, m.chaos.shiftAt, m.chaos.popup = false, time.Time{}, false
 	switch pkg {
 	case PkgNotes:
 		m.focus = PkgNotes + ":id/note_editor"
@@ -197,10 +199,13 @@ func (m *Model) Frame(now time.Time) int64 {
 
 func (m *Model) Tap(x, y int) {
 	root := m.Window()
-	if n := root.hit(x, y); n != nil {
+	n := root.hit(x, y)
+	if n != nil {
 		n.onTap(m, x, y)
 		m.Changed()
 	}
+	// Focusing a field answers at once; what opens or saves may load.
+	m.afterInput(n == nil || n.value == nil)
 }
 
 func (m *Model) LongPress(x, y int) {
@@ -318,6 +323,8 @@ func (m *Model) Enter() {
 
 func (m *Model) Back() {
 	switch {
+	case m.chaos.popup:
+		m.chaos.popup = false
 	case m.screen == scrRecents:
 		m.screen = scrMain
 	case m.fg == PkgDialog && m.dialogOpen:

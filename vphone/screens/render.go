@@ -22,7 +22,7 @@ func Paint(m *Model, fonts *render.Fonts) *image.RGBA {
 	c := &canvas{Canvas: &render.Canvas{Img: image.NewRGBA(image.Rect(0, 0, m.w, m.h)), Fonts: fonts, Scale: m.scale}, m: m}
 	c.Fill(c.Img.Bounds(), white)
 	if d := m.modal(); d != nil && m.screen != scrRecents {
-		c.drawTree(m.activityWindow())
+		c.drawTree(m.shift(m.activityWindow()))
 		c.statusBar()
 		c.Dim()
 		c.drawTree(d)

@@ -22,11 +22,16 @@ func (m *Model) Window() *node {
 	if d := m.modal(); d != nil {
 		return d
 	}
-	return m.activityWindow()
+	return m.shift(m.activityWindow())
 }
 
 // modal is the dialog window open over the activity, if any.
 func (m *Model) modal() *node {
+	if m.screen != scrRecents && m.fg != PkgLauncher {
+		if d := m.chaosModal(); d != nil {
+			return d
+		}
+	}
 	if m.fg == PkgDialog && m.dialogOpen {
 		return m.dialogWindow()
 	}
