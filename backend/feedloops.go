@@ -105,7 +105,9 @@ func (d *desktopFeed) show(ctx context.Context, img *image.RGBA, at time.Time) b
 			d.prev = []byte{} // differs from any picture: the next one is sent
 		}
 		if !bytes.Equal(d.prev, img.Pix) {
-			_ = hub.Publish(d.id, img, at)
+			// A copy: the hub keeps the picture for its viewers to encode,
+			// and the next capture overwrites img.
+			hub.Publish(d.id, &image.RGBA{Pix: bytes.Clone(img.Pix), Stride: img.Stride, Rect: img.Rect}, at)
 			d.prev = append(d.prev[:0], img.Pix...)
 			d.changed = at
 		}
@@ -342,7 +344,7 @@ func (f *desks) loop(ctx context.Context, id string, dev device.Device, every ti
 				return
 			case err == nil:
 				failures = 0
-				_ = f.hub.Publish(id, img, at)
+				f.hub.Publish(id, img, at)
 			default:
 				failures++ // a secure screen or a hiccup: keep the last frame, back off
 			}

@@ -98,10 +98,12 @@ func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner, giv
 // first line: the device and the goal ("": the record's).
 type Given struct{ Device, Goal string }
 
-// publish sends every screen the run takes of device id to its mirror,
-// so the person sees every frame the agent sees.
+// publish hands every screen the run takes of device id to its mirror,
+// so the person sees every frame the agent sees. The hub only keeps the
+// newest; a viewer's stream encodes it, so a run nobody watches spends
+// nothing on it.
 func (r *Runs) publish(id string) func(image.Image, time.Time) {
-	return func(img image.Image, at time.Time) { _ = r.hub.Publish(id, img, at) }
+	return func(img image.Image, at time.Time) { r.hub.Publish(id, img, at) }
 }
 
 // personInput is the run's path for the person's input on device id.

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"tandem/internal/cputime"
 )
 
 // BenchmarkStepWithMirror is issue 31's one capture per step, in the
@@ -16,7 +18,10 @@ import (
 // last picture once, 100 ms after); and the same with every adb command of
 // the phone 250 ms slower, as a real phone's screencap takes its 0.2–0.7 s.
 // Reports framework time per step (the model's own time left out) and, of
-// it, the stability wait, as BenchmarkFourPhones does:
+// it, the stability wait, as BenchmarkFourPhones does, and the CPU a step
+// of this process: the backend's, and also the virtual phones' and the
+// model server's, which live in it (its stream's encoder too while the
+// mirror is watched), so a figure to compare versions by:
 //
 //	go test -run x -bench BenchmarkStepWithMirror -benchtime 3x ./backend/
 func BenchmarkStepWithMirror(b *testing.B) {
@@ -49,14 +54,17 @@ func BenchmarkStepWithMirror(b *testing.B) {
 				r.phones[0].SetLatency(250 * time.Millisecond)
 			}
 			var step, wait []float64
+			c0 := cputime.Self()
 			for range b.N {
 				round++
 				per, w := r.round(b, 1, round, nil)
 				step, wait = append(step, per...), append(wait, w...)
 			}
+			cpu := cputime.Self() - c0
 			r.phones[0].SetLatency(0)
 			b.ReportMetric(median(step), "ms/step"+name)
 			b.ReportMetric(median(wait), "wait-ms/step"+name)
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N*benchSteps), "cpu-ms/step"+name)
 		}
 	}
 	for _, t := range r.tiles {

@@ -9,7 +9,9 @@
 // one, so a slow UI skips frames instead of building up a queue.
 //
 // Two kinds of frames share a slot's stream. Stills (JPEG) come from
-// screenshot polling and the desktop: only the newest matters. H.264
+// screenshot polling, the desktop and the agent's own captures: only the
+// newest matters, and it is encoded only when a viewer is to be sent it,
+// on that viewer's goroutine (still.go), never the publisher's. H.264
 // packets come from a phone's video stream (scrcpy-server or screenrecord):
 // a P-frame is useless without what came before it, so the slot keeps the
 // current group of pictures — the codec config, the last key frame and the
@@ -32,7 +34,6 @@
 package mirror
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -42,15 +43,14 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
-	"golang.org/x/image/draw"
 
 	"tandem/internal/encoded"
 )
@@ -83,7 +83,12 @@ type Frame struct {
 	Width  int // device pixels of the captured screen
 	Height int
 	At     time.Time
-	Data   []byte
+	// Data is the JPEG or Annex-B bytes; nil for a still published raw
+	// (Hub.Publish), which a viewer's stream encodes when it sends it.
+	Data []byte
+	// still is the raw picture of a still published with Publish, and its
+	// JPEG once a viewer needed it; shared by every copy of the frame.
+	still *still
 }
 
 // Path is how a device's mirror is fed, with the reason it was chosen (the
@@ -135,6 +140,8 @@ type Hub struct {
 	// smaller than a phone's native size); 0 keeps the native size.
 	MaxSide int
 	Quality int
+	// encodes counts the stills encoded for viewers (Encodes).
+	encodes atomic.Int64
 }
 
 // NewHub makes a hub that downscales frames to at most 1280 px on the
@@ -155,35 +162,16 @@ func (s *slot) wake() {
 	s.changed = make(chan struct{})
 }
 
-// Publish encodes img and makes it the device's newest frame (unless a
-// video stream feeds the device).
-func (h *Hub) Publish(device string, img image.Image, at time.Time) error {
-	h.mu.Lock()
-	video := h.slot(device).video
-	h.mu.Unlock()
-	if video {
-		return nil // the video is newer: do not spend an encode on a still
-	}
+// Publish makes img the device's newest still (unless a video stream
+// feeds the device). It keeps img as it is, encoding nothing: a viewer's
+// stream scales and encodes it when it is to be sent (still.go), so the
+// caller must not change img afterwards.
+func (h *Hub) Publish(device string, img image.Image, at time.Time) {
 	img = encoded.Pixels(img)
 	b := img.Bounds()
-	src := img
-	if m := h.MaxSide; m > 0 && (b.Dx() > m || b.Dy() > m) {
-		w, hh := b.Dx(), b.Dy()
-		if w >= hh {
-			hh, w = hh*m/w, m
-		} else {
-			w, hh = w*m/hh, m
-		}
-		dst := image.NewRGBA(image.Rect(0, 0, max(w, 1), max(hh, 1)))
-		draw.ApproxBiLinear.Scale(dst, dst.Bounds(), img, b, draw.Src, nil)
-		src = dst
-	}
-	var buf bytes.Buffer
-	if err := jpeg.Encode(&buf, src, &jpeg.Options{Quality: h.Quality}); err != nil {
-		return fmt.Errorf("encode mirror frame: %w", err)
-	}
-	h.PublishEncoded(device, Frame{Kind: KindJPEG, Width: b.Dx(), Height: b.Dy(), At: at, Data: buf.Bytes()})
-	return nil
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.store(h.slot(device), Frame{Kind: KindJPEG, Width: b.Dx(), Height: b.Dy(), At: at, still: &still{img: img}})
 }
 
 // PublishEncoded stores an already encoded still (Seq is assigned here).
@@ -192,7 +180,11 @@ func (h *Hub) Publish(device string, img image.Image, at time.Time) error {
 func (h *Hub) PublishEncoded(device string, f Frame) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := h.slot(device)
+	h.store(h.slot(device), f)
+}
+
+// store makes f the slot's newest still, unless video feeds it.
+func (h *Hub) store(s *slot, f Frame) {
 	if s.video {
 		return
 	}
@@ -350,7 +342,8 @@ func (h *Hub) PathOf(device string) Path {
 }
 
 // Latest returns the device's newest still (nil if none) and a channel that
-// is closed when a newer one arrives.
+// is closed when a newer one arrives. Its size and time are set; its Data
+// is nil when it was published raw (only a viewer's stream encodes it).
 func (h *Hub) Latest(device string) (*Frame, <-chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -511,6 +504,10 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			for i, f := range frames {
 				m := *f
 				m.Behind = i < len(frames)-1
+				if m.Data, err = s.hub.stillBytes(f); err != nil {
+					sent = f.Seq // nothing to show of it; the next still may do
+					continue
+				}
 				if err := writeFrame(ctx, c, &m); err != nil {
 					return
 				}

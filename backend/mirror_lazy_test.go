@@ -1,0 +1,155 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image/jpeg"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"tandem/engine"
+	"tandem/internal/modeltest"
+	"tandem/mirror"
+	"tandem/vphone"
+	"tandem/vphone/vphonetest"
+)
+
+// A run with no window and no viewer (tandem run) hands every capture to
+// its device's mirror, which keeps the newest one and encodes none: no
+// picture is made for nobody, and none inside the engine's capture or its
+// stability wait (issue 48).
+func TestAHeadlessRunEncodesNoPicture(t *testing.T) {
+	b, phone, plus := counterBackend(t)
+	var calls atomic.Int32
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		if calls.Add(1) > 3 {
+			return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+		}
+		return modeltest.Reply{Content: "Tap.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+	})
+	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	snap, err := b.StartRun(ctx, phone, "tap three times", RunChoice{Profile: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := b.Run(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
+		t.Fatalf("the run ended %+v, %v", res, err)
+	}
+	if f, _ := b.hub.Latest(phone); f == nil {
+		t.Fatal("the run's captures never reached the mirror")
+	}
+	if n := b.hub.Encodes(); n != 0 {
+		t.Fatalf("the mirror encoded %d pictures for a run nobody watched", n)
+	}
+}
+
+// A viewer who joins while the run waits for its model gets the newest
+// capture the run handed the mirror, encoded then for that viewer alone.
+func TestAViewerWhoJoinsMidRunGetsTheNewestPicture(t *testing.T) {
+	b, phone, plus := counterBackend(t)
+	held, release := make(chan struct{}, 1), make(chan struct{})
+	let := sync.OnceFunc(func() { close(release) })
+	defer let()
+	var calls atomic.Int32
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		switch calls.Add(1) {
+		case 1:
+		case 2:
+			held <- struct{}{}
+			<-release // until the test has its picture (or gave up)
+		default:
+			return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
+				Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+		}
+		return modeltest.Reply{Content: "Tap.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
+			Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+	})
+	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	snap, err := b.StartRun(ctx, phone, "tap twice", RunChoice{Profile: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held: // the run tapped once and settled; its second call waits
+	case <-ctx.Done():
+		t.Fatal("the run's second model call never came")
+	}
+	newest, _ := b.hub.Latest(phone)
+	if newest == nil || b.hub.Encodes() != 0 {
+		t.Fatalf("before any viewer: a newest still %v, %d encodes, want one and none", newest != nil, b.hub.Encodes())
+	}
+	ms, err := mirror.Start(b.hub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ms.Close()
+	f, _ := dialMirror(t, ms.StreamURL(phone)).next(t, 10*time.Second)
+	if f.Kind != mirror.KindJPEG || f.Width != 1080 || f.Height != 2400 || !f.At.Equal(newest.At.Truncate(time.Millisecond)) {
+		t.Fatalf("the joiner got %v %dx%d of %v, want the newest capture, 1080x2400 of %v", f.Kind, f.Width, f.Height, f.At, newest.At)
+	}
+	if _, err := jpeg.Decode(bytes.NewReader(f.Data)); err != nil {
+		t.Fatalf("the joiner's picture: %v", err)
+	}
+	if n := b.hub.Encodes(); n != 1 {
+		t.Fatalf("%d encodes for one viewer joining, want 1", n)
+	}
+	let()
+	run, err := b.Run(snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
+		t.Fatalf("the run ended %+v, %v", res, err)
+	}
+}
+
+// counterBackend is a backend over a private adb server with one virtual
+// phone showing the counter, and its +1 button as the tools dialect's
+// 0–1000 arguments.
+func counterBackend(t *testing.T) (b *Backend, serial, plus string) {
+	t.Helper()
+	adb, port := vphonetest.StartServer(t)
+	t.Setenv("ADB_LOCAL_TRANSPORT_MAX_PORT", "0")
+	p, err := vphone.New(vphone.WithSize(1080, 2400))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Listen("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	env := vphonetest.Env{ADB: adb, Port: port, Serial: p.Addr(), Address: p.Addr()}
+	if err := vphonetest.Connect(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	box, _ := p.Bounds("plus")
+	c := box.Min.Add(box.Max).Div(2)
+	b = New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:" + strconv.Itoa(port)})
+	t.Cleanup(b.Shutdown)
+	return b, env.Serial, fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/1080, c.Y*1000/2400)
+}
