@@ -285,6 +285,15 @@ func (l *loopState) stable(res *stableResult) {
 	th := l.settings.Stability.Threshold
 	changed := screenChanged(l.actBeforeFrame, s.Frame, l.actBeforeTree, res.tree)
 	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	if l.edited && len(l.queue) > 0 {
+		// The person edited the steps while this action ran: theirs run
+		// next, whatever the detector would have told the model (sim seed
+		// 712157: the nudge dropped them).
+		l.edited = false
+		l.loops.reset()
+		l.next()
+		return
+	}
 	switch v, why := l.loops.observe(a, l.actBefore, changed, th); v {
 	case loopNudge:
 		l.flushQueue("")
