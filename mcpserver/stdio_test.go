@@ -22,6 +22,7 @@ type stdio struct {
 	t       *testing.T
 	in      *io.PipeWriter
 	replies chan map[string]any
+	served  chan error // Serve's return
 }
 
 func serveStdio(t *testing.T, r *rig) *stdio {
@@ -31,7 +32,7 @@ func serveStdio(t *testing.T, r *rig) *stdio {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- Serve(ctx, r.b, inR, outW) }()
-	s := &stdio{t: t, in: inW, replies: make(chan map[string]any, 64)}
+	s := &stdio{t: t, in: inW, replies: make(chan map[string]any, 64), served: served}
 	go func() {
 		sc := bufio.NewScanner(outR)
 		sc.Buffer(nil, 1<<20)
@@ -164,5 +165,44 @@ func TestABadLineIsAnsweredAndTheSessionGoesOn(t *testing.T) {
 	free()
 	if m := s.reply(float64(2)); m["result"] == nil {
 		t.Fatalf("run_task: %v", m)
+	}
+}
+
+// A client that leaves with a run in flight (its stdin ends) stops that
+// run as the client's, not the person's, even with the process shutting
+// its backend down the moment Serve returns, as `tandem mcp` does.
+func TestAClientThatLeavesStopsItsRunAsItsOwn(t *testing.T) {
+	r := newRig(t)
+	if err := r.phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	release, calling := make(chan struct{}), make(chan struct{}, 8)
+	r.model(t, modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		calling <- struct{}{}
+		<-release
+		return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{call("finish", `{"summary":"ok","success":true}`)}}
+	}))
+	t.Cleanup(func() { close(release) })
+	s := serveStdio(t, r)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_task","arguments":{"device":"` + r.env.Serial + `","goal":"Wait"}}}`)
+	select {
+	case <-calling:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the run never asked its model")
+	}
+	id := ""
+	for _, run := range r.b.ActiveRuns() {
+		id = run.ID
+	}
+	_ = s.in.Close() // the client leaves
+	select {
+	case err := <-s.served:
+		s.served <- err
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return when its input ended")
+	}
+	r.b.Shutdown()
+	if raw := recordText(t, r.b, id); !strings.Contains(raw, `"code":"stopped_by_client","detail":"raw-client"`) {
+		t.Fatalf("the record does not say the client stopped the run:\n%s", raw)
 	}
 }
