@@ -381,7 +381,12 @@ func TestCancellingTheCallStopsTheRun(t *testing.T) {
 			if s[0].State.String() != "Stopped" {
 				t.Fatalf("the run ended %s", s[0].State)
 			}
-			if raw := recordText(t, r.b, s[0].ID); !strings.Contains(raw, `"why":{"code":"stopped_by_client","detail":"test-agent"}`) ||
+			raw := recordText(t, r.b, s[0].ID)
+			for !strings.Contains(raw, `"kind":"end"`) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond) // the state is told a moment before the record's end is written
+				raw = recordText(t, r.b, s[0].ID)
+			}
+			if !strings.Contains(raw, `"why":{"code":"stopped_by_client","detail":"test-agent"}`) ||
 				strings.Contains(raw, "stopped_by_person") {
 				t.Fatalf("the record does not say the client stopped the run:\n%s", raw)
 			}
