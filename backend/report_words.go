@@ -85,6 +85,8 @@ var reportChinese = reportWords{
 			return "已在你允许的步骤之后停止"
 		case engine.CauseTimeLimit:
 			return "已达到时间上限（" + c.N + "）"
+		case engine.CauseStoppedByClient:
+			return c.Detail + " 取消了调用，任务已停止"
 		case engine.CauseDeviceAway:
 			return "设备离开超过 " + c.N + "（" + c.Detail + "）"
 		}

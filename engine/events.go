@@ -292,6 +292,9 @@ const (
 	CauseStoppedByPerson    = "stopped_by_person"
 	CauseStoppingGracefully = "stopping_gracefully" // N: at most so many more steps
 	CauseStoppedGracefully  = "stopped_gracefully"
+	// The run was stopped by the program that started it, not by the
+	// person: an MCP client cancelled its call or left (Detail: its name).
+	CauseStoppedByClient = "stopped_by_client"
 	// The model server could not be reached at all (refused, no such
 	// host): Detail is the base URL.
 	CauseModelUnreachable = "model_unreachable"
@@ -308,6 +311,7 @@ var CauseCodes = []string{
 	CauseModelNoFirstByte, CauseModelStalled, CauseModelTimeout, CauseModelTooLarge, CauseModelWebPage,
 	CauseActionFailed, CauseDevice, CauseDeviceRepeated, CauseTimeLimit,
 	CauseStoppedByPerson, CauseStoppingGracefully, CauseStoppedGracefully, CauseModelUnreachable, CauseDeviceAway,
+	CauseStoppedByClient,
 }
 
 // String is the cause in English, for the record, the terminal and the model.
@@ -335,6 +339,8 @@ func (c Cause) String() string {
 		return fmt.Sprintf("stopping gracefully: at most %s more %s", c.N, plural(c.N, "step", "steps"))
 	case CauseStoppedGracefully:
 		return "stopped gracefully"
+	case CauseStoppedByClient:
+		return "stopped by " + c.Detail + ", which cancelled its call"
 	case CauseDeviceAway:
 		return fmt.Sprintf("the device stayed away for %s: %s", c.N, c.Detail)
 	case CauseModelUnreachable:

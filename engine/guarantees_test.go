@@ -431,3 +431,35 @@ func TestTakeOverDuringActionReturnsWhenDeviceLost(t *testing.T) {
 		t.Fatalf("state %s, want Manual", st)
 	}
 }
+
+// Steps the person edits while an action runs are what runs after it, even
+// when that action is the model's going round in circles: the loop
+// detector's nudge is for the model's plan, not the person's steps (sim
+// seed 712157: an edit sent during a device-lost pause reached the run
+// once it acted again, and the nudge dropped it).
+func TestEditDuringActionSurvivesTheLoopNudge(t *testing.T) {
+	f := newFixture(t, Settings{}, reply(tapDead, tapDead, tapDead), reply(finish("done")))
+	first, second := make(chan struct{}), make(chan struct{})
+	f.phone.block = first
+	f.phone.doStarted = make(chan struct{}, 8)
+	f.start()
+	<-f.phone.doStarted
+	f.phone.mu.Lock()
+	f.phone.block = second
+	f.phone.mu.Unlock()
+	close(first)
+	<-f.phone.doStarted // the second tapDead, on the same unchanged screen: a loop
+	edited := tapPlus
+	if err := f.run.EditPending(context.Background(), []action.Action{edited}); err != nil {
+		t.Fatal(err)
+	}
+	f.phone.mu.Lock()
+	f.phone.block = nil
+	f.phone.mu.Unlock()
+	close(second)
+	f.wait()
+	_, _, _, did := f.phone.get()
+	if len(did) < 3 || did[2].String() != edited.String() {
+		t.Fatalf("did %v, want the edited %v third", did, edited)
+	}
+}

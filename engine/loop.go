@@ -180,7 +180,10 @@ type loopState struct {
 	faults          int // the device lost this many times without a good observation between
 	watching        bool
 
-	edited        bool // the person edited the queue while the run waited
+	// edited: the queue is the person's edit, none of it run yet: it runs
+	// next, a resume looking at the screen first, a settled screen running
+	// it (the model's guards, the loop nudge, are for the model's plan)
+	edited        bool
 	manualBusy    bool
 	manualLook    bool // the manual work in flight only looks at the screen
 	manualReply   chan error

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
-	"strings"
 	"time"
 
 	"tandem/engine/action"
@@ -93,69 +91,30 @@ func (l *loopState) next() {
 // app in front), so a screen that could not be read is never taken for a
 // harmless one: the person is asked.
 func (l *loopState) sensitive(a action.Action) Why {
-	p := l.settings.Policy
-	label, app := "", ""
-	if l.currentEl != nil {
-		label = l.currentEl.Label
-	}
+	s := scene{canTree: l.hasTree && l.settings.UITree, canApp: l.hasApp, canWins: l.hasWins}
 	if l.fresh {
-		app = l.app
-	}
-	// A rule may name the app as the person knows it ("支付宝", "Shop")
-	// rather than by its package.
-	var names []string
-	if l.fresh {
-		names = append(names, l.appName)
+		// A rule may name the app as the person knows it ("支付宝",
+		// "Shop") rather than by its package.
+		s.tree, s.app, s.wins = l.tree, l.app, l.wins
+		s.names = []string{l.appName}
 		if l.appNames != nil {
-			names = append(names, l.appNames(app)...)
+			s.names = append(s.names, l.appNames(l.app)...)
 		}
 	}
-	t := Target{Action: a, Label: label, App: app, Names: names}
-	if w := l.windowOf(a); w != nil { // a desktop: the window's title and program
-		t.Label = strings.TrimSpace(t.Label + "\n" + w.Title)
-		t.App, t.Names = w.App, append(t.Names, w.Names...)
-	}
 	if !l.hasTree {
-		t.Words = l.thought // no labels to read: the model's own words for the step
+		s.thought = l.thought // no labels to read: the model's own words for the step
 	}
-	if why := p.Why(t); why.By != "" || p.Off {
-		return why
-	}
-	if a.Type.Pointed() && len(p.Words) > 0 && l.hasTree && l.settings.UITree && (!l.fresh || l.tree == nil) {
-		return Why{By: "unread", What: "labels", Detail: "the screen's labels could not be read"}
-	}
-	if len(p.Apps) > 0 && l.hasApp && app == "" {
-		return Why{By: "unread", What: "app", Detail: "the app in front could not be read"}
-	}
-	if (len(p.Words) > 0 || len(p.Apps) > 0) && l.hasWins && (!l.fresh || l.wins == nil) {
-		return Why{By: "unread", What: "windows", Detail: "the desktop's windows could not be read"}
-	}
-	return Why{}
+	return judge(l.settings.Policy, a, s)
 }
 
-// windowOf is the desktop window an action is aimed at on the newest
-// screen: the topmost under its point, or for typing and keys the one with
-// the keyboard; nil when there is none or it is not known.
-func (l *loopState) windowOf(a action.Action) *device.Window {
+// elementAt is the UI-tree element the action aims at (under its point,
+// or the focused one a key presses), when the tree describes the screen
+// the action was chosen on.
+func (l *loopState) elementAt(a action.Action) *Element {
 	if !l.fresh {
 		return nil
 	}
-	for i := len(l.wins) - 1; i >= 0; i-- {
-		w := &l.wins[i]
-		if a.Type.Pointed() && image.Pt(a.X, a.Y).In(w.Bounds) || !a.Type.Pointed() && w.Focused {
-			return w
-		}
-	}
-	return nil
-}
-
-// elementAt is the UI-tree element under a pointed action, when the tree
-// describes the screen the action was chosen on.
-func (l *loopState) elementAt(a action.Action) *Element {
-	if !a.Type.Pointed() || !l.fresh {
-		return nil
-	}
-	if e, ok := elementAt(l.tree, a.X, a.Y); ok {
+	if e, ok := targetOf(l.tree, a); ok {
 		return &e
 	}
 	return nil
@@ -285,6 +244,15 @@ func (l *loopState) stable(res *stableResult) {
 	th := l.settings.Stability.Threshold
 	changed := screenChanged(l.actBeforeFrame, s.Frame, l.actBeforeTree, res.tree)
 	l.actBeforeFrame, l.actBeforeTree = nil, nil
+	if l.edited && len(l.queue) > 0 {
+		// The person edited the steps while this action ran: theirs run
+		// next, whatever the detector would have told the model (sim seed
+		// 712157: the nudge dropped them).
+		l.edited = false
+		l.loops.reset()
+		l.next()
+		return
+	}
 	switch v, why := l.loops.observe(a, l.actBefore, changed, th); v {
 	case loopNudge:
 		l.flushQueue("")

@@ -137,7 +137,7 @@ func (l *loopState) flushQueue(why string) {
 		}
 		l.note(why + " Not done: " + strings.Join(parts, ", ") + ".")
 	}
-	l.queue = nil
+	l.queue, l.edited = nil, false
 }
 
 func (l *loopState) note(s string) {

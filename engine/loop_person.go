@@ -486,7 +486,7 @@ func (l *loopState) editPending(acts []action.Action) error {
 	}
 	l.record(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
 	l.queue = append([]action.Action(nil), acts...)
-	l.edited = l.state == Paused || l.state == WaitingForUser
+	l.edited = len(acts) > 0
 	l.to(l.state, "pending actions edited")
 	l.emitPlan()
 	return nil

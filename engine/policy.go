@@ -137,32 +137,68 @@ func isWordByte(c byte) bool {
 func elementAt(tree []byte, x, y int) (Element, bool) {
 	var best Element
 	bestArea := -1
+	eachNode(tree, func(attrs string, r Region) {
+		if x < r.X1 || x >= r.X2 || y < r.Y1 || y >= r.Y2 {
+			return
+		}
+		if e := elementOf(attrs, r); e.Label != "" {
+			if area := (r.X2 - r.X1) * (r.Y2 - r.Y1); bestArea < 0 || area < bestArea {
+				best, bestArea = e, area
+			}
+		}
+	})
+	return best, bestArea >= 0
+}
+
+// focusedElement is the node that has the focus (what enter presses): by
+// its own label, else by the labelled element at its centre (a button
+// whose words are its child's).
+func focusedElement(tree []byte) (Element, bool) {
+	var found *Element
+	eachNode(tree, func(attrs string, r Region) {
+		if found == nil && attr(attrs, "focused") == "true" {
+			e := elementOf(attrs, r)
+			found = &e
+		}
+	})
+	switch {
+	case found == nil:
+		return Element{}, false
+	case found.Label != "":
+		return *found, true
+	}
+	b := found.Bounds
+	return elementAt(tree, (b.X1+b.X2)/2, (b.Y1+b.Y2)/2)
+}
+
+// eachNode calls f with each node's attributes and bounds.
+func eachNode(tree []byte, f func(attrs string, r Region)) {
 	s := string(tree)
 	for {
 		i := strings.Index(s, "<node ")
 		if i < 0 {
-			break
+			return
 		}
 		s = s[i+6:]
 		end := strings.IndexByte(s, '>')
 		if end < 0 {
-			break
+			return
 		}
 		attrs := s[:end]
-		var l, t, r, b int
-		if _, err := fmt.Sscanf(attr(attrs, "bounds"), "[%d,%d][%d,%d]", &l, &t, &r, &b); err != nil {
+		var r Region
+		if _, err := fmt.Sscanf(attr(attrs, "bounds"), "[%d,%d][%d,%d]", &r.X1, &r.Y1, &r.X2, &r.Y2); err != nil {
 			continue
 		}
-		if x < l || x >= r || y < t || y >= b {
-			continue
-		}
-		shown := strings.Join(strings.Fields(attr(attrs, "text")+" "+attr(attrs, "content-desc")), " ")
-		label := strings.Join(strings.Fields(shown+" "+attr(attrs, "resource-id")), " ")
-		if area := (r - l) * (b - t); label != "" && (bestArea < 0 || area < bestArea) {
-			best, bestArea = Element{Label: label, Shown: shown, Bounds: Region{X1: l, Y1: t, X2: r, Y2: b}}, area
-		}
+		f(attrs, r)
 	}
-	return best, bestArea >= 0
+}
+
+// elementOf is a node as an Element: its shown words, and its label (the
+// words and its resource id).
+func elementOf(attrs string, r Region) Element {
+	shown := strings.Join(strings.Fields(attr(attrs, "text")+" "+attr(attrs, "content-desc")), " ")
+	label := strings.Join(strings.Fields(shown+" "+attr(attrs, "resource-id")), " ")
+	return Element{Label: label, Shown: shown, Bounds: r}
 }
 
 func attr(attrs, name string) string {

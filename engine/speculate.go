@@ -190,8 +190,11 @@ func (f fxAdopt) perform(r *Run) {
 	}
 	fxCancel{}.perform(r)
 	ctx, cancel := context.WithCancel(r.runCtx)
-	r.workCancel = cancel
-	context.AfterFunc(ctx, s.cancel)
+	// Cancelling the work cancels the adopted call at once, in the same
+	// turn (context.AfterFunc would do it from a goroutine of its own, a
+	// moment later: on the scheduler the call could still begin after a
+	// take over; sim seed 26193).
+	r.workCancel = func() { cancel(); s.cancel() }
 	s.mu.Lock()
 	s.adopted, s.gen, s.actx, s.print = true, f.gen, ctx, f.w.print
 	held := s.held

@@ -159,7 +159,8 @@ func (t *tools) follow(ctx context.Context, req *mcp.CallToolRequest, run *engin
 		case <-ctx.Done():
 			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 			defer cancel()
-			_ = run.Stop(stopCtx)
+			// The client's cancellation (or its leaving), not the person's.
+			_ = run.StopFor(stopCtx, engine.Cause{Code: engine.CauseStoppedByClient, Detail: asking.client})
 			<-run.Done()
 			return t.runOut(ctx, run), ctx.Err()
 		case <-run.Done():

@@ -55,7 +55,9 @@ func New(b *backend.Backend, o Options) *mcp.Server {
 // Serve runs the server over in and out (the process's stdin and stdout
 // for `tandem mcp`) until the client leaves or ctx ends.
 func Serve(ctx context.Context, b *backend.Backend, in io.ReadCloser, out io.WriteCloser) error {
-	return New(b, Options{}).Run(ctx, &mcp.IOTransport{Reader: in, Writer: out})
+	defer in.Close()
+	defer out.Close()
+	return New(b, Options{}).Run(ctx, &lineTransport{in: in, out: out, max: maxLine})
 }
 
 // clientName is the calling client's name as it introduced itself.

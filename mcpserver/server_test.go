@@ -345,7 +345,8 @@ func TestWithoutElicitationTheRunWaitsForThePerson(t *testing.T) {
 
 // Cancelling run_task is a hard Stop: once the server has the client's
 // cancellation the run is Stopped while its model call is still out, and
-// no input reaches the phone when the model answers afterwards.
+// no input reaches the phone when the model answers afterwards. The record
+// says the client stopped it, not the person (issue 49).
 func TestCancellingTheCallStopsTheRun(t *testing.T) {
 	r := newRig(t)
 	if err := r.phone.Launch(vphone.PkgCounter); err != nil {
@@ -360,6 +361,9 @@ func TestCancellingTheCallStopsTheRun(t *testing.T) {
 		<-release // the model answers only once the call is cancelled
 		return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{call("tap", plus)}}
 	}))
+	var freed sync.Once
+	free := func() { freed.Do(func() { close(release) }) }
+	t.Cleanup(free) // a failing test ends the model's call too
 	cs := r.client(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -377,6 +381,15 @@ func TestCancellingTheCallStopsTheRun(t *testing.T) {
 			if s[0].State.String() != "Stopped" {
 				t.Fatalf("the run ended %s", s[0].State)
 			}
+			raw := recordText(t, r.b, s[0].ID)
+			for !strings.Contains(raw, `"kind":"end"`) && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond) // the state is told a moment before the record's end is written
+				raw = recordText(t, r.b, s[0].ID)
+			}
+			if !strings.Contains(raw, `"why":{"code":"stopped_by_client","detail":"test-agent"}`) ||
+				strings.Contains(raw, "stopped_by_person") {
+				t.Fatalf("the record does not say the client stopped the run:\n%s", raw)
+			}
 			break
 		}
 		if time.Now().After(deadline) {
@@ -384,7 +397,7 @@ func TestCancellingTheCallStopsTheRun(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond) // polling until the stop has landed
 	}
-	close(release)                     // the model answers now, too late
+	free()                             // the model answers now, too late
 	time.Sleep(300 * time.Millisecond) // a window for a late tap to land, which it must not
 	if n := taps(r.phone); n != 0 || r.phone.State().Counter != 0 {
 		t.Fatalf("%d taps after the cancelled call", n)

@@ -27,4 +27,5 @@ export const causeCodes = [
   'stopped_gracefully',
   'model_unreachable',
   'device_away',
+  'stopped_by_client',
 ] as const
