@@ -16,6 +16,7 @@ package app
 //	HistoryAPI   api_history.go, report_open.go            past runs, reports, resume
 //	MirrorAPI    api_mirror.go, popout.go                  the live mirror and the person's input on it
 //	SettingsAPI  app.go, profiles.go, models.go, welcome.go settings, model profiles, the welcome
+//	EvalAPI      api_eval.go                               the Evaluate view: models on the world of chores
 
 // DevicesAPI lists and opens devices.
 type DevicesAPI struct{ *App }
@@ -33,6 +34,9 @@ type MirrorAPI struct{ *App }
 // first-run welcome.
 type SettingsAPI struct{ *App }
 
+// EvalAPI runs and reads evaluations of the person's models (eval/).
+type EvalAPI struct{ *App }
+
 // Services are what the page can call, one value per bound service.
 type Services struct {
 	Devices  *DevicesAPI
@@ -40,13 +44,14 @@ type Services struct {
 	History  *HistoryAPI
 	Mirror   *MirrorAPI
 	Settings *SettingsAPI
+	Eval     *EvalAPI
 }
 
 func newServices(a *App) Services {
-	return Services{&DevicesAPI{a}, &RunsAPI{a}, &HistoryAPI{a}, &MirrorAPI{a}, &SettingsAPI{a}}
+	return Services{&DevicesAPI{a}, &RunsAPI{a}, &HistoryAPI{a}, &MirrorAPI{a}, &SettingsAPI{a}, &EvalAPI{a}}
 }
 
 // bound is what Wails binds: every service, in a fixed order.
 func (s Services) bound() []any {
-	return []any{s.Devices, s.Runs, s.History, s.Mirror, s.Settings}
+	return []any{s.Devices, s.Runs, s.History, s.Mirror, s.Settings, s.Eval}
 }

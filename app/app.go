@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io/fs"
 	"sync"
+	"tandem/eval"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -50,6 +51,7 @@ type App struct {
 	compact compactState                      // the window as a bar (compact.go)
 	popouts popouts                           // the mirror's own windows (popout.go)
 	events  *pageEvents                       // the page's events (events.go); nil without the window
+	evals   *eval.Evaluations                 // the Evaluate view's (api_eval.go); nil until used
 	// api is what the page can call (api.go).
 	api Services
 }
@@ -86,6 +88,7 @@ func (a *App) begin(ctx context.Context, n backend.Notifier) error {
 // shutdown closes the pop-outs and the backend (every run stopped, the
 // phones' keyboards restored). Not exported, like begin.
 func (a *App) shutdown() {
+	a.stopEvaluation()
 	a.b.WindowOpen(false, nil)
 	a.mcp.Close()
 	a.popouts.closeAll()

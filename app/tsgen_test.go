@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"tandem/eval"
 	"testing"
 
 	"tandem/backend"
@@ -31,7 +32,25 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	got += boundMethodsTS()
-	path := filepath.Join("..", "frontend", "src", "lib", "gen", "types.ts")
+	goldenTS(t, filepath.Join("..", "frontend", "src", "lib", "gen", "types.ts"), got)
+}
+
+// The Evaluate view's structs, in a file of their own (the types file
+// keeps to the house's size).
+func TestTypeScriptEvalTypesMatchGo(t *testing.T) {
+	got, err := tsgen.Generate("// Code generated from the Go structs the Evaluate view receives by\n"+
+		"// `go test ./app -run TypeScript -update-ts`. DO NOT EDIT.\n",
+		eval.Evaluation{}, eval.EvalSummary{}, eval.Progress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldenTS(t, filepath.Join("..", "frontend", "src", "lib", "gen", "eval.ts"), got)
+}
+
+// goldenTS compares a generated file with its copy in the tree, writing it
+// with -update-ts.
+func goldenTS(t *testing.T, path, got string) {
+	t.Helper()
 	if *updateTS {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)

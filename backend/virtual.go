@@ -119,3 +119,7 @@ func (b *Backend) VirtualPhone(serial string) (*vphone.Phone, bool) {
 	p, ok := b.virtual.phones[serial]
 	return p, ok
 }
+
+// ADBAddr is the address of the adb server the backend drives phones
+// through (the evaluations read and set their phones' state by it).
+func (b *Backend) ADBAddr() string { return b.devices.ADB().Addr }

@@ -172,7 +172,7 @@ func playSuite(ctx context.Context, env Env, o evalOptions, tasks []eval.Task) i
 	total := len(tasks) * o.repeat
 	p := &suitePrinter{env: env, json: o.json, total: total}
 	start := time.Now()
-	cfg := eval.Config{Backend: b, ADB: o.run.config(env).ADB, Devices: o.devs, Phones: o.phones, Choice: choice, ChoiceFor: choiceFor, Repeat: o.repeat,
+	cfg := eval.Config{Backend: b, ADB: b.ADBAddr(), Devices: o.devs, Phones: o.phones, Choice: choice, ChoiceFor: choiceFor, Repeat: o.repeat,
 		Tweak: eval.Without(o.without), Faults: o.faults, Seed: o.seed,
 		Finished: p.finished}
 	if !o.json {
@@ -206,8 +206,8 @@ func phonesWord(o evalOptions) string {
 
 // done is the results of the task runs that ran (a stopped suite leaves
 // the rest empty).
-func done(rs []eval.Result) []eval.Result {
-	var out []eval.Result
+func done(rs []eval.TaskRun) []eval.TaskRun {
+	var out []eval.TaskRun
 	for _, r := range rs {
 		if r.Task != "" {
 			out = append(out, r)
@@ -216,7 +216,7 @@ func done(rs []eval.Result) []eval.Result {
 	return out
 }
 
-func writeOut(dir string, rs []eval.Result, s eval.Summary) error {
+func writeOut(dir string, rs []eval.TaskRun, s eval.Summary) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -242,7 +242,7 @@ type suitePrinter struct {
 	n     int
 }
 
-func (p *suitePrinter) finished(r eval.Result) {
+func (p *suitePrinter) finished(r eval.TaskRun) {
 	p.n++
 	if p.json {
 		enc := json.NewEncoder(p.env.Stdout)

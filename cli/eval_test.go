@@ -67,7 +67,7 @@ func TestEvalOracleAndClaimsDone(t *testing.T) {
 	t.Setenv("TANDEM_CONFIG_DIR", t.TempDir())
 	t.Setenv("TANDEM_DATA_DIR", t.TempDir())
 	slice := "settings_switch_1,dark_theme_2,todo_done_1,shop_pay_1,contact_add_1,expense_add_1,chat_send_1,contact_delete_1,contact_missing_1,alarms_all_off_2,contact_to_note_1"
-	suite := func(extra ...string) (rs []eval.Result, sum eval.Summary) {
+	suite := func(extra ...string) (rs []eval.TaskRun, sum eval.Summary) {
 		args := append([]string{"eval", "--json", "--seed", "3", "--phones", "2", "--adb-port", strconv.Itoa(port), "--tasks", slice}, extra...)
 		var o, e strings.Builder
 		code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e})
@@ -82,7 +82,7 @@ func TestEvalOracleAndClaimsDone(t *testing.T) {
 				sum = *s.Summary
 				continue
 			}
-			var r eval.Result
+			var r eval.TaskRun
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				t.Fatalf("line %q: %v", line, err)
 			}

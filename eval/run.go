@@ -13,8 +13,8 @@ import (
 	"tandem/vphone/screens"
 )
 
-// Result is one task run, as `tandem eval --json` prints it.
-type Result struct {
+// TaskRun is one task run, as `tandem eval --json` prints it.
+type TaskRun struct {
 	Task        string  `json:"task"`
 	Template    string  `json:"template"`
 	Tier        Tier    `json:"tier"`
@@ -60,7 +60,7 @@ type Config struct {
 	// Started and Finished are told of each task run (from the runs'
 	// goroutines, one call at a time).
 	Started  func(t Task, device string)
-	Finished func(Result)
+	Finished func(TaskRun)
 }
 
 // adbPhone is a phone's shell through the adb server.
@@ -84,7 +84,7 @@ func (p adbPhone) Shell(ctx context.Context, cmd string) (string, error) {
 
 // Run plays tasks (each Repeat times) on the devices at once, a task at a
 // time on each, and returns the results in the order the tasks were given.
-func Run(ctx context.Context, c Config, tasks []Task) ([]Result, error) {
+func Run(ctx context.Context, c Config, tasks []Task) ([]TaskRun, error) {
 	devs := c.Devices
 	if len(devs) == 0 {
 		for range max(1, c.Phones) {
@@ -101,8 +101,11 @@ func Run(ctx context.Context, c Config, tasks []Task) ([]Result, error) {
 	} else if c.Faults != (Faults{}) {
 		return nil, errors.New("faults are for the virtual phones eval starts: leave out --device")
 	}
-	reqs := newRequests()
-	c.Backend.Listen(backend.NotifierFunc(reqs.event))
+	for _, d := range devs {
+		if err := waitReady(ctx, adbPhone{srv: adb.Server{Addr: c.ADB}, serial: d}); err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+	}
 	type job struct {
 		i int
 		t Task
@@ -113,7 +116,7 @@ func Run(ctx context.Context, c Config, tasks []Task) ([]Result, error) {
 			jobs = append(jobs, job{k*len(tasks) + i, t})
 		}
 	}
-	results := make([]Result, len(jobs))
+	results := make([]TaskRun, len(jobs))
 	queue := make(chan job)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -126,7 +129,7 @@ func Run(ctx context.Context, c Config, tasks []Task) ([]Result, error) {
 					c.Started(j.t, d)
 					mu.Unlock()
 				}
-				res := c.runOne(ctx, ph, d, j.t, reqs)
+				res := c.runOne(ctx, ph, d, j.t)
 				results[j.i] = res
 				if c.Finished != nil {
 					mu.Lock()
@@ -150,10 +153,30 @@ func Run(ctx context.Context, c Config, tasks []Task) ([]Result, error) {
 	return results, ctx.Err()
 }
 
+// waitReady waits (30 s at most) for a phone's shell to answer: a virtual
+// phone just attached is offline to the adb server for a moment.
+func waitReady(ctx context.Context, p adbPhone) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		_, err := p.Shell(ctx, "true")
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the phone did not answer in 30 s: %w", err)
+		case <-tick.C:
+		}
+	}
+}
+
 // runOne sets the task up on the phone, runs it as a normal run, answers
 // what it asks as the task says, and reads the phone.
-func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task, reqs *requests) (res Result) {
-	res = Result{Task: t.ID, Template: t.Template, Tier: t.Tier, Goal: t.Goal, Device: dev, Ended: "error"}
+func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task) (res TaskRun) {
+	res = TaskRun{Task: t.ID, Template: t.Template, Tier: t.Tier, Goal: t.Goal, Device: dev, Ended: "error"}
 	start := time.Now()
 	defer func() { res.Seconds = time.Since(start).Seconds() }()
 	for _, cmd := range t.Spec.Setup {
@@ -185,33 +208,19 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task, req
 		return res
 	}
 	res.Run = r.ID()
-	asks := reqs.watch(r.ID())
-	defer reqs.forget(r.ID())
-	limit := c.TaskTime
-	if limit <= 0 {
-		limit = 5 * time.Minute
-	}
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	for waiting := true; waiting; {
-		select {
-		case <-r.Done():
-			waiting = false
-		case <-ctx.Done():
-			_ = r.Stop(context.WithoutCancel(ctx))
-			<-r.Done()
-			waiting = false
-		case <-timer.C:
-			_ = r.StopFor(context.WithoutCancel(ctx), engine.Cause{Code: engine.CauseTimeLimit, N: limit.String()})
-			<-r.Done()
-			waiting = false
-		case q := <-asks:
-			if q.Kind == engine.AskConfirm {
-				res.Confirmed++
+	// The run's own events (a subscriber gets its snapshot first, with a
+	// request already pending): the door's notifier stays the window's.
+	asks := make(chan engine.Request, 16)
+	stopWatch := r.Subscribe(engine.EmitterFunc(func(e engine.Event) {
+		if q := requestOf(e); q != nil {
+			select {
+			case asks <- *q:
+			default: // a run asks one thing at a time: sixteen unanswered never happen
 			}
-			answer(ctx, r, q, t.Spec.Confirm)
 		}
-	}
+	}))
+	defer stopWatch()
+	res.Confirmed = c.supervise(ctx, r, asks, t.Spec.Confirm)
 	out, _ := r.Wait(context.WithoutCancel(ctx))
 	res.Ended = out.State.String()
 	res.ClaimedDone = out.State == engine.Done && out.Success
@@ -226,6 +235,37 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task, req
 	}
 	res.Success = ok && err == nil
 	return res
+}
+
+// supervise is the task's person until the run ends: it answers what the
+// run asks, and stops it when the suite is stopped or the task's time is
+// up. It returns how many confirmations it answered.
+func (c Config) supervise(ctx context.Context, r *engine.Run, asks <-chan engine.Request, confirm Answer) (confirmed int) {
+	limit := c.TaskTime
+	if limit <= 0 {
+		limit = 5 * time.Minute
+	}
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		select {
+		case <-r.Done():
+			return confirmed
+		case <-ctx.Done():
+			_ = r.Stop(context.WithoutCancel(ctx))
+			<-r.Done()
+			return confirmed
+		case <-timer.C:
+			_ = r.StopFor(context.WithoutCancel(ctx), engine.Cause{Code: engine.CauseTimeLimit, N: limit.String()})
+			<-r.Done()
+			return confirmed
+		case q := <-asks:
+			if q.Kind == engine.AskConfirm {
+				confirmed++
+			}
+			answer(ctx, r, q, confirm)
+		}
+	}
 }
 
 // answer is the task's person: a confirmation as the goal says, a
@@ -250,64 +290,16 @@ func answer(ctx context.Context, r *engine.Run, q engine.Request, a Answer) {
 	}
 }
 
-// requests hands each run's requests to the goroutine that runs it.
-// A request that comes before its run is watched (the run starts asking
-// the moment Launch returns) waits in early.
-type requests struct {
-	mu    sync.Mutex
-	runs  map[string]chan engine.Request
-	early map[string][]engine.Request
-}
-
-func newRequests() *requests {
-	return &requests{runs: map[string]chan engine.Request{}, early: map[string][]engine.Request{}}
-}
-
-func (q *requests) watch(run string) <-chan engine.Request {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	ch := make(chan engine.Request, 16)
-	for _, r := range q.early[run] {
-		ch <- r
-	}
-	delete(q.early, run)
-	q.runs[run] = ch
-	return ch
-}
-
-func (q *requests) forget(run string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	delete(q.runs, run)
-	delete(q.early, run)
-}
-
-func (q *requests) event(_ string, data any) {
-	e, ok := data.(engine.Event)
-	if !ok {
-		return
-	}
-	var req *engine.Request
+// requestOf is what an event asks of the person: a request, one pending
+// in a snapshot, or a take-over the model asked for.
+func requestOf(e engine.Event) *engine.Request {
 	switch {
 	case e.Kind == engine.KindRequest:
-		req = e.Request
+		return e.Request
+	case e.Kind == engine.KindSnapshot && e.Snapshot != nil:
+		return e.Snapshot.Request
 	case e.Kind == engine.KindState && e.State != nil && e.State.State == engine.Manual && e.State.By == "take_over":
-		req = &engine.Request{Kind: engine.AskTakeOver}
+		return &engine.Request{Kind: engine.AskTakeOver}
 	}
-	if req == nil {
-		return
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	ch := q.runs[e.Run]
-	if ch == nil {
-		if len(q.early[e.Run]) < 16 {
-			q.early[e.Run] = append(q.early[e.Run], *req)
-		}
-		return
-	}
-	select {
-	case ch <- *req:
-	default: // a run asks one thing at a time: sixteen unanswered never happen
-	}
+	return nil
 }

@@ -24,7 +24,7 @@ type TierSummary struct {
 
 // Summarize scores results; seconds is the suite's wall time. declined
 // says which tasks succeed by declining.
-func Summarize(results []Result, declined map[string]bool, seconds float64) Summary {
+func Summarize(results []TaskRun, declined map[string]bool, seconds float64) Summary {
 	s := Summary{ByTier: map[Tier]TierSummary{}, Seconds: seconds}
 	for _, r := range results {
 		s.Tasks++

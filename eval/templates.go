@@ -88,7 +88,7 @@ func settingsTemplates() []Template {
 			Make: func(r *rand.Rand) Spec {
 				pct := 10 + 10*r.IntN(9)
 				return Spec{Goal: fmt.Sprintf("Set the screen brightness to %d%%.", pct),
-					Setup: append(home("com.android.settings"), "settings put system screen_brightness 128"),
+					Setup: append(home("com.android.settings"), fmt.Sprintf("settings put system screen_brightness %d", farFrom(pct))),
 					Check: func(ctx context.Context, p Phone, _ Outcome) (bool, error) {
 						v, err := setting(ctx, p, "system", "screen_brightness")
 						n, _ := strconv.Atoi(v)
@@ -196,4 +196,13 @@ func language(s *Screen, name string) []Act {
 		return []Act{finish("the language is " + name)}
 	}
 	return []Act{tap(e)}
+}
+
+// farFrom is a brightness (0-255) at least 40 points of percent from pct,
+// so the phone never starts the task done.
+func farFrom(pct int) int {
+	if pct <= 50 {
+		return 230 // 90%
+	}
+	return 26 // 10%
 }

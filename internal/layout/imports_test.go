@@ -55,7 +55,7 @@ var rooms = map[string][]string{
 	// the person's input only through the backend: they may name the
 	// engine's and the mirror's types, never a driver, the registry, the
 	// model client or the feed; and never each other
-	"tandem/app": {"tandem/backend", "tandem/mcpserver", "tandem/engine", "tandem/engine/action", "tandem/mirror", "tandem/internal/"},
+	"tandem/app": {"tandem/backend", "tandem/mcpserver", "tandem/eval", "tandem/engine", "tandem/engine/action", "tandem/mirror", "tandem/internal/"},
 	// the MCP door: the backend and the types it reports
 	"tandem/mcpserver": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/internal/"},
 	// the command line's own tools (parse, compress, vphone) use their rooms

@@ -6,6 +6,7 @@
 // harness; calling through this one module keeps the rest of the UI free of
 // window globals and easy to test.
 import type { Action, Cause, EngineEvent, Request, Snapshot } from './events'
+import type { EvalRequest, EvalSummary, Evaluation, Progress } from './gen/eval'
 import { boundServices, type EngineSettings, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
@@ -284,6 +285,13 @@ export type Bound = {
   SetCompact(on: boolean): Promise<void>
   /** whether the window is in front of the person (Go notifies the desktop only when it is not) */
   WindowFront(front: boolean): Promise<void>
+  /** runs the world of chores for each chosen model, one after another, on virtual phones */
+  StartEvaluation(req: EvalRequest): Promise<Evaluation>
+  StopEvaluation(): Promise<void>
+  Evaluations(): Promise<EvalSummary[]>
+  Evaluation(id: string): Promise<Evaluation>
+  /** writes the evaluation's HTML report and opens it in the person's browser */
+  OpenEvalReport(id: string): Promise<void>
 }
 
 type Runtime = {
@@ -350,6 +358,11 @@ export function onRunEvent(cb: (e: EngineEvent) => void): () => void {
     window.runtime?.EventsOn('runs', (batch) => (batch as EngineEvent[]).forEach(cb)),
   ]
   return () => offs.forEach((off) => off?.())
+}
+
+/** onEvalProgress subscribes to the running evaluation's progress. */
+export function onEvalProgress(cb: (p: Progress) => void): () => void {
+  return window.runtime?.EventsOn('eval', (p) => cb(p as Progress)) ?? (() => {})
 }
 
 /** onDevices subscribes to device list changes. */

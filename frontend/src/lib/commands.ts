@@ -8,6 +8,7 @@
 // the control bar to show.
 import { backend, type ModelServer, type Profile, type Region, type Settings } from './backend'
 import type { Action } from './events'
+import type { EvalRequest } from './gen/eval'
 import type { Press } from './gen/types'
 import { store } from './store.svelte'
 
@@ -57,6 +58,15 @@ export const historyCalls = {
   openReport: (run: string) => backend.OpenReport(run),
   saveReportAs: (run: string) => backend.SaveReportAs(run),
   resume: (run: string) => backend.ResumeRun(run),
+}
+
+/** Evaluations of the person's models on the world of chores (EvalAPI). */
+export const evalCalls = {
+  start: (req: EvalRequest) => backend.StartEvaluation(req),
+  stop: () => backend.StopEvaluation(),
+  list: () => backend.Evaluations(),
+  get: (id: string) => backend.Evaluation(id),
+  openReport: (id: string) => backend.OpenEvalReport(id),
 }
 
 /** The live mirror and the person's input on it (MirrorAPI). */

@@ -18,6 +18,9 @@ class UI {
   seenTakeOver = $state.raw<object | null>(null)
   settingsOpen = $state(false)
   historyOpen = $state(false)
+  /** the run History opens at (an evaluation's chore); "" the list */
+  historyRun = $state('')
+  evalOpen = $state(false)
   toast = $state('')
   /** the open dialogs, bottom first: each one's dismiss, or null when it must be answered */
   #dialogs: { dismiss: (() => void) | null }[] = []

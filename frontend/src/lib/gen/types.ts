@@ -105,6 +105,9 @@ export interface EngineSettings {
   loop_k: number
   history: number
   remind_at: number
+  no_typing_check?: boolean
+  no_loop_detection?: boolean
+  no_parse_retry?: boolean
   ui_tree?: boolean
   unexpected: number
   device_away_max?: number
@@ -502,6 +505,7 @@ export const boundServices = {
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunSteps', 'SaveReportAs'],
   MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorHidden', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut', 'TileClosed', 'TileURL'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
+  EvalAPI: ['Evaluation', 'Evaluations', 'OpenEvalReport', 'StartEvaluation', 'StopEvaluation'],
 } as const
 
 /** Every bound method's name. */
