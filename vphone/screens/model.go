@@ -159,6 +159,9 @@ func (m *Model) touchRecent(pkg string) {
 }
 
 func (m *Model) ForceStop(pkg string) {
+	if a := m.chores[pkg]; a != nil { // its process ends: what its screens held goes (its table stays)
+		a.scr, a.query, a.scroll, a.picker, a.confirm, a.editing = "", "", 0, "", false, 0
+	}
 	out := m.recents[:0]
 	for _, p := range m.recents {
 		if p != pkg {
