@@ -63,7 +63,7 @@ var rooms = map[string][]string{
 		"tandem/engine/model/dialect", "tandem/engine/observe", "tandem/vphone", "tandem/eval", "tandem/internal/"},
 	// the world of chores: tasks on the virtual phone, run through the
 	// backend as a door runs them, read back through adb
-	"tandem/eval": {"tandem/backend", "tandem/engine", "tandem/devices/adb", "tandem/vphone/screens"},
+	"tandem/eval": {"tandem/backend", "tandem/engine", "tandem/devices/adb", "tandem/vphone/screens", "tandem/internal/"},
 	// packaging helpers
 	"tandem/scripts/": {"tandem/internal/"},
 }
