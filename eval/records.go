@@ -182,7 +182,7 @@ func recordTemplates() []Template {
 						return editFlow(s, contactsApp, who, []field{{"Favourite", "1", toggleField}}, func(s *Screen) bool { return s.row("★ "+who) != nil })
 					}}
 			}},
-		{Name: "alarm_add", Tier: Medium, Apps: []string{"Clock"}, Source: "AndroidWorld ClockStopWatch/Timer family (an alarm at a time)",
+		{Name: "alarm_add", Tier: Medium, Apps: []string{"Clock"}, Source: "AndroidWorld ClockTimerEntry (single/clock.py: a time set in the clock app; an alarm here)",
 			Make: func(r *rand.Rand) Spec {
 				t := fmt.Sprintf("%02d:%02d", 5+r.IntN(17), 5*r.IntN(12))
 				label := pick(r, []string{"Medicine", "Walk the dog", "Team call", "取快递", "Pick up Leo"})

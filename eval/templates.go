@@ -84,7 +84,7 @@ func settingsTemplates() []Template {
 					Check: checkSetting("secure", "ui_night_mode", want),
 					Solve: func(sc *Screen) []Act { return darkTheme(sc, on) }}
 			}},
-		{Name: "brightness", Tier: Simple, Apps: []string{"Settings"}, Source: "AndroidWorld SystemBrightnessMin/Max (a level instead of an end)",
+		{Name: "brightness", Tier: Simple, Apps: []string{"Settings"}, Source: "AndroidWorld SystemBrightnessMax/Min (single/system.py; a level instead of an end)",
 			Make: func(r *rand.Rand) Spec {
 				pct := 10 + 10*r.IntN(9)
 				return Spec{Goal: fmt.Sprintf("Set the screen brightness to %d%%.", pct),
