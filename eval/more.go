@@ -30,6 +30,17 @@ func moreTemplates() []Template {
 						return editFlow(s, clockApp, a[1], []field{{"Time", to, timeField}}, func(s *Screen) bool { return s.row(to) != nil })
 					}}
 			}},
+		{Name: "alarm_ask", Tier: Medium, Apps: []string{"Clock"}, Source: "a person's request that needs their answer: the agent must ask",
+			Make: func(r *rand.Rand) Spec {
+				at := fmt.Sprintf("%02d:%02d", 5+r.IntN(4), 5*r.IntN(12))
+				for slices.ContainsFunc(alarmSeed, func(x []string) bool { return x[1] == at }) { // never set already
+					at = fmt.Sprintf("%02d:%02d", 5+r.IntN(4), 5*r.IntN(12))
+				}
+				goal := pick(r, []string{"Set an alarm for tomorrow morning, but ask me for the time first.", "帮我定一个明天早上的闹钟，几点先问我"})
+				return Spec{Goal: goal, Setup: seedRows(clockApp, alarmSeed), Reply: at,
+					Check: checkRow(uriAlarms, clockApp.cols, map[string]string{"time": at, "enabled": "1"}),
+					Solve: func(s *Screen) []Act { return askedAlarm(s) }}
+			}},
 		{Name: "contacts_add_two", Tier: Complex, Apps: []string{"Contacts"}, Source: "AndroidWorld ContactsAddContact, twice in one goal",
 			Make: func(r *rand.Rand) Spec {
 				i := r.IntN(len(newNames))
@@ -91,6 +102,27 @@ func moreTemplates() []Template {
 }
 
 var timeRe = regexp.MustCompile(`\b(\d{2}):(\d{2})\b`)
+
+// answeredRe finds the person's answer in a request (the engine's note:
+// "You asked the person: …. They answered: \"…\".").
+var answeredRe = regexp.MustCompile(`They answered: "([^"]*)"`)
+
+// askedAlarm asks the person for the time, then sets the alarm they said.
+func askedAlarm(s *Screen) []Act {
+	if s.Memo["at"] == "" {
+		m := answeredRe.FindStringSubmatch(s.Text)
+		if m == nil {
+			return []Act{askUser("What time should the alarm ring tomorrow morning?")}
+		}
+		t, err := time.Parse("15:04", timeRe.FindString(m[1]))
+		if err != nil {
+			return []Act{askUser("Which time, as HH:MM?")}
+		}
+		s.Memo["at"] = t.Format("15:04")
+	}
+	at := s.Memo["at"]
+	return addFlow(s, clockApp, at, []field{{"Time", at, timeField}})
+}
 
 func eventToAlarm(s *Screen, title string) []Act {
 	if at := s.Memo["at"]; at != "" {

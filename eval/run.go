@@ -220,7 +220,7 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task) (re
 		}
 	}))
 	defer stopWatch()
-	res.Confirmed = c.supervise(ctx, r, asks, t.Spec.Confirm)
+	res.Confirmed = c.supervise(ctx, r, asks, t.Spec)
 	out, _ := r.Wait(context.WithoutCancel(ctx))
 	res.Ended = out.State.String()
 	res.ClaimedDone = out.State == engine.Done && out.Success
@@ -240,7 +240,7 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task) (re
 // supervise is the task's person until the run ends: it answers what the
 // run asks, and stops it when the suite is stopped or the task's time is
 // up. It returns how many confirmations it answered.
-func (c Config) supervise(ctx context.Context, r *engine.Run, asks <-chan engine.Request, confirm Answer) (confirmed int) {
+func (c Config) supervise(ctx context.Context, r *engine.Run, asks <-chan engine.Request, spec Spec) (confirmed int) {
 	limit := c.TaskTime
 	if limit <= 0 {
 		limit = 5 * time.Minute
@@ -263,7 +263,7 @@ func (c Config) supervise(ctx context.Context, r *engine.Run, asks <-chan engine
 			if q.Kind == engine.AskConfirm {
 				confirmed++
 			}
-			answer(ctx, r, q, confirm)
+			answer(ctx, r, q, spec)
 		}
 	}
 }
@@ -271,17 +271,21 @@ func (c Config) supervise(ctx context.Context, r *engine.Run, asks <-chan engine
 // answer is the task's person: a confirmation as the goal says, a
 // question with what the goal already says, anything else (a loop, a
 // budget, a broken model or phone) ends the run, since no one is there.
-func answer(ctx context.Context, r *engine.Run, q engine.Request, a Answer) {
+func answer(ctx context.Context, r *engine.Run, q engine.Request, spec Spec) {
 	var err error
 	switch q.Kind {
 	case engine.AskConfirm:
-		if a == Allow {
+		if spec.Confirm == Allow {
 			err = r.Confirm(ctx)
 		} else {
 			err = r.Deny(ctx, "the person did not ask for this")
 		}
 	case engine.AskQuestion:
-		err = r.Answer(ctx, "Do what the task says; I have nothing to add.")
+		reply := spec.Reply
+		if reply == "" {
+			reply = "Do what the task says; I have nothing to add."
+		}
+		err = r.Answer(ctx, reply)
 	case engine.AskTakeOver, engine.AskLoop, engine.AskBudget, engine.AskModelError, engine.AskDevice:
 		err = r.Stop(ctx)
 	}

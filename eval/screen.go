@@ -136,6 +136,7 @@ func typeText(t string) Act { return Act{Tool: "type", Args: map[string]any{"tex
 func key(k string) Act      { return Act{Tool: "key", Args: map[string]any{"key": k}} }
 func launch(app string) Act { return Act{Tool: "launch", Args: map[string]any{"app": app}} }
 func fail(why string) Act   { return Act{Tool: "fail", Args: map[string]any{"reason": why}} }
+func askUser(q string) Act  { return Act{Tool: "ask_user", Args: map[string]any{"question": q}} }
 func finish(sum string) Act {
 	return Act{Tool: "finish", Args: map[string]any{"summary": sum, "success": true}}
 }

@@ -54,6 +54,9 @@ type Spec struct {
 	Check func(ctx context.Context, p Phone, o Outcome) (bool, error)
 	// Confirm is the person's answer to every confirmation of the run.
 	Confirm Answer
+	// Reply is what the person answers a question of the run ("" a reply
+	// that adds nothing: "do what the task says").
+	Reply string
 	// Decline marks a task that succeeds when the agent says it cannot (it
 	// is never a missed "done").
 	Decline bool
