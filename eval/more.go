@@ -30,17 +30,6 @@ func moreTemplates() []Template {
 						return editFlow(s, clockApp, a[1], []field{{"Time", to, timeField}}, func(s *Screen) bool { return s.row(to) != nil })
 					}}
 			}},
-		{Name: "alarm_ask", Tier: Medium, Apps: []string{"Clock"}, Source: "a person's request that needs their answer: the agent must ask",
-			Make: func(r *rand.Rand) Spec {
-				at := fmt.Sprintf("%02d:%02d", 5+r.IntN(4), 5*r.IntN(12))
-				for slices.ContainsFunc(alarmSeed, func(x []string) bool { return x[1] == at }) { // never set already
-					at = fmt.Sprintf("%02d:%02d", 5+r.IntN(4), 5*r.IntN(12))
-				}
-				goal := pick(r, []string{"Set an alarm for tomorrow morning, but ask me for the time first.", "帮我定一个明天早上的闹钟，几点先问我"})
-				return Spec{Goal: goal, Setup: seedRows(clockApp, alarmSeed), Reply: at,
-					Check: checkRow(uriAlarms, clockApp.cols, map[string]string{"time": at, "enabled": "1"}),
-					Solve: func(s *Screen) []Act { return askedAlarm(s) }}
-			}},
 		{Name: "contacts_add_two", Tier: Complex, Apps: []string{"Contacts"}, Source: "AndroidWorld ContactsAddContact, twice in one goal",
 			Make: func(r *rand.Rand) Spec {
 				i := r.IntN(len(newNames))
@@ -97,6 +86,23 @@ func moreTemplates() []Template {
 				return Spec{Goal: goal, Setup: setup,
 					Check: checkRow(uriAlarms, clockApp.cols, map[string]string{"time": want, "enabled": "1"}),
 					Solve: func(s *Screen) []Act { return eventToAlarm(s, title) }}
+			}},
+	}
+}
+
+// askTemplates are chores that need the person's answer.
+func askTemplates() []Template {
+	return []Template{
+		{Name: "alarm_ask", Tier: Medium, Apps: []string{"Clock"}, Source: "a person's request that needs their answer: the agent must ask",
+			Make: func(r *rand.Rand) Spec {
+				at := fmt.Sprintf("%02d:%02d", 5+r.IntN(4), 5*r.IntN(12))
+				for slices.ContainsFunc(alarmSeed, func(x []string) bool { return x[1] == at }) { // never set already
+					at = fmt.Sprintf("%02d:%02d", 5+r.IntN(4), 5*r.IntN(12))
+				}
+				goal := pick(r, []string{"Set an alarm for tomorrow morning, but ask me for the time first.", "帮我定一个明天早上的闹钟，几点先问我"})
+				return Spec{Goal: goal, Setup: seedRows(clockApp, alarmSeed), Reply: at,
+					Check: checkRow(uriAlarms, clockApp.cols, map[string]string{"time": at, "enabled": "1"}),
+					Solve: func(s *Screen) []Act { return askedAlarm(s) }}
 			}},
 	}
 }

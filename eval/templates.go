@@ -11,7 +11,7 @@ import (
 // Templates are the suite's task templates, in the order they list.
 func Templates() []Template {
 	var out []Template
-	for _, part := range [][]Template{settingsTemplates(), recordTemplates(), listTemplates(), formTemplates(), crossTemplates(), personTemplates(), moreTemplates()} {
+	for _, part := range [][]Template{settingsTemplates(), recordTemplates(), listTemplates(), formTemplates(), crossTemplates(), personTemplates(), moreTemplates(), askTemplates()} {
 		out = append(out, part...)
 	}
 	return out
