@@ -37,8 +37,9 @@ func (a app) titles(fields []field) []string {
 	return t
 }
 
-// addFlow adds a record whose list row starts with rowKey.
-func addFlow(s *Screen, a app, rowKey string, fields []field) []Act {
+// toList is the way to a's list, filling fields on the way when the
+// form titled form is open; nil when the list is in front.
+func toList(s *Screen, a app, form string, fields []field) []Act {
 	if acts := inApp(s, a.label, a.titles(fields)...); acts != nil {
 		return acts
 	}
@@ -46,11 +47,18 @@ func addFlow(s *Screen, a app, rowKey string, fields []field) []Act {
 		return acts
 	}
 	switch s.Title() {
-	case "New " + a.noun:
+	case form:
 		return fillForm(s, fields)
 	case a.list:
-	default:
-		return []Act{key("back")}
+		return nil
+	}
+	return []Act{key("back")}
+}
+
+// addFlow adds a record whose list row starts with rowKey.
+func addFlow(s *Screen, a app, rowKey string, fields []field) []Act {
+	if acts := toList(s, a, "New "+a.noun, fields); acts != nil {
+		return acts
 	}
 	if a.search != "" {
 		if acts := search(s, a.search, rowKey); acts != nil {
@@ -68,18 +76,8 @@ func addFlow(s *Screen, a app, rowKey string, fields []field) []Act {
 
 // editFlow opens the record whose row starts with rowKey and fills fields.
 func editFlow(s *Screen, a app, rowKey string, fields []field, done func(*Screen) bool) []Act {
-	if acts := inApp(s, a.label, a.titles(fields)...); acts != nil {
+	if acts := toList(s, a, "Edit "+a.noun, fields); acts != nil {
 		return acts
-	}
-	if acts := picker(s, fields); acts != nil {
-		return acts
-	}
-	switch s.Title() {
-	case "Edit " + a.noun:
-		return fillForm(s, fields)
-	case a.list:
-	default:
-		return []Act{key("back")}
 	}
 	if done(s) {
 		return []Act{finish("changed " + rowKey)}

@@ -116,45 +116,44 @@ func settingsSwitch(s *Screen, label string, on bool) []Act {
 	if s.Title() != "Settings" {
 		return []Act{key("back")}
 	}
-	sw := s.FindType("switch", "("+label+")")
+	return flipTo(s.FindType("switch", "("+label+")"), label, on)
+}
+
+// toDisplay is the way to Settings' Display page; nil when it is in front.
+func toDisplay(s *Screen) []Act {
+	if a := inApp(s, "Settings", "Settings", "Display", "Language"); a != nil {
+		return a
+	}
+	switch s.Title() {
+	case "Settings":
+		return []Act{tap(s.Find("Display"))}
+	case "Language":
+		return []Act{key("back")}
+	}
+	return nil
+}
+
+// flipTo taps a switch named name until it reads on, then finishes.
+func flipTo(sw *El, name string, on bool) []Act {
 	if sw == nil {
-		return []Act{fail("no " + label + " switch")}
+		return []Act{fail("no " + name + " switch")}
 	}
 	if strings.HasPrefix(sw.Text, "ON") == on {
-		return []Act{finish(label + " is " + map[bool]string{true: "on", false: "off"}[on])}
+		return []Act{finish(name + " is " + map[bool]string{true: "on", false: "off"}[on])}
 	}
 	return []Act{tap(sw)}
 }
 
 func darkTheme(s *Screen, on bool) []Act {
-	if a := inApp(s, "Settings", "Settings", "Display", "Language"); a != nil {
+	if a := toDisplay(s); a != nil {
 		return a
 	}
-	switch s.Title() {
-	case "Settings":
-		return []Act{tap(s.Find("Display"))}
-	case "Language":
-		return []Act{key("back")}
-	}
-	sw := s.FindType("switch", "(Dark theme)")
-	if sw == nil {
-		return []Act{fail("no dark theme switch")}
-	}
-	if strings.HasPrefix(sw.Text, "ON") == on {
-		return []Act{finish("the dark theme is " + map[bool]string{true: "on", false: "off"}[on])}
-	}
-	return []Act{tap(sw)}
+	return flipTo(s.FindType("switch", "(Dark theme)"), "the dark theme", on)
 }
 
 func brightness(s *Screen, pct int) []Act {
-	if a := inApp(s, "Settings", "Settings", "Display", "Language"); a != nil {
+	if a := toDisplay(s); a != nil {
 		return a
-	}
-	switch s.Title() {
-	case "Settings":
-		return []Act{tap(s.Find("Display"))}
-	case "Language":
-		return []Act{key("back")}
 	}
 	l := s.Find("Brightness: ")
 	if l == nil {
