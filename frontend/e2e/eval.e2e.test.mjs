@@ -7,6 +7,7 @@
 // false "done"; a cell opens its run in History; the evaluation is kept.
 import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startApp, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall } from './modelserver.mjs'
@@ -40,9 +41,6 @@ test('two models on the simple chores: the oracle does every one, a model that c
   const { page } = app
   await page.getByTestId('evaluate').click()
   const dialog = page.getByTestId('eval-dialog')
-  await dialog.waitFor()
-  await page.waitForTimeout(3000)
-  await page.screenshot({ path: join(artifactsDir, 'e2e-eval-open.png') })
   await dialog.getByTestId('eval-form').waitFor()
   assert.equal(await dialog.getByTestId('eval-oracle').isChecked(), true, 'the oracle is offered, chosen by default')
   await dialog.locator('[data-testid="eval-profile"][data-name="Claims done"]').check()
@@ -67,6 +65,16 @@ test('two models on the simple chores: the oracle does every one, a model that c
   assert.deepEqual(falseDone, ['0', String(n)], 'every claim of the second model is a false done')
   assert.equal(await dialog.getByTestId('eval-task').count(), n)
   await page.screenshot({ path: join(artifactsDir, 'e2e-eval-done.png') })
+
+  // Its HTML report is written and opened with the system's program, and
+  // holds the table: both models and every chore.
+  await dialog.getByTestId('eval-report').click()
+  for (const deadline = Date.now() + 10_000; app.opened().length === 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50))
+  const [report] = app.opened()
+  assert.match(report ?? '', /evaluations\/[\d-]+\.html$/, 'Open report opened an HTML file')
+  const html = readFileSync(report, 'utf8')
+  assert.ok(html.includes('Oracle (built-in)') && html.includes('Claims done'), 'the report names both models')
+  assert.equal((html.match(/<tr><td>[a-z_]+_\d<\/td>/g) ?? []).length, n, 'the report has a row a chore')
 
   // A chore's cell opens its run in History, step by step.
   await dialog.getByTestId('eval-task').first().getByTestId('eval-run').first().click()
