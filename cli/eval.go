@@ -85,11 +85,7 @@ func parseEval(env Env) (o evalOptions, code int, ok bool) {
 	fs.StringVar(&o.out, "out", "", "also write the results (results.jsonl) and the summary (summary.json) to this folder")
 	r := &o.run
 	f := &r.flags
-	fs.StringVar(&r.profile, "profile", "", "a model profile saved in the app (its name); default: the app's active one, unless --base-url gives a model")
-	fs.StringVar(&f.dialect, "dialect", "", "model dialect: tools, autoglm, uitars, json (default: the profile's, else tools)")
-	fs.StringVar(&f.variant, "variant", "", "dialect variant")
-	fs.StringVar(&f.model, "model", os.Getenv("TANDEM_MODEL"), "model name")
-	fs.StringVar(&f.baseURL, "base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL (a model of its own instead of a saved profile)")
+	modelFlags(fs, r)
 	fs.BoolVar(&f.uiTree, "ui-tree", false, "the model also reads the compact UI tree as text (tools dialect)")
 	fs.IntVar(&r.maxSteps, "max-steps", 0, "step budget of each task run (default: the app's Settings)")
 	adbPortFlag(fs, &r.port)

@@ -78,11 +78,7 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs.StringVar(&o.goal, "goal", "", "what the agent should do (required)")
 	fs.StringVar(&o.jobs, "jobs", "", "a file of jobs, one run per device at once, instead of --device and --goal: one JSON object\n"+
 		"a line, {\"device\": \"ID\", \"goal\": \"TEXT\"}; empty lines and lines starting with # are skipped")
-	fs.StringVar(&o.profile, "profile", "", "a model profile saved in the app (its name); default: the app's active one, unless --base-url gives a model")
-	fs.StringVar(&f.dialect, "dialect", "", "model dialect: tools, autoglm, uitars, json (default: the profile's, else tools)")
-	fs.StringVar(&f.variant, "variant", "", "dialect variant")
-	fs.StringVar(&f.model, "model", os.Getenv("TANDEM_MODEL"), "model name")
-	fs.StringVar(&f.baseURL, "base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL (a model of its own instead of a saved profile)")
+	modelFlags(fs, o)
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "step budget (default: the app's Settings, 50 on a new install)")
 	fs.StringVar(&o.dataDir, "data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app, so its History lists the run; env TANDEM_DATA_DIR moves the data dir)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
@@ -113,6 +109,17 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 		printEnvironment(env.Stderr, "TANDEM_BASE_URL", "TANDEM_MODEL", "TANDEM_API_KEY", "TANDEM_ADB_PORT", "ANDROID_ADB_SERVER_PORT", "TANDEM_CONFIG_DIR", "TANDEM_DATA_DIR")
 	}
 	return fs
+}
+
+// modelFlags are the flags that choose the model: a saved profile, or one
+// given in full (tandem run and tandem eval).
+func modelFlags(fs *flag.FlagSet, o *runOptions) {
+	f := &o.flags
+	fs.StringVar(&o.profile, "profile", "", "a model profile saved in the app (its name); default: the app's active one, unless --base-url gives a model")
+	fs.StringVar(&f.dialect, "dialect", "", "model dialect: tools, autoglm, uitars, json (default: the profile's, else tools)")
+	fs.StringVar(&f.variant, "variant", "", "dialect variant")
+	fs.StringVar(&f.model, "model", os.Getenv("TANDEM_MODEL"), "model name")
+	fs.StringVar(&f.baseURL, "base-url", os.Getenv("TANDEM_BASE_URL"), "OpenAI-compatible base URL (a model of its own instead of a saved profile)")
 }
 
 // edit puts the flags given on the line over the chosen profile.
