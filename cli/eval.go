@@ -149,7 +149,7 @@ func playSuite(ctx context.Context, env Env, o evalOptions, tasks []eval.Task) i
 	choice := o.run.choice()
 	var choiceFor func(eval.Task) backend.RunChoice
 	if o.oracle {
-		or, err := eval.StartOracle(ctx, tasks, false, o.noise)
+		or, err := eval.StartOracle(ctx, tasks, o.noise)
 		if err != nil {
 			fmt.Fprintln(env.Stderr, "eval:", err)
 			return ExitFail

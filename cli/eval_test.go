@@ -67,28 +67,8 @@ func TestEvalOracleAndClaimsDone(t *testing.T) {
 	t.Setenv("TANDEM_CONFIG_DIR", t.TempDir())
 	t.Setenv("TANDEM_DATA_DIR", t.TempDir())
 	slice := "settings_switch_1,dark_theme_2,todo_done_1,shop_pay_1,contact_add_1,expense_add_1,chat_send_1,contact_delete_1,contact_missing_1,alarms_all_off_2,contact_to_note_1"
-	suite := func(extra ...string) (rs []eval.TaskRun, sum eval.Summary) {
-		args := append([]string{"eval", "--json", "--seed", "3", "--phones", "2", "--adb-port", strconv.Itoa(port), "--tasks", slice}, extra...)
-		var o, e strings.Builder
-		code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e})
-		if code != 0 {
-			t.Fatalf("eval %v: exit %d: %s", extra, code, e.String())
-		}
-		for _, line := range strings.Split(strings.TrimSpace(o.String()), "\n") {
-			var s struct {
-				Summary *eval.Summary `json:"summary"`
-			}
-			if json.Unmarshal([]byte(line), &s) == nil && s.Summary != nil {
-				sum = *s.Summary
-				continue
-			}
-			var r eval.TaskRun
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				t.Fatalf("line %q: %v", line, err)
-			}
-			rs = append(rs, r)
-		}
-		return rs, sum
+	suite := func(extra ...string) ([]eval.TaskRun, eval.Summary) {
+		return evalJSON(t, append([]string{"--seed", "3", "--phones", "2", "--adb-port", strconv.Itoa(port), "--tasks", slice}, extra...)...)
 	}
 	rs, sum := suite("--oracle")
 	for _, r := range rs {
@@ -122,18 +102,9 @@ func TestEvalTypingCheckEarnsItsKeep(t *testing.T) {
 	t.Setenv("TANDEM_CONFIG_DIR", t.TempDir())
 	t.Setenv("TANDEM_DATA_DIR", t.TempDir())
 	score := func(extra ...string) eval.Summary {
-		args := append([]string{"eval", "--json", "--oracle", "--seed", "5", "--adb-port", strconv.Itoa(port), "--faults", "drop=0.3",
-			"--tasks", "todo_add_1,contact_add_1,form_fill_1,expense_add_1"}, extra...)
-		var o, e strings.Builder
-		if code := Run(context.Background(), Env{Args: args, Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e}); code != 0 {
-			t.Fatalf("eval %v: exit %d: %s", extra, code, e.String())
-		}
-		lines := strings.Split(strings.TrimSpace(o.String()), "\n")
-		var s struct{ Summary eval.Summary }
-		if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
-			t.Fatal(err)
-		}
-		return s.Summary
+		_, sum := evalJSON(t, append([]string{"--oracle", "--seed", "5", "--adb-port", strconv.Itoa(port), "--faults", "drop=0.3",
+			"--tasks", "todo_add_1,contact_add_1,form_fill_1,expense_add_1"}, extra...)...)
+		return sum
 	}
 	with, without := score(), score("--without", "typing-check")
 	t.Logf("dropped characters: %d/%d with the typing check, %d/%d without", with.Success, with.Tasks, without.Success, without.Tasks)
@@ -141,4 +112,29 @@ func TestEvalTypingCheckEarnsItsKeep(t *testing.T) {
 		t.Fatalf("with the check %d/%d, without %d/%d: the check should save every task and its absence cost some",
 			with.Success, with.Tasks, without.Success, without.Tasks)
 	}
+}
+
+// evalJSON runs `tandem eval --json` with args and reads its lines: a task
+// run each, then the summary.
+func evalJSON(t *testing.T, args ...string) (rs []eval.TaskRun, sum eval.Summary) {
+	t.Helper()
+	var o, e strings.Builder
+	if code := Run(context.Background(), Env{Args: append([]string{"eval", "--json"}, args...), Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e}); code != 0 {
+		t.Fatalf("eval %v: exit %d: %s", args, code, e.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(o.String()), "\n") {
+		var s struct {
+			Summary *eval.Summary `json:"summary"`
+		}
+		if json.Unmarshal([]byte(line), &s) == nil && s.Summary != nil {
+			sum = *s.Summary
+			continue
+		}
+		var r eval.TaskRun
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		rs = append(rs, r)
+	}
+	return rs, sum
 }

@@ -27,7 +27,7 @@ func BenchmarkOracleSuite(b *testing.B) {
 	be := backend.New(backend.Config{ConfigDir: b.TempDir(), DataDir: b.TempDir(), ADB: "127.0.0.1:" + strconv.Itoa(port)})
 	defer be.Shutdown()
 	ctx := context.Background()
-	o, err := StartOracle(ctx, tasks, false, nil)
+	o, err := StartOracle(ctx, tasks, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

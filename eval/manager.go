@@ -192,7 +192,7 @@ func (e *Evaluations) run(ctx context.Context, ev *Evaluation, done chan struct{
 		cfg := Config{Backend: e.b, ADB: e.b.ADBAddr(), Devices: devs, Repeat: 1, Seed: ev.Request.Seed,
 			Choice: backend.RunChoice{Profile: name, StartedBy: "Evaluate"}}
 		if name == OracleName {
-			o, err := StartOracle(ctx, ev.Tasks, false, nil)
+			o, err := StartOracle(ctx, ev.Tasks, nil)
 			if err != nil {
 				e.finish(ev, "failed", err.Error())
 				return
@@ -261,18 +261,36 @@ func (e *Evaluations) copyOf(ev *Evaluation) Evaluation {
 	return c
 }
 
-// save writes ev to its file (whole, through a temporary file).
+// save writes ev to its file (whole, through a temporary file). A write
+// that fails is told in the evaluation's error, which the page shows, and
+// tried again with the next task's result.
 func (e *Evaluations) save(ev *Evaluation) {
+	err := e.write(ev)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	switch {
+	case err != nil:
+		ev.Error = "the evaluation could not be saved: " + err.Error()
+	case strings.HasPrefix(ev.Error, "the evaluation could not be saved"):
+		ev.Error = ""
+	}
+}
+
+func (e *Evaluations) write(ev *Evaluation) error {
 	e.mu.Lock()
 	b, err := json.MarshalIndent(ev, "", " ")
 	e.mu.Unlock()
-	if err != nil || os.MkdirAll(e.dir, 0o755) != nil {
-		return
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		return err
 	}
 	tmp := filepath.Join(e.dir, ev.ID+".json.tmp")
-	if os.WriteFile(tmp, b, 0o644) == nil {
-		_ = os.Rename(tmp, filepath.Join(e.dir, ev.ID+".json"))
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
 	}
+	return os.Rename(tmp, filepath.Join(e.dir, ev.ID+".json"))
 }
 
 // Current is the running evaluation, if any.
@@ -282,10 +300,7 @@ func (e *Evaluations) Current() (Evaluation, bool) {
 	if e.cur == nil {
 		return Evaluation{}, false
 	}
-	b, _ := json.Marshal(e.cur)
-	var c Evaluation
-	_ = json.Unmarshal(b, &c)
-	return c, true
+	return e.copyOf(e.cur), true
 }
 
 // Load reads a saved evaluation.

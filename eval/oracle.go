@@ -20,12 +20,8 @@ import (
 // carries (the compact UI state, never the app's state), finds the task
 // with that goal, and answers its next actions as tool calls. It binds
 // 127.0.0.1 and asks for its per-launch key as the bearer token.
-//
-// ClaimsDone makes it the model that claims success at once, which every
-// check must score as a false "done".
 type Oracle struct {
-	ClaimsDone bool
-	noise      *noisy
+	noise *noisy
 
 	key   string
 	srv   *http.Server
@@ -38,12 +34,12 @@ type Oracle struct {
 
 // StartOracle serves the oracle for tasks on a loopback port until ctx
 // ends or Close.
-func StartOracle(ctx context.Context, tasks []Task, claimsDone bool, noise *Noise) (*Oracle, error) {
+func StartOracle(ctx context.Context, tasks []Task, noise *Noise) (*Oracle, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return nil, err
 	}
-	o := &Oracle{ClaimsDone: claimsDone, key: hex.EncodeToString(b), tasks: map[string]Task{}, memo: map[string]map[string]string{}}
+	o := &Oracle{key: hex.EncodeToString(b), tasks: map[string]Task{}, memo: map[string]map[string]string{}}
 	if noise != nil {
 		o.noise = newNoisy(*noise)
 	}
@@ -153,9 +149,6 @@ func (o *Oracle) serve(w http.ResponseWriter, r *http.Request) {
 // answer is the reply's content: the task's next actions on this screen.
 func (o *Oracle) answer(id, text string) string {
 	s, err := parseScreen(text)
-	if o.ClaimsDone {
-		return "The task is done.\n" + s.toolCall(finish("Done."))
-	}
 	if err != nil {
 		return s.toolCall(fail(err.Error()))
 	}

@@ -57,9 +57,8 @@ type Config struct {
 	Seed   uint64
 	// TaskTime bounds one task run (0: 5 minutes).
 	TaskTime time.Duration
-	// Started and Finished are told of each task run (from the runs'
-	// goroutines, one call at a time).
-	Started  func(t Task, device string)
+	// Finished is told of each task run (from the runs' goroutines, one
+	// call at a time).
 	Finished func(TaskRun)
 }
 
@@ -124,11 +123,6 @@ func Run(ctx context.Context, c Config, tasks []Task) ([]TaskRun, error) {
 		wg.Go(func() {
 			ph := adbPhone{srv: adb.Server{Addr: c.ADB}, serial: d}
 			for j := range queue {
-				if c.Started != nil {
-					mu.Lock()
-					c.Started(j.t, d)
-					mu.Unlock()
-				}
 				res := c.runOne(ctx, ph, d, j.t)
 				results[j.i] = res
 				if c.Finished != nil {
