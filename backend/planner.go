@@ -41,6 +41,8 @@ type RunChoice struct {
 	// VerbatimSteps is how many recent steps the model sees in full (0:
 	// the planner's default).
 	VerbatimSteps int
+	// Replay, when set, plays a finished run's steps before (and instead of) the model.
+	Replay *Replay
 }
 
 // Setup is what a run starts with: the planner, the engine's settings and
@@ -53,6 +55,12 @@ type Setup struct {
 	Saved bool
 	// StartedBy is the choice's StartedBy, for the record.
 	StartedBy string
+	// Goal is a replay's goal (the recorded run's), used when the door
+	// gives none.
+	Goal string
+	// NoModel says a replay has no model behind it: a step that is not
+	// on the screen asks the person.
+	NoModel bool
 }
 
 // EngineSettings turns the person's settings into a run's settings.
@@ -74,6 +82,15 @@ func (b *Backend) RunSetup(c RunChoice) (Setup, error) {
 	if err != nil {
 		return Setup{}, err
 	}
+	if c.Replay != nil {
+		return b.replaySetup(set, c)
+	}
+	return b.modelSetup(set, c)
+}
+
+// modelSetup is RunSetup's planner of a model.
+func (b *Backend) modelSetup(set Settings, c RunChoice) (Setup, error) {
+	var err error
 	var p Profile
 	var key string
 	saved := c.Model == nil

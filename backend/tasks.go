@@ -11,10 +11,11 @@ import (
 // What every door asks of runs, devices and history.
 
 // StartRun starts goal on a device with the person's settings and the
-// run choice (the window's zero choice: the active profile).
+// run choice (the window's zero choice: the active profile). A replay
+// may give no goal: the recorded run's is used.
 func (b *Backend) StartRun(ctx context.Context, deviceID, goal string, c RunChoice) (engine.Snapshot, error) {
 	goal = strings.TrimSpace(goal)
-	if goal == "" {
+	if goal == "" && c.Replay == nil {
 		return engine.Snapshot{}, ErrNoGoal
 	}
 	s, err := b.RunSetup(c)
@@ -28,6 +29,9 @@ func (b *Backend) StartRun(ctx context.Context, deviceID, goal string, c RunChoi
 // shows the person the setup first: the command line).
 func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (engine.Snapshot, error) {
 	goal = strings.TrimSpace(goal)
+	if goal == "" {
+		goal = strings.TrimSpace(s.Goal) // a replay's: the recorded run's
+	}
 	if goal == "" {
 		return engine.Snapshot{}, ErrNoGoal
 	}

@@ -18,6 +18,9 @@ import (
 // person's settings and model profile (the same the window uses).
 type runOptions struct {
 	dev, goal, resume, profile string
+	// replay is --replay: a finished run's id, whose steps are played
+	// again without the model.
+	replay string
 	// devs is every --device given; dev is the one device of a single
 	// run. jobs is the --jobs file (several runs, runmany.go).
 	devs    []string
@@ -82,6 +85,9 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs.IntVar(&o.maxSteps, "max-steps", 0, "step budget (default: the app's Settings, 50 on a new install)")
 	fs.StringVar(&o.dataDir, "data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app, so its History lists the run; env TANDEM_DATA_DIR moves the data dir)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
+	fs.StringVar(&o.replay, "replay", "", "play a finished run's steps again on --device without the model (its id, as --resume takes it; the goal is\n"+
+		"its goal unless --goal says otherwise): each step's target is found on the screen as it is now; the first step that is\n"+
+		"not there goes to the model (or, with no model set up, to you), and the run goes on as a normal run")
 	fs.BoolVar(&o.json, "json", false, "print events as JSON lines")
 	adbPortFlag(fs, &o.port)
 	adbFlag(fs, &o.adbs)
@@ -98,6 +104,7 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 		fmt.Fprintln(env.Stderr, "Usage: tandem run --device ID --goal TEXT [--profile NAME | --base-url URL] [options]")
 		fmt.Fprintln(env.Stderr, "       tandem run --device ID --device ID2 ... | --device all --goal TEXT [options]")
 		fmt.Fprintln(env.Stderr, "       tandem run --jobs FILE [options]")
+		fmt.Fprintln(env.Stderr, "       tandem run --replay ID --device ID [--profile NAME | --base-url URL] [options]")
 		fmt.Fprintln(env.Stderr, "Run one task on a phone without the window, with live progress. The app's")
 		fmt.Fprintln(env.Stderr, "Settings hold (what to confirm, budgets, stability, prices) unless a flag changes one.")
 		fmt.Fprintln(env.Stderr, "With several devices each runs at once with its own record; every line says which device")
@@ -154,8 +161,12 @@ func (f profileFlags) edit(p *backend.Profile) {
 
 // choice is the run's choice on top of the person's settings.
 func (o *runOptions) choice() backend.RunChoice {
-	return backend.RunChoice{Profile: o.profile, Model: o.model, Edit: o.flags.edit,
+	c := backend.RunChoice{Profile: o.profile, Model: o.model, Edit: o.flags.edit,
 		Key: os.Getenv("TANDEM_API_KEY"), MaxSteps: o.maxSteps, VerbatimSteps: o.verbatim}
+	if o.replay != "" {
+		c.Replay = &backend.Replay{RunID: o.replay}
+	}
+	return c
 }
 
 // config is the backend's configuration: the person's files, this run's
@@ -181,7 +192,11 @@ func (o *runOptions) check(fs *flag.FlagSet) error {
 		return err
 	}
 	switch {
-	case o.jobs == "" && ((o.dev == "" && !o.many() && o.resume == "") || (o.goal == "" && o.resume == "")):
+	case o.replay != "" && (o.resume != "" || o.jobs != ""):
+		return errors.New("--replay cannot go with --resume or --jobs")
+	case o.replay != "" && o.dev == "" && !o.many():
+		return errors.New("--replay needs --device")
+	case o.jobs == "" && o.replay == "" && ((o.dev == "" && !o.many() && o.resume == "") || (o.goal == "" && o.resume == "")):
 		return errors.New("--device and --goal (or --resume ID) are required")
 	case fs.NArg() > 0 || o.port <= 0 || o.port > 65535 || o.maxSteps < 0 || o.timeout < 0:
 		return errors.New("unexpected arguments, or a bad --adb-port, --max-steps or --timeout")
@@ -204,7 +219,12 @@ func describe(s backend.Setup) string {
 	if name == "" {
 		name = "the server's model"
 	}
-	fmt.Fprintf(&b, "model: %s — %s at %s (%s replies)\n", from, name, p.BaseURL, p.Dialect)
+	switch {
+	case s.NoModel:
+		b.WriteString("model: none — a replay; a step that is not on the screen is handed to you\n")
+	default:
+		fmt.Fprintf(&b, "model: %s — %s at %s (%s replies)\n", from, name, p.BaseURL, p.Dialect)
+	}
 	pol := s.Settings.Policy
 	switch {
 	case pol.Off:

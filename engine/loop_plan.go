@@ -359,7 +359,7 @@ func (l *loopState) planned(p *planResult) {
 	l.callThought = thought
 	l.record(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: raw,
 		Thought: thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
-		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached})
+		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached, Replayed: p.plan.Replayed})
 	l.emitUsage()
 	acts, err := l.accept(p.plan.Actions)
 	if err != nil {

@@ -115,6 +115,7 @@ type Entry struct {
 	Error       string          `json:"error,omitempty"`
 	Salvaged    string          `json:"salvaged,omitempty"` // what the dialect repaired in the reply
 	Cached      bool            `json:"cached,omitempty"`   // reused from the action cache, no model call
+	Replayed    bool            `json:"replayed,omitempty"` // a recorded run's step played again, no model call
 
 	// action, stable, manual
 	N      int            `json:"n,omitempty"`

@@ -109,6 +109,10 @@ type Plan struct {
 	// an identical screen rather than made by the model: the run record
 	// must show it.
 	Cached bool
+	// Replayed is set when the decision is a step of an earlier run
+	// played again (a replay, issue 51), found on this screen without
+	// the model: the run record must show it.
+	Replayed bool
 }
 
 // Planner decides the next action(s). onThought, when non-nil, receives the

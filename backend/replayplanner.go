@@ -1,0 +1,258 @@
+package backend
+
+import (
+	"context"
+	"image"
+	"fmt"
+	"math"
+	"strings"
+
+	"tandem/engine"
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// replayPlanner is a replay as the engine sees it: a planner. Each call
+// plays the next recorded step, re-aimed at where its target is on the
+// screen now, with no network; the first step that is not on the screen
+// goes to the model behind it (next), told the goal, the steps done and
+// that the replay stopped there, and from then on the run is a normal
+// run. With no model (next nil) that step is handed to the person.
+//
+// It keeps no state of its own: where the replay is comes from the run's
+// history (the thought of its newest step of the agent's), so a call the
+// engine makes ahead and drops (speculate.go), a pause or a resumed
+// record never skip a step.
+type replayPlanner struct {
+	plan  ReplayPlan
+	subst map[string]string
+	next  model.Planner
+}
+
+func newReplayPlanner(p ReplayPlan, subst map[string]string, next model.Planner) *replayPlanner {
+	return &replayPlanner{plan: p, subst: subst, next: next}
+}
+
+// The thoughts of the replay's own steps, which say where it is.
+const (
+	markPlayed  = "Replayed step %d/%d" // step k (1-based) of n went to the device
+	markStopped = "Replay stopped at step %d/%d"
+)
+
+// ReadsCurrentApp reports that the replay reads the app in front (each
+// step is checked against the recorded one), whatever its model does.
+func (r *replayPlanner) ReadsCurrentApp() bool { return true }
+
+// Prepare passes a frame on to the model behind, when it prepares them.
+func (r *replayPlanner) Prepare(img image.Image) {
+	if p, ok := r.next.(model.Preparer); ok {
+		p.Prepare(img)
+	}
+}
+
+// Plan plays the next recorded step, or hands the step to the model.
+func (r *replayPlanner) Plan(ctx context.Context, in model.Input, onThought func(string)) (model.Plan, error) {
+	at, state := replayAt(in.History)
+	n := len(r.plan.Steps)
+	switch state {
+	case replayOver:
+		return r.model(ctx, in, onThought, "")
+	case replayDenied:
+		return r.handOff(ctx, in, onThought, at, fmt.Sprintf("step %d did not go through", at))
+	case replayRetry:
+		// The person had the step: either they cleared the way (it is on
+		// the screen now) or they did it themselves (the next one is).
+		if at < n {
+			if a, why := r.aim(r.plan.Steps[at], in.Observation); why == "" {
+				return r.played(at, a, onThought), nil
+			}
+		}
+		at++
+	case replayPlaying:
+	}
+	if at >= n {
+		if r.plan.Success {
+			return r.finished(onThought), nil
+		}
+		return r.handOff(ctx, in, onThought, n, "the recorded run did not finish with success after its last step")
+	}
+	st := r.plan.Steps[at]
+	a, why := r.aim(st, in.Observation)
+	if why != "" {
+		return r.handOff(ctx, in, onThought, at, fmt.Sprintf("step %d (%s) %s", at+1, describeStep(st), why))
+	}
+	return r.played(at, a, onThought), nil
+}
+
+// replayState is where a run's history says its replay is.
+type replayState int
+
+const (
+	replayPlaying replayState = iota // at is the next step to play
+	replayRetry                      // the replay stopped at step at and the person had it
+	replayDenied                     // the newest replayed step did not go through
+	replayOver                       // the model has driven since: a normal run
+)
+
+// replayAt reads where the replay is from the newest step of the
+// agent's in history (the person's own steps are passed over).
+func replayAt(h []model.Step) (int, replayState) {
+	for i := len(h) - 1; i >= 0; i-- {
+		s := h[i]
+		if s.ByPerson {
+			continue
+		}
+		var k, n int
+		if _, err := fmt.Sscanf(s.Thought, markPlayed, &k, &n); err == nil && k > 0 {
+			if s.Result != "" && s.Result != "ok" {
+				return k - 1, replayDenied
+			}
+			return k, replayPlaying
+		}
+		if _, err := fmt.Sscanf(s.Thought, markStopped, &k, &n); err == nil && k > 0 {
+			return k - 1, replayRetry
+		}
+		return 0, replayOver
+	}
+	return 0, replayPlaying
+}
+
+// played is the plan of step i, re-aimed as a.
+func (r *replayPlanner) played(i int, a action.Action, onThought func(string)) model.Plan {
+	st := r.plan.Steps[i]
+	t := fmt.Sprintf(markPlayed+": %s", i+1, len(r.plan.Steps), describeStep(st))
+	if onThought != nil {
+		onThought(t)
+	}
+	return model.Plan{Thought: t, Actions: []action.Action{a}, Replayed: true}
+}
+
+// finished ends the replay as the recorded run ended.
+func (r *replayPlanner) finished(onThought func(string)) model.Plan {
+	t := fmt.Sprintf("Replayed all %d steps of run %s.", len(r.plan.Steps), r.plan.RunID)
+	if onThought != nil {
+		onThought(t)
+	}
+	ok := true
+	sum := strings.TrimSpace(subst(r.subst, r.plan.Summary))
+	if sum == "" {
+		sum = t
+	}
+	return model.Plan{Thought: t, Actions: []action.Action{{Type: action.Finish, Summary: sum, Success: &ok}}, Replayed: true}
+}
+
+// handOff gives the step the replay cannot play to the model, told why;
+// with no model, to the person.
+func (r *replayPlanner) handOff(ctx context.Context, in model.Input, onThought func(string), at int, why string) (model.Plan, error) {
+	note := fmt.Sprintf("This run replays an earlier run of the same task (%s) without the model: it played %d of its %d recorded steps "+
+		"and stopped here, because %s. Go on from this screen as in a normal run.", r.plan.RunID, at, len(r.plan.Steps), why)
+	if r.next != nil {
+		return r.model(ctx, in, onThought, note)
+	}
+	t := fmt.Sprintf(markStopped+": %s. No model is set up: do this on the phone, then hand back.", at+1, len(r.plan.Steps), why)
+	if onThought != nil {
+		onThought(t)
+	}
+	return model.Plan{Thought: t, Actions: []action.Action{{Type: action.TakeOver, Reason: t}}, Replayed: true}, nil
+}
+
+// model asks the model behind, with note added to the step's notes.
+func (r *replayPlanner) model(ctx context.Context, in model.Input, onThought func(string), note string) (model.Plan, error) {
+	if r.next == nil {
+		t := "The replay is over and no model is set up: finish the task on the phone, then hand back."
+		return model.Plan{Thought: t, Actions: []action.Action{{Type: action.TakeOver, Reason: t}}, Replayed: true}, nil
+	}
+	if note != "" {
+		in.Notes = append(append([]string(nil), in.Notes...), note)
+	}
+	return r.next.Plan(ctx, in, onThought)
+}
+
+// aim is step st on the screen obs shows: its action re-aimed at where
+// its target is now, or why it is not there ("" when it is).
+func (r *replayPlanner) aim(st ReplayStep, obs model.Observation) (action.Action, string) {
+	a := st.Action
+	if a.Type == action.Launch {
+		return a, ""
+	}
+	if st.App != "" && obs.App != "" && !strings.EqualFold(st.App, obs.App) {
+		return a, fmt.Sprintf("was done in %s and %s is in front now", st.App, obs.App)
+	}
+	sx, sy := scaleOf(st.Screen, obs.Screen)
+	switch a.Type {
+	case action.Tap, action.DoubleTap, action.LongPress:
+		return r.find(st, obs, sx, sy)
+	case action.Swipe, action.Drag, action.Scroll:
+		a.X, a.Y, a.X2, a.Y2 = scaled(a.X, sx), scaled(a.Y, sy), scaled(a.X2, sx), scaled(a.Y2, sy)
+		if st.Target == "" {
+			return a, ""
+		}
+		if e, ok := engine.ElementAt(obs.UITree, a.X, a.Y); !ok || e.Shown != subst(r.subst, st.Target) {
+			return a, fmt.Sprintf("started on “%s”, which is not on the screen", st.Target)
+		}
+		return a, ""
+	case action.TypeText:
+		a.Text = subst(r.subst, a.Text)
+		return a, ""
+	case action.Key:
+		return a, ""
+	case action.RightClick, action.Hotkey, action.Launch, action.Wait, action.Finish, action.Fail, action.AskUser, action.TakeOver:
+	}
+	return a, "is not an action a replay plays"
+}
+
+// find re-aims a pointed step at its target's centre on the screen now:
+// among the elements with its words, the one nearest where it was, and
+// only when nothing covers that centre. Never blind: a step with no
+// words, or a screen whose elements cannot be read, is not played.
+func (r *replayPlanner) find(st ReplayStep, obs model.Observation, sx, sy float64) (action.Action, string) {
+	a := st.Action
+	words := subst(r.subst, st.Target)
+	switch {
+	case words == "":
+		return a, "hit no element with words to find it by"
+	case obs.UITree == nil:
+		return a, "needs the screen's elements, which could not be read"
+	}
+	wx, wy := float64(a.X)*sx, float64(a.Y)*sy
+	best, bestD := engine.Element{}, math.Inf(1)
+	for _, e := range engine.Elements(obs.UITree) {
+		if e.Shown != words {
+			continue
+		}
+		cx, cy := float64(e.Bounds.X1+e.Bounds.X2)/2, float64(e.Bounds.Y1+e.Bounds.Y2)/2
+		if d := math.Hypot(cx-wx, cy-wy); d < bestD {
+			best, bestD = e, d
+		}
+	}
+	if math.IsInf(bestD, 1) {
+		return a, fmt.Sprintf("hit “%s”, which is not on the screen", words)
+	}
+	a.X, a.Y = (best.Bounds.X1+best.Bounds.X2)/2, (best.Bounds.Y1+best.Bounds.Y2)/2
+	if e, ok := engine.ElementAt(obs.UITree, a.X, a.Y); !ok || e.Shown != words {
+		return a, fmt.Sprintf("hit “%s”, which something covers now", words)
+	}
+	return a, ""
+}
+
+// scaleOf is how much larger the screen is now than when recorded (1
+// when either size is unknown).
+func scaleOf(was, now action.Size) (float64, float64) {
+	if was.W <= 0 || was.H <= 0 || now.W <= 0 || now.H <= 0 {
+		return 1, 1
+	}
+	return float64(now.W) / float64(was.W), float64(now.H) / float64(was.H)
+}
+
+func scaled(v int, s float64) int { return int(math.Round(float64(v) * s)) }
+
+// describeStep is a step in a few words: tap “+1”, type “hello”.
+func describeStep(st ReplayStep) string {
+	switch {
+	case st.Target != "":
+		return st.Kind + " “" + st.Target + "”"
+	case st.Text != "":
+		return st.Kind + " “" + st.Text + "”"
+	}
+	return st.Action.String()
+}
