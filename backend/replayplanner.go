@@ -2,8 +2,8 @@ package backend
 
 import (
 	"context"
-	"image"
 	"fmt"
+	"image"
 	"math"
 	"strings"
 
