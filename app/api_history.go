@@ -21,6 +21,15 @@ func (a *HistoryAPI) ResumeRun(id string) (_ engine.Snapshot, err error) {
 	return a.b.ResumeRun(ctx, id)
 }
 
+// RunAgain replays a finished run on a device: its recorded steps
+// without the model, a step not on the screen handed to the model.
+func (a *HistoryAPI) RunAgain(id, device string) (_ engine.Snapshot, err error) {
+	defer toUI(&err)
+	ctx, cancel := a.callCtx(30 * time.Second)
+	defer cancel()
+	return a.b.RunAgain(ctx, id, device)
+}
+
 // RunSteps returns a recorded run step by step, for the history view.
 func (a *HistoryAPI) RunSteps(id string) (_ backend.RunDetail, err error) {
 	defer toUI(&err)

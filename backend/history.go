@@ -145,6 +145,7 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 type reportStep struct {
 	N        int
 	ByPerson bool
+	Replayed bool
 	Thought  string
 	Action   string
 	Target   string // the words on what it pressed (PastStep.Target)
@@ -191,6 +192,9 @@ type PastStep struct {
 	Frame  string      `json:"frame,omitempty"`
 	Screen action.Size `json:"screen"`
 	At     time.Time   `json:"at"`
+	// Replayed says an earlier run's step was played again here (a
+	// replay, issue 51) rather than chosen by the model.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // PastAct is one act of the person's in a recorded run: a command and what
@@ -235,6 +239,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 	entries := rr.Entries
 	d := RunDetail{Run: summarizeRead(id, rr), Steps: []PastStep{}, Acts: []PastAct{}}
 	var frame, thought string
+	var replayed bool
 	var screen action.Size
 	for _, e := range entries {
 		switch e.Kind {
@@ -248,7 +253,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 				screen = e.Screen
 			}
 		case engine.EntryPlan:
-			thought = e.Thought
+			thought, replayed = e.Thought, e.Replayed
 		case engine.EntryPerson:
 			a := PastAct{At: e.T, Command: e.Command, Text: e.Text, Action: e.Action, Region: e.Region, N: e.N, Asked: e.Request}
 			if e.Request != nil && e.Request.Frame != "" {
@@ -271,7 +276,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 					st.Result = "ok"
 				}
 			} else {
-				st.Thought = thought
+				st.Thought, st.Replayed = thought, replayed
 				thought = ""
 			}
 			d.Steps = append(d.Steps, st)
@@ -312,7 +317,7 @@ func ExportReportIn(dataDir, id, lang string) (string, error) {
 		data.Totals = data.Steps1 + " · " + w.calls(r.Calls) + " · " + w.tokens(r.Usage.PromptTokens+r.Usage.CompletionTokens)
 	}
 	for _, st := range run.Steps {
-		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Thought: st.Thought,
+		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Replayed: st.Replayed, Thought: st.Thought,
 			Action: st.Action.String(), Target: st.Target, Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
 			Marker: markerFor(st.Action, st.Screen), Alt: fmt.Sprintf("%s %d", w.ScreenBefore, st.N), At: st.At})
 	}
@@ -380,7 +385,7 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 <div class="meta">{{$.Totals}}</div></div>{{end}}
 {{range .Rows}}{{with .Act}}<section class="act{{if .Frame}} shown{{end}}">{{if .Frame}}{{template "shot" .}}{{end}}<div><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Target}} {{.Target}}{{end}}{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
 {{template "shot" .}}
-<div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}{{$.W.ByPerson}}{{else}}{{$.W.ByAgent}}{{end}} · {{.Ms}} ms</div>
+<div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}{{$.W.ByPerson}}{{else if .Replayed}}{{$.W.Replayed}}{{else}}{{$.W.ByAgent}}{{end}} · {{.Ms}} ms</div>
 {{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
 <code>{{.Action}}</code>{{if .Target}} “{{.Target}}”{{end}}{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
 {{else}}<p>{{$.W.NoSteps}}</p>{{end}}

@@ -12,7 +12,7 @@ import (
 // the model, the person or the device said stays as it was said.
 type reportWords struct {
 	Lang, Title, FirstGoal, Device, Started, Model, Made, ByTandem string
-	ByPerson, ByAgent, ScreenBefore, NoSteps                       string
+	ByPerson, ByAgent, Replayed, ScreenBefore, NoSteps             string
 	steps, calls, tokens                                           func(n int) string
 	states                                                         map[engine.State]string
 	acts                                                           map[string]string
@@ -36,7 +36,7 @@ func englishPlural(n int, one, other string) string {
 var reportEnglish = reportWords{
 	Lang: "en", Title: "Tandem report", FirstGoal: "The person changed the goal; first asked:", Device: "Device",
 	Started: "started", Model: "model", Made: "report made", ByTandem: "by Tandem",
-	ByPerson: "by the person", ByAgent: "by the agent", ScreenBefore: "screen before step", NoSteps: "No steps were taken.",
+	ByPerson: "by the person", ByAgent: "by the agent", Replayed: "replayed from an earlier run, no model", ScreenBefore: "screen before step", NoSteps: "No steps were taken.",
 	steps:  func(n int) string { return englishPlural(n, "step", "steps") },
 	calls:  func(n int) string { return englishPlural(n, "model call", "model calls") },
 	tokens: func(n int) string { return englishPlural(n, "token", "tokens") },
@@ -54,7 +54,7 @@ var reportEnglish = reportWords{
 var reportChinese = reportWords{
 	Lang: "zh-CN", Title: "Tandem 报告", FirstGoal: "目标被修改过；最初的目标：", Device: "设备",
 	Started: "开始于", Model: "模型", Made: "报告生成于", ByTandem: "由 Tandem 生成",
-	ByPerson: "由你操作", ByAgent: "由智能体操作", ScreenBefore: "步骤之前的屏幕", NoSteps: "没有执行任何步骤。",
+	ByPerson: "由你操作", ByAgent: "由智能体操作", Replayed: "重放先前运行的步骤，未调用模型", ScreenBefore: "步骤之前的屏幕", NoSteps: "没有执行任何步骤。",
 	steps:  func(n int) string { return fmt.Sprintf("%d 步", n) },
 	calls:  func(n int) string { return fmt.Sprintf("%d 次模型调用", n) },
 	tokens: func(n int) string { return fmt.Sprintf("%d 个 token", n) },

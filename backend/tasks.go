@@ -55,6 +55,13 @@ func (b *Backend) ResumeRun(ctx context.Context, id string) (engine.Snapshot, er
 	return b.Resume(ctx, id, s, Given{})
 }
 
+// RunAgain replays finished run id on a device (History's Run again):
+// its steps without the model, the first one not on the screen handed to
+// the active model (or, with none set up, to the person).
+func (b *Backend) RunAgain(ctx context.Context, id, deviceID string) (engine.Snapshot, error) {
+	return b.StartRun(ctx, deviceID, "", RunChoice{Replay: &Replay{RunID: id}})
+}
+
 // Run is a live or just-ended run of this backend, for the person's
 // commands (Pause, Stop, Confirm, …).
 func (b *Backend) Run(id string) (*engine.Run, error) { return b.runs.Get(id) }

@@ -175,6 +175,8 @@ export interface PastStep {
   frame?: string
   screen: { w: number; h: number }
   at?: string
+  /** an earlier run's step played again without the model (a replay) */
+  replayed?: boolean
 }
 
 /** PastAct is one act of the person's in a recorded run (app.PastAct). */
@@ -269,6 +271,8 @@ export type Bound = {
   EditPending(run: string, actions: Action[]): Promise<void>
   PastRuns(): Promise<RunSummary[]>
   ResumeRun(run: string): Promise<Snapshot>
+  /** replays a finished run's steps on a device, without the model while they are on the screen */
+  RunAgain(run: string, device: string): Promise<Snapshot>
   RunSteps(run: string): Promise<RunDetail>
   ExportReport(run: string): Promise<string>
   /** writes the report and opens it in the person's browser */

@@ -58,6 +58,8 @@ export const historyCalls = {
   openReport: (run: string) => backend.OpenReport(run),
   saveReportAs: (run: string) => backend.SaveReportAs(run),
   resume: (run: string) => backend.ResumeRun(run),
+  /** replays run on device: its steps without the model, a step not on the screen to the model */
+  runAgain: (run: string, device: string) => store.replayOn(device, run),
 }
 
 /** Evaluations of the person's models on the world of chores (EvalAPI). */

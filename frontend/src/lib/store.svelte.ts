@@ -3,7 +3,7 @@
 // commands go to the backend and their errors become a visible message on
 // the run they concern, never a silent failure.
 import { backend, errorText, onDevices, onRunEvent, type DeviceEntry } from './backend'
-import { apply, Sequencer, type EngineEvent, type RunView } from './events'
+import { apply, Sequencer, type EngineEvent, type RunView, type Snapshot } from './events'
 import { isLive } from './controls'
 import { needKey, tellApart, updateNeeds, type Need } from './tiles'
 
@@ -203,9 +203,18 @@ class Store {
   }
 
   /** startOn starts a run of goal on device dev. */
-  async startOn(dev: string, goal: string): Promise<boolean> {
+  startOn(dev: string, goal: string): Promise<boolean> {
+    return this.#launch(dev, () => backend.StartRun(dev, goal))
+  }
+
+  /** replayOn replays finished run on device dev (History's Run again). */
+  replayOn(dev: string, run: string): Promise<boolean> {
+    return this.#launch(dev, () => backend.RunAgain(run, dev))
+  }
+
+  async #launch(dev: string, start: () => Promise<Snapshot>): Promise<boolean> {
     try {
-      const snap = await backend.StartRun(dev, goal)
+      const snap = await start()
       this.#runDevice.set(snap.id, dev)
       this.handle({ run: snap.id, seq: snap.seq, time: '', kind: 'snapshot', snapshot: snap })
       delete this.errors[dev]
