@@ -206,3 +206,29 @@ func TestReplayedPayWaitsForThePerson(t *testing.T) {
 		t.Fatalf("the replayed pay did not ask:\n%s", out)
 	}
 }
+
+// With no model, a step that is not on the screen is handed to the
+// person (a take-over request), never tapped where it was: stdin closed
+// stops the run.
+func TestReplayWithNoModelAsksThePerson(t *testing.T) {
+	phone, env, data := replayEnv(t)
+	if err := phone.Launch(vphone.PkgCounter); err != nil {
+		t.Fatal(err)
+	}
+	srv := modeltest.New(t, toolReply("Tap +1.", "tap", centre(t, phone, "+1")), toolReply("", "finish", `{"summary":"one","success":true}`))
+	if code, out, errOut := runCLI([]string{"run", "--device", env.Serial, "--goal", "Add one", "--base-url", srv.URL}, ""); code != ExitOK {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	srv.Close()
+	if err := phone.Launch(vphone.PkgShop); err != nil {
+		t.Fatal(err)
+	}
+	taps := countTaps(phone)
+	code, out, errOut := runCLI([]string{"run", "--replay", newestRun(t, data), "--device", env.Serial}, "")
+	if code == ExitOK || !strings.Contains(out, "? take_over:") || !strings.Contains(out, "“+1”") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if n := countTaps(phone) - taps; n != 0 || phone.State().Counter != 1 {
+		t.Fatalf("%d taps, counter %d", n, phone.State().Counter)
+	}
+}

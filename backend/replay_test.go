@@ -1,0 +1,161 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"tandem/engine"
+	"tandem/engine/action"
+	"tandem/engine/model"
+)
+
+// node is a uiautomator dump's node with words and bounds.
+func node(text, id string, x1, y1, x2, y2 int) string {
+	return fmt.Sprintf(`<node text="%s" resource-id="%s" content-desc="" focused="false" bounds="[%d,%d][%d,%d]" />`, text, id, x1, y1, x2, y2)
+}
+
+func dump(nodes ...string) []byte {
+	return []byte(`<?xml version="1.0"?><hierarchy rotation="0">` + strings.Join(nodes, "") + `</hierarchy>`)
+}
+
+// fakeModel is a model behind the replay: it answers every call with a
+// wait and keeps what it was asked.
+type fakeModel struct{ asked []model.Input }
+
+func (f *fakeModel) Plan(_ context.Context, in model.Input, _ func(string)) (model.Plan, error) {
+	f.asked = append(f.asked, in)
+	return model.Plan{Thought: "the model", Actions: []action.Action{{Type: action.Wait}}}, nil
+}
+
+// counterReplay is a recorded Counter run: open it, tap “+1” twice, done.
+func counterReplay() ReplayPlan {
+	tap := action.Action{Type: action.Tap, X: 180, Y: 400}
+	scr := action.Size{W: 360, H: 800}
+	return ReplayPlan{RunID: "r1", Goal: "count to 2", Success: true, Summary: "The counter shows 2.", Steps: []ReplayStep{
+		{N: 1, Kind: "launch", Action: action.Action{Type: action.Launch, App: "Counter"}, Screen: scr},
+		{N: 2, Kind: "tap", Target: "+1", Action: tap, Screen: scr},
+		{N: 3, Kind: "type", Text: "Ann", Action: action.Action{Type: action.TypeText, Text: "Ann"}, Screen: scr},
+	}}
+}
+
+func TestReplayPlaysStepsFromHistory(t *testing.T) {
+	m := &fakeModel{}
+	r := newReplayPlanner(counterReplay(), map[string]string{"Ann": "Bob"}, m)
+	screen := model.Observation{Screen: action.Size{W: 720, H: 1600}, UITree: dump(node("+1", "plus", 300, 760, 440, 840))}
+	var h []model.Step
+	step := func() model.Plan {
+		t.Helper()
+		p, err := r.Plan(context.Background(), model.Input{Observation: screen, History: h}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = append(h, model.Step{N: len(h) + 1, Thought: p.Thought, Actions: p.Actions, Result: "ok"})
+		return p
+	}
+	if p := step(); !p.Replayed || p.Actions[0].Type != action.Launch {
+		t.Fatalf("first: %+v", p)
+	}
+	// Found by its words on a screen twice the size, at its centre now.
+	if p := step(); p.Actions[0].Type != action.Tap || p.Actions[0].X != 370 || p.Actions[0].Y != 800 {
+		t.Fatalf("tap re-aimed at %+v", p.Actions[0])
+	}
+	if p := step(); p.Actions[0].Text != "Bob" {
+		t.Fatalf("typed %q, want the substitute", p.Actions[0].Text)
+	}
+	// A call made again on the same history (one the engine dropped)
+	// plays the same step: nothing is skipped.
+	p1, _ := r.Plan(context.Background(), model.Input{Observation: screen, History: h}, nil)
+	p2, _ := r.Plan(context.Background(), model.Input{Observation: screen, History: h}, nil)
+	if p1.Thought != p2.Thought || p1.Actions[0].Type != action.Finish || p1.Actions[0].Summary != "The counter shows 2." {
+		t.Fatalf("end: %+v / %+v", p1, p2)
+	}
+	if len(m.asked) != 0 {
+		t.Fatalf("the model was asked %d times", len(m.asked))
+	}
+}
+
+func TestReplayNeverTapsBlind(t *testing.T) {
+	played := []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed+": launch", 1, 3), Result: "ok"}}
+	for _, c := range []struct {
+		name string
+		obs  model.Observation
+		why  string
+	}{
+		{"not on the screen", model.Observation{UITree: dump(node("Rate", "b", 0, 0, 100, 100))}, "“+1”, which is not on the screen"},
+		{"covered", model.Observation{UITree: dump(node("+1", "plus", 100, 360, 260, 440), node("Not now", "b", 150, 380, 210, 420))}, "covers"},
+		{"no tree", model.Observation{}, "could not be read"},
+		{"another app", model.Observation{App: "Shop", UITree: dump(node("+1", "plus", 100, 360, 260, 440))}, "Shop is in front"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := counterReplay()
+			rec.Steps[1].App = "Counter"
+			m := &fakeModel{}
+			p, err := newReplayPlanner(rec, nil, m).Plan(context.Background(), model.Input{Observation: c.obs, History: played}, nil)
+			if err != nil || p.Replayed || len(m.asked) != 1 {
+				t.Fatalf("plan %+v err %v asked %d", p, err, len(m.asked))
+			}
+			notes := strings.Join(m.asked[0].Notes, " ")
+			if !strings.Contains(notes, "stopped here") || !strings.Contains(notes, c.why) {
+				t.Fatalf("the model was told %q", notes)
+			}
+			// With no model, the person is asked to do it; after their
+			// hand back the step is tried again.
+			none := newReplayPlanner(rec, nil, nil)
+			p, _ = none.Plan(context.Background(), model.Input{Observation: c.obs, History: played}, nil)
+			if p.Actions[0].Type != action.TakeOver {
+				t.Fatalf("no model: %+v", p)
+			}
+			back := append(append([]model.Step(nil), played...), model.Step{N: 2, Thought: p.Thought, Result: "handed to the person"},
+				model.Step{N: 3, ByPerson: true, Result: "ok"})
+			ok := model.Observation{UITree: dump(node("+1", "plus", 100, 360, 260, 440))}
+			if p, _ = none.Plan(context.Background(), model.Input{Observation: ok, History: back}, nil); !p.Replayed || p.Actions[0].Type != action.Tap {
+				t.Fatalf("after the hand back: %+v", p)
+			}
+		})
+	}
+}
+
+// Once the model has chosen a step, the run is a normal run; a replayed
+// step the person denied goes to the model.
+func TestReplayAfterTheModel(t *testing.T) {
+	m := &fakeModel{}
+	r := newReplayPlanner(counterReplay(), nil, m)
+	obs := model.Observation{UITree: dump(node("+1", "plus", 100, 360, 260, 440))}
+	h := []model.Step{{N: 1, Thought: "the model", Result: "ok"}}
+	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: h}, nil); p.Replayed {
+		t.Fatal("replayed after the model drove")
+	}
+	denied := []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed+": tap", 2, 3), Result: "denied by the person"}}
+	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: denied}, nil); p.Replayed {
+		t.Fatal("replayed on after a denial")
+	}
+	if len(m.asked) != 2 || !strings.Contains(strings.Join(m.asked[1].Notes, ""), "did not go through") {
+		t.Fatalf("asked %d", len(m.asked))
+	}
+}
+
+func TestReplayOfARecord(t *testing.T) {
+	ok := true
+	tap := action.Action{Type: action.Tap, X: 1, Y: 2}
+	entries := []engine.Entry{
+		{Kind: engine.EntryStart, Goal: "g"},
+		{Kind: engine.EntryObserve, Call: 1, App: "Counter", Screen: action.Size{W: 360, H: 800}},
+		{Kind: engine.EntryAction, N: 1, Call: 1, Action: &tap, Result: "ok", Target: "+1"},
+		{Kind: engine.EntryAction, N: 2, Call: 1, Action: &action.Action{Type: action.Wait}, Result: "ok"},
+		{Kind: engine.EntryAction, N: 3, Call: 1, Action: &tap, Result: "denied"},
+		{Kind: engine.EntryEnd, End: &engine.Result{State: engine.Done, Success: ok, Summary: "s"}},
+	}
+	p, err := replayOf("r", entries)
+	if err != nil || len(p.Steps) != 1 || p.Steps[0].App != "Counter" || p.Steps[0].Target != "+1" || !p.Success || p.Goal != "g" {
+		t.Fatalf("%+v %v", p, err)
+	}
+	if _, err := replayOf("r", entries[:2]); !errors.Is(err, ErrNotReplayable) {
+		t.Fatalf("no steps: %v", err)
+	}
+	if got := subst(map[string]string{"Ann": "Bo", "Ann Lee": "Cy"}, "Ann Lee and Ann"); got != "Cy and Bo" {
+		t.Fatalf("subst %q", got)
+	}
+}
