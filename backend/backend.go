@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"tandem/backend/chore"
 	"tandem/devices"
 	"tandem/devices/adb"
 	"tandem/engine"
@@ -125,6 +126,8 @@ type Backend struct {
 	cache *observe.ActionCache[model.Plan]
 	// limits bound the requests in flight to each model server (limits.go).
 	limits modelLimits
+	chores *chore.Store // the saved chores (chores.go), made on first use
+	sched  *scheduler   // the chores' schedules, in the window's Tandem (schedule.go)
 }
 
 // Notifier tells the doors what changed: "run" (an engine.Event) and

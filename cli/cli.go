@@ -45,6 +45,7 @@ func commands() []command {
 		{"parse", "parse one raw model reply into canonical actions", runParse},
 		{"compress", "compress a uiautomator dump to the compact UI state", runCompress},
 		{"vphone", "start a virtual phone and attach it to adb", runVphone},
+		{"chore", "list, show, save, delete and run saved chores (replayed without the model while the screens match)", runChore},
 		{"eval", "measure a model on the world of chores on virtual phones [--list] [--oracle]", runEval},
 		{"help", "show this help", nil}, // handled in Run: it needs the table
 	}

@@ -24,6 +24,12 @@ func runRun(ctx context.Context, env Env) int {
 	if !ok {
 		return code
 	}
+	return runParsed(ctx, env, o)
+}
+
+// runParsed is tandem run once its options are read (tandem chore run
+// comes in here too).
+func runParsed(ctx context.Context, env Env, o runOptions) int {
 	if o.many() {
 		return runMany(ctx, env, o)
 	}

@@ -36,6 +36,9 @@ type runOptions struct {
 	flags profileFlags
 	// maxSteps and verbatim override the settings when above 0.
 	maxSteps, verbatim int
+	// replayWith plays a finished run's steps first with a chore's values
+	// (tandem chore run).
+	replayWith *backend.Replay
 }
 
 // profileFlags are the flags that change the model profile for this run.
@@ -50,9 +53,15 @@ type profileFlags struct {
 // parseRun reads the flags; ok is false when the command must end with code
 // (help, a bad flag, a missing one).
 func parseRun(env Env) (o runOptions, code int, ok bool) {
-	fs := runFlags(env, &o)
+	return parseRunWith(env, "run", runFlags(env, &o), &o, nil)
+}
+
+// parseRunWith reads run's flags in fs into o; fill, when set, completes
+// the options from what was read before they are checked (tandem chore
+// run: the goal and the replay from the chore).
+func parseRunWith(env Env, cmd string, fs *flag.FlagSet, o *runOptions, fill func() error) (runOptions, int, bool) {
 	if code, ok := parseFlags(fs, env.Args); !ok {
-		return o, code, false
+		return *o, code, false
 	}
 	o.flags.set = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { o.flags.set[f.Name] = true })
@@ -61,11 +70,18 @@ func parseRun(env Env) (o runOptions, code int, ok bool) {
 		// saved profiles; the person's settings still hold.
 		o.model = &backend.Profile{Name: "command line", BaseURL: o.flags.baseURL, Model: o.flags.model, Dialect: "tools"}
 	}
-	if err := o.check(fs); err != nil {
-		fmt.Fprintln(env.Stderr, "run:", err)
-		return o, ExitUsage, false
+	err := o.check(fs)
+	if fill != nil && err == nil {
+		err = fill()
 	}
-	return o, 0, true
+	if err == nil {
+		err = o.checkGoal()
+	}
+	if err != nil {
+		fmt.Fprintln(env.Stderr, cmd+":", err)
+		return *o, ExitUsage, false
+	}
+	return *o, 0, true
 }
 
 func runFlags(env Env, o *runOptions) *flag.FlagSet {
@@ -166,6 +182,9 @@ func (o *runOptions) choice() backend.RunChoice {
 	if o.replay != "" {
 		c.Replay = &backend.Replay{RunID: o.replay}
 	}
+	if o.replayWith != nil {
+		c.Replay = o.replayWith
+	}
 	return c
 }
 
@@ -196,12 +215,18 @@ func (o *runOptions) check(fs *flag.FlagSet) error {
 		return errors.New("--replay cannot go with --resume or --jobs")
 	case o.replay != "" && o.dev == "" && !o.many():
 		return errors.New("--replay needs --device")
-	case o.jobs == "" && o.replay == "" && ((o.dev == "" && !o.many() && o.resume == "") || (o.goal == "" && o.resume == "")):
-		return errors.New("--device and --goal (or --resume ID) are required")
 	case fs.NArg() > 0 || o.port <= 0 || o.port > 65535 || o.maxSteps < 0 || o.timeout < 0:
 		return errors.New("unexpected arguments, or a bad --adb-port, --max-steps or --timeout")
 	case o.flags.contextTokens < 0 || o.verbatim < 0:
 		return errors.New("--context-tokens and --verbatim-steps cannot be negative")
+	}
+	return nil
+}
+
+// checkGoal refuses a run with no device or no goal.
+func (o *runOptions) checkGoal() error {
+	if o.jobs == "" && o.replay == "" && ((o.dev == "" && !o.many() && o.resume == "") || (o.goal == "" && o.resume == "")) {
+		return errors.New("--device and --goal (or --resume ID) are required")
 	}
 	return nil
 }

@@ -48,9 +48,11 @@ var rooms = map[string][]string{
 	// shared tooling imports only shared tooling
 	"tandem/internal/": {"tandem/internal/"},
 	// the one application: every room below the doors
-	"tandem/backend": {"tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/notify", "tandem/internal/"},
+	"tandem/backend": {"tandem/backend/chore", "tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/notify", "tandem/internal/"},
 	// the desktop's notifications: the operating system's, knows no Tandem code
 	"tandem/notify": {},
+	// the saved chores and their schedules: data and rules, no I/O but its file
+	"tandem/backend/chore": {},
 	// the doors reach settings, profiles, runs, history, devices, feeds and
 	// the person's input only through the backend: they may name the
 	// engine's and the mirror's types, never a driver, the registry, the
