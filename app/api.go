@@ -17,6 +17,7 @@ package app
 //	MirrorAPI    api_mirror.go, popout.go                  the live mirror and the person's input on it
 //	SettingsAPI  app.go, profiles.go, models.go, welcome.go settings, model profiles, the welcome
 //	EvalAPI      api_eval.go                               the Evaluate view: models on the world of chores
+//	ChoresAPI    api_chores.go                             saved chores, run now or on a schedule
 
 // DevicesAPI lists and opens devices.
 type DevicesAPI struct{ *App }
@@ -37,6 +38,9 @@ type SettingsAPI struct{ *App }
 // EvalAPI runs and reads evaluations of the person's models (eval/).
 type EvalAPI struct{ *App }
 
+// ChoresAPI keeps the saved chores and starts them (backend/chore).
+type ChoresAPI struct{ *App }
+
 // Services are what the page can call, one value per bound service.
 type Services struct {
 	Devices  *DevicesAPI
@@ -45,13 +49,14 @@ type Services struct {
 	Mirror   *MirrorAPI
 	Settings *SettingsAPI
 	Eval     *EvalAPI
+	Chores   *ChoresAPI
 }
 
 func newServices(a *App) Services {
-	return Services{&DevicesAPI{a}, &RunsAPI{a}, &HistoryAPI{a}, &MirrorAPI{a}, &SettingsAPI{a}, &EvalAPI{a}}
+	return Services{&DevicesAPI{a}, &RunsAPI{a}, &HistoryAPI{a}, &MirrorAPI{a}, &SettingsAPI{a}, &EvalAPI{a}, &ChoresAPI{a}}
 }
 
 // bound is what Wails binds: every service, in a fixed order.
 func (s Services) bound() []any {
-	return []any{s.Devices, s.Runs, s.History, s.Mirror, s.Settings, s.Eval}
+	return []any{s.Devices, s.Runs, s.History, s.Mirror, s.Settings, s.Eval, s.Chores}
 }

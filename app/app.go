@@ -82,6 +82,9 @@ func (a *App) begin(ctx context.Context, n backend.Notifier) error {
 		return err
 	}
 	a.mcp.Sync()
+	// The chores' schedules run while the window's Tandem does; Shutdown
+	// ends them with the rest of the backend's work.
+	a.b.RunSchedules()
 	return nil
 }
 

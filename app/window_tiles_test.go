@@ -62,7 +62,7 @@ func TestFourPhonesSideBySide(t *testing.T) {
 
 	// The view switch, left of the model's badge in the top bar.
 	var tiles [4]image.Rectangle
-	s.xdo("mousemove", "528", "30", "click", "1")
+	s.xdo("mousemove", "488", "30", "click", "1")
 	s.await("four live tiles, each its own phone's screen", func(img image.Image) bool {
 		var ok bool
 		tiles, ok = fourTiles(img)

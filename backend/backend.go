@@ -115,6 +115,7 @@ type Backend struct {
 	mu          sync.Mutex
 	notify      Notifier
 	ctx         context.Context // the doors' context, set by Begin
+	bg          context.Context // the background work's, ended by Shutdown
 	stop        context.CancelFunc
 	loadWarning string
 	restored    []adb.Restored // phones whose keyboard the start-up gave back
@@ -200,7 +201,7 @@ func (b *Backend) Begin(ctx context.Context, n Notifier) error {
 	// The device watch lives as long as the backend: Shutdown ends it.
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b.mu.Lock()
-	b.ctx, b.stop, b.mirrorSrv, b.notify = ctx, cancel, srv, n
+	b.ctx, b.bg, b.stop, b.mirrorSrv, b.notify = ctx, bg, cancel, srv, n
 	b.mu.Unlock()
 	b.attention.begin(bg)
 	go b.devices.Watch(bg, func(list []DeviceEntry) { n.Notify("devices", list) })

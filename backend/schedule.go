@@ -72,6 +72,17 @@ type scheduler struct {
 	started []ScheduledStart // the newest few
 }
 
+// RunSchedules runs the chores' schedules in the background until
+// Shutdown, on the wall clock (the window's door calls it after Begin).
+func (b *Backend) RunSchedules() {
+	b.mu.Lock()
+	bg := b.bg
+	b.mu.Unlock()
+	if bg != nil {
+		go b.Schedule(bg, nil, nil)
+	}
+}
+
 // Schedule runs the chores' schedules until ctx ends (the window's door
 // calls it; a command line never does). clock nil is the wall clock, loc
 // nil the computer's zone.

@@ -38,8 +38,8 @@ type Chore struct {
 	// ready phone); a run from a door names its own.
 	Devices  []string  `json:"devices,omitempty"`
 	Schedule *Schedule `json:"schedule,omitempty"`
-	Created  time.Time `json:"created"`
-	Updated  time.Time `json:"updated"`
+	Created  time.Time `json:"created,omitzero"`
+	Updated  time.Time `json:"updated,omitzero"`
 }
 
 // Param is one value to fill in when the chore runs.

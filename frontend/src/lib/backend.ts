@@ -7,7 +7,7 @@
 // window globals and easy to test.
 import type { Action, Cause, EngineEvent, Request, Snapshot } from './events'
 import type { EvalRequest, EvalSummary, Evaluation, Progress } from './gen/eval'
-import { boundServices, type EngineSettings, type PopoutConfig, type Press } from './gen/types'
+import { boundServices, type Chore, type ChoreDraft, type ChoresNews, type EngineSettings, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {
@@ -47,6 +47,13 @@ export interface Settings {
   adb_servers: string[]
   /** the scrcpy-server file for the phone mirror ("": where scrcpy installs it) */
   scrcpy_server: string
+}
+
+/** What starting a chore on one device came to: its run, or why it did not start (backend.ChoreStart). */
+export interface ChoreStart {
+  device: string
+  run: Snapshot
+  error?: string
 }
 
 /** The app's MCP server over HTTP as Settings shows it (app/mcp.go). */
@@ -296,6 +303,19 @@ export type Bound = {
   Evaluation(id: string): Promise<Evaluation>
   /** writes the evaluation's HTML report and opens it in the person's browser */
   OpenEvalReport(id: string): Promise<void>
+  /** the saved chores, by name */
+  Chores(): Promise<Chore[]>
+  /** adds (no id) or changes a chore; returns it as saved */
+  SaveChore(c: Chore): Promise<Chore>
+  DeleteChore(id: string): Promise<void>
+  /** a chore made of a finished run, to name and save */
+  DraftChore(run: string): Promise<ChoreDraft>
+  /** starts a chore on each device at once, each its own run */
+  StartChore(id: string, values: Record<string, string>, devices: string[]): Promise<ChoreStart[]>
+  /** the schedules' missed slots and recent starts */
+  ChoresNews(): Promise<ChoresNews>
+  /** runs a missed slot's chore now, or skips it */
+  AnswerMissed(id: string, run: boolean): Promise<ChoreStart[]>
 }
 
 type Runtime = {
@@ -352,6 +372,11 @@ export const backend = new Proxy({} as Bound, {
     }
   },
 })
+
+/** onChores hears the chores' news: the list changed, a slot was missed, a schedule started one. */
+export function onChores(cb: (n: ChoresNews) => void): () => void {
+  return window.runtime?.EventsOn('chores', (n) => cb(n as ChoresNews)) ?? (() => {})
+}
 
 /** onEvent subscribes to the engine's run events; returns the unsubscribe. */
 export function onRunEvent(cb: (e: EngineEvent) => void): () => void {

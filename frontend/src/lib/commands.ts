@@ -9,7 +9,7 @@
 import { backend, type ModelServer, type Profile, type Region, type Settings } from './backend'
 import type { Action } from './events'
 import type { EvalRequest } from './gen/eval'
-import type { Press } from './gen/types'
+import type { Chore, Press } from './gen/types'
 import { store } from './store.svelte'
 
 export const commands = {
@@ -69,6 +69,18 @@ export const evalCalls = {
   list: () => backend.Evaluations(),
   get: (id: string) => backend.Evaluation(id),
   openReport: (id: string) => backend.OpenEvalReport(id),
+}
+
+/** The saved chores, run now or on a schedule (ChoresAPI). */
+export const choreCalls = {
+  list: () => backend.Chores(),
+  save: (c: Chore) => backend.SaveChore(c),
+  remove: (id: string) => backend.DeleteChore(id),
+  draft: (run: string) => backend.DraftChore(run),
+  /** starts the chore on each device, each its own run, shown at once like a run started here */
+  start: async (id: string, values: Record<string, string>, devices: string[]) => store.adoptStarts(await backend.StartChore(id, values, devices)),
+  news: () => backend.ChoresNews(),
+  answerMissed: async (id: string, run: boolean) => store.adoptStarts(await backend.AnswerMissed(id, run)),
 }
 
 /** The live mirror and the person's input on it (MirrorAPI). */

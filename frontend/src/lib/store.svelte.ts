@@ -2,7 +2,7 @@
 // Engine events arrive over the Wails event bus and are folded by apply();
 // commands go to the backend and their errors become a visible message on
 // the run they concern, never a silent failure.
-import { backend, errorText, onDevices, onRunEvent, type DeviceEntry } from './backend'
+import { backend, errorText, onDevices, onRunEvent, type ChoreStart, type DeviceEntry } from './backend'
 import { apply, Sequencer, type EngineEvent, type RunView, type Snapshot } from './events'
 import { isLive } from './controls'
 import { needKey, tellApart, updateNeeds, type Need } from './tiles'
@@ -210,6 +210,20 @@ class Store {
   /** replayOn replays finished run on device dev (History's Run again). */
   replayOn(dev: string, run: string): Promise<boolean> {
     return this.#launch(dev, () => backend.RunAgain(run, dev))
+  }
+
+  /**
+   * adoptStarts shows runs Go started for a chore at once, as a run started
+   * here is, and returns the starts (a device that did not start says why).
+   */
+  adoptStarts(starts: ChoreStart[]): ChoreStart[] {
+    for (const s of starts) {
+      if (s.error || !s.run?.id) continue
+      this.#runDevice.set(s.run.id, s.device)
+      this.handle({ run: s.run.id, seq: s.run.seq, time: '', kind: 'snapshot', snapshot: s.run })
+      delete this.errors[s.device]
+    }
+    return starts
   }
 
   async #launch(dev: string, start: () => Promise<Snapshot>): Promise<boolean> {

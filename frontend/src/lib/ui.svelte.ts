@@ -21,6 +21,9 @@ class UI {
   /** the run History opens at (an evaluation's chore); "" the list */
   historyRun = $state('')
   evalOpen = $state(false)
+  choresOpen = $state(false)
+  /** the finished run the Chores view opens as a new chore's draft ("" none) */
+  choreFromRun = $state('')
   toast = $state('')
   /** the open dialogs, bottom first: each one's dismiss, or null when it must be answered */
   #dialogs: { dismiss: (() => void) | null }[] = []

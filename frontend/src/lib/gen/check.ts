@@ -47,10 +47,12 @@ export const checks: {
   pastAct: SameKeys<Be.PastAct, Go.PastAct>
   detail: SameKeys<Be.RunDetail, Go.RunDetail>
   summary: SameKeys<Be.RunSummary, Go.RunSummary>
+  choreStart: SameKeys<Be.ChoreStart, Go.ChoreStart>
 } = {
   action: true, usage: true, step: true, todo: true, plan: true, usageEvent: true, request: true,
   result: true, snapshot: true, person: true, event: true, retry: true, waiting: true, info: true,
   budget: true, settings: true, welcome: true, modelServer: true, loaded: true, device: true,
   preset: true, profile: true, test: true, scrcpy: true, region: true, pastStep: true, pastAct: true, detail: true,
   summary: true,
+  choreStart: true,
 }

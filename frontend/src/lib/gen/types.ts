@@ -82,6 +82,38 @@ export interface Cause {
   detail?: string
 }
 
+/** chore.Chore */
+export interface Chore {
+  id: string
+  name: string
+  goal: string
+  params?: Param[]
+  from_run?: string
+  devices?: string[]
+  schedule?: Schedule
+  created?: string
+  updated?: string
+}
+
+/** backend.ChoreDraft */
+export interface ChoreDraft {
+  chore: Chore
+  suggest: string[]
+}
+
+/** backend.ChoreStart */
+export interface ChoreStart {
+  device: string
+  run: Snapshot
+  error?: string
+}
+
+/** backend.ChoresNews */
+export interface ChoresNews {
+  missed: MissedSlot[]
+  started: ScheduledStart[]
+}
+
 /** engine.Element */
 export interface Element {
   label: string
@@ -178,11 +210,25 @@ export interface ManualEvent {
   error?: string
 }
 
+/** backend.MissedSlot */
+export interface MissedSlot {
+  chore: string
+  name: string
+  slot: string
+}
+
 /** backend.ModelServer */
 export interface ModelServer {
   name: string
   baseUrl: string
   models: string[]
+}
+
+/** chore.Param */
+export interface Param {
+  name: string
+  value: string
+  recorded?: string
 }
 
 /** backend.PastAct */
@@ -364,6 +410,22 @@ export interface RunSummary {
   why?: Cause
 }
 
+/** chore.Schedule */
+export interface Schedule {
+  kind: string
+  at: string
+  every?: number
+  off?: boolean
+}
+
+/** backend.ScheduledStart */
+export interface ScheduledStart {
+  chore: string
+  name: string
+  slot: string
+  starts: ChoreStart[]
+}
+
 /** backend.ScrcpyServer */
 export interface ScrcpyServer {
   path: string
@@ -507,6 +569,7 @@ export const boundServices = {
   MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorHidden', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut', 'TileClosed', 'TileURL'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
   EvalAPI: ['Evaluation', 'Evaluations', 'OpenEvalReport', 'StartEvaluation', 'StopEvaluation'],
+  ChoresAPI: ['AnswerMissed', 'Chores', 'ChoresNews', 'DeleteChore', 'DraftChore', 'SaveChore', 'StartChore'],
 } as const
 
 /** Every bound method's name. */
