@@ -66,6 +66,17 @@ func (a *MirrorAPI) MirrorPress(id string, p mirror.Press) (_ string, err error)
 	return string(out), err
 }
 
+// MirrorPressGroup is a press on device id's tile while several tiles are
+// picked: Go makes the gesture of it once and it lands on id and on each of
+// others at the same place of their screens (group control), each device
+// answering for itself.
+func (a *MirrorAPI) MirrorPressGroup(id string, others []string, p mirror.Press) (_ []backend.GroupResult, err error) {
+	defer toUI(&err)
+	ctx, cancel := a.callCtx(20 * time.Second)
+	defer cancel()
+	return a.b.HandGroup(ctx, id, others, p)
+}
+
 // MirrorTouch sends one live phase of the person's finger ("down", "move",
 // "up", "cancel") at device pixels, when the mirror runs over scrcpy;
 // otherwise it is refused and the page sends the finished press.

@@ -27,7 +27,7 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 	got, err := tsgen.Generate("// Code generated from the Go structs the UI receives by\n"+
 		"// `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.\n",
 		engine.Event{}, engine.Region{},
-		backend.Info{}, backend.LoadedSettings{}, backend.WelcomeStatus{}, backend.DeviceEntry{}, backend.PresetInfo{}, backend.TestResult{}, backend.ScrcpyServer{}, backend.RunDetail{}, backend.ChoreDraft{}, backend.ChoreStart{}, backend.ChoresNews{}, PopoutConfig{}, MCPAccess{}, mirror.Press{})
+		backend.Info{}, backend.LoadedSettings{}, backend.WelcomeStatus{}, backend.DeviceEntry{}, backend.PresetInfo{}, backend.TestResult{}, backend.ScrcpyServer{}, backend.RunDetail{}, backend.ChoreDraft{}, backend.ChoreStart{}, backend.ChoresNews{}, backend.GroupResult{}, PopoutConfig{}, MCPAccess{}, mirror.Press{})
 	if err != nil {
 		t.Fatal(err)
 	}

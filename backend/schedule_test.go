@@ -77,14 +77,17 @@ func (c *fakeClock) asleep(t *testing.T) {
 
 // twoCounters is two virtual phones on one adb server, both on the
 // Counter, and a backend that sees them.
-func twoCounters(t *testing.T) (*Backend, []*vphone.Phone, []string) {
+func twoCounters(t *testing.T, sizes ...[2]int) (*Backend, []*vphone.Phone, []string) {
 	t.Helper()
+	if len(sizes) == 0 {
+		sizes = [][2]int{{360, 800}, {360, 800}}
+	}
 	adb, port := vphonetest.StartServer(t)
 	t.Setenv("ADB_LOCAL_TRANSPORT_MAX_PORT", "0")
 	var phones []*vphone.Phone
 	var serials []string
-	for range 2 {
-		p, err := vphone.New(vphone.WithSize(360, 800))
+	for _, sz := range sizes {
+		p, err := vphone.New(vphone.WithSize(sz[0], sz[1]))
 		if err != nil {
 			t.Fatal(err)
 		}

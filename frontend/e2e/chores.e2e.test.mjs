@@ -127,4 +127,38 @@ test('a finished task saved as a chore runs on two phones at once without the mo
     throw e
   })
   assert.match(JSON.stringify(model.requests[from].body.messages), /Write 牛奶 in Notes/, 'the goal the model read has the value in')
+  await page.keyboard.press('Escape')
+  await dialog.waitFor({ state: 'detached' })
+})
+
+test('side by side, two picked tiles: a tap on one lands on both phones, and a goal starts on each', { timeout: 120_000 }, async () => {
+  const { page } = app
+  await page.getByTestId('view-tiles').click()
+  const tile = (p) => page.locator(`[data-testid="tile"][data-device="${p.serial}"]`)
+  for (const p of phones) await tile(p).getByTestId('tile-pick').check()
+  const screen = tile(phones[0]).getByTestId('tile-screen')
+  await until(async () => (await screen.getAttribute('data-group')) === 'true' && (await screen.getAttribute('data-frame')) === '1080x2400', 'the first tile in group control with its picture')
+  const before = phones.map(taps)
+  // “+1” on the Counter is at (703, 500) of the 0–1000 grid.
+  const b = await screen.boundingBox()
+  const scale = Math.min(b.width / 1080, b.height / 2400)
+  const x = b.x + (b.width - 1080 * scale) / 2 + 0.703 * 1080 * scale
+  const y = b.y + (b.height - 2400 * scale) / 2 + 0.5 * 2400 * scale
+  await page.mouse.click(x, y)
+  await until(() => phones.every((p, i) => taps(p) === before[i] + 1), 'one tap on each phone')
+  for (const p of phones) {
+    const last = phoneEvents(p.events).filter((e) => e.kind === 'tap').at(-1)
+    assert.ok(Math.abs(last.x - 759) < 25 && Math.abs(last.y - 1200) < 25, `the tap landed at ${last.x},${last.y} on ${p.serial}`)
+  }
+  await page.screenshot({ path: join(artifactsDir, 'e2e-tiles-group.png') })
+
+  // One goal, each picked phone its own run.
+  model.push(toolCall('finish', { summary: 'Done here.', success: true }), toolCall('finish', { summary: 'Done here.', success: true }))
+  await page.getByTestId('goal').fill('Say you are done')
+  const start = page.getByTestId('start')
+  assert.match(await start.innerText(), /Start on 2/)
+  await start.click()
+  for (const p of phones) await until(async () => (await tile(p).getAttribute('data-state')) === 'Done', `a run done on ${p.serial}`)
+  const runs = await Promise.all(phones.map((p) => tile(p).getAttribute('data-run')))
+  assert.notEqual(runs[0], runs[1], 'each phone its own run')
 })

@@ -7,7 +7,7 @@
 // window globals and easy to test.
 import type { Action, Cause, EngineEvent, Request, Snapshot } from './events'
 import type { EvalRequest, EvalSummary, Evaluation, Progress } from './gen/eval'
-import { boundServices, type Chore, type ChoreDraft, type ChoresNews, type EngineSettings, type PopoutConfig, type Press } from './gen/types'
+import { boundServices, type Chore, type ChoreDraft, type ChoresNews, type EngineSettings, type GroupResult, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {
@@ -252,6 +252,8 @@ export type Bound = {
   MirrorGesture(device: string, a: Action): Promise<string>
   /** a press on the mirror; Go makes the gesture of it (mirror.Press) and sends it on as MirrorGesture */
   MirrorPress(device: string, p: Press): Promise<string>
+  /** a press on one picked tile, landing on it and every other picked device at the same place (group control) */
+  MirrorPressGroup(device: string, others: string[], p: Press): Promise<GroupResult[]>
   MirrorTouch(device: string, phase: 'down' | 'move' | 'up' | 'cancel', x: number, y: number): Promise<void>
   MirrorPath(device: string): Promise<{ path: string; reason: string }>
   Presets(): Promise<Preset[]>

@@ -93,6 +93,8 @@ export const mirrorCalls = {
   gesture: (device: string, a: Action) => backend.MirrorGesture(device, a),
   /** a press as the page saw it; Go makes the gesture of it and sends it on as gesture does */
   press: (device: string, p: Press) => backend.MirrorPress(device, p),
+  /** a press on a picked tile: Go lands it on every picked device (group control) */
+  pressGroup: (device: string, others: string[], p: Press) => backend.MirrorPressGroup(device, others, p),
   popOut: (device: string) => backend.PopOut(device),
   /** a tile's own watch of its device (one viewer per tile) */
   tileURL: (device: string) => backend.TileURL(device),

@@ -22,6 +22,8 @@ class UI {
   historyRun = $state('')
   evalOpen = $state(false)
   choresOpen = $state(false)
+  /** the tiles picked side by side: a goal starts on each, a press on one lands on all */
+  picked = $state<string[]>([])
   /** the finished run the Chores view opens as a new chore's draft ("" none) */
   choreFromRun = $state('')
   toast = $state('')

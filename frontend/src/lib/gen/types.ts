@@ -183,6 +183,13 @@ export interface Event {
   person?: PersonAct
 }
 
+/** backend.GroupResult */
+export interface GroupResult {
+  device: string
+  outcome?: string
+  error?: string
+}
+
 /** backend.Info */
 export interface Info {
   version: string
@@ -566,7 +573,7 @@ export const boundServices = {
   DevicesAPI: ['ConnectDevice', 'ListDevices', 'StartVirtualPhone'],
   RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver', 'WindowFront'],
   HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunAgain', 'RunSteps', 'SaveReportAs'],
-  MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorHidden', 'MirrorPath', 'MirrorPress', 'MirrorTouch', 'MirrorURL', 'PopOut', 'TileClosed', 'TileURL'],
+  MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorHidden', 'MirrorPath', 'MirrorPress', 'MirrorPressGroup', 'MirrorTouch', 'MirrorURL', 'PopOut', 'TileClosed', 'TileURL'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
   EvalAPI: ['Evaluation', 'Evaluations', 'OpenEvalReport', 'StartEvaluation', 'StopEvaluation'],
   ChoresAPI: ['AnswerMissed', 'Chores', 'ChoresNews', 'DeleteChore', 'DraftChore', 'SaveChore', 'StartChore'],
