@@ -162,3 +162,15 @@ test('side by side, two picked tiles: a tap on one lands on both phones, and a g
   const runs = await Promise.all(phones.map((p) => tile(p).getAttribute('data-run')))
   assert.notEqual(runs[0], runs[1], 'each phone its own run')
 })
+
+test('the Chores view in Chinese', { timeout: 60_000 }, async () => {
+  const { page } = app
+  await page.getByTestId('language').selectOption('zh-CN')
+  await page.getByTestId('chores').click()
+  const dialog = page.getByTestId('chores-dialog')
+  await dialog.locator('[data-testid="chore-item"][data-name="Count one"]').click()
+  assert.match(await dialog.innerText(), /常用任务[\s\S]*每天 07:30[\s\S]*立即运行于/)
+  await page.screenshot({ path: join(artifactsDir, 'e2e-chores-zh.png') })
+  await page.keyboard.press('Escape')
+  await page.getByTestId('language').selectOption('en')
+})
