@@ -45,6 +45,13 @@ type Settings struct {
 	// while the app runs (off by default; the bearer token is in Secrets).
 	MCPHTTP bool `json:"mcp_http"`
 	MCPPort int  `json:"mcp_port"`
+	// ConfirmInWindowOnly keeps every confirmation of a run another agent
+	// started (over MCP) for Tandem's window: the client's own form
+	// (elicitation) is not offered it, since a client that answers its own
+	// form could allow a payment with no one there. Off: the client's form
+	// may ask its human too (what it answered, and through which client,
+	// is in the record).
+	ConfirmInWindowOnly bool `json:"confirm_in_window_only"`
 	// ADBServers are other computers' adb servers (host:port) whose phones
 	// the device list shows beside this computer's, each labelled with
 	// its host.

@@ -87,8 +87,15 @@ func (a *asker) elicit(ctx context.Context, req engine.Request) {
 	}
 }
 
-// confirm asks before a sensitive action: only "allow" lets it run.
+// confirm asks before a sensitive action: only "allow" lets it run. With
+// Settings' "confirmations in the window only" the client is not asked: the
+// run waits for the person in the window (a client can answer its own
+// form).
 func (a *asker) confirm(ctx context.Context, req engine.Request) {
+	if s, _, err := a.t.b.GetSettingsOnly(); err == nil && s.ConfirmInWindowOnly {
+		a.log(ctx, "Tandem is waiting for the person in its window (Settings keep confirmations there): "+req.Message)
+		return
+	}
 	why := ""
 	if req.Why != nil {
 		why = " It asks you first because " + req.Why.String() + "."

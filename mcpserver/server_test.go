@@ -19,6 +19,7 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"tandem/backend"
+	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
@@ -292,6 +293,57 @@ func TestAPaymentAsksThePersonThroughTheClient(t *testing.T) {
 			}
 		})
 	}
+}
+
+// With Settings' "confirmations in the window only", a client that would
+// answer yes is not asked: the run waits for the person in the window,
+// nothing is pressed.
+func TestConfirmationsStayInTheWindowWhenSettingsSaySo(t *testing.T) {
+	r := newRig(t)
+	if _, err := r.b.UpdateSettings(map[string]json.RawMessage{"confirm_in_window_only": json.RawMessage("true")}); err != nil {
+		t.Fatal(err)
+	}
+	r.shop(t)
+	asked := make(chan string, 4)
+	logged := make(chan string, 16)
+	cs := r.client(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked <- req.Params.Message
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
+	}, LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+		if s, ok := req.Params.Data.(string); ok {
+			logged <- s
+		}
+	}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "run_task", Arguments: map[string]any{"device": r.env.Serial, "goal": "Buy the earbuds"}})
+	}()
+	// The server says it leaves the confirmation to the window: from then
+	// on the client was either asked already or never will be.
+	for m := ""; !strings.Contains(m, "Settings keep confirmations there"); {
+		select {
+		case m = <-logged:
+		case <-ctx.Done():
+			t.Fatal("the server never said the confirmation waits in the window")
+		}
+	}
+	select {
+	case m := <-asked:
+		t.Fatalf("the client was asked: %q", m)
+	default:
+	}
+	var run *engine.Run
+	for _, s := range r.b.ActiveRuns() {
+		run, _ = r.b.Run(s.ID)
+	}
+	if r.phone.State().Paid || run.State() != engine.WaitingForUser {
+		t.Fatalf("paid %v, state %s", r.phone.State().Paid, run.State())
+	}
+	_ = run.Stop(ctx)
 }
 
 // A client that cannot ask its human never stands in for them: the run

@@ -43,6 +43,8 @@ export interface Settings {
   /** serve Tandem to MCP clients over HTTP on 127.0.0.1:mcp_port while the app runs */
   mcp_http: boolean
   mcp_port: number
+  /** a run another agent started asks its confirmations in this window only, never in the client's own form */
+  confirm_in_window_only: boolean
   /** other computers' adb servers (host:port) whose phones the device list shows, labelled with the host */
   adb_servers: string[]
   /** the scrcpy-server file for the phone mirror ("": where scrcpy installs it) */

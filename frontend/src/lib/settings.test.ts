@@ -15,6 +15,7 @@ const base: Settings = {
   welcome_done: true,
   mcp_http: false,
   mcp_port: 39517,
+  confirm_in_window_only: false,
   adb_servers: [],
   scrcpy_server: '',
 }

@@ -71,6 +71,7 @@ export interface BackendSettings {
   welcome_done: boolean
   mcp_http: boolean
   mcp_port: number
+  confirm_in_window_only: boolean
   adb_servers: string[]
   scrcpy_server: string
 }
