@@ -14,7 +14,8 @@ import (
 
 // node is a uiautomator dump's node with words and bounds.
 func node(text, id string, x1, y1, x2, y2 int) string {
-	return fmt.Sprintf(`<node text="%s" resource-id="%s" content-desc="" focused="false" bounds="[%d,%d][%d,%d]" />`, text, id, x1, y1, x2, y2)
+	return fmt.Sprintf(`<node text="%s" resource-id="%s" class="android.widget.Button" content-desc="" focused="false" bounds="[%d,%d][%d,%d]" />`,
+		text, id, x1, y1, x2, y2)
 }
 
 func dump(nodes ...string) []byte {
@@ -143,13 +144,14 @@ func TestReplayOfARecord(t *testing.T) {
 	entries := []engine.Entry{
 		{Kind: engine.EntryStart, Goal: "g"},
 		{Kind: engine.EntryObserve, Call: 1, App: "Counter", Screen: action.Size{W: 360, H: 800}},
-		{Kind: engine.EntryAction, N: 1, Call: 1, Action: &tap, Result: "ok", Target: "+1"},
+		{Kind: engine.EntryAction, N: 1, Call: 1, Action: &tap, Result: "ok", Target: "+1",
+			Element: &engine.Element{Shown: "+1", ID: "plus", Class: "android.widget.Button", Bounds: engine.Region{X1: 1, Y1: 1, X2: 9, Y2: 9}}},
 		{Kind: engine.EntryAction, N: 2, Call: 1, Action: &action.Action{Type: action.Wait}, Result: "ok"},
 		{Kind: engine.EntryAction, N: 3, Call: 1, Action: &tap, Result: "denied"},
 		{Kind: engine.EntryEnd, End: &engine.Result{State: engine.Done, Success: ok, Summary: "s"}},
 	}
 	p, err := replayOf("r", entries)
-	if err != nil || len(p.Steps) != 1 || p.Steps[0].App != "Counter" || p.Steps[0].Target != "+1" || !p.Success || p.Goal != "g" {
+	if err != nil || len(p.Steps) != 1 || p.Steps[0].App != "Counter" || p.Steps[0].Target != "+1" || p.Steps[0].ID != "plus" || p.Steps[0].Box.X2 != 9 || !p.Success || p.Goal != "g" {
 		t.Fatalf("%+v %v", p, err)
 	}
 	if _, err := replayOf("r", entries[:2]); !errors.Is(err, ErrNotReplayable) {
@@ -157,5 +159,30 @@ func TestReplayOfARecord(t *testing.T) {
 	}
 	if got := subst(map[string]string{"Ann": "Bo", "Ann Lee": "Cy"}, "Ann Lee and Ann"); got != "Cy and Bo" {
 		t.Fatalf("subst %q", got)
+	}
+}
+
+// A step is found by its resource id (and class) when it hit an element
+// with no words, and by its words and id when several have its words.
+func TestReplayFindsByID(t *testing.T) {
+	scr := action.Size{W: 360, H: 800}
+	fab := ReplayStep{N: 1, Kind: "tap", ID: "fab", Class: "android.widget.Button", Action: action.Action{Type: action.Tap, X: 10, Y: 10}, Screen: scr}
+	twin := ReplayStep{N: 1, Kind: "tap", Target: "OK", ID: "ok2", Action: action.Action{Type: action.Tap, X: 10, Y: 10}, Screen: scr}
+	blind := ReplayStep{N: 1, Kind: "tap", Action: action.Action{Type: action.Tap, X: 10, Y: 10}, Screen: scr}
+	tree := dump(node("", "fab", 300, 700, 340, 740), node("OK", "ok1", 0, 0, 40, 40), node("OK", "ok2", 300, 0, 340, 40))
+	for _, c := range []struct {
+		st   ReplayStep
+		x, y int
+		why  string
+	}{
+		{fab, 320, 720, ""},
+		{twin, 320, 20, ""},
+		{blind, 0, 0, "no element with words or an id"},
+	} {
+		r := newReplayPlanner(ReplayPlan{RunID: "r", Steps: []ReplayStep{c.st}}, nil, nil)
+		a, why := r.aim(c.st, model.Observation{Screen: scr, UITree: tree})
+		if !strings.Contains(why, c.why) || c.why == "" && (why != "" || a.X != c.x || a.Y != c.y) {
+			t.Errorf("%+v: at (%d,%d), %q", c.st, a.X, a.Y, why)
+		}
 	}
 }
