@@ -125,15 +125,20 @@ func TestReplayAfterTheModel(t *testing.T) {
 	m := &fakeModel{}
 	r := newReplayPlanner(counterReplay(), nil, m)
 	obs := model.Observation{UITree: dump(node("+1", "plus", 100, 360, 260, 440))}
-	h := []model.Step{{N: 1, Thought: "the model", Result: "ok"}}
+	h := []model.Step{{N: 1, Thought: "the model", Result: "ok", Reply: "{}"}}
 	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: h}, nil); p.Replayed {
 		t.Fatal("replayed after the model drove")
+	}
+	// A model whose thought reads like the replay's is still the model.
+	h = []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed, 1, 3), Result: "ok", Reply: "Replayed step 1/3"}}
+	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: h}, nil); p.Replayed {
+		t.Fatal("the model's words moved the replay")
 	}
 	denied := []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed+": tap", 2, 3), Result: "denied by the person"}}
 	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: denied}, nil); p.Replayed {
 		t.Fatal("replayed on after a denial")
 	}
-	if len(m.asked) != 2 || !strings.Contains(strings.Join(m.asked[1].Notes, ""), "did not go through") {
+	if len(m.asked) != 3 || !strings.Contains(strings.Join(m.asked[2].Notes, ""), "step 2 did not go through") {
 		t.Fatalf("asked %d", len(m.asked))
 	}
 }

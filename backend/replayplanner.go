@@ -58,7 +58,7 @@ func (r *replayPlanner) Plan(ctx context.Context, in model.Input, onThought func
 	case replayOver:
 		return r.model(ctx, in, onThought, "")
 	case replayDenied:
-		return r.handOff(ctx, in, onThought, at, fmt.Sprintf("step %d did not go through", at))
+		return r.handOff(ctx, in, onThought, at, fmt.Sprintf("step %d did not go through", at+1))
 	case replayRetry:
 		// The person had the step: either they cleared the way (it is on
 		// the screen now) or they did it themselves (the next one is).
@@ -95,12 +95,17 @@ const (
 )
 
 // replayAt reads where the replay is from the newest step of the
-// agent's in history (the person's own steps are passed over).
+// agent's in history (the person's own steps are passed over). A step of
+// the model's has its reply; the replay's have none, so a model whose
+// thought reads like the replay's does not move it.
 func replayAt(h []model.Step) (int, replayState) {
 	for i := len(h) - 1; i >= 0; i-- {
 		s := h[i]
 		if s.ByPerson {
 			continue
+		}
+		if s.Reply != "" {
+			return 0, replayOver
 		}
 		var k, n int
 		if _, err := fmt.Sscanf(s.Thought, markPlayed, &k, &n); err == nil && k > 0 {
