@@ -191,3 +191,16 @@ func TestReplayFindsByID(t *testing.T) {
 		}
 	}
 }
+
+// The app in front is read only when the record names one or the model
+// behind reads it.
+func TestReplayReadsTheAppOnlyWhenNeeded(t *testing.T) {
+	rec := counterReplay()
+	if newReplayPlanner(rec, nil, nil).ReadsCurrentApp() {
+		t.Fatal("reads the app for a record that names none")
+	}
+	rec.Steps[1].App = "Counter"
+	if !newReplayPlanner(rec, nil, nil).ReadsCurrentApp() {
+		t.Fatal("does not read the app the record names")
+	}
+}

@@ -39,9 +39,19 @@ const (
 	markStopped = "Replay stopped at step %d/%d"
 )
 
-// ReadsCurrentApp reports that the replay reads the app in front (each
-// step is checked against the recorded one), whatever its model does.
-func (r *replayPlanner) ReadsCurrentApp() bool { return true }
+// ReadsCurrentApp reports whether a step needs the app in front: when
+// the record names the app of a step (it is checked against it), or when
+// the model behind reads it. A record that names none (its model did not
+// read it) is played without the round trip each step.
+func (r *replayPlanner) ReadsCurrentApp() bool {
+	for _, st := range r.plan.Steps {
+		if st.App != "" {
+			return true
+		}
+	}
+	a, ok := r.next.(model.AppReader)
+	return r.next != nil && (!ok || a.ReadsCurrentApp())
+}
 
 // Prepare passes a frame on to the model behind, when it prepares them.
 func (r *replayPlanner) Prepare(img image.Image) {
