@@ -180,6 +180,6 @@ func (b *Backend) replaySetup(set Settings, c RunChoice) (Setup, error) {
 		return Setup{}, err
 	}
 	s.Planner = newReplayPlanner(plan, c.Replay.Subst, s.Planner)
-	s.Goal = plan.Goal
+	s.Goal = subst(c.Replay.Subst, plan.Goal) // a chore's parameters are in its goal too
 	return s, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -202,5 +204,40 @@ func TestReplayReadsTheAppOnlyWhenNeeded(t *testing.T) {
 	rec.Steps[1].App = "Counter"
 	if !newReplayPlanner(rec, nil, nil).ReadsCurrentApp() {
 		t.Fatal("does not read the app the record names")
+	}
+}
+
+// A replay's setup needs no model; its goal and typed text take the
+// chore's parameters, and ReplaySteps lists what it plays.
+func TestReplaySetupWithoutAModel(t *testing.T) {
+	data := t.TempDir()
+	b := New(Config{ConfigDir: t.TempDir(), DataDir: data, KeyFile: true, ADB: "127.0.0.1:1"})
+	defer b.Shutdown()
+	dir := filepath.Join(Config{DataDir: data}.Runs(), "r1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"t":"2026-12-07T00:00:00Z","kind":"start","id":"r1","goal":"Add Noah Fischer","device":"d"}
+{"t":"2026-12-07T00:00:01Z","kind":"observe","call":1,"screen":{"w":360,"h":800}}
+{"t":"2026-12-07T00:00:02Z","kind":"action","n":1,"call":1,"action":{"type":"type","text":"Noah Fischer"},"result":"ok"}
+{"t":"2026-12-07T00:00:03Z","kind":"end","end":{"state":"Done","success":true,"summary":"Added.","steps":1,"calls":1,"usage":{"prompt_tokens":0,"completion_tokens":0,"cost":0}}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "record.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := b.ReplaySteps("r1")
+	if err != nil || len(steps) != 1 || steps[0].Kind != "type" || steps[0].Text != "Noah Fischer" {
+		t.Fatalf("%+v %v", steps, err)
+	}
+	s, err := b.RunSetup(RunChoice{Replay: &Replay{RunID: "r1", Subst: map[string]string{"Noah Fischer": "Ann Lee"}}})
+	if err != nil || !s.NoModel || s.Goal != "Add Ann Lee" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	p, _ := s.Planner.Plan(context.Background(), model.Input{}, nil)
+	if p.Actions[0].Text != "Ann Lee" {
+		t.Fatalf("typed %q", p.Actions[0].Text)
+	}
+	if _, err := b.RunSetup(RunChoice{Replay: &Replay{RunID: "none"}}); err == nil {
+		t.Fatal("a replay of no record set up")
 	}
 }
