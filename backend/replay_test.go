@@ -47,7 +47,8 @@ func counterReplay() ReplayPlan {
 func TestReplayPlaysStepsFromHistory(t *testing.T) {
 	m := &fakeModel{}
 	r := newReplayPlanner(counterReplay(), map[string]string{"Ann": "Bob"}, m)
-	screen := model.Observation{Screen: action.Size{W: 720, H: 1600}, UITree: dump(node("+1", "plus", 300, 760, 440, 840))}
+	field := `<node text="" resource-id="name" class="android.widget.EditText" focused="true" bounds="[0,0][720,100]" />`
+	screen := model.Observation{Screen: action.Size{W: 720, H: 1600}, UITree: dump(node("+1", "plus", 300, 760, 440, 840), field)}
 	var h []model.Step
 	step := func() model.Plan {
 		t.Helper()
@@ -233,11 +234,24 @@ func TestReplaySetupWithoutAModel(t *testing.T) {
 	if err != nil || !s.NoModel || s.Goal != "Add Ann Lee" {
 		t.Fatalf("%+v %v", s, err)
 	}
-	p, _ := s.Planner.Plan(context.Background(), model.Input{}, nil)
+	focused := model.Observation{UITree: dump(`<node text="" resource-id="name" focused="true" bounds="[0,0][9,9]" />`)}
+	p, _ := s.Planner.Plan(context.Background(), model.Input{Observation: focused}, nil)
 	if p.Actions[0].Text != "Ann Lee" {
 		t.Fatalf("typed %q", p.Actions[0].Text)
 	}
 	if _, err := b.RunSetup(RunChoice{Replay: &Replay{RunID: "none"}}); err == nil {
 		t.Fatal("a replay of no record set up")
+	}
+}
+
+// Text is typed only into a field in focus.
+func TestReplayTypesOnlyIntoAFocusedField(t *testing.T) {
+	st := ReplayStep{N: 1, Kind: "type", Text: "hi", Action: action.Action{Type: action.TypeText, Text: "hi"}}
+	r := newReplayPlanner(ReplayPlan{RunID: "r", Steps: []ReplayStep{st}}, nil, nil)
+	if _, why := r.aim(st, model.Observation{UITree: dump(node("+1", "plus", 0, 0, 9, 9))}); !strings.Contains(why, "no field in focus") {
+		t.Fatalf("typed with nothing in focus: %q", why)
+	}
+	if _, why := r.aim(st, model.Observation{}); why == "" {
+		t.Fatal("typed on a screen it could not read")
 	}
 }

@@ -208,6 +208,12 @@ func (r *replayPlanner) aim(st ReplayStep, obs model.Observation) (action.Action
 		return a, ""
 	case action.TypeText:
 		a.Text = subst(r.subst, a.Text)
+		if obs.UITree == nil {
+			return a, "needs the screen's elements, which could not be read"
+		}
+		if _, ok := engine.FocusedNode(obs.UITree); !ok {
+			return a, "has no field in focus to type into"
+		}
 		return a, ""
 	case action.Key:
 		return a, ""
