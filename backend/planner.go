@@ -55,8 +55,8 @@ type Setup struct {
 	Saved bool
 	// StartedBy is the choice's StartedBy, for the record.
 	StartedBy string
-	// Goal is a replay's goal (the recorded run's), used when the door
-	// gives none.
+	// Goal is a replay's goal (the recorded run's, with its
+	// substitutions made), used when the door gives none.
 	Goal string
 	// NoModel says a replay has no model behind it: a step that is not
 	// on the screen asks the person.

@@ -33,6 +33,12 @@ type ReplayStep struct {
 	Target string `json:"target,omitempty"` // the words on the element it hit (“+1”), "" when none
 	Text   string `json:"text,omitempty"`   // the text it typed (type), else ""
 	App    string `json:"app,omitempty"`    // the app in front on the screen it was chosen on
+	// ID and Class are the resource id and class of the element it hit
+	// ("" when the record does not say: records before issue 51); Box is
+	// that element's box then (zero when not known).
+	ID    string        `json:"id,omitempty"`
+	Class string        `json:"class,omitempty"`
+	Box   engine.Region `json:"box,omitzero"`
 	// Action is the recorded action in the recorded screen's pixels;
 	// Screen is that screen's size.
 	Action action.Action `json:"action"`
@@ -93,6 +99,9 @@ func replayOf(id string, entries []engine.Entry) (ReplayPlan, error) {
 			st := ReplayStep{N: e.N, Kind: string(e.Action.Type), Target: e.Target, App: s.app, Action: *e.Action, Screen: s.screen}
 			if e.Action.Type == action.TypeText {
 				st.Text = e.Action.Text
+			}
+			if el := e.Element; el != nil {
+				st.ID, st.Class, st.Box = el.ID, el.Class, el.Bounds
 			}
 			p.Steps = append(p.Steps, st)
 		case engine.EntryEnd:
@@ -171,6 +180,6 @@ func (b *Backend) replaySetup(set Settings, c RunChoice) (Setup, error) {
 		return Setup{}, err
 	}
 	s.Planner = newReplayPlanner(plan, c.Replay.Subst, s.Planner)
-	s.Goal = plan.Goal
+	s.Goal = subst(c.Replay.Subst, plan.Goal) // a chore's parameters are in its goal too
 	return s, nil
 }

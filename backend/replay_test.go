@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,7 +16,8 @@ import (
 
 // node is a uiautomator dump's node with words and bounds.
 func node(text, id string, x1, y1, x2, y2 int) string {
-	return fmt.Sprintf(`<node text="%s" resource-id="%s" content-desc="" focused="false" bounds="[%d,%d][%d,%d]" />`, text, id, x1, y1, x2, y2)
+	return fmt.Sprintf(`<node text="%s" resource-id="%s" class="android.widget.Button" content-desc="" focused="false" bounds="[%d,%d][%d,%d]" />`,
+		text, id, x1, y1, x2, y2)
 }
 
 func dump(nodes ...string) []byte {
@@ -44,7 +47,8 @@ func counterReplay() ReplayPlan {
 func TestReplayPlaysStepsFromHistory(t *testing.T) {
 	m := &fakeModel{}
 	r := newReplayPlanner(counterReplay(), map[string]string{"Ann": "Bob"}, m)
-	screen := model.Observation{Screen: action.Size{W: 720, H: 1600}, UITree: dump(node("+1", "plus", 300, 760, 440, 840))}
+	field := `<node text="" resource-id="name" class="android.widget.EditText" focused="true" bounds="[0,0][720,100]" />`
+	screen := model.Observation{Screen: action.Size{W: 720, H: 1600}, UITree: dump(node("+1", "plus", 300, 760, 440, 840), field)}
 	var h []model.Step
 	step := func() model.Plan {
 		t.Helper()
@@ -124,15 +128,20 @@ func TestReplayAfterTheModel(t *testing.T) {
 	m := &fakeModel{}
 	r := newReplayPlanner(counterReplay(), nil, m)
 	obs := model.Observation{UITree: dump(node("+1", "plus", 100, 360, 260, 440))}
-	h := []model.Step{{N: 1, Thought: "the model", Result: "ok"}}
+	h := []model.Step{{N: 1, Thought: "the model", Result: "ok", Reply: "{}"}}
 	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: h}, nil); p.Replayed {
 		t.Fatal("replayed after the model drove")
+	}
+	// A model whose thought reads like the replay's is still the model.
+	h = []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed, 1, 3), Result: "ok", Reply: "Replayed step 1/3"}}
+	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: h}, nil); p.Replayed {
+		t.Fatal("the model's words moved the replay")
 	}
 	denied := []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed+": tap", 2, 3), Result: "denied by the person"}}
 	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: denied}, nil); p.Replayed {
 		t.Fatal("replayed on after a denial")
 	}
-	if len(m.asked) != 2 || !strings.Contains(strings.Join(m.asked[1].Notes, ""), "did not go through") {
+	if len(m.asked) != 3 || !strings.Contains(strings.Join(m.asked[2].Notes, ""), "step 2 did not go through") {
 		t.Fatalf("asked %d", len(m.asked))
 	}
 }
@@ -143,13 +152,14 @@ func TestReplayOfARecord(t *testing.T) {
 	entries := []engine.Entry{
 		{Kind: engine.EntryStart, Goal: "g"},
 		{Kind: engine.EntryObserve, Call: 1, App: "Counter", Screen: action.Size{W: 360, H: 800}},
-		{Kind: engine.EntryAction, N: 1, Call: 1, Action: &tap, Result: "ok", Target: "+1"},
+		{Kind: engine.EntryAction, N: 1, Call: 1, Action: &tap, Result: "ok", Target: "+1",
+			Element: &engine.Element{Shown: "+1", ID: "plus", Class: "android.widget.Button", Bounds: engine.Region{X1: 1, Y1: 1, X2: 9, Y2: 9}}},
 		{Kind: engine.EntryAction, N: 2, Call: 1, Action: &action.Action{Type: action.Wait}, Result: "ok"},
 		{Kind: engine.EntryAction, N: 3, Call: 1, Action: &tap, Result: "denied"},
 		{Kind: engine.EntryEnd, End: &engine.Result{State: engine.Done, Success: ok, Summary: "s"}},
 	}
 	p, err := replayOf("r", entries)
-	if err != nil || len(p.Steps) != 1 || p.Steps[0].App != "Counter" || p.Steps[0].Target != "+1" || !p.Success || p.Goal != "g" {
+	if err != nil || len(p.Steps) != 1 || p.Steps[0].App != "Counter" || p.Steps[0].Target != "+1" || p.Steps[0].ID != "plus" || p.Steps[0].Box.X2 != 9 || !p.Success || p.Goal != "g" {
 		t.Fatalf("%+v %v", p, err)
 	}
 	if _, err := replayOf("r", entries[:2]); !errors.Is(err, ErrNotReplayable) {
@@ -157,5 +167,91 @@ func TestReplayOfARecord(t *testing.T) {
 	}
 	if got := subst(map[string]string{"Ann": "Bo", "Ann Lee": "Cy"}, "Ann Lee and Ann"); got != "Cy and Bo" {
 		t.Fatalf("subst %q", got)
+	}
+}
+
+// A step is found by its resource id (and class) when it hit an element
+// with no words, and by its words and id when several have its words.
+func TestReplayFindsByID(t *testing.T) {
+	scr := action.Size{W: 360, H: 800}
+	fab := ReplayStep{N: 1, Kind: "tap", ID: "fab", Class: "android.widget.Button", Action: action.Action{Type: action.Tap, X: 10, Y: 10}, Screen: scr}
+	twin := ReplayStep{N: 1, Kind: "tap", Target: "OK", ID: "ok2", Action: action.Action{Type: action.Tap, X: 10, Y: 10}, Screen: scr}
+	blind := ReplayStep{N: 1, Kind: "tap", Action: action.Action{Type: action.Tap, X: 10, Y: 10}, Screen: scr}
+	tree := dump(node("", "fab", 300, 700, 340, 740), node("OK", "ok1", 0, 0, 40, 40), node("OK", "ok2", 300, 0, 340, 40))
+	for _, c := range []struct {
+		st   ReplayStep
+		x, y int
+		why  string
+	}{
+		{fab, 320, 720, ""},
+		{twin, 320, 20, ""},
+		{blind, 0, 0, "no element with words or an id"},
+	} {
+		r := newReplayPlanner(ReplayPlan{RunID: "r", Steps: []ReplayStep{c.st}}, nil, nil)
+		a, why := r.aim(c.st, model.Observation{Screen: scr, UITree: tree})
+		if !strings.Contains(why, c.why) || c.why == "" && (why != "" || a.X != c.x || a.Y != c.y) {
+			t.Errorf("%+v: at (%d,%d), %q", c.st, a.X, a.Y, why)
+		}
+	}
+}
+
+// The app in front is read only when the record names one or the model
+// behind reads it.
+func TestReplayReadsTheAppOnlyWhenNeeded(t *testing.T) {
+	rec := counterReplay()
+	if newReplayPlanner(rec, nil, nil).ReadsCurrentApp() {
+		t.Fatal("reads the app for a record that names none")
+	}
+	rec.Steps[1].App = "Counter"
+	if !newReplayPlanner(rec, nil, nil).ReadsCurrentApp() {
+		t.Fatal("does not read the app the record names")
+	}
+}
+
+// A replay's setup needs no model; its goal and typed text take the
+// chore's parameters, and ReplaySteps lists what it plays.
+func TestReplaySetupWithoutAModel(t *testing.T) {
+	data := t.TempDir()
+	b := New(Config{ConfigDir: t.TempDir(), DataDir: data, KeyFile: true, ADB: "127.0.0.1:1"})
+	defer b.Shutdown()
+	dir := filepath.Join(Config{DataDir: data}.Runs(), "r1")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lines := `{"t":"2026-12-07T00:00:00Z","kind":"start","id":"r1","goal":"Add Noah Fischer","device":"d"}
+{"t":"2026-12-07T00:00:01Z","kind":"observe","call":1,"screen":{"w":360,"h":800}}
+{"t":"2026-12-07T00:00:02Z","kind":"action","n":1,"call":1,"action":{"type":"type","text":"Noah Fischer"},"result":"ok"}
+{"t":"2026-12-07T00:00:03Z","kind":"end","end":{"state":"Done","success":true,"summary":"Added.","steps":1,"calls":1,"usage":{"prompt_tokens":0,"completion_tokens":0,"cost":0}}}
+`
+	if err := os.WriteFile(filepath.Join(dir, "record.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	steps, err := b.ReplaySteps("r1")
+	if err != nil || len(steps) != 1 || steps[0].Kind != "type" || steps[0].Text != "Noah Fischer" {
+		t.Fatalf("%+v %v", steps, err)
+	}
+	s, err := b.RunSetup(RunChoice{Replay: &Replay{RunID: "r1", Subst: map[string]string{"Noah Fischer": "Ann Lee"}}})
+	if err != nil || !s.NoModel || s.Goal != "Add Ann Lee" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	focused := model.Observation{UITree: dump(`<node text="" resource-id="name" focused="true" bounds="[0,0][9,9]" />`)}
+	p, _ := s.Planner.Plan(context.Background(), model.Input{Observation: focused}, nil)
+	if p.Actions[0].Text != "Ann Lee" {
+		t.Fatalf("typed %q", p.Actions[0].Text)
+	}
+	if _, err := b.RunSetup(RunChoice{Replay: &Replay{RunID: "none"}}); err == nil {
+		t.Fatal("a replay of no record set up")
+	}
+}
+
+// Text is typed only into a field in focus.
+func TestReplayTypesOnlyIntoAFocusedField(t *testing.T) {
+	st := ReplayStep{N: 1, Kind: "type", Text: "hi", Action: action.Action{Type: action.TypeText, Text: "hi"}}
+	r := newReplayPlanner(ReplayPlan{RunID: "r", Steps: []ReplayStep{st}}, nil, nil)
+	if _, why := r.aim(st, model.Observation{UITree: dump(node("+1", "plus", 0, 0, 9, 9))}); !strings.Contains(why, "no field in focus") {
+		t.Fatalf("typed with nothing in focus: %q", why)
+	}
+	if _, why := r.aim(st, model.Observation{}); why == "" {
+		t.Fatal("typed on a screen it could not read")
 	}
 }

@@ -39,9 +39,19 @@ const (
 	markStopped = "Replay stopped at step %d/%d"
 )
 
-// ReadsCurrentApp reports that the replay reads the app in front (each
-// step is checked against the recorded one), whatever its model does.
-func (r *replayPlanner) ReadsCurrentApp() bool { return true }
+// ReadsCurrentApp reports whether a step needs the app in front: when
+// the record names the app of a step (it is checked against it), or when
+// the model behind reads it. A record that names none (its model did not
+// read it) is played without the round trip each step.
+func (r *replayPlanner) ReadsCurrentApp() bool {
+	for _, st := range r.plan.Steps {
+		if st.App != "" {
+			return true
+		}
+	}
+	a, ok := r.next.(model.AppReader)
+	return r.next != nil && (!ok || a.ReadsCurrentApp())
+}
 
 // Prepare passes a frame on to the model behind, when it prepares them.
 func (r *replayPlanner) Prepare(img image.Image) {
@@ -58,7 +68,7 @@ func (r *replayPlanner) Plan(ctx context.Context, in model.Input, onThought func
 	case replayOver:
 		return r.model(ctx, in, onThought, "")
 	case replayDenied:
-		return r.handOff(ctx, in, onThought, at, fmt.Sprintf("step %d did not go through", at))
+		return r.handOff(ctx, in, onThought, at, fmt.Sprintf("step %d did not go through", at+1))
 	case replayRetry:
 		// The person had the step: either they cleared the way (it is on
 		// the screen now) or they did it themselves (the next one is).
@@ -95,12 +105,17 @@ const (
 )
 
 // replayAt reads where the replay is from the newest step of the
-// agent's in history (the person's own steps are passed over).
+// agent's in history (the person's own steps are passed over). A step of
+// the model's has its reply; the replay's have none, so a model whose
+// thought reads like the replay's does not move it.
 func replayAt(h []model.Step) (int, replayState) {
 	for i := len(h) - 1; i >= 0; i-- {
 		s := h[i]
 		if s.ByPerson {
 			continue
+		}
+		if s.Reply != "" {
+			return 0, replayOver
 		}
 		var k, n int
 		if _, err := fmt.Sscanf(s.Thought, markPlayed, &k, &n); err == nil && k > 0 {
@@ -193,6 +208,12 @@ func (r *replayPlanner) aim(st ReplayStep, obs model.Observation) (action.Action
 		return a, ""
 	case action.TypeText:
 		a.Text = subst(r.subst, a.Text)
+		if obs.UITree == nil {
+			return a, "needs the screen's elements, which could not be read"
+		}
+		if _, ok := engine.FocusedNode(obs.UITree); !ok {
+			return a, "has no field in focus to type into"
+		}
 		return a, ""
 	case action.Key:
 		return a, ""
@@ -202,37 +223,77 @@ func (r *replayPlanner) aim(st ReplayStep, obs model.Observation) (action.Action
 }
 
 // find re-aims a pointed step at its target's centre on the screen now:
-// among the elements with its words, the one nearest where it was, and
-// only when nothing covers that centre. Never blind: a step with no
-// words, or a screen whose elements cannot be read, is not played.
+// the element with its words (and its resource id, when one has it), or
+// with no words its resource id and class, the one nearest where it was,
+// and only when nothing covers that centre. Never blind: a step that hit
+// nothing it can be known by, or a screen whose elements cannot be read,
+// is not played.
 func (r *replayPlanner) find(st ReplayStep, obs model.Observation, sx, sy float64) (action.Action, string) {
 	a := st.Action
 	words := subst(r.subst, st.Target)
+	what := "“" + words + "”"
+	if words == "" {
+		what = "the element " + st.ID
+	}
 	switch {
-	case words == "":
-		return a, "hit no element with words to find it by"
+	case words == "" && st.ID == "":
+		return a, "hit no element with words or an id to find it by"
 	case obs.UITree == nil:
 		return a, "needs the screen's elements, which could not be read"
 	}
-	wx, wy := float64(a.X)*sx, float64(a.Y)*sy
-	best, bestD := engine.Element{}, math.Inf(1)
-	for _, e := range engine.Elements(obs.UITree) {
-		if e.Shown != words {
-			continue
+	best, ok := nearest(candidates(engine.Elements(obs.UITree), st, words), hintOf(st, sx, sy))
+	if !ok {
+		return a, fmt.Sprintf("hit %s, which is not on the screen", what)
+	}
+	a.X, a.Y = (best.Bounds.X1+best.Bounds.X2)/2, (best.Bounds.Y1+best.Bounds.Y2)/2
+	if e, ok := engine.ElementAt(obs.UITree, a.X, a.Y); !ok || e.Bounds != best.Bounds || e.Label != best.Label {
+		return a, fmt.Sprintf("hit %s, which something covers now", what)
+	}
+	return a, ""
+}
+
+// candidates are the elements step st may have hit: those with its
+// words, narrowed to its resource id when some have it; with no words,
+// those with its resource id (and class).
+func candidates(els []engine.Element, st ReplayStep, words string) []engine.Element {
+	var out, same []engine.Element
+	for _, e := range els {
+		switch {
+		case words != "" && e.Shown == words:
+			out = append(out, e)
+			if st.ID != "" && e.ID == st.ID {
+				same = append(same, e)
+			}
+		case words == "" && e.ID == st.ID && (st.Class == "" || e.Class == st.Class):
+			out = append(out, e)
 		}
+	}
+	if len(same) > 0 {
+		return same
+	}
+	return out
+}
+
+// hintOf is where step st's element was, scaled to the screen now: its
+// box's centre, else the point it hit.
+func hintOf(st ReplayStep, sx, sy float64) [2]float64 {
+	x, y := float64(st.Action.X), float64(st.Action.Y)
+	if b := st.Box; b.X2 > b.X1 && b.Y2 > b.Y1 {
+		x, y = float64(b.X1+b.X2)/2, float64(b.Y1+b.Y2)/2
+	}
+	return [2]float64{x * sx, y * sy}
+}
+
+// nearest is the element of els whose centre is nearest p.
+func nearest(els []engine.Element, p [2]float64) (engine.Element, bool) {
+	best, bestD := engine.Element{}, math.Inf(1)
+	for _, e := range els {
 		cx, cy := float64(e.Bounds.X1+e.Bounds.X2)/2, float64(e.Bounds.Y1+e.Bounds.Y2)/2
-		if d := math.Hypot(cx-wx, cy-wy); d < bestD {
+		if d := math.Hypot(cx-p[0], cy-p[1]); d < bestD {
 			best, bestD = e, d
 		}
 	}
-	if math.IsInf(bestD, 1) {
-		return a, fmt.Sprintf("hit “%s”, which is not on the screen", words)
-	}
-	a.X, a.Y = (best.Bounds.X1+best.Bounds.X2)/2, (best.Bounds.Y1+best.Bounds.Y2)/2
-	if e, ok := engine.ElementAt(obs.UITree, a.X, a.Y); !ok || e.Shown != words {
-		return a, fmt.Sprintf("hit “%s”, which something covers now", words)
-	}
-	return a, ""
+	return best, !math.IsInf(bestD, 1)
 }
 
 // scaleOf is how much larger the screen is now than when recorded (1
@@ -253,6 +314,8 @@ func describeStep(st ReplayStep) string {
 		return st.Kind + " “" + st.Target + "”"
 	case st.Text != "":
 		return st.Kind + " “" + st.Text + "”"
+	case st.ID != "" && st.Action.Type.Pointed():
+		return st.Kind + " " + st.ID
 	}
 	return st.Action.String()
 }

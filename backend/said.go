@@ -30,7 +30,8 @@ var (
 // error, shown in the UI's frame with its own English words.
 func SaidCodes() []string {
 	codes := []string{"error", "illegal", "field", "device_busy", "run_elsewhere", "run_gone", "no_adb", "no_live_input",
-		"mirror_down", "no_goal", "no_key", "needs_keyboard", "device_permission", "secure_screen", "unsupported", "device_gone"}
+		"mirror_down", "no_goal", "no_key", "needs_keyboard", "device_permission", "secure_screen", "unsupported", "device_gone",
+		"not_replayable"}
 	for _, r := range FieldRules {
 		codes = append(codes, "field."+r)
 	}
@@ -70,6 +71,8 @@ func Say(err error) Said {
 		s.Code = "mirror_down"
 	case errors.Is(err, ErrNoGoal):
 		s.Code = "no_goal"
+	case errors.Is(err, ErrNotReplayable):
+		s.Code = "not_replayable"
 	case errors.Is(err, ErrNoSecret):
 		s.Code = "no_key"
 	case errors.Is(err, device.ErrNeedsKeyboard):

@@ -25,7 +25,7 @@ func TestSaidCodesAreEverySaid(t *testing.T) {
 		errors.New("anything"),
 		&engine.IllegalError{State: engine.Done, Trigger: engine.OnPause},
 		&FieldError{Field: "x", Msg: "an old field error"},
-		ErrDeviceBusy, engine.ErrRecordInUse, ErrNoRun, devices.ErrNoADB, ErrNoLiveInput, ErrMirrorDown, ErrNoGoal,
+		ErrDeviceBusy, engine.ErrRecordInUse, ErrNoRun, devices.ErrNoADB, ErrNoLiveInput, ErrMirrorDown, ErrNoGoal, ErrNotReplayable,
 		ErrNoSecret, device.ErrNeedsKeyboard, device.ErrPermission, device.ErrSecureScreen, device.ErrUnsupported, device.ErrGone,
 	}
 	for _, r := range FieldRules {

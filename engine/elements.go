@@ -20,3 +20,19 @@ func Elements(tree []byte) []Element {
 	})
 	return out
 }
+
+// FocusedNode is the node of tree that has the focus (where typed text
+// goes), labelled or not.
+func FocusedNode(tree []byte) (Element, bool) {
+	var found *Element
+	eachNode(tree, func(attrs string, r Region) {
+		if found == nil && attr(attrs, "focused") == "true" {
+			e := elementOf(attrs, r)
+			found = &e
+		}
+	})
+	if found == nil {
+		return Element{}, false
+	}
+	return *found, true
+}

@@ -186,6 +186,10 @@ type Element struct {
 	// Shown is what a person reads on it (its text and description, not
 	// its resource id, which Label includes for the policy's words).
 	Shown string `json:"shown,omitempty"`
+	// ID and Class are its resource id and class, by which a replay finds
+	// it again (with Shown and Bounds as a hint).
+	ID    string `json:"id,omitempty"`
+	Class string `json:"class,omitempty"`
 }
 
 // PlanEvent is the current plan as a todo list.

@@ -170,7 +170,7 @@ func (l *loopState) recordAction(res *actResult) {
 	if l.currentEl != nil {
 		target = l.currentEl.Shown
 	}
-	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms, Target: target})
+	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms, Target: target, Element: l.currentEl})
 	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: result, Ms: res.ms, Target: target,
 		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached, Thought: l.callThought}})
 	l.callThought = ""

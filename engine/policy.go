@@ -198,7 +198,7 @@ func eachNode(tree []byte, f func(attrs string, r Region)) {
 func elementOf(attrs string, r Region) Element {
 	shown := strings.Join(strings.Fields(attr(attrs, "text")+" "+attr(attrs, "content-desc")), " ")
 	label := strings.Join(strings.Fields(shown+" "+attr(attrs, "resource-id")), " ")
-	return Element{Label: label, Shown: shown, Bounds: r}
+	return Element{Label: label, Shown: shown, Bounds: r, ID: attr(attrs, "resource-id"), Class: attr(attrs, "class")}
 }
 
 func attr(attrs, name string) string {

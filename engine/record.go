@@ -125,6 +125,9 @@ type Entry struct {
 	Stable *bool          `json:"stable,omitempty"`
 	Diff   float64        `json:"diff,omitempty"`
 	Target string         `json:"target,omitempty"` // action: StepEvent.Target
+	// Element is the element the action hit (action), as the judge read
+	// it: its words, box, resource id and class, for a replay.
+	Element *Element `json:"element,omitempty"`
 
 	// note, request, person
 	Text    string   `json:"text,omitempty"`

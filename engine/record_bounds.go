@@ -19,8 +19,15 @@ func boundEntry(e *Entry) *Entry {
 		return e
 	}
 	b := *e
-	for _, s := range []*string{&b.Goal, &b.Reason, &b.Raw, &b.Thought, &b.Error, &b.Result, &b.Text} {
+	for _, s := range []*string{&b.Goal, &b.Reason, &b.Raw, &b.Thought, &b.Error, &b.Result, &b.Text, &b.Target} {
 		*s = cut(*s, maxFieldBytes)
+	}
+	if b.Element != nil {
+		el := *b.Element
+		for _, s := range []*string{&el.Label, &el.Shown, &el.ID, &el.Class} {
+			*s = cut(*s, maxFieldBytes)
+		}
+		b.Element = &el
 	}
 	b.Actions = boundActions(b.Actions)
 	if b.Action != nil {
@@ -58,7 +65,10 @@ func boundEntry(e *Entry) *Entry {
 
 // entryOversized reports whether any text of e is past maxFieldBytes.
 func entryOversized(e *Entry) bool {
-	n := max(len(e.Goal), len(e.Reason), len(e.Raw), len(e.Thought), len(e.Error), len(e.Result), len(e.Text), actionsLen(e.Actions))
+	n := max(len(e.Goal), len(e.Reason), len(e.Raw), len(e.Thought), len(e.Error), len(e.Result), len(e.Text), len(e.Target), actionsLen(e.Actions))
+	if el := e.Element; el != nil {
+		n = max(n, len(el.Label), len(el.Shown), len(el.ID), len(el.Class))
+	}
 	if e.Action != nil {
 		n = max(n, actionLen(*e.Action))
 	}

@@ -194,3 +194,17 @@ func TestDamagedFirstLine(t *testing.T) {
 		t.Fatalf("the damaged record was not kept: %v", err)
 	}
 }
+
+// The words of the element an action hit come from the screen: a page of
+// text on one node is cut like any other text of the record.
+func TestBoundEntryCutsTheElement(t *testing.T) {
+	long := strings.Repeat("w", 3*maxFieldBytes)
+	e := &Entry{Kind: recAction, Target: long, Element: &Element{Label: long, Shown: long, ID: "id"}}
+	b := boundEntry(e)
+	if len(b.Target) > maxFieldBytes+8 || len(b.Element.Label) > maxFieldBytes+8 || len(b.Element.Shown) > maxFieldBytes+8 || b.Element.ID != "id" {
+		t.Fatalf("not cut: %d %d %d", len(b.Target), len(b.Element.Label), len(b.Element.Shown))
+	}
+	if len(e.Element.Shown) != len(long) {
+		t.Fatal("the loop's element was changed")
+	}
+}

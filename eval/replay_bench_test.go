@@ -64,6 +64,7 @@ type pass struct {
 	seconds float64 // each task's, set-up and check included
 	run     float64 // each run's alone, from its record's first line to its last
 	steps   int
+	handed  int // runs where the model chose a step
 	calls   int64
 	done    int
 	runs    map[string]string
@@ -74,9 +75,10 @@ type pass struct {
 // run, then as a replay on phones where a "rate this app" pop-up comes up
 // after a tap (screens.Chaos). replay-calls are the model's requests while
 // the screens match (the issue asks 0), replay-ratio the replays' wall
-// time over the first runs' (at most 0.1), popup-calls the requests of
-// the steps the pop-up handed to the model, and each pass's success the
-// share of tasks the phone says are done.
+// time over the first runs' (at most 0.1; run-ratio the same of the runs
+// alone, without the tasks' set-up and check), popup-handed the replays
+// the pop-up handed to the model and popup-calls its requests there, and
+// each pass's success the share of tasks the phone says are done.
 //
 //	go test ./eval -run '^$' -bench Replay -benchtime 1x
 func BenchmarkReplay(b *testing.B) {
@@ -98,7 +100,7 @@ func BenchmarkReplay(b *testing.B) {
 	for range b.N {
 		first = playPass(ctx, b, be, model, tasks, nil, Faults{})
 		again = playPass(ctx, b, be, model, tasks, first.runs, Faults{})
-		popped = playPass(ctx, b, be, model, tasks, first.runs, Faults{Popup: 0.25})
+		popped = playPass(ctx, b, be, model, tasks, first.runs, Faults{Popup: 0.5})
 	}
 	n := float64(len(tasks))
 	b.ReportMetric(first.seconds/n, "first-s/task")
@@ -109,6 +111,8 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportMetric(float64(first.calls)/n, "first-calls/task")
 	b.ReportMetric(float64(again.calls), "replay-calls")
 	b.ReportMetric(float64(popped.calls), "popup-calls")
+	b.ReportMetric(float64(again.handed), "replay-handed")
+	b.ReportMetric(float64(popped.handed), "popup-handed")
 	b.ReportMetric(float64(first.done)/n, "first-success")
 	b.ReportMetric(float64(again.done)/n, "replay-success")
 	b.ReportMetric(float64(popped.done)/n, "popup-success")
@@ -156,7 +160,11 @@ func playPass(ctx context.Context, b *testing.B, be *backend.Backend, m *slowMod
 	for _, r := range rs {
 		p.seconds += r.Seconds
 		p.steps += r.Steps
-		p.run += runSeconds(b, m.runs, r.Run)
+		secs, chose := runStats(b, m.runs, r.Run)
+		p.run += secs
+		if chose {
+			p.handed++
+		}
 		p.runs[r.Task] = r.Run
 		if r.Success {
 			p.done++
@@ -167,12 +175,16 @@ func playPass(ctx context.Context, b *testing.B, be *backend.Backend, m *slowMod
 	return p
 }
 
-// runSeconds is how long run id took, by its record: from its first
-// line to its last.
-func runSeconds(b *testing.B, runs, id string) float64 {
+// runStats is how long run id took, by its record (from its first line
+// to its last), and whether the model chose any of its steps.
+func runStats(b *testing.B, runs, id string) (float64, bool) {
 	entries, _, err := engine.ReadRecord(filepath.Join(runs, id))
 	if err != nil || len(entries) == 0 {
 		b.Fatalf("run %s: %v", id, err)
 	}
-	return entries[len(entries)-1].T.Sub(entries[0].T).Seconds()
+	chose := false
+	for _, e := range entries {
+		chose = chose || e.Kind == engine.EntryPlan && !e.Replayed
+	}
+	return entries[len(entries)-1].T.Sub(entries[0].T).Seconds(), chose
 }

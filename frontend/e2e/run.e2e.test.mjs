@@ -491,6 +491,25 @@ async function untranslated(page, english) {
   return found
 }
 
+test('Run again replays the counter task without the model; History marks its steps replayed', async () => {
+  const { page } = app
+  const before = model.requests.length
+  await page.getByTestId('history').click()
+  await page.getByTestId('past-run').filter({ hasText: 'Add one to the counter' }).last().locator('[data-testid^="again-"]').click()
+  await until(async () => /Running again/.test(await page.getByTestId('history-message').innerText().catch(() => '')), 'Run again said it started')
+  await page.keyboard.press('Escape')
+  await page.getByTestId('timeline').getByText(/Replayed step 2\/2: tap “\+1”/).first().waitFor({ timeout: 30_000 })
+  await page.getByTestId('result-card').waitFor({ timeout: 30_000 })
+  assert.match(await page.getByTestId('summary').innerText(), /counter now shows 1/)
+  assert.equal(model.requests.length, before, 'the replay asked the model')
+  // The newest run in History, step by step: both steps replayed.
+  await page.getByTestId('history').click()
+  await page.getByTestId('past-run').first().locator('[data-testid^="view-"]').click()
+  await page.getByTestId('history-steps').waitFor()
+  assert.equal(await page.getByTestId('step-replayed').count(), 2)
+  await page.keyboard.press('Escape')
+})
+
 test('the Chinese UI has no untranslated strings', async () => {
   const { page } = app
   const english = englishStrings()

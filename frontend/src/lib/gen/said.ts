@@ -24,6 +24,7 @@ export const saidCodes = [
   'no_goal',
   'no_key',
   'no_live_input',
+  'not_replayable',
   'run_elsewhere',
   'run_gone',
   'scrcpy.missing',

@@ -120,6 +120,8 @@ export interface Element {
   label: string
   bounds: Region
   shown?: string
+  id?: string
+  class?: string
 }
 
 /** engine.Budget */
