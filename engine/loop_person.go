@@ -403,8 +403,8 @@ func (l *loopState) confirm() error {
 	l.record(Entry{Kind: recPerson, Command: "confirm", Action: l.current, Request: asked(*l.request)})
 	l.request = nil
 	l.confirmed = true
-	if l.softLimit >= 0 && l.steps >= l.softLimit {
-		l.end(stopped(CauseStoppedGracefully))
+	if v := l.after(l.current, true); v.move != moveAct {
+		l.follow(v, "")
 		return nil
 	}
 	l.execute()
