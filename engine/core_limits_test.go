@@ -29,13 +29,11 @@ type limitRig struct {
 // count reads the records the core wrote since the last count.
 func (c *limitRig) count() {
 	for _, e := range c.records[c.seen:] {
-		switch e.Kind {
-		case recAction:
+		if e.Kind == recAction {
 			c.steps++
-		case recPlan, recDropped:
-			if e.Usage != nil {
-				c.tokens += e.Usage.PromptTokens + e.Usage.CompletionTokens
-			}
+		}
+		if (e.Kind == recPlan || e.Kind == recDropped) && e.Usage != nil {
+			c.tokens += e.Usage.PromptTokens + e.Usage.CompletionTokens
 		}
 	}
 	c.seen = len(c.records)
