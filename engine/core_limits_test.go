@@ -80,14 +80,18 @@ func runCoreLimits(seed uint64) (*limitRig, error) {
 	}
 	c := &limitRig{coreRig: &coreRig{l: newCore(env, goal), rng: rng}}
 	c.records = []Entry{{Kind: recStart, Goal: goal}}
-	send := func(m message) error {
+	return c, drive(c.coreRig, func(m message) error {
 		if err := c.send(m); err != nil {
 			return err
 		}
 		return c.checkLimits()
-	}
+	})
+}
+
+// drive plays a random run as runCore does, handing each message to send.
+func drive(c *coreRig, send func(message) error) error {
 	if err := send(message{on: OnStart}); err != nil {
-		return c, err
+		return err
 	}
 	for i := 0; i < 150 && !c.ended; i++ {
 		var m message
@@ -103,10 +107,10 @@ func runCoreLimits(seed uint64) (*limitRig, error) {
 			m = c.command()
 		}
 		if err := send(m); err != nil {
-			return c, err
+			return err
 		}
 	}
-	return c, nil
+	return nil
 }
 
 func TestCoreKeepsTheLimits(t *testing.T) {
