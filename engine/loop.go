@@ -158,8 +158,7 @@ type loopState struct {
 	// person's (StopFor): the end is then not put down to the person.
 	stopFor *Cause
 
-	request   *Request
-	confirmed bool
+	request *Request
 
 	// work: the generation of the work in flight (results of older work
 	// are dropped)
@@ -172,12 +171,11 @@ type loopState struct {
 	spec *planWork
 
 	pauseWaiters    []chan error
-	holdPause       bool // the person paused while the device was away: it comes back paused
 	takeOverWaiters []chan error
 	pauseAfter      bool
 	takeOverAfter   bool
-	deviceLost      bool
-	faults          int // the device lost this many times without a good observation between
+	paused          pausedHow // Paused's substate
+	faults          int       // the device lost this many times without a good observation between
 	watching        bool
 
 	// edited: the queue is the person's edit, none of it run yet: it runs
@@ -424,16 +422,7 @@ func (l *loopState) handle(m message) error {
 	case OnDeviceAway:
 		l.away(m.n, m.err)
 	case OnDeviceBack:
-		if l.state == Paused && l.deviceLost {
-			l.note("The device was disconnected for a while and is back; look at the screen again.")
-			if l.holdPause {
-				// Paused by the person too: the device is back, the pause stays.
-				l.deviceLost, l.holdPause = false, false
-				l.to(Paused, "the device is back; still paused as you asked")
-				return nil
-			}
-			l.resumeFromPause("the device is back")
-		}
+		l.back()
 	}
 	return nil
 }
@@ -480,6 +469,9 @@ func (l *loopState) set(s State, reason string, why *Cause) {
 			l.reply(w, nil)
 		}
 		l.takeOverWaiters = nil
+	}
+	if s != Paused {
+		l.paused = pausedByPerson
 	}
 	if s != Paused && l.watching {
 		l.watching = false

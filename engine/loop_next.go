@@ -115,7 +115,6 @@ func (l *loopState) next() {
 	l.queue = l.queue[1:]
 	l.current = &a
 	l.currentEl = l.elementAt(a)
-	l.confirmed = false
 	l.follow(l.after(&a, false), "")
 }
 

@@ -70,7 +70,7 @@ func (l *loopState) resume() error {
 // resumeFromPause looks again and re-plans; what was still queued is told
 // to the model rather than run blind.
 func (l *loopState) resumeFromPause(reason string) {
-	l.deviceLost, l.holdPause = false, false
+	l.paused = pausedByPerson
 	l.fresh = false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
@@ -109,7 +109,6 @@ func (l *loopState) enterManual(reason string, req *Request) {
 	if req != nil {
 		l.takeOverAsked = req.Message
 	}
-	l.deviceLost = false
 	l.to(Manual, reason)
 	if l.state != Manual {
 		return
@@ -402,7 +401,6 @@ func (l *loopState) confirm() error {
 	// was allowed, not where.
 	l.record(Entry{Kind: recPerson, Command: "confirm", Action: l.current, Request: asked(*l.request)})
 	l.request = nil
-	l.confirmed = true
 	if v := l.after(l.current, true); v.move != moveAct {
 		l.follow(v, "")
 		return nil

@@ -56,3 +56,19 @@ func (s *State) UnmarshalText(b []byte) error {
 	}
 	return fmt.Errorf("engine: unknown state %q", b)
 }
+
+// pausedHow is Paused's substate: why the run is paused, which says what
+// the device coming back does. Outside Paused it is pausedByPerson (set
+// clears it on every exit from Paused).
+type pausedHow int
+
+const (
+	// pausedByPerson: the person paused; only they resume.
+	pausedByPerson pausedHow = 0
+	// pausedDeviceAway: the device went away; the run resumes by itself
+	// when it answers again, or fails once it stayed away too long.
+	pausedDeviceAway pausedHow = 1
+	// pausedDeviceAwayHeld: the device went away while the person's pause
+	// waited for the action; back, the run stays paused.
+	pausedDeviceAwayHeld pausedHow = 2
+)
