@@ -15,7 +15,7 @@ import (
 // kept as a flag through a take over and a hand back, it held the run
 // paused when the device was lost again, later, with no pause of the
 // person's ("still paused as you asked").
-func TestAPauseHeldForALostDeviceEndsWithIt(t *testing.T) {
+func TestCoreHeldPauseEndsWithItsLostDevice(t *testing.T) {
 	l := newCore(coreEnvForTest(), "add one")
 	send := func(m message) {
 		t.Helper()
