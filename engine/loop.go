@@ -182,8 +182,7 @@ type loopState struct {
 	// next, a resume looking at the screen first, a settled screen running
 	// it (the model's guards, the loop nudge, are for the model's plan)
 	edited        bool
-	manualBusy    bool
-	manualLook    bool // the manual work in flight only looks at the screen
+	manual        manualHow // Manual's substate
 	manualReply   chan error
 	manualQueue   []message // the person's inputs waiting their turn
 	handBackWait  *message  // a hand back waiting for those inputs

@@ -113,8 +113,8 @@ func (l *loopState) enterManual(reason string, req *Request) {
 	if l.state != Manual {
 		return
 	}
-	if l.frame == nil && !l.manualBusy {
-		l.manualBusy, l.manualLook = true, true
+	if l.frame == nil && l.manual == manualIdle {
+		l.manual = manualLooking
 		l.out(fxManual{manualWork{look: true}})
 	}
 	if req != nil {
@@ -142,7 +142,7 @@ func (l *loopState) manualInput(m message) error {
 	if m.done {
 		m.reply = nil
 	}
-	if l.manualBusy {
+	if l.manual != manualIdle {
 		l.manualQueue = append(l.manualQueue, m)
 		return nil
 	}
@@ -157,7 +157,7 @@ const maxManualQueue = 32
 // (done) is recorded with the screen the run last saw as the one before it:
 // a live touch reaches the phone before Tandem hears of it.
 func (l *loopState) startManual(m message) {
-	l.manualBusy, l.manualLook = true, false
+	l.manual = manualInFlight
 	l.manualReply = m.reply // nil for a live touch: answered already
 	w := manualWork{a: m.act, done: m.done}
 	if m.done {
@@ -167,7 +167,7 @@ func (l *loopState) startManual(m message) {
 }
 
 func (l *loopState) manualDone(res *manualResult) {
-	l.manualBusy = false
+	l.manual = manualIdle
 	defer l.nextManual()
 	if res.look {
 		if res.err == nil {
@@ -267,7 +267,7 @@ func (l *loopState) dropManualQueue(err error) {
 // running or waiting have been made and recorded: the hand back follows
 // what they did, and the model is told all of it.
 func (l *loopState) handBackAfterInputs(m message) error {
-	if !l.manualBusy {
+	if l.manual == manualIdle {
 		return l.handBack(m.text, m.region)
 	}
 	if l.handBackWait != nil {

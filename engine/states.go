@@ -72,3 +72,13 @@ const (
 	// waited for the action; back, the run stays paused.
 	pausedDeviceAwayHeld pausedHow = 2
 )
+
+// manualHow is what of the person's is on its way while they drive (and,
+// once the run ends, what the end waits for): Manual's substate.
+type manualHow int
+
+const (
+	manualIdle     manualHow = 0 // nothing in flight: an input starts at once
+	manualLooking  manualHow = 1 // the screen at take-over is being captured (no input)
+	manualInFlight manualHow = 2 // one input of the person's is on its way to the device
+)
