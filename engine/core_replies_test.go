@@ -12,9 +12,10 @@ import (
 // and the runner only performs:
 //
 //   - every command is answered exactly once: at once, or, when the core
-//     defers it, by the effect that ends its wait; a Pause once the run is
-//     Paused, a Take over once it is Manual, anything by the run's end (a
-//     deferred reply never answered leaves its caller stuck);
+//     defers it, by the effect that ends its wait; a Pause once the action
+//     it waits for is done (the run Paused, or Manual when a Take over
+//     came too), a Take over once it is Manual, anything by the run's end
+//     (a deferred reply never answered leaves its caller stuck);
 //   - the watch for a lost device lives only while the run is Paused (it
 //     polls the device).
 //
@@ -89,8 +90,8 @@ func (c *coreRig) checkOwed(r *replies) error {
 		switch {
 		case ended:
 			return fmt.Errorf("the run ended with a %s unanswered", on)
-		case on == OnPause && l.state == Paused:
-			return fmt.Errorf("the run is Paused, the Pause unanswered")
+		case on == OnPause && l.state != Executing && l.ending == nil:
+			return fmt.Errorf("the action is done, the run %s, the Pause unanswered", l.state)
 		case on == OnTakeOver && l.state == Manual:
 			return fmt.Errorf("the person drives, the Take over unanswered")
 		}

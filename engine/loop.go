@@ -172,10 +172,9 @@ type loopState struct {
 
 	pauseWaiters    []chan error
 	takeOverWaiters []chan error
-	pauseAfter      bool
-	takeOverAfter   bool
-	paused          pausedHow // Paused's substate
-	faults          int       // the device lost this many times without a good observation between
+	executing       executingHow // Executing's substate
+	paused          pausedHow    // Paused's substate
+	faults          int          // the device lost this many times without a good observation between
 	watching        bool
 
 	// edited: the queue is the person's edit, none of it run yet: it runs
@@ -457,7 +456,9 @@ func (l *loopState) set(s State, reason string, why *Cause) {
 	l.record(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})
 	l.emit(Event{Kind: KindState, State: ev})
 	l.personState()
-	if s == Paused {
+	if s == Paused || s == Manual {
+		// A take over asked during the same action wins over a pause: the
+		// run is in the person's hands, which is what the pause asked.
 		for _, w := range l.pauseWaiters {
 			l.reply(w, nil)
 		}
@@ -471,6 +472,9 @@ func (l *loopState) set(s State, reason string, why *Cause) {
 	}
 	if s != Paused {
 		l.paused = pausedByPerson
+	}
+	if s != Executing {
+		l.executing = execPlain
 	}
 	if s != Paused && l.watching {
 		l.watching = false

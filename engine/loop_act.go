@@ -122,15 +122,15 @@ func (l *loopState) actionDone(res *actResult) {
 		l.lost(res.err)
 		return
 	}
-	if l.pauseAfter || l.takeOverAfter {
+	if asked := l.executing; asked != execPlain {
 		l.current = nil
 		l.doneActs = append(l.doneActs, a)
-		if l.takeOverAfter {
+		l.executing = execPlain
+		if asked.takeOverAsked() {
 			l.enterManual("the person took over", nil)
 		} else {
 			l.to(Paused, "paused by the person")
 		}
-		l.pauseAfter, l.takeOverAfter = false, false
 		return
 	}
 	if res.err != nil {

@@ -19,10 +19,11 @@ func (l *loopState) lost(err error) {
 		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume", Cause: &Cause{Code: CauseDevice, Detail: deviceDetail(err)}})
 		return
 	}
-	waiters := l.pauseAfter || l.takeOverAfter
-	takeOver := l.takeOverAfter
-	personPaused := l.pauseAfter
-	l.pauseAfter, l.takeOverAfter = false, false
+	asked := l.executing
+	l.executing = execPlain
+	waiters := asked != execPlain
+	takeOver := asked.takeOverAsked()
+	personPaused := asked.pauseAsked()
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil

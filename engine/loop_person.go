@@ -17,10 +17,17 @@ func (l *loopState) pause(m message) error {
 	case Executing:
 		// The run pauses once the atomic action returns; the person's act
 		// is theirs now (timeline, History, report).
-		if !l.pauseAfter {
+		asked := l.executing
+		switch asked {
+		case execPlain:
+			l.executing = execPauseAsked
+		case execTakeOverAsked:
+			l.executing = execBothAsked
+		case execPauseAsked, execBothAsked: // asked already
+		}
+		if !asked.pauseAsked() {
 			l.record(Entry{Kind: recPerson, Command: "pause"})
 		}
-		l.pauseAfter = true
 		l.pauseWaiters = append(l.pauseWaiters, m.reply)
 		return nil
 	case Planning, WaitingForStability:
@@ -87,10 +94,17 @@ func (l *loopState) resumeFromPause(reason string) {
 
 func (l *loopState) takeOver(m message) error {
 	if l.state == Executing {
-		if !l.takeOverAfter {
+		asked := l.executing
+		switch asked {
+		case execPlain:
+			l.executing = execTakeOverAsked
+		case execPauseAsked:
+			l.executing = execBothAsked
+		case execTakeOverAsked, execBothAsked: // asked already
+		}
+		if !asked.takeOverAsked() {
 			l.record(Entry{Kind: recPerson, Command: "take_over"})
 		}
-		l.takeOverAfter = true
 		l.takeOverWaiters = append(l.takeOverWaiters, m.reply)
 		return nil
 	}

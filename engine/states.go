@@ -82,3 +82,22 @@ const (
 	manualLooking  manualHow = 1 // the screen at take-over is being captured (no input)
 	manualInFlight manualHow = 2 // one input of the person's is on its way to the device
 )
+
+// executingHow is Executing's substate: what the person asked for while
+// the atomic action runs, done once it returns (a take over wins over a
+// pause; each command is recorded once).
+type executingHow int
+
+const (
+	execPlain         executingHow = 0 // nothing asked: what runs next follows the action
+	execPauseAsked    executingHow = 1 // the run pauses once the action returns
+	execTakeOverAsked executingHow = 2 // the person gets the device once it returns
+	execBothAsked     executingHow = 3 // a take over and a pause: the take over wins
+)
+
+// pauseAsked reports whether the person asked to pause during the action.
+func (e executingHow) pauseAsked() bool { return e == execPauseAsked || e == execBothAsked }
+
+// takeOverAsked reports whether the person asked for the device during
+// the action.
+func (e executingHow) takeOverAsked() bool { return e == execTakeOverAsked || e == execBothAsked }
