@@ -58,3 +58,31 @@ func TestCoreHeldPauseEndsWithItsLostDevice(t *testing.T) {
 		}
 	}
 }
+
+// The model hands the device to the person; a budget used up by then is
+// asked about when they hand back, and the hand-over is not an action
+// left to run (after: a call that would come next is not the current
+// action's).
+func TestCoreBudgetAfterAHandBackQueuesNothing(t *testing.T) {
+	env := coreEnvForTest()
+	env.settings.Budget = Budget{Tokens: 100}
+	l := newCore(env, "add one")
+	frame := image.NewGray(image.Rect(0, 0, 16, 32))
+	p := &planResult{info: &device.Info{Screen: coreScreen}, frame: frame, print: FingerprintOf(frame),
+		tree: coreTree, app: otherPkg, obs: model.Observation{Screen: coreScreen}}
+	p.plan.Actions = []action.Action{{Type: action.TakeOver, Reason: "log in"}}
+	p.plan.Usage = model.Usage{PromptTokens: 500}
+	for _, m := range []message{{on: OnStart}, {on: OnPlanned, planned: p}, {on: OnHandBack, text: "logged in"}} {
+		if m.on == OnPlanned {
+			m.gen = l.gen
+		}
+		l.on = m.on
+		if err := l.turn(m); err != nil {
+			t.Fatalf("%s in %s: %v", m.on, l.state, err)
+		}
+		l.take()
+	}
+	if l.state != WaitingForUser || l.request == nil || l.request.Kind != AskBudget || len(l.queue) > 0 {
+		t.Fatalf("in %s, request %+v, queue %v", l.state, l.request, l.queue)
+	}
+}

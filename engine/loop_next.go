@@ -115,7 +115,7 @@ func (l *loopState) next() {
 	l.queue = l.queue[1:]
 	l.current = &a
 	l.currentEl = l.elementAt(a)
-	l.follow(l.after(&a, false), "")
+	l.follow(l.after(&a, false), &a, "")
 }
 
 // plan starts a Planning step (one observation and one model call) when
@@ -123,14 +123,15 @@ func (l *loopState) next() {
 // the person about a used-up budget, or ends at the graceful stop's
 // limit). reason is the Planning state's.
 func (l *loopState) plan(reason string) {
-	l.follow(l.after(nil, false), reason)
+	l.follow(l.after(nil, false), nil, reason)
 }
 
-// follow does what after decided, for the current action (nil: none).
-func (l *loopState) follow(v verdict, reason string) {
+// follow does what after decided about a, the current action (nil: none
+// is next, a model call would be).
+func (l *loopState) follow(v verdict, a *action.Action, reason string) {
 	switch v.move {
 	case moveEnd:
-		if l.current != nil && l.current.Type.Terminal() {
+		if a != nil && a.Type.Terminal() {
 			l.setResult("ok")
 		}
 		l.end(v.res)
@@ -140,11 +141,10 @@ func (l *loopState) follow(v verdict, reason string) {
 		return
 	case moveAsk, moveAct:
 	}
-	if l.current == nil {
+	if a == nil {
 		l.ask(v.req) // only a budget stops a model call
 		return
 	}
-	a := *l.current
 	l.emitPlan()
 	if v.move == moveAct {
 		l.execute()
@@ -159,7 +159,7 @@ func (l *loopState) follow(v verdict, reason string) {
 		return
 	case AskBudget:
 		// a waits for the person's answer: the run goes on with it
-		l.queue = append([]action.Action{a}, l.queue...)
+		l.queue = append([]action.Action{*a}, l.queue...)
 		l.current = nil
 	case AskConfirm, AskLoop, AskModelError, AskDevice:
 	}

@@ -416,7 +416,7 @@ func (l *loopState) confirm() error {
 	l.record(Entry{Kind: recPerson, Command: "confirm", Action: l.current, Request: asked(*l.request)})
 	l.request = nil
 	if v := l.after(l.current, true); v.move != moveAct {
-		l.follow(v, "")
+		l.follow(v, l.current, "")
 		return nil
 	}
 	l.execute()
