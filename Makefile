@@ -16,7 +16,7 @@ WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.
 
 SEEDS     ?= 100000
 
-.PHONY: run test test-fast stress sim e2e build build-dev frontend setup setup-test vet lint gotest wine-test webtest dev clean bench-mcp
+.PHONY: run test test-fast stress sim mutants e2e build build-dev frontend setup setup-test vet lint gotest wine-test webtest dev clean bench-mcp
 
 ## run: install what is missing, build, and start the app
 run: setup build
@@ -91,6 +91,11 @@ wine-test:
 sim:
 	$(GO) test ./engine/sim/ -run 'TestSimulation$$' -seeds $(SEEDS) -timeout 0 -v
 	$(GO) test ./backend/ -run 'TestManyRunsOnePerson$$' -manyseeds $$(( $(SEEDS) / 20 )) -timeout 0 -v
+
+## mutants: plant each fault of engine/mutants/list.go in the run's core, alone, and show the
+## core's random runs or the simulation catch it (SEEDS=2000 here; not part of make test)
+mutants:
+	$(GO) run ./engine/mutants -seeds $(if $(filter command line,$(origin SEEDS)),$(SEEDS),2000)
 
 ## bench-mcp: Tandem's MCP server against @mobilenext/mobile-mcp 1.0.4 on one virtual phone
 ## (median of 50 calls each: screenshot, tap, the screen's elements; README "MCP")

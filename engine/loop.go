@@ -158,8 +158,7 @@ type loopState struct {
 	// person's (StopFor): the end is then not put down to the person.
 	stopFor *Cause
 
-	request   *Request
-	confirmed bool
+	request *Request
 
 	// work: the generation of the work in flight (results of older work
 	// are dropped)
@@ -172,20 +171,17 @@ type loopState struct {
 	spec *planWork
 
 	pauseWaiters    []chan error
-	holdPause       bool // the person paused while the device was away: it comes back paused
 	takeOverWaiters []chan error
-	pauseAfter      bool
-	takeOverAfter   bool
-	deviceLost      bool
-	faults          int // the device lost this many times without a good observation between
+	executing       executingHow // Executing's substate
+	paused          pausedHow    // Paused's substate
+	faults          int          // the device lost this many times without a good observation between
 	watching        bool
 
 	// edited: the queue is the person's edit, none of it run yet: it runs
 	// next, a resume looking at the screen first, a settled screen running
 	// it (the model's guards, the loop nudge, are for the model's plan)
 	edited        bool
-	manualBusy    bool
-	manualLook    bool // the manual work in flight only looks at the screen
+	manual        manualHow // Manual's substate
 	manualReply   chan error
 	manualQueue   []message // the person's inputs waiting their turn
 	handBackWait  *message  // a hand back waiting for those inputs
@@ -424,16 +420,7 @@ func (l *loopState) handle(m message) error {
 	case OnDeviceAway:
 		l.away(m.n, m.err)
 	case OnDeviceBack:
-		if l.state == Paused && l.deviceLost {
-			l.note("The device was disconnected for a while and is back; look at the screen again.")
-			if l.holdPause {
-				// Paused by the person too: the device is back, the pause stays.
-				l.deviceLost, l.holdPause = false, false
-				l.to(Paused, "the device is back; still paused as you asked")
-				return nil
-			}
-			l.resumeFromPause("the device is back")
-		}
+		l.back()
 	}
 	return nil
 }
@@ -469,7 +456,9 @@ func (l *loopState) set(s State, reason string, why *Cause) {
 	l.record(Entry{Kind: recState, State: &st, Reason: reason, By: ev.By})
 	l.emit(Event{Kind: KindState, State: ev})
 	l.personState()
-	if s == Paused {
+	if s == Paused || s == Manual {
+		// A take over asked during the same action wins over a pause: the
+		// run is in the person's hands, which is what the pause asked.
 		for _, w := range l.pauseWaiters {
 			l.reply(w, nil)
 		}
@@ -480,6 +469,12 @@ func (l *loopState) set(s State, reason string, why *Cause) {
 			l.reply(w, nil)
 		}
 		l.takeOverWaiters = nil
+	}
+	if s != Paused {
+		l.paused = pausedByPerson
+	}
+	if s != Executing {
+		l.executing = execPlain
 	}
 	if s != Paused && l.watching {
 		l.watching = false

@@ -13,79 +13,6 @@ import (
 // Acting: what runs next, the policy's check before each action, one atomic
 // device action at a time, and the wait for the screen to settle.
 
-// next decides what follows once a step's work is done: the next queued
-// action, a new model call, the person, or an end.
-func (l *loopState) next() {
-	if l.current != nil {
-		l.doneActs = append(l.doneActs, *l.current)
-		l.current = nil
-	}
-	if len(l.queue) == 0 {
-		if l.softLimit >= 0 && l.steps >= l.softLimit {
-			l.end(stopped(CauseStoppedGracefully))
-			return
-		}
-		l.plan("")
-		return
-	}
-	a := l.queue[0]
-	l.queue = l.queue[1:]
-	l.current = &a
-	l.currentEl = l.elementAt(a)
-	l.confirmed = false
-	switch a.Type {
-	case action.Finish:
-		success := a.Success == nil || *a.Success
-		l.setResult("ok")
-		l.end(Result{State: Done, Success: success, Summary: a.Summary, Pending: pendingOf(a)})
-		return
-	case action.Fail:
-		l.setResult("ok")
-		l.end(Result{State: Failed, Reason: a.Reason})
-		return
-	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
-		action.TypeText, action.Key, action.Hotkey, action.Launch, action.Wait, action.AskUser, action.TakeOver:
-		// the run goes on
-	}
-	if l.softLimit >= 0 && l.steps >= l.softLimit {
-		l.end(stopped(CauseStoppedGracefully))
-		return
-	}
-	l.emitPlan()
-	switch a.Type {
-	case action.AskUser:
-		l.setResult("asked the person")
-		l.ask(Request{Kind: AskQuestion, Message: a.Question})
-		return
-	case action.TakeOver:
-		l.setResult("handed to the person")
-		reason := a.Reason
-		if reason == "" {
-			reason = "the model asked the person to take over"
-		}
-		l.enterManual(reason, &Request{Kind: AskTakeOver, Message: reason})
-		return
-	case action.Tap, action.DoubleTap, action.LongPress, action.Swipe, action.Drag, action.RightClick, action.Scroll,
-		action.TypeText, action.Key, action.Hotkey, action.Launch, action.Wait, action.Finish, action.Fail:
-		// for the device (Finish and Fail ended the run above)
-	}
-	if c := l.budget.exceeded(l.spent()); c.Code != "" {
-		l.queue = append([]action.Action{a}, l.queue...)
-		l.current = nil
-		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
-		return
-	}
-	if why := l.sensitive(a); why.By != "" {
-		req := Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", a, why), Action: &a, Why: &why}
-		if l.currentEl != nil {
-			req.Label = l.currentEl.Shown
-		}
-		l.ask(req)
-		return
-	}
-	l.execute()
-}
-
 // sensitive is the policy's verdict on a, the next action, on the newest
 // screen. What the screen shows is part of it (the label under a tap, the
 // app in front), so a screen that could not be read is never taken for a
@@ -195,15 +122,15 @@ func (l *loopState) actionDone(res *actResult) {
 		l.lost(res.err)
 		return
 	}
-	if l.pauseAfter || l.takeOverAfter {
+	if asked := l.executing; asked != execPlain {
 		l.current = nil
 		l.doneActs = append(l.doneActs, a)
-		if l.takeOverAfter {
+		l.executing = execPlain
+		if asked.takeOverAsked() {
 			l.enterManual("the person took over", nil)
 		} else {
 			l.to(Paused, "paused by the person")
 		}
-		l.pauseAfter, l.takeOverAfter = false, false
 		return
 	}
 	if res.err != nil {

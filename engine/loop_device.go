@@ -19,10 +19,11 @@ func (l *loopState) lost(err error) {
 		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume", Cause: &Cause{Code: CauseDevice, Detail: deviceDetail(err)}})
 		return
 	}
-	waiters := l.pauseAfter || l.takeOverAfter
-	takeOver := l.takeOverAfter
-	personPaused := l.pauseAfter
-	l.pauseAfter, l.takeOverAfter = false, false
+	asked := l.executing
+	l.executing = execPlain
+	waiters := asked != execPlain
+	takeOver := asked.takeOverAsked()
+	personPaused := asked.pauseAsked()
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
@@ -45,21 +46,24 @@ func (l *loopState) lost(err error) {
 			Cause: &Cause{Code: CauseDeviceRepeated, N: fmt.Sprint(n), Detail: deviceDetail(err)}})
 		return
 	}
-	l.deviceLost = true
 	// The person asked to pause while the action ran: the run stays paused
 	// once the device is back (sim seed 3955).
-	l.holdPause = l.holdPause || personPaused
+	how := pausedDeviceAway
+	if personPaused {
+		how = pausedDeviceAwayHeld
+	}
 	l.to(Paused, "device lost: "+err.Error())
 	if l.state != Paused {
 		return
 	}
+	l.paused = how
 	l.watch(err)
 }
 
 // away handles a device that stays away: left > 0 is the countdown (seconds
 // before the run gives up), 0 the end.
 func (l *loopState) away(left int, cause error) {
-	if l.state != Paused || !l.deviceLost {
+	if l.state != Paused || l.paused == pausedByPerson {
 		return
 	}
 	if left > 0 {
@@ -80,4 +84,20 @@ const maxFaults = 3
 func (l *loopState) watch(cause error) {
 	l.watching = true
 	l.out(fxWatch{gen: l.gen, cause: cause, limit: l.settings.DeviceAwayMax})
+}
+
+// back handles the lost device answering again: a run paused for it
+// resumes, unless the person paused it too.
+func (l *loopState) back() {
+	if l.state != Paused || l.paused == pausedByPerson {
+		return
+	}
+	l.note("The device was disconnected for a while and is back; look at the screen again.")
+	if l.paused == pausedDeviceAwayHeld {
+		// Paused by the person too: the device is back, the pause stays.
+		l.paused = pausedByPerson
+		l.to(Paused, "the device is back; still paused as you asked")
+		return
+	}
+	l.resumeFromPause("the device is back")
 }

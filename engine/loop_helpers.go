@@ -86,7 +86,7 @@ func (l *loopState) end(res Result) {
 // onItsWay reports whether an input is on its way to the device: the
 // action of Executing, or the person's input (not a mere look).
 func (l *loopState) onItsWay() bool {
-	return l.acting || (l.manualBusy && !l.manualLook)
+	return l.acting || l.manual == manualInFlight
 }
 
 // whileEnding handles m while the end waits for what is on its way to the
@@ -112,7 +112,7 @@ func (l *loopState) whileEnding(m message) error {
 		}
 		l.current = nil
 	case m.on == OnManualDone:
-		l.manualBusy = false
+		l.manual = manualIdle
 		if !m.manual.look {
 			l.recordManual(m.manual)
 		}

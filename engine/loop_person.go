@@ -17,10 +17,17 @@ func (l *loopState) pause(m message) error {
 	case Executing:
 		// The run pauses once the atomic action returns; the person's act
 		// is theirs now (timeline, History, report).
-		if !l.pauseAfter {
+		asked := l.executing
+		switch asked {
+		case execPlain:
+			l.executing = execPauseAsked
+		case execTakeOverAsked:
+			l.executing = execBothAsked
+		case execPauseAsked, execBothAsked: // asked already
+		}
+		if !asked.pauseAsked() {
 			l.record(Entry{Kind: recPerson, Command: "pause"})
 		}
-		l.pauseAfter = true
 		l.pauseWaiters = append(l.pauseWaiters, m.reply)
 		return nil
 	case Planning, WaitingForStability:
@@ -70,7 +77,7 @@ func (l *loopState) resume() error {
 // resumeFromPause looks again and re-plans; what was still queued is told
 // to the model rather than run blind.
 func (l *loopState) resumeFromPause(reason string) {
-	l.deviceLost, l.holdPause = false, false
+	l.paused = pausedByPerson
 	l.fresh = false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
@@ -87,10 +94,17 @@ func (l *loopState) resumeFromPause(reason string) {
 
 func (l *loopState) takeOver(m message) error {
 	if l.state == Executing {
-		if !l.takeOverAfter {
+		asked := l.executing
+		switch asked {
+		case execPlain:
+			l.executing = execTakeOverAsked
+		case execPauseAsked:
+			l.executing = execBothAsked
+		case execTakeOverAsked, execBothAsked: // asked already
+		}
+		if !asked.takeOverAsked() {
 			l.record(Entry{Kind: recPerson, Command: "take_over"})
 		}
-		l.takeOverAfter = true
 		l.takeOverWaiters = append(l.takeOverWaiters, m.reply)
 		return nil
 	}
@@ -109,13 +123,12 @@ func (l *loopState) enterManual(reason string, req *Request) {
 	if req != nil {
 		l.takeOverAsked = req.Message
 	}
-	l.deviceLost = false
 	l.to(Manual, reason)
 	if l.state != Manual {
 		return
 	}
-	if l.frame == nil && !l.manualBusy {
-		l.manualBusy, l.manualLook = true, true
+	if l.frame == nil && l.manual == manualIdle {
+		l.manual = manualLooking
 		l.out(fxManual{manualWork{look: true}})
 	}
 	if req != nil {
@@ -143,7 +156,7 @@ func (l *loopState) manualInput(m message) error {
 	if m.done {
 		m.reply = nil
 	}
-	if l.manualBusy {
+	if l.manual != manualIdle {
 		l.manualQueue = append(l.manualQueue, m)
 		return nil
 	}
@@ -158,7 +171,7 @@ const maxManualQueue = 32
 // (done) is recorded with the screen the run last saw as the one before it:
 // a live touch reaches the phone before Tandem hears of it.
 func (l *loopState) startManual(m message) {
-	l.manualBusy, l.manualLook = true, false
+	l.manual = manualInFlight
 	l.manualReply = m.reply // nil for a live touch: answered already
 	w := manualWork{a: m.act, done: m.done}
 	if m.done {
@@ -168,7 +181,7 @@ func (l *loopState) startManual(m message) {
 }
 
 func (l *loopState) manualDone(res *manualResult) {
-	l.manualBusy = false
+	l.manual = manualIdle
 	defer l.nextManual()
 	if res.look {
 		if res.err == nil {
@@ -268,7 +281,7 @@ func (l *loopState) dropManualQueue(err error) {
 // running or waiting have been made and recorded: the hand back follows
 // what they did, and the model is told all of it.
 func (l *loopState) handBackAfterInputs(m message) error {
-	if !l.manualBusy {
+	if l.manual == manualIdle {
 		return l.handBack(m.text, m.region)
 	}
 	if l.handBackWait != nil {
@@ -402,9 +415,8 @@ func (l *loopState) confirm() error {
 	// was allowed, not where.
 	l.record(Entry{Kind: recPerson, Command: "confirm", Action: l.current, Request: asked(*l.request)})
 	l.request = nil
-	l.confirmed = true
-	if l.softLimit >= 0 && l.steps >= l.softLimit {
-		l.end(stopped(CauseStoppedGracefully))
+	if v := l.after(l.current, true); v.move != moveAct {
+		l.follow(v, l.current, "")
 		return nil
 	}
 	l.execute()

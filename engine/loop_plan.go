@@ -29,15 +29,11 @@ func (l *loopState) cancelWork() {
 	l.out(fxCancel{})
 }
 
-// plan starts a Planning step: one observation and one model call. Budgets
-// are checked first; one used up asks the person instead. When the call
-// this step would make already started on the settled screen's first
-// capture (glimpse), that call is the step's.
-func (l *loopState) plan(reason string) {
-	if c := l.budget.exceeded(l.spent()); c.Code != "" {
-		l.ask(Request{Kind: AskBudget, Message: c.String() + "; resume to allow as much again, or stop", Cause: &c})
-		return
-	}
+// planning starts a Planning step: one observation and one model call
+// (plan asks after first). When the call this step would make already
+// started on the settled screen's first capture (glimpse), that call is
+// the step's.
+func (l *loopState) planning(reason string) {
 	l.to(Planning, reason)
 	if l.state != Planning {
 		return

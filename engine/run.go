@@ -284,7 +284,8 @@ func (r *Run) Subscribe(e Emitter) (cancel func()) { return r.hub.subscribe(e) }
 func (r *Run) Start(ctx context.Context) error { return r.command(ctx, message{on: OnStart}) }
 
 // Pause cancels an in-flight model call (or waits for the current atomic
-// device action) and returns once the run is Paused.
+// device action) and returns once the run is Paused, or in the person's
+// hands (a Take over during the same action wins).
 func (r *Run) Pause(ctx context.Context) error { return r.command(ctx, message{on: OnPause}) }
 
 // Resume continues a paused run (it looks at the screen again and re-plans),

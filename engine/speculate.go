@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"sync"
 
+	"tandem/engine/action"
 	"tandem/engine/model"
 )
 
@@ -67,20 +68,23 @@ func (l *loopState) dropped(p *planResult) {
 // step would make on it starts now (fxSpeculate) when the core would plan
 // on it.
 func (l *loopState) glimpse(res *stableResult) {
-	if l.settings.Stability.WaitToAsk || l.state != WaitingForStability || l.current == nil || len(l.queue) > 0 {
+	if l.settings.Stability.WaitToAsk || l.state != WaitingForStability || l.current == nil {
 		return
-	}
-	if l.softLimit >= 0 && l.steps >= l.softLimit {
-		return // the run ends with this step
-	}
-	if c := l.budget.exceeded(l.spent()); c.Code != "" {
-		return // the person is asked first
 	}
 	// Would the loop detector speak up? Asked of a copy: only the settled
 	// screen is observed.
 	d := l.loops
 	changed := screenChanged(l.actBeforeFrame, res.s.Frame, l.actBeforeTree, res.tree)
 	if v, _ := d.observe(*l.current, l.actBefore, changed, l.settings.Stability.Threshold); v != loopNone {
+		return
+	}
+	// What runs next, were this the settled screen: only a model call is
+	// started early (not a queued action, the person, or the end).
+	var head *action.Action
+	if len(l.queue) > 0 {
+		head = &l.queue[0]
+	}
+	if l.after(head, false).move != movePlan {
 		return
 	}
 	notes := l.notes

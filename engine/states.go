@@ -56,3 +56,48 @@ func (s *State) UnmarshalText(b []byte) error {
 	}
 	return fmt.Errorf("engine: unknown state %q", b)
 }
+
+// pausedHow is Paused's substate: why the run is paused, which says what
+// the device coming back does. Outside Paused it is pausedByPerson (set
+// clears it on every exit from Paused).
+type pausedHow int
+
+const (
+	// pausedByPerson: the person paused; only they resume.
+	pausedByPerson pausedHow = 0
+	// pausedDeviceAway: the device went away; the run resumes by itself
+	// when it answers again, or fails once it stayed away too long.
+	pausedDeviceAway pausedHow = 1
+	// pausedDeviceAwayHeld: the device went away while the person's pause
+	// waited for the action; back, the run stays paused.
+	pausedDeviceAwayHeld pausedHow = 2
+)
+
+// manualHow is what of the person's is on its way while they drive (and,
+// once the run ends, what the end waits for): Manual's substate.
+type manualHow int
+
+const (
+	manualIdle     manualHow = 0 // nothing in flight: an input starts at once
+	manualLooking  manualHow = 1 // the screen at take-over is being captured (no input)
+	manualInFlight manualHow = 2 // one input of the person's is on its way to the device
+)
+
+// executingHow is Executing's substate: what the person asked for while
+// the atomic action runs, done once it returns (a take over wins over a
+// pause; each command is recorded once).
+type executingHow int
+
+const (
+	execPlain         executingHow = 0 // nothing asked: what runs next follows the action
+	execPauseAsked    executingHow = 1 // the run pauses once the action returns
+	execTakeOverAsked executingHow = 2 // the person gets the device once it returns
+	execBothAsked     executingHow = 3 // a take over and a pause: the take over wins
+)
+
+// pauseAsked reports whether the person asked to pause during the action.
+func (e executingHow) pauseAsked() bool { return e == execPauseAsked || e == execBothAsked }
+
+// takeOverAsked reports whether the person asked for the device during
+// the action.
+func (e executingHow) takeOverAsked() bool { return e == execTakeOverAsked || e == execBothAsked }

@@ -69,10 +69,10 @@ type edge struct {
 	to   []State
 }
 
-// after lists every state the "what next" decision can reach once a step's
-// work is done: the next queued action, a new model call, the person, or an
-// end.
-var after = []State{Executing, Planning, WaitingForUser, Manual, Paused, Done, Failed, Stopped}
+// onward lists every state the rule for what runs next (after, in
+// loop_next.go) can reach once a step's work is done: the next queued
+// action, a new model call, the person, or an end.
+var onward = []State{Executing, Planning, WaitingForUser, Manual, Paused, Done, Failed, Stopped}
 
 // table is THE transition table. Every state change the loop makes must be
 // listed here; every command not listed for the current state is refused
@@ -82,17 +82,17 @@ var table = []edge{
 	{Idle, OnStop, []State{Stopped}},
 	{Idle, OnEditGoal, []State{Idle}},
 
-	{Planning, OnPlanned, after},
+	{Planning, OnPlanned, onward},
 	{Planning, OnPause, []State{Paused}},
 	{Planning, OnTakeOver, []State{Manual}},
 	{Planning, OnStop, []State{Stopped}},
 	{Planning, OnStopGracefully, []State{Planning}},
-	{Planning, OnEditGoal, []State{Planning, WaitingForUser}},
+	{Planning, OnEditGoal, []State{Planning, WaitingForUser, Stopped}},
 	{Planning, OnDeviceLost, []State{Paused, WaitingForUser}},
 
 	// Pause and take over wait for the atomic action: the state stays
 	// Executing and becomes Paused or Manual when the action returns.
-	{Executing, OnActionDone, append([]State{WaitingForStability}, after...)},
+	{Executing, OnActionDone, append([]State{WaitingForStability}, onward...)},
 	{Executing, OnPause, []State{Executing}},
 	{Executing, OnTakeOver, []State{Executing}},
 	{Executing, OnStop, []State{Stopped}},
@@ -100,7 +100,7 @@ var table = []edge{
 	{Executing, OnEditGoal, []State{Executing}},
 	{Executing, OnEditPending, []State{Executing}},
 
-	{WaitingForStability, OnStable, after},
+	{WaitingForStability, OnStable, onward},
 	{WaitingForStability, OnPause, []State{Paused}},
 	{WaitingForStability, OnTakeOver, []State{Manual}},
 	{WaitingForStability, OnStop, []State{Stopped}},
@@ -109,29 +109,29 @@ var table = []edge{
 	{WaitingForStability, OnEditPending, []State{WaitingForStability}},
 	{WaitingForStability, OnDeviceLost, []State{Paused, WaitingForUser}},
 
-	{WaitingForUser, OnConfirm, []State{Executing, Stopped}},
-	{WaitingForUser, OnDeny, []State{Planning, WaitingForUser}},
-	{WaitingForUser, OnAnswer, []State{Planning, WaitingForUser}},
-	{WaitingForUser, OnResume, []State{Planning, WaitingForUser}},
+	{WaitingForUser, OnConfirm, []State{Executing, WaitingForUser, Stopped}},
+	{WaitingForUser, OnDeny, []State{Planning, WaitingForUser, Stopped}},
+	{WaitingForUser, OnAnswer, []State{Planning, WaitingForUser, Stopped}},
+	{WaitingForUser, OnResume, []State{Planning, WaitingForUser, Stopped}},
 	{WaitingForUser, OnTakeOver, []State{Manual}},
 	{WaitingForUser, OnStop, []State{Stopped}},
 	{WaitingForUser, OnStopGracefully, []State{Stopped}},
 	{WaitingForUser, OnEditGoal, []State{WaitingForUser}},
 	{WaitingForUser, OnEditPending, []State{WaitingForUser}},
 
-	{Paused, OnResume, []State{Planning, WaitingForUser}},
+	{Paused, OnResume, []State{Planning, WaitingForUser, Stopped}},
 	{Paused, OnTakeOver, []State{Manual}},
 	{Paused, OnStop, []State{Stopped}},
 	{Paused, OnStopGracefully, []State{Stopped}},
 	{Paused, OnEditGoal, []State{Paused}},
 	{Paused, OnEditPending, []State{Paused}},
-	{Paused, OnDeviceBack, []State{Planning, WaitingForUser, Paused}},
+	{Paused, OnDeviceBack, []State{Planning, WaitingForUser, Paused, Stopped}},
 	{Paused, OnDeviceAway, []State{Paused, Failed}},
 
 	// A person's input and its result leave the run in Manual.
 	{Manual, OnManualInput, []State{Manual}},
 	{Manual, OnManualDone, []State{Manual}},
-	{Manual, OnHandBack, []State{Planning, WaitingForUser}},
+	{Manual, OnHandBack, []State{Planning, WaitingForUser, Stopped}},
 	{Manual, OnStop, []State{Stopped}},
 	{Manual, OnStopGracefully, []State{Stopped}},
 	{Manual, OnEditGoal, []State{Manual}},

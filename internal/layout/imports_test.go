@@ -29,6 +29,7 @@ var rooms = map[string][]string{
 	"tandem/engine/model":         {"tandem/engine/action", "tandem/engine/observe"},
 	"tandem/engine/model/dialect": {"tandem/engine/action", "tandem/engine/model", "tandem/engine/observe"},
 	"tandem/engine/sim":           {"tandem/engine", "tandem/engine/action", "tandem/engine/device", "tandem/engine/model"},
+	"tandem/engine/mutants":       {}, // plants faults in the engine's source, through go test
 	// drivers: the engine's seam and each other, nothing of the UI
 	"tandem/devices/": {"tandem/engine/action", "tandem/engine/device", "tandem/devices/", "tandem/internal/"},
 	// the one list of devices and the one way to open them, over the drivers

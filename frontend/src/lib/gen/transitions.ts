@@ -27,12 +27,12 @@ export type Command =
 /** The commands each state accepts, and the states each may lead to; any other command is refused. */
 export const accepts: Record<RunState, Partial<Record<Command, readonly RunState[]>>> = {
   Idle: { start: ['Planning', 'WaitingForUser'], stop: ['Stopped'], edit_goal: ['Idle'] },
-  Planning: { pause: ['Paused'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Planning'], edit_goal: ['Planning', 'WaitingForUser'] },
+  Planning: { pause: ['Paused'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Planning'], edit_goal: ['Planning', 'WaitingForUser', 'Stopped'] },
   Executing: { pause: ['Executing'], take_over: ['Executing'], stop: ['Stopped'], stop_gracefully: ['Executing'], edit_goal: ['Executing'], edit_pending: ['Executing'] },
   WaitingForStability: { pause: ['Paused'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['WaitingForStability'], edit_goal: ['WaitingForStability'], edit_pending: ['WaitingForStability'] },
-  WaitingForUser: { confirm: ['Executing', 'Stopped'], deny: ['Planning', 'WaitingForUser'], answer: ['Planning', 'WaitingForUser'], resume: ['Planning', 'WaitingForUser'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['WaitingForUser'], edit_pending: ['WaitingForUser'] },
-  Paused: { resume: ['Planning', 'WaitingForUser'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['Paused'], edit_pending: ['Paused'] },
-  Manual: { manual_input: ['Manual'], hand_back: ['Planning', 'WaitingForUser'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['Manual'] },
+  WaitingForUser: { confirm: ['Executing', 'WaitingForUser', 'Stopped'], deny: ['Planning', 'WaitingForUser', 'Stopped'], answer: ['Planning', 'WaitingForUser', 'Stopped'], resume: ['Planning', 'WaitingForUser', 'Stopped'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['WaitingForUser'], edit_pending: ['WaitingForUser'] },
+  Paused: { resume: ['Planning', 'WaitingForUser', 'Stopped'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['Paused'], edit_pending: ['Paused'] },
+  Manual: { manual_input: ['Manual'], hand_back: ['Planning', 'WaitingForUser', 'Stopped'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['Manual'] },
   Done: {},
   Failed: {},
   Stopped: {},
