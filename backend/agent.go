@@ -204,10 +204,10 @@ func (p *onePlanner) Plan(_ context.Context, in model.Input, _ func(string)) (mo
 	yes := true
 	if !p.done {
 		p.done = true
-		return model.Plan{Thought: "The action another agent asked for.", Actions: []action.Action{p.act,
+		return model.Plan{Thought: "The action another agent asked for.", Handed: true, Actions: []action.Action{p.act,
 			{Type: action.Finish, Summary: "Done: " + p.act.String(), Success: &yes}}}, nil
 	}
-	return model.Plan{Thought: "The action was not done.", Actions: []action.Action{
+	return model.Plan{Thought: "The action was not done.", Handed: true, Actions: []action.Action{
 		{Type: action.Fail, Reason: fmt.Sprintf("%s was not done (%s)", p.act, lastWords(in))}}}, nil
 }
 

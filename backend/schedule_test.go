@@ -192,6 +192,9 @@ func TestScheduleFiresOnTimeOnTwoPhones(t *testing.T) {
 		if r.State() != engine.Done {
 			t.Fatalf("the scheduled run on %s ended %s: %+v", s.Device, r.State(), r.Snapshot())
 		}
+		if calls := r.Snapshot().Usage.Calls; calls != 0 {
+			t.Errorf("a replay with no model says %d model calls", calls)
+		}
 	}
 	past, _ := b.PastRuns()
 	scheduled := 0

@@ -126,7 +126,8 @@ type loopState struct {
 	queue    []action.Action
 	histIdx  int // index in history of the step the current plan belongs to
 
-	calls        int
+	calls        int // decisions taken, each its record's call number
+	unasked      int // of them, those no model was asked for (replayed, cached, handed): not model calls
 	steps        int
 	personSteps  int // the person's inputs on the record (steps too)
 	usage        model.Usage

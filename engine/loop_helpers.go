@@ -44,7 +44,7 @@ func (l *loopState) end(res Result) {
 	l.recordTouches()
 	l.cancelWork()
 	l.watching = false
-	res.Steps, res.Calls, res.Usage = l.steps, l.calls, l.usage
+	res.Steps, res.Calls, res.Usage = l.steps, l.modelCalls(), l.usage
 	if res.State == Done && !res.Success && res.Reason == "" {
 		res.Reason = "the model finished without success"
 	}
@@ -225,10 +225,14 @@ func (l *loopState) emitPlan() {
 	l.emit(Event{Kind: KindPlan, Plan: &PlanEvent{Thought: l.thought, Todo: todo}})
 }
 
+// modelCalls is how many times a model was asked: every decision but the
+// replayed, cached and handed ones.
+func (l *loopState) modelCalls() int { return l.calls - l.unasked }
+
 func (l *loopState) emitUsage() {
 	at := l.clock.Now()
 	sp := l.spentAt(at)
-	l.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.calls, Steps: l.steps, PersonSteps: l.personSteps,
+	l.emit(Event{Kind: KindUsage, Usage: &UsageEvent{Total: l.usage, Calls: l.modelCalls(), Steps: l.steps, PersonSteps: l.personSteps,
 		ElapsedMs: sp.elapsed.Milliseconds(), At: at}})
 }
 
@@ -295,6 +299,9 @@ func (l *loopState) restore(entries []Entry) {
 			}
 		case recPlan:
 			l.calls = max(l.calls, e.Call)
+			if e.Error == "" && (e.Replayed || e.Cached || e.Handed) {
+				l.unasked++
+			}
 			if e.Usage != nil {
 				l.usage = l.usage.Add(*e.Usage)
 			}

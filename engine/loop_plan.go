@@ -344,6 +344,9 @@ func (l *loopState) planned(p *planResult) {
 		return
 	}
 	l.calls++
+	if !p.plan.Asked() {
+		l.unasked++
+	}
 	l.usage = l.usage.Add(p.plan.Usage)
 	u := p.plan.Usage
 	l.callFrame, l.callUsage = p.file, &u
@@ -355,7 +358,7 @@ func (l *loopState) planned(p *planResult) {
 	l.callThought = thought
 	l.record(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: raw,
 		Thought: thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
-		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached, Replayed: p.plan.Replayed})
+		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached, Replayed: p.plan.Replayed, Handed: p.plan.Handed})
 	l.emitUsage()
 	acts, err := l.accept(p.plan.Actions)
 	if err != nil {

@@ -115,6 +115,7 @@ type Entry struct {
 	Error       string          `json:"error,omitempty"`
 	Salvaged    string          `json:"salvaged,omitempty"` // what the dialect repaired in the reply
 	Cached      bool            `json:"cached,omitempty"`   // reused from the action cache, no model call
+	Handed      bool            `json:"handed,omitempty"`   // another agent's one action, handed in: no model call
 	Replayed    bool            `json:"replayed,omitempty"` // a recorded run's step played again, no model call
 
 	// action, stable, manual

@@ -113,7 +113,14 @@ type Plan struct {
 	// played again (a replay, issue 51), found on this screen without
 	// the model: the run record must show it.
 	Replayed bool
+	// Handed is set when the decision was handed in whole (another
+	// agent's one action), not asked of a model.
+	Handed bool
 }
+
+// Asked says whether a model was asked for the plan: a replayed, cached
+// or handed decision is no model call, and is not counted as one.
+func (p Plan) Asked() bool { return !p.Replayed && !p.Cached && !p.Handed }
 
 // Planner decides the next action(s). onThought, when non-nil, receives the
 // reply's text as it streams in.
