@@ -32,6 +32,8 @@ type Runs struct {
 	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
 	// interrupted is Config.Interrupted, given to every run.
 	interrupted func() bool
+	// lease takes a device's lease for a run started by someone (lease.go).
+	lease func(ctx context.Context, id, by string) (func(), error)
 	// world, when set, runs every run of this backend on one scheduler
 	// and virtual clock instead of goroutines, so the simulation of
 	// several runs and one person (manyruns_sim_test.go) replays a seed
@@ -66,7 +68,7 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 		set.UITree = cfg.Device.Capabilities().UITree
 		cfg.Goal, cfg.Planner, cfg.DataDir, cfg.Settings, cfg.StartedBy = goal, planner, r.dataDir, set, startedBy
 		return engine.New(cfg)
-	})
+	}, startedBy)
 }
 
 // Resume continues the interrupted run id from its record, on the device
@@ -91,7 +93,7 @@ func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner, giv
 	return r.launch(ctx, deviceID, func(cfg engine.Config) (*engine.Run, error) {
 		cfg.Goal, cfg.Planner = given.Goal, planner
 		return engine.Resume(dir, cfg)
-	})
+	}, "")
 }
 
 // Given is what a door gives again to resume a run whose record lost its
@@ -116,13 +118,27 @@ func (r *Runs) personInput(id string, dev device.Device) func(context.Context, a
 
 // launch opens the device, makes the run with create from the config
 // every run on it shares, files it under the device and starts it.
-func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.Config) (*engine.Run, error)) (engine.Snapshot, error) {
+func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.Config) (*engine.Run, error), by string) (snap engine.Snapshot, err error) {
 	r.mu.Lock()
 	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
 		r.mu.Unlock()
 		return engine.Snapshot{}, ErrDeviceBusy
 	}
 	r.mu.Unlock()
+	release := func() {}
+	if r.lease != nil {
+		if release, err = r.lease(ctx, deviceID, by); err != nil {
+			return engine.Snapshot{}, err
+		}
+	}
+	var run *engine.Run
+	defer func() { // the run holds the lease to its end
+		if run == nil {
+			release()
+			return
+		}
+		go func() { <-run.Done(); release() }()
+	}()
 	dev, err := r.devices.Open(ctx, deviceID)
 	if err != nil {
 		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
@@ -147,7 +163,7 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		guard = newDesktopGuard(d, deviceID, r.hand)
 		cfg.BeforeHandBack = guard.flush
 	}
-	run, err := create(cfg)
+	made, err := create(cfg)
 	if err != nil {
 		dev.Close()
 		return engine.Snapshot{}, err
@@ -158,6 +174,7 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		dev.Close()
 		return engine.Snapshot{}, ErrDeviceBusy
 	}
+	run = made
 	if old, ok := r.byDevice[deviceID]; ok {
 		delete(r.byID, old.ID())
 	}

@@ -26,6 +26,8 @@ type deviceRow struct {
 	Problem string      `json:"problem,omitempty"` // what to do when the device cannot be used
 	Screen  action.Size `json:"screen"`
 	Host    string      `json:"host,omitempty"` // the other computer's adb server it is on (--adb, Settings)
+	// HeldBy is who in another Tandem drives it now ("tandem run (process 12)").
+	HeldBy string `json:"held_by,omitempty"`
 }
 
 // devicesTimeout bounds the whole command, so it never hangs.
@@ -119,6 +121,9 @@ func printDevices(w io.Writer, rows []deviceRow) {
 		if r.Problem != "" {
 			name = r.Problem
 		}
+		if r.HeldBy != "" {
+			name += " — in use by " + r.HeldBy
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, name)
 	}
 	tw.Flush()
@@ -130,6 +135,9 @@ func rowOf(e backend.DeviceEntry) deviceRow {
 	r := deviceRow{ID: e.ID, Name: e.Name, Kind: e.Kind, State: e.State, Screen: e.Screen, Problem: e.Problem, Host: e.Host}
 	if e.Kind == device.Desktop && e.State != "unavailable" {
 		r.Name = "This computer · " + e.Name
+	}
+	if e.HeldBy != nil {
+		r.HeldBy = e.HeldBy.String()
 	}
 	return r
 }

@@ -46,6 +46,9 @@ type Entry struct {
 	// host_silent (ProblemParam the other computer's adb server).
 	ProblemCode  string `json:"problem_code,omitempty"`
 	ProblemParam string `json:"problem_param,omitempty"`
+	// HeldBy is who in another Tandem drives the device now (lease.go);
+	// nil when no one does, or this process does.
+	HeldBy *Holder `json:"held_by,omitempty"`
 }
 
 // Usable reports whether a run can start on the device.
@@ -68,6 +71,8 @@ type Registry struct {
 	sources []Source
 	infos   map[string]device.Info // device ID -> info, for online phones
 	remote  func() []string        // other computers' adb servers (remote.go)
+
+	leases leases // the devices this process drives (lease.go)
 }
 
 // New makes a registry on the adb server srv. stateDir keeps the ADB
@@ -135,6 +140,7 @@ func (d *Registry) List(ctx context.Context) ([]Entry, error) {
 			out = append(out, e)
 		}
 	}
+	d.markHeld(out)
 	if len(le.Errs) > 0 {
 		return out, le
 	}
