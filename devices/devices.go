@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -73,6 +74,7 @@ type Registry struct {
 	remote  func() []string        // other computers' adb servers (remote.go)
 
 	leases leases // the devices this process drives (lease.go)
+	last   []Entry // the last list made, whose holders watchLeases renews
 }
 
 // New makes a registry on the adb server srv. stateDir keeps the ADB
@@ -141,6 +143,9 @@ func (d *Registry) List(ctx context.Context) ([]Entry, error) {
 		}
 	}
 	d.markHeld(out)
+	d.mu.Lock()
+	d.last = slices.Clone(out)
+	d.mu.Unlock()
 	if len(le.Errs) > 0 {
 		return out, le
 	}
@@ -312,6 +317,7 @@ func (d *Registry) Connect(ctx context.Context, addr string) (Entry, error) {
 // are asked every few seconds (watchRemote).
 func (d *Registry) Watch(ctx context.Context, fn func([]Entry)) {
 	go d.watchRemote(ctx, fn)
+	go d.watchLeases(ctx, fn)
 	for ctx.Err() == nil {
 		err := d.adb.Track(ctx, func([]adb.Entry) {
 			if list, _ := d.List(ctx); list != nil {

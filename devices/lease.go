@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -284,4 +285,44 @@ func (d *Registry) markHeld(list []Entry) {
 	for i := range list {
 		list[i].HeldBy = d.HeldBy(list[i].ID)
 	}
+}
+
+// leaseEvery is how often Watch looks whether another Tandem took or let
+// go of a listed device: a lock has no news to wait on across processes.
+const leaseEvery = 2 * time.Second
+
+// watchLeases calls fn with the last list, its holders renewed, whenever
+// another Tandem takes or lets go of a device in it, until ctx ends.
+func (d *Registry) watchLeases(ctx context.Context, fn func([]Entry)) {
+	t := time.NewTicker(leaseEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		d.mu.Lock()
+		list := slices.Clone(d.last)
+		d.mu.Unlock()
+		changed := false
+		for i := range list {
+			if h := d.HeldBy(list[i].ID); !sameHolder(h, list[i].HeldBy) {
+				list[i].HeldBy, changed = h, true
+			}
+		}
+		if changed {
+			d.mu.Lock()
+			d.last = list
+			d.mu.Unlock()
+			fn(slices.Clone(list))
+		}
+	}
+}
+
+func sameHolder(a, b *Holder) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.PID == b.PID && a.Door == b.Door && a.Client == b.Client
 }

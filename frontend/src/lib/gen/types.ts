@@ -129,6 +129,7 @@ export interface Entry {
   host?: string
   problem_code?: string
   problem_param?: string
+  held_by?: Holder
 }
 
 /** engine.Event */
@@ -149,6 +150,15 @@ export interface Event {
   request?: Request
   done?: Result
   person?: PersonAct
+}
+
+/** devices.Holder */
+export interface Holder {
+  door: string
+  client?: string
+  pid: number
+  device?: string
+  since: string
 }
 
 /** backend.Info */

@@ -1,0 +1,77 @@
+package devices
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"tandem/devices/adb"
+)
+
+// Two registries stand for two Tandems (the lock is per open file, so
+// two opens in one process refuse each other as two processes do).
+func TestOneDriverPerDevice(t *testing.T) {
+	dir := t.TempDir()
+	a, b := New(adb.Server{Addr: "127.0.0.1:5999"}, ""), New(adb.Server{Addr: "127.0.0.1:5999"}, "")
+	other := New(adb.Server{Addr: "127.0.0.1:6001"}, "")
+	for _, r := range []*Registry{a, b, other} {
+		r.SetLeaseDir(dir)
+	}
+	ctx := context.Background()
+	release, err := a.Lease(ctx, "phone1", Holder{Door: "mcp", Client: "claude-code"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := a.Lease(ctx, "phone1", Holder{Door: "mcp"}, false) // this process: counted
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Lease(ctx, "phone1", Holder{Door: "run"}, false)
+	var held *HeldError
+	if !errors.As(err, &held) || held.By.Client != "claude-code" || held.By.PID != os.Getpid() ||
+		!strings.Contains(err.Error(), `phone1 is in use by the MCP client "claude-code" through tandem mcp (process`) {
+		t.Fatalf("a second driver: %v", err)
+	}
+	if h := b.HeldBy("phone1"); h == nil || h.Door != "mcp" {
+		t.Fatalf("HeldBy %+v", h)
+	}
+	if a.HeldBy("phone1") != nil {
+		t.Fatal("this process's own lease is listed as another's")
+	}
+	if r, err := other.Lease(ctx, "phone1", Holder{}, false); err != nil { // another adb server's phone1
+		t.Fatalf("the same serial on another adb server: %v", err)
+	} else {
+		r()
+	}
+	release()
+	if b.HeldBy("phone1") == nil {
+		t.Fatal("let go while a second hold of this process remains")
+	}
+	waited := make(chan error, 1)
+	go func() {
+		r, err := b.Lease(ctx, "phone1", Holder{Door: "run"}, true)
+		if r != nil {
+			defer r()
+		}
+		waited <- err
+	}()
+	again()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiting driver never got the device")
+	}
+	ctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	r, _ := a.Lease(context.Background(), "phone1", Holder{Door: "window"}, false)
+	defer r()
+	if _, err := b.Lease(ctx, "phone1", Holder{}, true); !errors.Is(err, ErrHeld) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a wait that ends: %v", err)
+	}
+}
