@@ -73,7 +73,7 @@ type Registry struct {
 	infos   map[string]device.Info // device ID -> info, for online phones
 	remote  func() []string        // other computers' adb servers (remote.go)
 
-	leases leases // the devices this process drives (lease.go)
+	leases leases  // the devices this process drives (lease.go)
 	last   []Entry // the last list made, whose holders watchLeases renews
 }
 
