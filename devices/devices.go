@@ -244,7 +244,7 @@ func (d *Registry) info(ctx context.Context, srv adb.Server, id, serial string) 
 	if host != "" {
 		state = d.remoteState(host)
 	}
-	dev, err := adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state})
+	dev, err := adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state, Driven: d.driven(id)})
 	if err != nil {
 		return device.Info{}, err
 	}
@@ -286,7 +286,7 @@ func (d *Registry) Open(ctx context.Context, id string) (device.Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state})
+	return adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state, Driven: d.HeldBy(id) != nil})
 }
 
 // Connect connects a phone over Wi-Fi ("ip:port") and returns its entry.

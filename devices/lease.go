@@ -280,6 +280,20 @@ func (d *Registry) HeldBy(id string) *Holder {
 	return &h
 }
 
+// driven reports whether anyone, this process or another, holds device
+// id's lease: a look at it (the list's) must leave its keyboard alone.
+func (d *Registry) driven(id string) bool {
+	if path, ok := d.leaseFile(id); ok {
+		d.leases.mu.Lock()
+		mine := d.leases.held[path] != nil
+		d.leases.mu.Unlock()
+		if mine {
+			return true
+		}
+	}
+	return d.HeldBy(id) != nil
+}
+
 // markHeld fills each entry's HeldBy.
 func (d *Registry) markHeld(list []Entry) {
 	for i := range list {

@@ -55,6 +55,10 @@ type Options struct {
 	// IdleRetries bounds retries of `uiautomator dump` when the phone says
 	// "could not get idle state"; 0 = 3.
 	IdleRetries int
+	// Driven: another Tandem drives the phone now (it holds its lease), so
+	// a keyboard note for it is that driver's, typing, not a crash's: Open
+	// leaves the keyboard as it is.
+	Driven bool
 }
 
 // Device is one Android phone.
@@ -129,6 +133,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		if f == "shell_v2" {
 			d.v2 = true
 		}
+	}
+	if opts.Driven {
+		return d, nil
 	}
 	if err := d.recoverKeyboard(ctx); err != nil {
 		return nil, err
