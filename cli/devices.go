@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -66,9 +68,12 @@ func runDevices(ctx context.Context, env Env) int {
 		rows = append(rows, rowOf(e))
 	}
 	var le *backend.ListError
+	named := false // a server named with --adb could not be listed
 	if errors.As(err, &le) {
 		for _, e := range le.Errs {
 			fmt.Fprintln(env.Stderr, "tandem devices:", e)
+			var re *backend.RemoteError
+			named = named || errors.As(e, &re) && slices.Contains(others, re.Host)
 		}
 	}
 	if *asJSON {
@@ -77,7 +82,7 @@ func runDevices(ctx context.Context, env Env) int {
 	} else {
 		printDevices(env.Stdout, rows)
 	}
-	if le != nil && le.AllFailed() {
+	if le != nil && (le.AllFailed() || named) {
 		return ExitFail
 	}
 	return ExitOK
@@ -118,7 +123,7 @@ func printDevices(w io.Writer, rows []deviceRow) {
 			screen = r.Screen.String()
 		}
 		name := r.Name
-		if r.Problem != "" {
+		if r.Problem != "" && !strings.HasPrefix(r.ID, "@") { // a server's own problem is said once, on stderr
 			name = r.Problem
 		}
 		if r.HeldBy != "" {

@@ -44,7 +44,8 @@ type Entry struct {
 	// ProblemCode names the problem for the UI to word in the person's
 	// language: unauthorized, no_permissions, offline, no_answer, state
 	// (ProblemParam the adb state), needs_x11, unsupported_os; host_down,
-	// host_silent (ProblemParam the other computer's adb server).
+	// host_silent, host_unknown (ProblemParam the other computer's adb
+	// server).
 	ProblemCode  string `json:"problem_code,omitempty"`
 	ProblemParam string `json:"problem_param,omitempty"`
 	// HeldBy is who in another Tandem drives the device now (lease.go);
