@@ -180,6 +180,7 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 	}
 	r.byDevice[deviceID], r.byID[run.ID()] = run, run
 	r.mu.Unlock()
+	r.devices.NoteRun(deviceID, run.ID(), run.Snapshot().Goal) // another Tandem shows it
 	run.Subscribe(engine.EmitterFunc(func(e engine.Event) { r.emit(deviceID, e) }))
 	if guard != nil {
 		guard.start(context.WithoutCancel(ctx), run) // lives as long as the run

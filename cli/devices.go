@@ -142,7 +142,7 @@ func rowOf(e backend.DeviceEntry) deviceRow {
 		r.Name = "This computer · " + e.Name
 	}
 	if e.HeldBy != nil {
-		r.HeldBy = e.HeldBy.String()
+		r.HeldBy = e.HeldBy.Doing()
 	}
 	return r
 }

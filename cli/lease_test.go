@@ -67,7 +67,7 @@ func TestASecondRunOnAHeldPhoneIsRefused(t *testing.T) {
 
 	var list, listErr syncBuffer
 	Run(ctx, Env{Args: []string{"devices", "--adb-port", strconv.Itoa(env.Port)}, Stdout: &list, Stderr: &listErr})
-	if !strings.Contains(list.String(), "in use by "+holder) {
+	if !strings.Contains(list.String(), "in use by "+holder+`, doing "Wait"`) {
 		t.Fatalf("tandem devices does not say who holds the phone:\n%s\n%s", list.String(), listErr.String())
 	}
 

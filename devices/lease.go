@@ -40,6 +40,10 @@ type Holder struct {
 	// Device is the device's id in the holder's list.
 	Device string    `json:"device,omitempty"`
 	Since  time.Time `json:"since"`
+	// Run and Goal are the holder's run on the device, when it is a run
+	// (NoteRun): History reads its steps from its record.
+	Run  string `json:"run,omitempty"`
+	Goal string `json:"goal,omitempty"`
 }
 
 // String names the holder for the person, in English.
@@ -66,6 +70,14 @@ func (h Holder) String() string {
 		return with("an MCP client through tandem mcp")
 	}
 	return with("another Tandem")
+}
+
+// Doing is the holder and, when it is a run, its goal, for a list.
+func (h Holder) Doing() string {
+	if h.Goal == "" {
+		return h.String()
+	}
+	return fmt.Sprintf("%s, doing %q", h, clip(h.Goal, 80))
 }
 
 func clip(s string, n int) string {
@@ -101,6 +113,7 @@ type leases struct {
 type lease struct {
 	f    *os.File
 	refs int
+	h    Holder
 }
 
 // leaseDir is where the leases are: the runtime dir's leases.
@@ -207,15 +220,37 @@ func (d *Registry) tryLease(path string, h Holder) (func(), error) {
 		f.Close()
 		return nil, &HeldError{By: by}
 	}
-	b, _ := json.Marshal(h)
-	if err := f.Truncate(0); err == nil {
-		_, _ = f.WriteAt(append(b, '\n'), 0)
-	}
+	l := &lease{f: f, refs: 1, h: h}
+	l.write()
 	if d.leases.held == nil {
 		d.leases.held = map[string]*lease{}
 	}
-	d.leases.held[path] = &lease{f: f, refs: 1}
+	d.leases.held[path] = l
 	return d.releaser(path), nil
+}
+
+// write puts the holder in the lease file, for another Tandem to read.
+func (l *lease) write() {
+	b, _ := json.Marshal(l.h)
+	if err := l.f.Truncate(0); err == nil {
+		_, _ = l.f.WriteAt(append(b, '\n'), 0)
+	}
+}
+
+// NoteRun names the run that holds device id's lease in this process, and
+// its goal, for another Tandem to show; nothing when this process does
+// not hold it.
+func (d *Registry) NoteRun(id, run, goal string) {
+	path, ok := d.leaseFile(id)
+	if !ok {
+		return
+	}
+	d.leases.mu.Lock()
+	defer d.leases.mu.Unlock()
+	if l := d.leases.held[path]; l != nil {
+		l.h.Run, l.h.Goal = run, clip(goal, 300)
+		l.write()
+	}
 }
 
 // releaser lets one hold of path go, once.
@@ -338,5 +373,5 @@ func sameHolder(a, b *Holder) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.PID == b.PID && a.Door == b.Door && a.Client == b.Client
+	return a.PID == b.PID && a.Door == b.Door && a.Client == b.Client && a.Run == b.Run
 }

@@ -75,7 +75,7 @@ func (t *tools) listDevices(ctx context.Context, _ *mcp.CallToolRequest, _ struc
 		d := DeviceOut{ID: e.ID, Name: e.Name, Kind: string(e.Kind), Virtual: e.Virtual, Usable: e.Usable(), Problem: e.Problem,
 			Width: e.Screen.W, Height: e.Screen.H, State: "free"}
 		if e.HeldBy != nil {
-			d.State, d.HeldBy = "in_use", e.HeldBy.String()
+			d.State, d.HeldBy = "in_use", e.HeldBy.Doing()
 		}
 		if s, ok := runs[e.ID]; ok {
 			d.State, d.Run = "running", s.ID

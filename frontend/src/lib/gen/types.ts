@@ -159,6 +159,8 @@ export interface Holder {
   pid: number
   device?: string
   since: string
+  run?: string
+  goal?: string
 }
 
 /** backend.Info */
