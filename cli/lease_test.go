@@ -71,6 +71,14 @@ func TestASecondRunOnAHeldPhoneIsRefused(t *testing.T) {
 		t.Fatalf("tandem devices does not say who holds the phone:\n%s\n%s", list.String(), listErr.String())
 	}
 
+	// --device all leaves the held phone out, saying who holds it.
+	var aout, aerr syncBuffer
+	all := []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", "all", "--goal", "Make the counter show 1", "--base-url", tap.URL}
+	if code := Run(ctx, Env{Args: all, Stdin: strings.NewReader(""), Stdout: &aout, Stderr: &aerr}); code != ExitFail ||
+		!strings.Contains(aerr.String(), "leaving out "+env.Serial+": in use by "+holder) {
+		t.Fatalf("--device all with the only phone held: exit %d\n%s\n%s", code, aout.String(), aerr.String())
+	}
+
 	// --wait: the second run waits, and drives once the first is gone.
 	done := make(chan int, 1)
 	var wout, werr syncBuffer
