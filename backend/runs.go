@@ -40,6 +40,8 @@ type Runs struct {
 	// exactly. Nil for every real run.
 	world *world
 
+	leases sync.WaitGroup // the runs' leases, let go as each run ends
+
 	mu       sync.Mutex
 	byDevice map[string]*engine.Run
 	byID     map[string]*engine.Run
@@ -79,6 +81,9 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 // from the record.
 func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner, given Given) (engine.Snapshot, error) {
 	dir := filepath.Join(r.dataDir, filepath.Base(id))
+	if err := engine.RecordInUse(dir); err != nil { // said as the run's, before its device's lease
+		return engine.Snapshot{}, err
+	}
 	entries, _, err := engine.ReadRecord(dir)
 	deviceID := given.Device
 	switch {
@@ -125,20 +130,14 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		return engine.Snapshot{}, ErrDeviceBusy
 	}
 	r.mu.Unlock()
-	release := func() {}
-	if r.lease != nil {
-		if release, err = r.lease(ctx, deviceID, by); err != nil {
+	var run *engine.Run
+	if r.lease != nil && r.world == nil { // a simulation's phones are its own
+		release, err := r.lease(ctx, deviceID, by)
+		if err != nil {
 			return engine.Snapshot{}, err
 		}
+		defer func() { r.holdLease(run, release) }()
 	}
-	var run *engine.Run
-	defer func() { // the run holds the lease to its end
-		if run == nil {
-			release()
-			return
-		}
-		go func() { <-run.Done(); release() }()
-	}()
 	dev, err := r.devices.Open(ctx, deviceID)
 	if err != nil {
 		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
@@ -190,6 +189,21 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		return engine.Snapshot{}, err
 	}
 	return run.Snapshot(), nil
+}
+
+// holdLease keeps a device's lease for run until it ends (StopAll waits
+// for it); with no run (it did not start) it lets go at once.
+func (r *Runs) holdLease(run *engine.Run, release func()) {
+	if run == nil {
+		release()
+		return
+	}
+	r.leases.Add(1)
+	go func() {
+		defer r.leases.Done()
+		<-run.Done()
+		release()
+	}()
 }
 
 // Get returns a live or just-ended run by id.
@@ -253,5 +267,11 @@ func (r *Runs) StopAll(ctx context.Context) {
 	}
 	for _, run := range runs {
 		_, _ = run.Wait(ctx)
+	}
+	released := make(chan struct{}) // before this Tandem is gone, its devices are free
+	go func() { r.leases.Wait(); close(released) }()
+	select {
+	case <-released:
+	case <-ctx.Done():
 	}
 }
