@@ -131,17 +131,11 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 	}
 	r.mu.Unlock()
 	var run *engine.Run
-	if r.lease != nil && r.world == nil { // a simulation's phones are its own
-		release, err := r.lease(ctx, deviceID, by)
-		if err != nil {
-			return engine.Snapshot{}, err
-		}
-		defer func() { r.holdLease(run, release) }()
-	}
-	dev, err := r.devices.Open(ctx, deviceID)
+	dev, held, err := r.openLeased(ctx, deviceID, by)
 	if err != nil {
-		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
+		return engine.Snapshot{}, err
 	}
+	defer func() { held(run) }()
 	cfg := engine.Config{Device: dev, DeviceID: deviceID, PersonInput: r.personInput(deviceID, dev), OnScreen: r.publish(deviceID),
 		Interrupted: r.interrupted}
 	if r.world != nil {
@@ -189,6 +183,33 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		return engine.Snapshot{}, err
 	}
 	return run.Snapshot(), nil
+}
+
+// openLeased takes device id's lease for a run started by by, and opens
+// it; held is to be called with the run made (nil when none was). The
+// lease is let go when the run's device closes, after it gave the phone
+// back; or, for a device that cannot carry it, when the run ends.
+func (r *Runs) openLeased(ctx context.Context, id, by string) (dev device.Device, held func(*engine.Run), err error) {
+	if r.lease == nil || r.world != nil { // a simulation's phones are its own
+		dev, err := r.devices.Open(ctx, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open %s: %w", id, err)
+		}
+		return dev, func(*engine.Run) {}, nil
+	}
+	release, err := r.lease(ctx, id, by)
+	if err != nil {
+		return nil, nil, err
+	}
+	dev, tied, err := r.devices.OpenHeld(ctx, id, release)
+	switch {
+	case err != nil:
+		release()
+		return nil, nil, fmt.Errorf("open %s: %w", id, err)
+	case tied:
+		return dev, func(*engine.Run) {}, nil
+	}
+	return dev, func(run *engine.Run) { r.holdLease(run, release) }, nil
 }
 
 // holdLease keeps a device's lease for run until it ends (StopAll waits

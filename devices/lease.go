@@ -14,7 +14,9 @@ import (
 	"sync"
 	"time"
 
+	"tandem/devices/adb"
 	"tandem/devices/desktop"
+	"tandem/engine/device"
 	"tandem/internal/datadir"
 	"tandem/internal/filelock"
 )
@@ -327,6 +329,40 @@ func (d *Registry) driven(id string) bool {
 		}
 	}
 	return d.HeldBy(id) != nil
+}
+
+// OpenHeld opens device id for the driver that holds its lease and ties
+// release to the device's Close, after it gave the phone back (its
+// keyboard) or let the display's driver go: the next driver, in this
+// Tandem or another, finds it free the moment this one is done. tied is
+// false for a device that cannot carry release (the caller lets go
+// itself); on an error the caller still holds the lease.
+func (d *Registry) OpenHeld(ctx context.Context, id string, release func()) (dev device.Device, tied bool, err error) {
+	d.mu.Lock()
+	sources := append([]Source(nil), d.sources...)
+	d.mu.Unlock()
+	for _, s := range sources {
+		dev, ok, err := s.Open(ctx, id)
+		if !ok {
+			continue
+		}
+		if h, isDesk := dev.(*desktopHandle); isDesk && err == nil {
+			prev := h.release
+			h.release = func() error {
+				err := prev()
+				release()
+				return err
+			}
+			return h, true, nil
+		}
+		return dev, false, err
+	}
+	srv, serial, state, err := d.Phone(id)
+	if err != nil {
+		return nil, false, err
+	}
+	dev, err = adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state, OnClose: release})
+	return dev, err == nil, err
 }
 
 // markHeld fills each entry's HeldBy.

@@ -59,6 +59,10 @@ type Options struct {
 	// a keyboard note for it is that driver's, typing, not a crash's: Open
 	// leaves the keyboard as it is.
 	Driven bool
+	// OnClose is called once Close has given the phone back (its keyboard
+	// restored): the driver's lease is let go there, so the next driver
+	// finds the phone as the person left it.
+	OnClose func()
 }
 
 // Device is one Android phone.
@@ -77,6 +81,7 @@ type Device struct {
 	closed    bool
 	closeOnce sync.Once
 	closeErr  error
+	onClose   func()      // Options.OnClose
 	pngOnly   atomic.Bool // the raw screencap was not understood: PNG from now on
 	recovered string      // the keyboard Open gave back after an earlier crash
 }
@@ -125,7 +130,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{srv: srv, serial: serial, stateDir: opts.StateDir, retries: opts.IdleRetries}
+	d := &Device{srv: srv, serial: serial, stateDir: opts.StateDir, retries: opts.IdleRetries, onClose: opts.OnClose}
 	if d.retries <= 0 {
 		d.retries = 3
 	}
@@ -157,6 +162,9 @@ func (d *Device) Close() error {
 		d.mu.Lock()
 		d.closed = true
 		d.mu.Unlock()
+		if d.onClose != nil {
+			d.onClose()
+		}
 	})
 	return d.closeErr
 }
