@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,22 @@ import (
 // Two registries stand for two Tandems (the lock is per open file, so
 // two opens in one process refuse each other as two processes do).
 func TestOneDriverPerDevice(t *testing.T) {
-	dir := t.TempDir()
+	// Not t.TempDir: under Wine its RemoveAll fails on these files
+	// ("Invalid function") though every handle is closed; os.Remove
+	// deletes them, which also shows no lease is left open.
+	dir, err := os.MkdirTemp("", "lease")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		files, _ := os.ReadDir(dir)
+		for _, f := range files {
+			if err := os.Remove(filepath.Join(dir, f.Name())); err != nil {
+				t.Errorf("a lease file is still open: %v", err)
+			}
+		}
+		_ = os.Remove(dir)
+	}()
 	a, b := New(adb.Server{Addr: "127.0.0.1:5999"}, ""), New(adb.Server{Addr: "127.0.0.1:5999"}, "")
 	other := New(adb.Server{Addr: "127.0.0.1:6001"}, "")
 	for _, r := range []*Registry{a, b, other} {
@@ -54,7 +70,7 @@ func TestOneDriverPerDevice(t *testing.T) {
 	go func() {
 		r, err := b.Lease(ctx, "phone1", Holder{Door: "run"}, true)
 		if r != nil {
-			defer r()
+			r()
 		}
 		waited <- err
 	}()
