@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// hostServer answers each connection's first request with reply (nil:
-// never answers), as a hostile or stuck adb server on another computer.
+// hostServer answers each connection's request (after a transport's
+// OKAY) with reply (nil: nothing) and is silent from then on, as a hostile
+// or stuck adb server on another computer.
 func hostServer(t *testing.T, reply func(req string) []byte) Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -28,21 +29,23 @@ func hostServer(t *testing.T, reply func(req string) []byte) Server {
 			go func() {
 				defer c.Close()
 				var n [4]byte
-				if _, err := io.ReadFull(c, n[:]); err != nil {
-					return
+				req := []byte("host:transport:")
+				for strings.HasPrefix(string(req), "host:transport:") { // the transport, then the service
+					if _, err := io.ReadFull(c, n[:]); err != nil {
+						return
+					}
+					var size int
+					fmt.Sscanf(string(n[:]), "%04x", &size)
+					req = make([]byte, size)
+					if _, err := io.ReadFull(c, req); err != nil {
+						return
+					}
+					if strings.HasPrefix(string(req), "host:transport:") {
+						_, _ = c.Write([]byte("OKAY"))
+					}
 				}
-				var size int
-				fmt.Sscanf(string(n[:]), "%04x", &size)
-				req := make([]byte, size)
-				if _, err := io.ReadFull(c, req); err != nil {
-					return
-				}
-				out := reply(string(req))
-				if out == nil {
-					_, _ = io.Copy(io.Discard, c) // silent until the client goes
-					return
-				}
-				_, _ = c.Write(out)
+				_, _ = c.Write(reply(string(req)))
+				_, _ = io.Copy(io.Discard, c) // then silent until the client goes
 			}()
 		}
 	}()
@@ -109,5 +112,30 @@ func TestHostileRepliesAreBounded(t *testing.T) {
 	var fail *FailError
 	if !errors.As(err, &fail) || len(err.Error()) > 300 || !strings.Contains(err.Error(), "65520 bytes") {
 		t.Fatalf("a 64 KB refusal is quoted as %d bytes: %.120s", len(err.Error()), err)
+	}
+}
+
+// A server that takes a command and then goes silent ends the command
+// within two patiences, saying so, for a shell and for a screenshot.
+func TestACommandOnASilentServerEnds(t *testing.T) {
+	srv := hostServer(t, func(req string) []byte {
+		if strings.HasPrefix(req, "host:") {
+			return []byte("OKAY")
+		}
+		return []byte("OKAY\x01\x02") // the service: accepted, two bytes, then nothing
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := srv.Shell(ctx, "emulator-5554", true, "input tap 1 1")
+	var silent *SilentError
+	if !errors.As(err, &silent) || !strings.Contains(err.Error(), "did not answer shell,v2,raw:input tap 1 1") {
+		t.Fatalf("a shell on a server gone silent: %v", err)
+	}
+	if _, err := srv.Exec(ctx, "emulator-5554", "screencap -p", 1<<20); !errors.As(err, &silent) {
+		t.Fatalf("an exec on a server gone silent: %v", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("two silent commands took %s (idle bound 600 ms)", took)
 	}
 }

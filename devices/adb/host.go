@@ -322,18 +322,42 @@ func (s Server) Open(ctx context.Context, serial, service string) (*Stream, erro
 		c.Close()
 		return nil, s.classify(ctx, serial, err)
 	}
-	return &Stream{conn: c}, nil
+	return &Stream{conn: c, service: service}, nil
 }
 
 // Stream is an open service stream on a device.
 type Stream struct {
 	*conn
+	service string
+	// idle bounds the wait for each read of a command's output (finite);
+	// 0 for a stream that may rest (a video).
+	idle time.Duration
 }
 
-// Read reads from the device; a read cut short by the context returns ctx.Err().
+// finite bounds each read of a command's stream (a shell command, a
+// screencap) on another computer's server: a server or a phone that goes
+// silent mid-command ends it within two patiences, rather than never.
+// A local server's phone is left to its command's own time.
+func (s Server) finite(st *Stream) *Stream {
+	if s.remote() || s.Patience > 0 {
+		st.idle = 2 * s.patience()
+	}
+	return st
+}
+
+// Read reads from the device; a read cut short by the context returns
+// ctx.Err(), one the idle bound ended a *SilentError.
 func (st *Stream) Read(p []byte) (int, error) {
+	if st.idle > 0 {
+		_ = st.SetReadDeadline(time.Now().Add(st.idle))
+	}
 	n, err := st.conn.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
+	var ne net.Error
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+	case st.idle > 0 && st.ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout():
+		err = &SilentError{Addr: st.addr, Request: st.service, After: st.idle}
+	default:
 		err = st.wrap(err)
 	}
 	return n, err

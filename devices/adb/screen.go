@@ -66,6 +66,7 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.srv.finite(st)
 	raw, err := readRaw(st, maxScreenshot)
 	st.Close()
 	if err != nil {
