@@ -142,11 +142,17 @@ func (d *Registry) leaseFile(id string) (string, bool) {
 	if strings.HasPrefix(id, desktop.IDPrefix) {
 		key = "display " + os.Getenv("DISPLAY") + " " + id
 	} else {
-		srv, serial, _, err := d.Phone(id)
-		if err != nil || serial == "" {
+		serial, host := SplitID(id) // not Phone: a list asks for every phone's
+		if host == "" {
+			host = d.adb.Addr
+		}
+		if host == "" {
+			host = adb.DefaultAddr
+		}
+		if serial == "" {
 			return "", false
 		}
-		key = "adb " + srv.Addr + " " + serial
+		key = "adb " + host + " " + serial
 	}
 	sum := sha256.Sum256([]byte(key))
 	name := strings.Map(func(r rune) rune {
