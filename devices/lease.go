@@ -60,16 +60,16 @@ func (h Holder) String() string {
 		}
 		return s + " (" + proc + ")"
 	}
-	switch h.Door {
-	case "window":
-		return with("the Tandem window")
-	case "run":
-		return with("tandem run")
-	case "mcp":
-		if h.Client != "" {
-			return with(fmt.Sprintf("the MCP client %q through tandem mcp", clip(h.Client, 60)))
-		}
+	door := map[string]string{"window": "the Tandem window", "run": "tandem run", "mcp": "tandem mcp"}[h.Door]
+	switch {
+	case h.Client != "" && door != "":
+		return with(fmt.Sprintf("the MCP client %q through %s", clip(h.Client, 60), door))
+	case h.Client != "":
+		return with(fmt.Sprintf("the MCP client %q", clip(h.Client, 60)))
+	case h.Door == "mcp":
 		return with("an MCP client through tandem mcp")
+	case door != "":
+		return with(door)
 	}
 	return with("another Tandem")
 }

@@ -91,3 +91,26 @@ func TestOneDriverPerDevice(t *testing.T) {
 		t.Fatalf("a wait that ends: %v", err)
 	}
 }
+
+// A holder is named as the person knows it: the door, an MCP client by
+// name (through whichever door serves it), the process.
+func TestHolderNames(t *testing.T) {
+	for _, c := range []struct {
+		h    Holder
+		want string
+	}{
+		{Holder{Door: "window", PID: 3}, "the Tandem window (process 3)"},
+		{Holder{Door: "run", PID: 4}, "tandem run (process 4)"},
+		{Holder{Door: "mcp", Client: "claude-code", PID: 5}, `the MCP client "claude-code" through tandem mcp (process 5)`},
+		{Holder{Door: "window", Client: "cursor", PID: 6}, `the MCP client "cursor" through the Tandem window (process 6)`},
+		{Holder{}, "another Tandem"},
+		{Holder{Door: "run", PID: 7, Goal: "Pay"}, `tandem run (process 7)`},
+	} {
+		if got := c.h.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.h, got, c.want)
+		}
+	}
+	if got := (Holder{Door: "run", PID: 7, Goal: "Pay"}).Doing(); got != `tandem run (process 7), doing "Pay"` {
+		t.Errorf("Doing: %q", got)
+	}
+}
