@@ -96,7 +96,7 @@ func (d *Driver) grabStop() error {
 // chooses another.
 func (d *Driver) hearStop(code xproto.Keycode, mods uint16) error {
 	if d.inj.s == nil || d.inj.s.rec == nil {
-		return fmt.Errorf("%w: %s (another program, or another Tandem on this X server, which has no RECORD to share it, holds it: choose another stop hotkey in Settings)",
+		return fmt.Errorf("%w: %s (another program, or another Tandem, holds it, and this X server has no RECORD to share it by: end that program's run first)",
 			ErrHotkeyTaken, d.stop)
 	}
 	d.keyMu.Lock()
