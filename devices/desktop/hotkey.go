@@ -92,8 +92,9 @@ func (d *Driver) grabStop() error {
 // whose runs it stops): X lets one client grab a chord, but RECORD shows
 // every client the keys as they are pressed, so this driver hears the
 // chord there (heardStopLocked) and stops as the holder does. Without
-// RECORD the chord cannot be shared: ErrHotkeyTaken, and the person
-// chooses another.
+// RECORD the chord cannot be shared: ErrHotkeyTaken, saying so (a driver
+// may be opened with another Options.StopHotkey; the person has no
+// Setting for it yet).
 func (d *Driver) hearStop(code xproto.Keycode, mods uint16) error {
 	if d.inj.s == nil || d.inj.s.rec == nil {
 		return fmt.Errorf("%w: %s (another program, or another Tandem, holds it, and this X server has no RECORD to share it by: end that program's run first)",
