@@ -67,6 +67,9 @@ func wailsNotifier(ctx context.Context) *pageEvents {
 
 // New makes the window's App over a new backend for cfg.
 func New(cfg Config) *App {
+	if cfg.Door == "" {
+		cfg.Door = "window"
+	}
 	b := backend.New(cfg)
 	a := &App{b: b, mcp: mcpserver.NewServed(b, true), open: opener(cfg.Opener)}
 	a.api = newServices(a)

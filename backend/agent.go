@@ -138,11 +138,17 @@ func (e *NeedsPersonError) Error() string {
 // Act does one action of another agent's on device id, in device pixels,
 // when the person's policy lets it go unasked; a sensitive one is refused
 // with a *NeedsPersonError (ActAsRun asks the person). A device with a
-// live run is refused (ErrDeviceBusy).
-func (b *Backend) Act(ctx context.Context, id string, a action.Action) error {
+// live run is refused (ErrDeviceBusy), and so is one another Tandem
+// drives (a *HeldError); by names the agent ("mcp:<client>").
+func (b *Backend) Act(ctx context.Context, id string, a action.Action, by string) error {
 	if run, ok := b.runs.OnDevice(id); ok && !run.State().Terminal() {
 		return ErrDeviceBusy
 	}
+	release, err := b.lease(ctx, id, by, false)
+	if err != nil {
+		return err
+	}
+	defer release()
 	d, err := b.agentDevice(ctx, id)
 	if err != nil {
 		return err

@@ -62,6 +62,12 @@ type Config struct {
 	// received, before the code that stops the runs has woken): no device
 	// action starts while it reports true (engine.Config.Interrupted).
 	Interrupted func() bool
+	// Door names this process for the device leases another Tandem
+	// reads ("window", "run", "mcp"; devices.Holder).
+	Door string
+	// WaitForDevice makes a run on a device another Tandem drives wait
+	// for it to let go (tandem run --wait) instead of being refused.
+	WaitForDevice bool
 }
 
 // Runs is the folder of run records.
@@ -178,6 +184,9 @@ func New(cfg Config) *Backend {
 	b.runs.personDo = b.desks.personDo
 	b.runs.hand = b.Hand
 	b.runs.interrupted = cfg.Interrupted
+	b.runs.lease = func(ctx context.Context, id, by string) (func(), error) {
+		return b.lease(ctx, id, by, cfg.WaitForDevice)
+	}
 	return b
 }
 

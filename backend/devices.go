@@ -25,6 +25,10 @@ func ADBPort(getenv func(string) string) int { return adb.ServerPort(getenv) }
 // ListError says which sources of devices failed (devices.ListError).
 type ListError = devices.ListError
 
+// RemoteError is what went wrong listing another computer's adb server's
+// phones (devices.RemoteError).
+type RemoteError = devices.RemoteError
+
 // ErrNoADB means adb is not installed; phones cannot be used.
 var ErrNoADB = devices.ErrNoADB
 

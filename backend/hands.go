@@ -146,6 +146,11 @@ func (b *Backend) Hand(ctx context.Context, id string, in Input) (Outcome, error
 		return "", ErrDeviceBusy
 	case toDevice:
 	}
+	release, err := b.lease(ctx, id, "", false) // no other Tandem drives it meanwhile
+	if err != nil {
+		return "", err
+	}
+	defer release()
 	return Done, b.desks.Do(ctx, id, act)
 }
 
@@ -167,6 +172,11 @@ func (b *Backend) touch(ctx context.Context, id string, t Touch) error {
 	h, run := b.handsOn(id)
 	if h != toDevice && h != toRun {
 		return ErrDeviceBusy
+	}
+	if h == toDevice {
+		if err := b.heldElsewhere(id); err != nil {
+			return err
+		}
 	}
 	if err := b.desks.Touch(ctx, id, t.Phase, t.X, t.Y); err != nil {
 		b.gestures.track(id, "cancel", t.X, t.Y, action.Size{}, time.Now())

@@ -31,7 +31,7 @@ func (a *Backend) RestoreKeyboards(ctx context.Context) string {
 	adoptNotes(filepath.Join(a.cfg.ConfigDir, "devices"), notes)
 	ctx, cancel := context.WithTimeout(ctx, restoreBound)
 	defer cancel()
-	rs, err := adb.RestorePending(ctx, a.devices.ADB(), notes)
+	rs, err := adb.RestorePending(ctx, a.devices.ADB(), notes, func(serial string) bool { return a.devices.HeldBy(serial) != nil })
 	if err != nil {
 		// Not fatal: the note stays, and the next start (or opening the
 		// phone, which repairs it too) tries again.

@@ -136,8 +136,11 @@ func (b *Backend) modelSetup(set Settings, c RunChoice) (Setup, error) {
 	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved, StartedBy: c.StartedBy}, nil
 }
 
-// errNoModel says no model is set up yet, and where to set one up.
-var errNoModel = errors.New("no model is set up: open Settings → Models and add one")
+// ErrNoModel means no model is set up yet (errNoModel says where to set
+// one up; a door may add its own way).
+var ErrNoModel = errors.New("no model is set up")
+
+var errNoModel = fmt.Errorf("%w: open Settings → Models and add one", ErrNoModel)
 
 // findProfile is the saved profile called name (or with that id; "" the
 // active one) and its stored key.

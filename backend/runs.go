@@ -32,11 +32,15 @@ type Runs struct {
 	personDo func(ctx context.Context, id string, dev device.Device, a action.Action) error
 	// interrupted is Config.Interrupted, given to every run.
 	interrupted func() bool
+	// lease takes a device's lease for a run started by someone (lease.go).
+	lease func(ctx context.Context, id, by string) (func(), error)
 	// world, when set, runs every run of this backend on one scheduler
 	// and virtual clock instead of goroutines, so the simulation of
 	// several runs and one person (manyruns_sim_test.go) replays a seed
 	// exactly. Nil for every real run.
 	world *world
+
+	leases sync.WaitGroup // the runs' leases, let go as each run ends
 
 	mu       sync.Mutex
 	byDevice map[string]*engine.Run
@@ -66,7 +70,7 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 		set.UITree = cfg.Device.Capabilities().UITree
 		cfg.Goal, cfg.Planner, cfg.DataDir, cfg.Settings, cfg.StartedBy = goal, planner, r.dataDir, set, startedBy
 		return engine.New(cfg)
-	})
+	}, startedBy)
 }
 
 // Resume continues the interrupted run id from its record, on the device
@@ -77,6 +81,9 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 // from the record.
 func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner, given Given) (engine.Snapshot, error) {
 	dir := filepath.Join(r.dataDir, filepath.Base(id))
+	if err := engine.RecordInUse(dir); err != nil { // said as the run's, before its device's lease
+		return engine.Snapshot{}, err
+	}
 	entries, _, err := engine.ReadRecord(dir)
 	deviceID := given.Device
 	switch {
@@ -91,7 +98,7 @@ func (r *Runs) Resume(ctx context.Context, id string, planner model.Planner, giv
 	return r.launch(ctx, deviceID, func(cfg engine.Config) (*engine.Run, error) {
 		cfg.Goal, cfg.Planner = given.Goal, planner
 		return engine.Resume(dir, cfg)
-	})
+	}, "")
 }
 
 // Given is what a door gives again to resume a run whose record lost its
@@ -116,17 +123,19 @@ func (r *Runs) personInput(id string, dev device.Device) func(context.Context, a
 
 // launch opens the device, makes the run with create from the config
 // every run on it shares, files it under the device and starts it.
-func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.Config) (*engine.Run, error)) (engine.Snapshot, error) {
+func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.Config) (*engine.Run, error), by string) (snap engine.Snapshot, err error) {
 	r.mu.Lock()
 	if cur, ok := r.byDevice[deviceID]; ok && !cur.Snapshot().State.Terminal() {
 		r.mu.Unlock()
 		return engine.Snapshot{}, ErrDeviceBusy
 	}
 	r.mu.Unlock()
-	dev, err := r.devices.Open(ctx, deviceID)
+	var run *engine.Run
+	dev, held, err := r.openLeased(ctx, deviceID, by)
 	if err != nil {
-		return engine.Snapshot{}, fmt.Errorf("open %s: %w", deviceID, err)
+		return engine.Snapshot{}, err
 	}
+	defer func() { held(run) }()
 	cfg := engine.Config{Device: dev, DeviceID: deviceID, PersonInput: r.personInput(deviceID, dev), OnScreen: r.publish(deviceID),
 		Interrupted: r.interrupted}
 	if r.world != nil {
@@ -147,7 +156,7 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		guard = newDesktopGuard(d, deviceID, r.hand)
 		cfg.BeforeHandBack = guard.flush
 	}
-	run, err := create(cfg)
+	made, err := create(cfg)
 	if err != nil {
 		dev.Close()
 		return engine.Snapshot{}, err
@@ -158,11 +167,13 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		dev.Close()
 		return engine.Snapshot{}, ErrDeviceBusy
 	}
+	run = made
 	if old, ok := r.byDevice[deviceID]; ok {
 		delete(r.byID, old.ID())
 	}
 	r.byDevice[deviceID], r.byID[run.ID()] = run, run
 	r.mu.Unlock()
+	r.devices.NoteRun(deviceID, run.ID(), run.Snapshot().Goal) // another Tandem shows it
 	run.Subscribe(engine.EmitterFunc(func(e engine.Event) { r.emit(deviceID, e) }))
 	if guard != nil {
 		guard.start(context.WithoutCancel(ctx), run) // lives as long as the run
@@ -172,6 +183,48 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		return engine.Snapshot{}, err
 	}
 	return run.Snapshot(), nil
+}
+
+// openLeased takes device id's lease for a run started by by, and opens
+// it; held is to be called with the run made (nil when none was). The
+// lease is let go when the run's device closes, after it gave the phone
+// back; or, for a device that cannot carry it, when the run ends.
+func (r *Runs) openLeased(ctx context.Context, id, by string) (dev device.Device, held func(*engine.Run), err error) {
+	if r.lease == nil || r.world != nil { // a simulation's phones are its own
+		dev, err := r.devices.Open(ctx, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("open %s: %w", id, err)
+		}
+		return dev, func(*engine.Run) {}, nil
+	}
+	release, err := r.lease(ctx, id, by)
+	if err != nil {
+		return nil, nil, err
+	}
+	dev, tied, err := r.devices.OpenHeld(ctx, id, release)
+	switch {
+	case err != nil:
+		release()
+		return nil, nil, fmt.Errorf("open %s: %w", id, err)
+	case tied:
+		return dev, func(*engine.Run) {}, nil
+	}
+	return dev, func(run *engine.Run) { r.holdLease(run, release) }, nil
+}
+
+// holdLease keeps a device's lease for run until it ends (StopAll waits
+// for it); with no run (it did not start) it lets go at once.
+func (r *Runs) holdLease(run *engine.Run, release func()) {
+	if run == nil {
+		release()
+		return
+	}
+	r.leases.Add(1)
+	go func() {
+		defer r.leases.Done()
+		<-run.Done()
+		release()
+	}()
 }
 
 // Get returns a live or just-ended run by id.
@@ -235,5 +288,11 @@ func (r *Runs) StopAll(ctx context.Context) {
 	}
 	for _, run := range runs {
 		_, _ = run.Wait(ctx)
+	}
+	released := make(chan struct{}) // before this Tandem is gone, its devices are free
+	go func() { r.leases.Wait(); close(released) }()
+	select {
+	case <-released:
+	case <-ctx.Done():
 	}
 }

@@ -3,6 +3,7 @@ package backend
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"tandem/devices"
 	"tandem/engine"
@@ -31,7 +32,7 @@ var (
 func SaidCodes() []string {
 	codes := []string{"error", "illegal", "field", "device_busy", "run_elsewhere", "run_gone", "no_adb", "no_live_input",
 		"mirror_down", "no_goal", "no_key", "needs_keyboard", "device_permission", "secure_screen", "unsupported", "device_gone",
-		"not_replayable"}
+		"not_replayable", "device_held"}
 	for _, r := range FieldRules {
 		codes = append(codes, "field."+r)
 	}
@@ -47,7 +48,10 @@ func Say(err error) Said {
 	var ill *engine.IllegalError
 	var field *FieldError
 	var jar *ScrcpyError
+	var held *HeldError
 	switch {
+	case errors.As(err, &held):
+		s.Code, s.Params = "device_held", map[string]string{"door": held.By.Door, "client": held.By.Client, "pid": strconv.Itoa(held.By.PID)}
 	case errors.As(err, &jar):
 		s.Code, s.Params = "scrcpy."+jar.Server.Problem, map[string]string{"problem": jar.Server.Problem, "version": jar.Server.Version, "path": jar.Server.Path}
 	case errors.As(err, &ill):

@@ -26,7 +26,7 @@ func TestSaidCodesAreEverySaid(t *testing.T) {
 		&engine.IllegalError{State: engine.Done, Trigger: engine.OnPause},
 		&FieldError{Field: "x", Msg: "an old field error"},
 		ErrDeviceBusy, engine.ErrRecordInUse, ErrNoRun, devices.ErrNoADB, ErrNoLiveInput, ErrMirrorDown, ErrNoGoal, ErrNotReplayable,
-		ErrNoSecret, device.ErrNeedsKeyboard, device.ErrPermission, device.ErrSecureScreen, device.ErrUnsupported, device.ErrGone,
+		ErrNoSecret, device.ErrNeedsKeyboard, device.ErrPermission, device.ErrSecureScreen, device.ErrUnsupported, device.ErrGone, &HeldError{Device: "p", By: devices.Holder{Door: "run", PID: 7}},
 	}
 	for _, r := range FieldRules {
 		errs = append(errs, &FieldError{Field: "x", Rule: r, Msg: r})

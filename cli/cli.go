@@ -136,8 +136,7 @@ func Run(ctx context.Context, env Env) int {
 	}
 	name := strings.TrimLeft(env.Args[0], "-")
 	if name == "help" || name == "h" {
-		usage(env.Stdout)
-		return ExitOK
+		return help(ctx, env)
 	}
 	for _, c := range commands() {
 		if c.name == name && c.run != nil {
@@ -147,6 +146,25 @@ func Run(ctx context.Context, env Env) int {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "tandem: unknown command %q\n\n", env.Args[0])
+	usage(env.Stderr)
+	return ExitUsage
+}
+
+// help prints the general help, or with a command's name ("tandem help
+// run") that command's own, on stdout.
+func help(ctx context.Context, env Env) int {
+	if len(env.Args) < 2 {
+		usage(env.Stdout)
+		return ExitOK
+	}
+	for _, c := range commands() {
+		if c.name == env.Args[1] && c.run != nil {
+			sub := env
+			sub.Args, sub.Stderr = []string{"-h"}, env.Stdout
+			return c.run(ctx, sub)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "tandem help: no command %q\n\n", env.Args[1])
 	usage(env.Stderr)
 	return ExitUsage
 }

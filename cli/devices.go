@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -26,6 +28,8 @@ type deviceRow struct {
 	Problem string      `json:"problem,omitempty"` // what to do when the device cannot be used
 	Screen  action.Size `json:"screen"`
 	Host    string      `json:"host,omitempty"` // the other computer's adb server it is on (--adb, Settings)
+	// HeldBy is who in another Tandem drives it now ("tandem run (process 12)").
+	HeldBy string `json:"held_by,omitempty"`
 }
 
 // devicesTimeout bounds the whole command, so it never hangs.
@@ -64,9 +68,12 @@ func runDevices(ctx context.Context, env Env) int {
 		rows = append(rows, rowOf(e))
 	}
 	var le *backend.ListError
+	named := false // a server named with --adb could not be listed
 	if errors.As(err, &le) {
 		for _, e := range le.Errs {
 			fmt.Fprintln(env.Stderr, "tandem devices:", e)
+			var re *backend.RemoteError
+			named = named || errors.As(e, &re) && slices.Contains(others, re.Host)
 		}
 	}
 	if *asJSON {
@@ -75,7 +82,7 @@ func runDevices(ctx context.Context, env Env) int {
 	} else {
 		printDevices(env.Stdout, rows)
 	}
-	if le != nil && le.AllFailed() {
+	if le != nil && (le.AllFailed() || named) {
 		return ExitFail
 	}
 	return ExitOK
@@ -116,8 +123,11 @@ func printDevices(w io.Writer, rows []deviceRow) {
 			screen = r.Screen.String()
 		}
 		name := r.Name
-		if r.Problem != "" {
+		if r.Problem != "" && !strings.HasPrefix(r.ID, "@") { // a server's own problem is said once, on stderr
 			name = r.Problem
+		}
+		if r.HeldBy != "" {
+			name += " — in use by " + r.HeldBy
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Kind, r.State, screen, name)
 	}
@@ -130,6 +140,9 @@ func rowOf(e backend.DeviceEntry) deviceRow {
 	r := deviceRow{ID: e.ID, Name: e.Name, Kind: e.Kind, State: e.State, Screen: e.Screen, Problem: e.Problem, Host: e.Host}
 	if e.Kind == device.Desktop && e.State != "unavailable" {
 		r.Name = "This computer · " + e.Name
+	}
+	if e.HeldBy != nil {
+		r.HeldBy = e.HeldBy.Doing()
 	}
 	return r
 }

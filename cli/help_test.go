@@ -27,6 +27,18 @@ func TestSubcommandHelpExitsZero(t *testing.T) {
 	}
 }
 
+// `tandem help run` is run's own help (on stdout), not the general one;
+// an unknown name is refused.
+func TestHelpOfOneCommand(t *testing.T) {
+	code, out, errOut := run(t, "help", "run")
+	if code != ExitOK || !strings.Contains(out, "-goal") || strings.Contains(out, "Commands:") {
+		t.Fatalf("tandem help run: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut := run(t, "help", "nosuch"); code != ExitUsage || !strings.Contains(errOut, `no command "nosuch"`) {
+		t.Fatalf("tandem help nosuch: exit %d %s", code, errOut)
+	}
+}
+
 // The help names every environment variable the program reads.
 func TestHelpNamesEnvironment(t *testing.T) {
 	_, out, _ := run(t, "help")

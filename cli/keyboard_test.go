@@ -91,6 +91,17 @@ func TestKilledWhileTypingKeyboardComesBack(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// While it types, another Tandem on the same data dir (a listing, a
+	// run refused on the held phone) leaves its keyboard alone: the note
+	// is a live driver's, not a crash's (issue 49).
+	t.Setenv("TANDEM_DATA_DIR", data)
+	var lo, le, ro, re syncBuffer
+	Run(ctx, Env{Args: []string{"devices", "--adb-port", strconv.Itoa(env.Port)}, Stdout: &lo, Stderr: &le})
+	Run(ctx, Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial, "--goal", "Read",
+		"--base-url", srv.URL}, Stdin: strings.NewReader(""), Stdout: &ro, Stderr: &re})
+	if got := phone.State().IME; got != vphone.IMEADB {
+		t.Fatalf("another Tandem took the keyboard from a live run: %q\n%s%s%s", got, le.String(), ro.String(), re.String())
+	}
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL: nothing runs on the way out
 		t.Fatal(err)
 	}
@@ -101,7 +112,6 @@ func TestKilledWhileTypingKeyboardComesBack(t *testing.T) {
 
 	// The next start, with a model that finishes at once.
 	srv2 := modeltest.New(t, toolReply("", "finish", `{"summary":"Nothing to do.","success":true}`))
-	t.Setenv("TANDEM_DATA_DIR", data)
 	var o, e syncBuffer
 	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial,
 		"--goal", "Check the note", "--base-url", srv2.URL}, Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e})

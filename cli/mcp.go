@@ -37,6 +37,7 @@ func runMCP(ctx context.Context, env Env) int {
 	cfg := backend.ConfigFromEnv()
 	cfg.ADB = "127.0.0.1:" + strconv.Itoa(*port)
 	cfg.Interrupted = env.stops.Interrupted
+	cfg.Door = "mcp"
 	b := backend.New(cfg)
 	defer b.Shutdown()
 	if msg := b.RestoreKeyboards(ctx); msg != "" {

@@ -40,9 +40,11 @@ func TestRunOnAnotherADBServer(t *testing.T) {
 	down := closedAddr(t)
 	remoteID := renv.Serial + "@" + host
 
+	// A server named on the line that cannot be listed fails the command
+	// (exit 1), after listing everything else.
 	code, out, errOut := run(t, "devices", "--json", "--adb-port", strconv.Itoa(env.Port), "--adb", host, "--adb", down)
-	if code != ExitOK {
-		t.Fatalf("devices: exit %d\n%s\n%s", code, out, errOut)
+	if code != ExitFail {
+		t.Fatalf("devices with a named server down: exit %d, want %d\n%s\n%s", code, ExitFail, out, errOut)
 	}
 	var rows []struct{ ID, Host, State string }
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
@@ -64,8 +66,15 @@ func TestRunOnAnotherADBServer(t *testing.T) {
 	if !strings.Contains(errOut, down) || strings.Count(errOut, "tandem devices:") != 1 {
 		t.Fatalf("the server that is down is not named once:\n%s", errOut)
 	}
-	if _, table, _ := run(t, "devices", "--adb-port", strconv.Itoa(env.Port), "--adb", host); !strings.Contains(table, remoteID) || !strings.Contains(table, "· "+host) {
-		t.Fatalf("table:\n%s", table)
+	if code, table, _ := run(t, "devices", "--adb-port", strconv.Itoa(env.Port), "--adb", host); code != ExitOK || !strings.Contains(table, remoteID) || !strings.Contains(table, "· "+host) {
+		t.Fatalf("exit %d, table:\n%s", code, table)
+	}
+	// A name no computer has: said once, in words, not twice in a
+	// resolver's (exit 1).
+	code, table, errOut := run(t, "devices", "--adb-port", strconv.Itoa(env.Port), "--adb", "nosuchhost.invalid:5037")
+	worded := strings.Contains(errOut, "no computer is called nosuchhost.invalid") || strings.Contains(errOut, "no answer within") // a machine with no resolver
+	if code != ExitFail || strings.Count(table+errOut, "phones on nosuchhost.invalid") != 1 || !worded || strings.Contains(table+errOut, "lookup") {
+		t.Fatalf("an unknown host: exit %d\n%s\n%s", code, table, errOut)
 	}
 
 	srv := tapOnceThenFinish(t, remote, "+1")

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -38,6 +39,9 @@ func runParsed(ctx context.Context, env Env, o runOptions) int {
 	setup, err := b.RunSetup(o.choice())
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
+		if errors.Is(err, backend.ErrNoModel) {
+			fmt.Fprintln(env.Stderr, "run: or name one here: --base-url URL --model NAME (or TANDEM_BASE_URL and TANDEM_MODEL), with TANDEM_API_KEY when it needs a key")
+		}
 		return ExitUsage
 	}
 	fmt.Fprintln(env.Stderr, "run:", strings.ReplaceAll(describe(setup), "\n", "\nrun: "))
@@ -214,14 +218,14 @@ func (p *progress) print(e engine.Event) {
 	case engine.KindPlan:
 		if t := strings.TrimSpace(e.Plan.Thought); t != "" && t != p.thought {
 			p.thought = t
-			fmt.Fprintf(out, "  thinking: %s\n", t)
+			fmt.Fprintf(out, "  thinking: %s\n", clipLine(t))
 		}
 	case engine.KindStep:
 		who := ""
 		if e.Step.ByPerson {
 			who = " (by you)"
 		}
-		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, e.Step.What(), e.Step.Result, e.Step.Ms)
+		fmt.Fprintf(out, "  step %d%s: %s -> %s (%d ms)\n", e.Step.N, who, clipLine(e.Step.What()), clipLine(e.Step.Result), e.Step.Ms)
 	case engine.KindWaiting:
 		// A place in the model's queue (other runs' requests ahead) is
 		// printed as it changes; the time waited not every second, which
@@ -240,7 +244,7 @@ func (p *progress) print(e engine.Event) {
 			}
 		}
 	case engine.KindRequest:
-		fmt.Fprintf(out, "? %s: %s\n", e.Request.Kind, e.Request.Message)
+		fmt.Fprintf(out, "? %s: %s\n", e.Request.Kind, clipLine(e.Request.Message))
 	case engine.KindUsage:
 		if e.Usage.Calls == p.calls {
 			return // printed once per model call
@@ -248,11 +252,25 @@ func (p *progress) print(e engine.Event) {
 		p.calls = e.Usage.Calls
 		fmt.Fprintf(out, "  usage: %d calls, %d tokens\n", e.Usage.Calls, e.Usage.Total.PromptTokens+e.Usage.Total.CompletionTokens)
 	case engine.KindDone:
-		fmt.Fprintf(out, "%s success=%v: %s%s\n", e.Done.State, e.Done.Success, e.Done.Summary, e.Done.Reason)
+		fmt.Fprintf(out, "%s success=%v: %s\n", e.Done.State, e.Done.Success, clipLine(e.Done.Summary+e.Done.Reason))
 		for _, pend := range e.Done.Pending {
 			fmt.Fprintln(out, "  pending:", pend)
 		}
 	case engine.KindSnapshot, engine.KindThought, engine.KindRetry, engine.KindManual, engine.KindPerson:
 		// not printed: the state and steps say it
 	}
+}
+
+// maxLine is the most of a model's words one progress line shows: a reply
+// of megabytes is the record's to keep, not the terminal's to scroll.
+const maxLine = 2000
+
+// clipLine is s cut to maxLine characters, saying how much more the
+// record has.
+func clipLine(s string) string {
+	r := []rune(s)
+	if len(r) <= maxLine {
+		return s
+	}
+	return fmt.Sprintf("%s… (%d more characters, in the run's record)", string(r[:maxLine]), len(r)-maxLine)
 }

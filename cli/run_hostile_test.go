@@ -224,3 +224,25 @@ func TestRunResumesADamagedRecord(t *testing.T) {
 		t.Fatalf("the model was not told the run was resumed:\n%s", last)
 	}
 }
+
+// A model that thinks in megabytes: the terminal's line is cut to a
+// readable length and says the record has the rest.
+func TestRunClipsAHugeThought(t *testing.T) {
+	_, env := vphonetest.Start(t, vphone.WithSize(360, 800))
+	huge := strings.Repeat("think ", 500_000) // 3 MB
+	srv := modeltest.New(t, toolReply(huge, "tap", `{"x":500,"y":500}`), toolReply("", "finish", `{"summary":"Done.","success":true}`))
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--adb-port", strconv.Itoa(env.Port), "--device", env.Serial, "--goal", "Think",
+		"--base-url", srv.URL, "--data-dir", t.TempDir()}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%.2000s", code, errOut.String())
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if len(l) > 3*maxLine {
+			t.Fatalf("a line of %d bytes: %.100s…", len(l), l)
+		}
+	}
+	if !strings.Contains(out.String(), "more characters, in the run's record") {
+		t.Fatalf("the cut line does not say so:\n%.3000s\n%.3000s", out.String(), errOut.String())
+	}
+}

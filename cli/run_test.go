@@ -192,6 +192,20 @@ func TestRunUsage(t *testing.T) {
 	}
 }
 
+// With no model saved and none on the line, run says both ways to give
+// one: Settings, and the flags or variables of the command line.
+func TestRunWithNoModelSaysHowToGiveOne(t *testing.T) {
+	t.Setenv("TANDEM_CONFIG_DIR", t.TempDir())
+	t.Setenv("TANDEM_BASE_URL", "")
+	var out, errOut syncBuffer
+	code := Run(context.Background(), Env{Args: []string{"run", "--device", "x", "--goal", "g"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut})
+	for _, want := range []string{"Settings", "--base-url", "TANDEM_BASE_URL"} {
+		if code != ExitUsage || !strings.Contains(errOut.String(), want) {
+			t.Fatalf("exit %d, no %q in:\n%s", code, want, errOut.String())
+		}
+	}
+}
+
 // A model that never answers: the terminal says the run waits for it, with
 // the seconds, and --timeout stops the run and exits non-zero. (10 s: the
 // first waiting line comes 2 s into the call, which starts late under -race.)

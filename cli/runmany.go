@@ -127,6 +127,8 @@ func (o *runOptions) jobList(ctx context.Context, env Env, b *backend.Backend) (
 		for _, e := range list {
 			switch {
 			case e.Kind != device.Phone:
+			case e.Usable() && e.HeldBy != nil && !o.wait: // another Tandem drives it
+				fmt.Fprintf(env.Stderr, "run: --device all: leaving out %s: in use by %s\n", escapeControls(e.ID), escapeControls(e.HeldBy.Doing()))
 			case e.Usable():
 				devs = append(devs, e.ID)
 			default: // a rack's phone left out says why, or the person counts runs in vain

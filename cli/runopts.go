@@ -39,6 +39,8 @@ type runOptions struct {
 	// replayWith plays a finished run's steps first with a chore's values
 	// (tandem chore run).
 	replayWith *backend.Replay
+	// wait waits for a device another Tandem drives (--wait).
+	wait bool
 }
 
 // profileFlags are the flags that change the model profile for this run.
@@ -95,6 +97,8 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 		return nil
 	})
 	fs.StringVar(&o.goal, "goal", "", "what the agent should do (required)")
+	fs.BoolVar(&o.wait, "wait", false, "when another Tandem drives the device (the window, another tandem run, an MCP client),\n"+
+		"wait for it to let go instead of ending")
 	fs.StringVar(&o.jobs, "jobs", "", "a file of jobs, one run per device at once, instead of --device and --goal: one JSON object\n"+
 		"a line, {\"device\": \"ID\", \"goal\": \"TEXT\"}; empty lines and lines starting with # are skipped")
 	modelFlags(fs, o)
@@ -196,6 +200,7 @@ func (o *runOptions) config(env Env) backend.Config {
 	c.Interrupted = env.stops.Interrupted
 	c.ADB = "127.0.0.1:" + strconv.Itoa(o.port)
 	c.ADBServers = o.adbs
+	c.Door, c.WaitForDevice = "run", o.wait
 	if o.dataDir != "" {
 		c.RunsDir = o.dataDir
 	}

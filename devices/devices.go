@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,9 +44,13 @@ type Entry struct {
 	// ProblemCode names the problem for the UI to word in the person's
 	// language: unauthorized, no_permissions, offline, no_answer, state
 	// (ProblemParam the adb state), needs_x11, unsupported_os; host_down,
-	// host_silent (ProblemParam the other computer's adb server).
+	// host_silent, host_unknown (ProblemParam the other computer's adb
+	// server).
 	ProblemCode  string `json:"problem_code,omitempty"`
 	ProblemParam string `json:"problem_param,omitempty"`
+	// HeldBy is who in another Tandem drives the device now (lease.go);
+	// nil when no one does, or this process does.
+	HeldBy *Holder `json:"held_by,omitempty"`
 }
 
 // Usable reports whether a run can start on the device.
@@ -68,6 +73,9 @@ type Registry struct {
 	sources []Source
 	infos   map[string]device.Info // device ID -> info, for online phones
 	remote  func() []string        // other computers' adb servers (remote.go)
+
+	leases leases  // the devices this process drives (lease.go)
+	last   []Entry // the last list made, whose holders watchLeases renews
 }
 
 // New makes a registry on the adb server srv. stateDir keeps the ADB
@@ -135,6 +143,10 @@ func (d *Registry) List(ctx context.Context) ([]Entry, error) {
 			out = append(out, e)
 		}
 	}
+	d.markHeld(out)
+	d.mu.Lock()
+	d.last = slices.Clone(out)
+	d.mu.Unlock()
 	if len(le.Errs) > 0 {
 		return out, le
 	}
@@ -233,7 +245,7 @@ func (d *Registry) info(ctx context.Context, srv adb.Server, id, serial string) 
 	if host != "" {
 		state = d.remoteState(host)
 	}
-	dev, err := adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state})
+	dev, err := adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state, Driven: d.driven(id)})
 	if err != nil {
 		return device.Info{}, err
 	}
@@ -275,7 +287,7 @@ func (d *Registry) Open(ctx context.Context, id string) (device.Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state})
+	return adb.Open(ctx, adb.Options{Server: srv, Serial: serial, StateDir: state, Driven: d.HeldBy(id) != nil})
 }
 
 // Connect connects a phone over Wi-Fi ("ip:port") and returns its entry.
@@ -306,6 +318,7 @@ func (d *Registry) Connect(ctx context.Context, addr string) (Entry, error) {
 // are asked every few seconds (watchRemote).
 func (d *Registry) Watch(ctx context.Context, fn func([]Entry)) {
 	go d.watchRemote(ctx, fn)
+	go d.watchLeases(ctx, fn)
 	for ctx.Err() == nil {
 		err := d.adb.Track(ctx, func([]adb.Entry) {
 			if list, _ := d.List(ctx); list != nil {

@@ -65,14 +65,32 @@ type RemoteError struct {
 }
 
 func (e *RemoteError) Error() string {
-	var ne net.Error
-	switch {
-	case errors.Is(e.Err, adb.ErrNoServer):
+	switch e.code() {
+	case "host_down":
 		return fmt.Sprintf("phones on %s: nothing answers there; on that computer, start adb's server for the network (adb -a -P PORT nodaemon server) and let its port through the firewall", e.Host)
-	case errors.Is(e.Err, context.DeadlineExceeded), errors.As(e.Err, &ne) && ne.Timeout():
+	case "host_silent":
 		return fmt.Sprintf("phones on %s: no answer within %s; is that computer on, and the address right?", e.Host, remoteTimeout)
+	case "host_unknown":
+		host, _, _ := net.SplitHostPort(e.Host)
+		return fmt.Sprintf("phones on %s: no computer is called %s; check the name, or give its IP address", e.Host, host)
 	}
 	return fmt.Sprintf("phones on %s: %v", e.Host, e.Err)
+}
+
+// code names what went wrong for the UI's words (Entry.ProblemCode).
+func (e *RemoteError) code() string {
+	var ne net.Error
+	var dns *net.DNSError
+	var silent *adb.SilentError
+	switch {
+	case errors.Is(e.Err, adb.ErrNoServer):
+		return "host_down"
+	case errors.As(e.Err, &dns) && dns.IsNotFound:
+		return "host_unknown"
+	case errors.Is(e.Err, context.DeadlineExceeded), errors.As(e.Err, &silent), errors.As(e.Err, &ne) && ne.Timeout():
+		return "host_silent"
+	}
+	return ""
 }
 
 func (e *RemoteError) Unwrap() error { return e.Err }
@@ -81,14 +99,7 @@ func (e *RemoteError) Unwrap() error { return e.Err }
 // listed: a line that says so, which no run can start on.
 func (e *RemoteError) entry() Entry {
 	de := Entry{ID: "@" + e.Host, Name: "adb server at " + e.Host, Kind: device.Phone, State: "unavailable", Host: e.Host,
-		Problem: e.Error(), ProblemParam: e.Host}
-	var ne net.Error
-	switch {
-	case errors.Is(e.Err, adb.ErrNoServer):
-		de.ProblemCode = "host_down"
-	case errors.Is(e.Err, context.DeadlineExceeded), errors.As(e.Err, &ne) && ne.Timeout():
-		de.ProblemCode = "host_silent"
-	}
+		Problem: e.Error(), ProblemParam: e.Host, ProblemCode: e.code()}
 	return de
 }
 

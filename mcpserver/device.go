@@ -136,7 +136,7 @@ func (t *tools) act(ctx context.Context, req *mcp.CallToolRequest, in ActIn) (*m
 	if typ == action.Swipe {
 		a.X2, a.Y2 = px(in.Action.X2, size.W), px(in.Action.Y2, size.H)
 	}
-	err = t.b.Act(ctx, in.Device, a)
+	err = t.b.Act(ctx, in.Device, a, "mcp:"+clientName(req.Session))
 	var needs *backend.NeedsPersonError
 	if !errors.As(err, &needs) {
 		return nil, ActOut{Done: err == nil, Action: a.String()}, err

@@ -49,8 +49,9 @@ type DeviceOut struct {
 	Problem string `json:"problem,omitempty"`
 	Width   int    `json:"width"`
 	Height  int    `json:"height"`
-	State   string `json:"state" jsonschema:"free, running (a task runs on it) or needs_person (its task waits for the person)"`
+	State   string `json:"state" jsonschema:"free, running (a task runs on it), needs_person (its task waits for the person) or in_use (another Tandem drives it: held_by says who)"`
 	Run     string `json:"run,omitempty" jsonschema:"the id of the task on it"`
+	HeldBy  string `json:"held_by,omitempty" jsonschema:"who drives it in another Tandem: the window, tandem run with its process id, an MCP client by name"`
 }
 
 // DevicesOut is list_devices' result.
@@ -73,6 +74,9 @@ func (t *tools) listDevices(ctx context.Context, _ *mcp.CallToolRequest, _ struc
 	for _, e := range list {
 		d := DeviceOut{ID: e.ID, Name: e.Name, Kind: string(e.Kind), Virtual: e.Virtual, Usable: e.Usable(), Problem: e.Problem,
 			Width: e.Screen.W, Height: e.Screen.H, State: "free"}
+		if e.HeldBy != nil {
+			d.State, d.HeldBy = "in_use", e.HeldBy.Doing()
+		}
 		if s, ok := runs[e.ID]; ok {
 			d.State, d.Run = "running", s.ID
 			if s.State == engine.WaitingForUser {

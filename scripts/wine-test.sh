@@ -61,4 +61,5 @@ export GOOS=windows GOARCH=amd64 CGO_ENABLED=1 CC=x86_64-w64-mingw32-gcc
 go test -exec "$PWD/scripts/wine/exec.sh" -count=1 -timeout 4m "$@" \
   ./devices/desktop/win/ ./devices/desktop/host/ ./notify/
 go test -exec "$PWD/scripts/wine/exec.sh" -count=1 -timeout 4m -run 'Desktop' "$@" ./cli/
+go test -exec "$PWD/scripts/wine/exec.sh" -count=1 -timeout 2m -run 'TestOneDriverPerDevice' "$@" ./devices/
 echo "wine-test: passed"

@@ -55,6 +55,14 @@ type Options struct {
 	// IdleRetries bounds retries of `uiautomator dump` when the phone says
 	// "could not get idle state"; 0 = 3.
 	IdleRetries int
+	// Driven: another Tandem drives the phone now (it holds its lease), so
+	// a keyboard note for it is that driver's, typing, not a crash's: Open
+	// leaves the keyboard as it is.
+	Driven bool
+	// OnClose is called once Close has given the phone back (its keyboard
+	// restored): the driver's lease is let go there, so the next driver
+	// finds the phone as the person left it.
+	OnClose func()
 }
 
 // Device is one Android phone.
@@ -73,6 +81,7 @@ type Device struct {
 	closed    bool
 	closeOnce sync.Once
 	closeErr  error
+	onClose   func()      // Options.OnClose
 	pngOnly   atomic.Bool // the raw screencap was not understood: PNG from now on
 	recovered string      // the keyboard Open gave back after an earlier crash
 }
@@ -121,7 +130,7 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Device{srv: srv, serial: serial, stateDir: opts.StateDir, retries: opts.IdleRetries}
+	d := &Device{srv: srv, serial: serial, stateDir: opts.StateDir, retries: opts.IdleRetries, onClose: opts.OnClose}
 	if d.retries <= 0 {
 		d.retries = 3
 	}
@@ -129,6 +138,9 @@ func Open(ctx context.Context, opts Options) (*Device, error) {
 		if f == "shell_v2" {
 			d.v2 = true
 		}
+	}
+	if opts.Driven {
+		return d, nil
 	}
 	if err := d.recoverKeyboard(ctx); err != nil {
 		return nil, err
@@ -150,6 +162,9 @@ func (d *Device) Close() error {
 		d.mu.Lock()
 		d.closed = true
 		d.mu.Unlock()
+		if d.onClose != nil {
+			d.onClose()
+		}
 	})
 	return d.closeErr
 }

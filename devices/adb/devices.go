@@ -34,16 +34,33 @@ func (s Server) Devices(ctx context.Context) ([]Entry, error) {
 	return parseDevices(out), nil
 }
 
+// maxDevices is the most phones one adb server's list is read for (a
+// large USB rack has a few dozen); maxDeviceLine the longest line (a
+// serial, a state and four attributes take well under a hundred bytes).
+const (
+	maxDevices    = 256
+	maxDeviceLine = 512
+)
+
 // parseDevices reads host:devices-l (or host:devices / track-devices) output.
 // The state may contain spaces ("no permissions (...)"), so attributes are
 // recognised by their key rather than by position.
+//
+// The list is bounded: a server that repeats a serial, sends a line no
+// server writes, or more phones than one server carries (maxDevices) is
+// cut there, so a hostile or broken server costs a bounded list.
 func parseDevices(out string) []Entry {
 	var list []Entry
-	for _, line := range strings.Split(out, "\n") {
+	seen := map[string]bool{}
+	for line := range strings.SplitSeq(out, "\n") {
+		if len(list) == maxDevices {
+			break
+		}
 		f := strings.Fields(line)
-		if len(f) < 2 {
+		if len(f) < 2 || len(line) > maxDeviceLine || seen[f[0]] {
 			continue
 		}
+		seen[f[0]] = true
 		e := Entry{Serial: f[0]}
 		var state []string
 		for _, tok := range f[1:] {

@@ -27,6 +27,32 @@ type Server struct {
 	// Env is added to the environment of a server Start launches (tests
 	// pass ADB_LOCAL_TRANSPORT_MAX_PORT=0 so it never scans for emulators).
 	Env []string
+	// Patience bounds the server's answer to each request (its status, a
+	// query's reply) and a connection's dial; 0 is ReplyTimeout.
+	Patience time.Duration
+}
+
+// ReplyTimeout is how long an adb server may take to answer a request: a
+// server that accepted the connection and never answers (a stuck tunnel,
+// a hung host) is given up on, never waited on for ever. A local server
+// answers in milliseconds; one across a network within a second or two.
+const ReplyTimeout = 15 * time.Second
+
+// SilentError means the adb server did not answer a request in time.
+type SilentError struct {
+	Addr, Request string
+	After         time.Duration
+}
+
+func (e *SilentError) Error() string {
+	return fmt.Sprintf("the adb server at %s did not answer %s within %s", e.Addr, clip(e.Request, 60), e.After)
+}
+
+func (s Server) patience() time.Duration {
+	if s.Patience > 0 {
+		return s.Patience
+	}
+	return ReplyTimeout
 }
 
 // ErrNoServer means nothing listens on the server's address.
@@ -38,7 +64,12 @@ type FailError struct {
 	Msg     string
 }
 
-func (e *FailError) Error() string { return fmt.Sprintf("adb %s: %s", e.Request, e.Msg) }
+func (e *FailError) Error() string {
+	return fmt.Sprintf("adb %s: %s", clip(e.Request, 60), clip(e.Msg, maxQuoted))
+}
+
+// maxQuoted bounds what an error quotes of what a server or phone sent.
+const maxQuoted = 200
 
 // gone reports whether the server refused because the device is not there
 // (unplugged, offline, never connected). The server's reply is free text,
@@ -73,12 +104,14 @@ func (s Server) remote() bool {
 // ends, which wakes any blocked read or write, so no call outlives its ctx.
 type conn struct {
 	net.Conn
-	ctx  context.Context
-	stop func() bool
+	ctx      context.Context
+	stop     func() bool
+	addr     string
+	patience time.Duration
 }
 
 func (s Server) dial(ctx context.Context) (*conn, error) {
-	var d net.Dialer
+	d := net.Dialer{Timeout: s.patience()}
 	c, err := d.DialContext(ctx, "tcp", s.addr())
 	if err != nil {
 		if ctx.Err() != nil {
@@ -89,7 +122,20 @@ func (s Server) dial(ctx context.Context) (*conn, error) {
 		}
 		return nil, fmt.Errorf("adb server %s: %w", s.addr(), err)
 	}
-	return &conn{Conn: c, ctx: ctx, stop: context.AfterFunc(ctx, func() { c.Close() })}, nil
+	return &conn{Conn: c, ctx: ctx, stop: context.AfterFunc(ctx, func() { c.Close() }), addr: s.addr(), patience: s.patience()}, nil
+}
+
+// answer reads the server's answer to req with read, within the
+// server's patience (a *SilentError past it).
+func (c *conn) answer(req string, read func() error) error {
+	_ = c.SetReadDeadline(time.Now().Add(c.patience))
+	err := read()
+	_ = c.SetReadDeadline(time.Time{})
+	var ne net.Error
+	if err != nil && c.ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout() {
+		return &SilentError{Addr: c.addr, Request: req, After: c.patience}
+	}
+	return err
 }
 
 // Close stops watching the context and closes the connection.
@@ -114,8 +160,13 @@ func (c *conn) send(req string) error {
 	return c.wrap(err)
 }
 
-// status reads OKAY, or FAIL and its message.
+// status reads OKAY, or FAIL and its message, within the server's
+// patience.
 func (c *conn) status(req string) error {
+	return c.answer(req, func() error { return c.readStatus(req) })
+}
+
+func (c *conn) readStatus(req string) error {
 	var st [4]byte
 	if _, err := io.ReadFull(c, st[:]); err != nil {
 		return c.wrap(fmt.Errorf("adb %s: reading status: %w", req, err))
@@ -130,7 +181,7 @@ func (c *conn) status(req string) error {
 		}
 		return &FailError{Request: req, Msg: msg}
 	}
-	return fmt.Errorf("adb %s: bad status %q", req, st[:])
+	return fmt.Errorf("adb %s: bad status %q", clip(req, 60), st[:])
 }
 
 // readString reads one hex4-length-prefixed string.
@@ -178,7 +229,12 @@ func (s Server) Query(ctx context.Context, req string) (string, error) {
 			return "", err
 		}
 		defer c.Close()
-		return c.readString()
+		var reply string
+		err = c.answer(req, func() (err error) {
+			reply, err = c.readString()
+			return err
+		})
+		return reply, err
 	})
 }
 
@@ -190,7 +246,7 @@ func (s Server) Version(ctx context.Context) (int, error) {
 	}
 	n, err := strconv.ParseInt(v, 16, 32)
 	if err != nil {
-		return 0, fmt.Errorf("adb host:version: bad reply %q", v)
+		return 0, fmt.Errorf("adb host:version: bad reply %q", clip(v, 40))
 	}
 	return int(n), nil
 }
@@ -266,18 +322,42 @@ func (s Server) Open(ctx context.Context, serial, service string) (*Stream, erro
 		c.Close()
 		return nil, s.classify(ctx, serial, err)
 	}
-	return &Stream{conn: c}, nil
+	return &Stream{conn: c, service: service}, nil
 }
 
 // Stream is an open service stream on a device.
 type Stream struct {
 	*conn
+	service string
+	// idle bounds the wait for each read of a command's output (finite);
+	// 0 for a stream that may rest (a video).
+	idle time.Duration
 }
 
-// Read reads from the device; a read cut short by the context returns ctx.Err().
+// finite bounds each read of a command's stream (a shell command, a
+// screencap) on another computer's server: a server or a phone that goes
+// silent mid-command ends it within two patiences, rather than never.
+// A local server's phone is left to its command's own time.
+func (s Server) finite(st *Stream) *Stream {
+	if s.remote() || s.Patience > 0 {
+		st.idle = 2 * s.patience()
+	}
+	return st
+}
+
+// Read reads from the device; a read cut short by the context returns
+// ctx.Err(), one the idle bound ended a *SilentError.
 func (st *Stream) Read(p []byte) (int, error) {
+	if st.idle > 0 {
+		_ = st.SetReadDeadline(time.Now().Add(st.idle))
+	}
 	n, err := st.conn.Read(p)
-	if err != nil && !errors.Is(err, io.EOF) {
+	var ne net.Error
+	switch {
+	case err == nil || errors.Is(err, io.EOF):
+	case st.idle > 0 && st.ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout():
+		err = &SilentError{Addr: st.addr, Request: st.service, After: st.idle}
+	default:
 		err = st.wrap(err)
 	}
 	return n, err

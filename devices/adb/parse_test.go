@@ -6,6 +6,7 @@ import (
 	"errors"
 	"image"
 	"image/color"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -319,7 +320,6 @@ func TestReadRaw(t *testing.T) {
 		{"nothing", nil},
 		{"a few bytes", []byte{1, 2, 3}},
 		{"more than a frame", append(frame(16, 7, 5), 9, 9, 9)},
-		{"an absurd size", append([]byte{0x20, 0x4e, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0}, make([]byte, 100)...)}, // 20000 wide
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, err := readRaw(iotest.OneByteReader(bytes.NewReader(c.in)), 1<<20)
@@ -328,8 +328,39 @@ func TestReadRaw(t *testing.T) {
 			}
 		})
 	}
+	// A header no screen fits is refused before anything more is read:
+	// its 12 bytes, and not one of the endless bytes a lying phone sends.
+	absurd := []byte{0x20, 0x4e, 0, 0, 5, 0, 0, 0, 1, 0, 0, 0} // 20000 wide
+	endless := &counting{r: io.MultiReader(bytes.NewReader(absurd), zeros{})}
+	if got, err := readRaw(endless, 1<<20); err != nil || !bytes.Equal(got, absurd) || endless.n > 64 {
+		t.Errorf("an absurd header: got %d bytes (%v), read %d", len(got), err, endless.n)
+	}
+	if _, err := decodeRaw(absurd); !errors.Is(err, ErrScreenTooLarge) {
+		t.Errorf("an absurd header alone: %v", err)
+	}
 	// The limit holds for output that is not a frame.
-	if got, _ := readRaw(bytes.NewReader(make([]byte, 5000)), 1000); len(got) != 1000 {
+	unknown := append([]byte{7, 0, 0, 0, 5, 0, 0, 0, 99, 0, 0, 0}, make([]byte, 5000)...) // a pixel format it does not read
+	if got, _ := readRaw(bytes.NewReader(unknown), 1000); len(got) != 1000 {
 		t.Errorf("read %d bytes past a 1000-byte limit", len(got))
 	}
+}
+
+// counting counts what is read through it.
+type counting struct {
+	r io.Reader
+	n int
+}
+
+func (c *counting) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// zeros is an endless stream of zero bytes.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

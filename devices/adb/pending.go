@@ -22,8 +22,9 @@ type Restored struct {
 // is not connected keeps its note for the next start; a phone whose
 // keyboard the person already changed loses the note silently. It returns
 // the phones it repaired, and the first error met (the others are still
-// tried).
-func RestorePending(ctx context.Context, srv Server, stateDir string) ([]Restored, error) {
+// tried). A phone driven (another Tandem holds it, typing with ADB
+// Keyboard) is left as it is: its note is no crash's.
+func RestorePending(ctx context.Context, srv Server, stateDir string, driven func(serial string) bool) ([]Restored, error) {
 	if stateDir == "" {
 		return nil, nil
 	}
@@ -52,7 +53,7 @@ func RestorePending(ctx context.Context, srv Server, stateDir string) ([]Restore
 	var out []Restored
 	var first error
 	for _, e := range list {
-		if !e.Online() || !pending[e.Serial] {
+		if !e.Online() || !pending[e.Serial] || driven != nil && driven(e.Serial) {
 			continue
 		}
 		// Open repairs a crashed switch (recoverKeyboard); Close then has

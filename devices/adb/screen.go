@@ -66,6 +66,7 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.srv.finite(st)
 	raw, err := readRaw(st, maxScreenshot)
 	st.Close()
 	if err != nil {
@@ -106,7 +107,13 @@ func readRaw(r io.Reader, limit int64) ([]byte, error) {
 	w, h := binary.LittleEndian.Uint32(head), binary.LittleEndian.Uint32(head[4:])
 	bpp := pixelBytes(binary.LittleEndian.Uint32(head[8:]))
 	size := int64(16) + int64(w)*int64(h)*int64(bpp)
-	if !screenFits(int64(w), int64(h)) || bpp == 0 {
+	switch {
+	case !screenFits(int64(w), int64(h)) && !textLike(head):
+		return head, nil // no screen is this size: decodeRaw refuses the header, unread the rest
+	case !screenFits(int64(w), int64(h)):
+		rest, err := io.ReadAll(io.LimitReader(r, maxWords))
+		return append(head, rest...), err
+	case bpp == 0:
 		rest, err := io.ReadAll(io.LimitReader(r, limit-12))
 		return append(head, rest...), err
 	}
@@ -126,6 +133,27 @@ func readRaw(r io.Reader, limit int64) ([]byte, error) {
 		return append(append(buf, one[0]), rest...), err
 	}
 	return buf, nil
+}
+
+// maxWords bounds the words a phone prints instead of a frame (an error
+// of screencap's, a shell's).
+const maxWords = 64 << 10
+
+// textLike reports whether b reads as the start of words (UTF-8 text
+// with no control bytes but tabs and line ends, a character maybe cut at
+// its end), not a frame's header, whose sizes hold zero bytes.
+func textLike(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+			return false
+		}
+	}
+	for cut := 0; cut < 4 && cut <= len(b); cut++ {
+		if utf8.Valid(b[:len(b)-cut]) {
+			return true
+		}
+	}
+	return false
 }
 
 // pixelBytes is the size of a pixel of a raw frame in Android's pixel
@@ -179,7 +207,7 @@ func decodeRaw(raw []byte) (*image.RGBA, error) {
 	w, h, format := binary.LittleEndian.Uint32(raw), binary.LittleEndian.Uint32(raw[4:]), binary.LittleEndian.Uint32(raw[8:])
 	if !screenFits(int64(w), int64(h)) {
 		switch {
-		case utf8.Valid(raw):
+		case textLike(raw):
 			return nil, errNoImage
 		case w == 0 || h == 0:
 			return nil, fmt.Errorf("%w: %dx%d", errRawFormat, w, h)
@@ -320,11 +348,18 @@ func networkSerial(serial string) bool {
 	return host != "localhost"
 }
 
+// clip is at most n bytes of s (whole characters) for a message, saying
+// how long s was when it was cut: what a server or phone sent is quoted
+// as an excerpt, never whole.
 func clip(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "..."
+	if len(s) <= n {
+		return s
 	}
-	return s
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", s[:cut], len(s))
 }
 
 // blackLimit is the brightest a channel may be for a pixel to count as black.

@@ -52,6 +52,7 @@ func (s Server) shellV2(ctx context.Context, serial, cmd string) (Result, error)
 		return Result{}, err
 	}
 	defer st.Close()
+	s.finite(st)
 	// Tell the shell there is no input, as adb does for a command.
 	if _, err := st.Write([]byte{v2CloseStdin, 0, 0, 0, 0}); err != nil {
 		return Result{}, s.classify(ctx, serial, err)
@@ -96,6 +97,7 @@ func (s Server) shellV1(ctx context.Context, serial, cmd string) (Result, error)
 		return Result{}, err
 	}
 	defer st.Close()
+	s.finite(st)
 	out, err := io.ReadAll(io.LimitReader(st, maxShellOutput))
 	if err != nil {
 		return Result{Stdout: out}, s.classify(ctx, serial, fmt.Errorf("shell %q: %w", cmd, err))
@@ -121,6 +123,7 @@ func (s Server) Exec(ctx context.Context, serial, cmd string, limit int64) ([]by
 		return nil, err
 	}
 	defer st.Close()
+	s.finite(st)
 	out, err := io.ReadAll(io.LimitReader(st, limit))
 	if err != nil {
 		return out, s.classify(ctx, serial, fmt.Errorf("exec %q: %w", cmd, err))

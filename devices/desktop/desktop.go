@@ -23,7 +23,8 @@ var (
 	ErrOwnWindow = fmt.Errorf("%w: point is on Tandem's own window", device.ErrPermission)
 	ErrNoDisplay = errors.New("no such display")
 	// ErrHotkeyTaken: another X client (or another open driver) holds the stop
-	// hotkey's grab; choose another with Options.StopHotkey.
+	// hotkey's grab and this X server has no RECORD to share it by; choose
+	// another with Options.StopHotkey.
 	ErrHotkeyTaken = errors.New("stop hotkey is taken by another program")
 	// ErrClosed wraps device.ErrGone for actions after Close.
 	ErrClosed = fmt.Errorf("%w: desktop driver closed", device.ErrGone)
@@ -140,6 +141,9 @@ type Driver struct {
 	stop    chord
 	keyMu   sync.Mutex // guards stopKey: a StopKeys may hand the grab over
 	stopKey grabbed
+	// stopHeard: another program holds the chord's grab; the driver
+	// hears it in the stream (hearStop).
+	stopHeard bool
 
 	atomsOnce sync.Once
 	atoms     titleAtoms

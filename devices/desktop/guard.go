@@ -304,6 +304,9 @@ func (d *Driver) tookLocked(why string) {
 // while the person drives it is part of their acts.
 func (d *Driver) personEventLocked(ev xevent) {
 	j := &d.inj
+	if d.heardStopLocked(ev) {
+		go d.fireStop() // it takes s.mu, held here
+	}
 	if j.sArmed && d.touches(ev) {
 		j.sArmed = false
 		if j.sEpoch == j.epoch {

@@ -76,7 +76,7 @@ func (d *Driver) grabStop() error {
 			xproto.GrabModeAsync, xproto.GrabModeAsync).Check()
 		var access xproto.AccessError
 		if errors.As(err, &access) {
-			return fmt.Errorf("%w: %s (choose another)", ErrHotkeyTaken, d.stop)
+			return d.hearStop(code, mods)
 		}
 		if err != nil {
 			return fmt.Errorf("stop hotkey %s: %w", d.stop, err)
@@ -86,6 +86,43 @@ func (d *Driver) grabStop() error {
 	d.stopKey = grabbed{code: code, mods: mods}
 	d.keyMu.Unlock()
 	return nil
+}
+
+// hearStop shares the stop hotkey another program holds (another Tandem,
+// whose runs it stops): X lets one client grab a chord, but RECORD shows
+// every client the keys as they are pressed, so this driver hears the
+// chord there (heardStopLocked) and stops as the holder does. Without
+// RECORD the chord cannot be shared: ErrHotkeyTaken, saying so (a driver
+// may be opened with another Options.StopHotkey; the person has no
+// Setting for it yet).
+func (d *Driver) hearStop(code xproto.Keycode, mods uint16) error {
+	if d.inj.s == nil || d.inj.s.rec == nil {
+		return fmt.Errorf("%w: %s (another program, or another Tandem, holds it, and this X server has no RECORD to share it by: end that program's run first)",
+			ErrHotkeyTaken, d.stop)
+	}
+	d.keyMu.Lock()
+	d.stopKey, d.stopHeard = grabbed{code: code, mods: mods}, true
+	d.keyMu.Unlock()
+	return nil
+}
+
+// heardStopLocked reports whether ev, from the stream, is the stop chord
+// pressed while another program holds its grab; s.mu is held.
+func (d *Driver) heardStopLocked(ev xevent) bool {
+	d.keyMu.Lock()
+	defer d.keyMu.Unlock()
+	return d.stopHeard && ev.typ == xproto.KeyPress && xproto.Keycode(ev.detail) == d.stopKey.code &&
+		ev.state&d.stopKey.mods == d.stopKey.mods
+}
+
+// fireStop tells the process's drivers of this chord (or this one) that
+// the person pressed it.
+func (d *Driver) fireStop() {
+	if d.opts.StopKeys != nil {
+		d.opts.StopKeys.Fire(stopKeyName(d))
+	} else {
+		d.stopPressed()
+	}
 }
 
 // stopPressed halts the agent and signals StopHotkey.
@@ -148,11 +185,7 @@ func (d *Driver) events() {
 			if e.Detail != key.code || e.State&key.mods != key.mods {
 				continue
 			}
-			if d.opts.StopKeys != nil {
-				d.opts.StopKeys.Fire(stopKeyName(d))
-			} else {
-				d.stopPressed()
-			}
+			d.fireStop()
 		default:
 			d.clip.handle(ev)
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 )
 
 // Env is the variable that moves the data dir (tests, portable installs).
@@ -40,3 +41,25 @@ func KeyboardNotes(dataDir string) string { return filepath.Join(dataDir, "adb-s
 // Runs is where run records go inside the data dir: the app's History
 // lists what `tandem run` recorded there too.
 func Runs(dataDir string) string { return filepath.Join(dataDir, "runs") }
+
+// RuntimeEnv is the variable that moves the runtime dir (tests).
+const RuntimeEnv = "TANDEM_RUNTIME_DIR"
+
+// Runtime returns the folder every Tandem on this computer shares for what
+// lives only while a process does (the device leases): $TANDEM_RUNTIME_DIR,
+// else $XDG_RUNTIME_DIR/tandem, else the temporary folder's tandem-<user>.
+func Runtime(getenv func(string) string) string {
+	if d := getenv(RuntimeEnv); d != "" {
+		return d
+	}
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && runtime.GOOS != "windows" {
+		return filepath.Join(d, "tandem")
+	}
+	who := "user"
+	if uid := os.Getuid(); uid >= 0 {
+		who = strconv.Itoa(uid)
+	} else if u := getenv("USERNAME"); u != "" {
+		who = u
+	}
+	return filepath.Join(os.TempDir(), "tandem-"+who)
+}

@@ -327,13 +327,15 @@ const hotkeyID = 0x5444 // "TD"
 
 // startInput installs the hooks reporting the person's input to t and,
 // with register, registers the stop chord c; fire is called on every press
-// of the chord. A chord another program holds gives desktop.ErrHotkeyTaken.
+// of the chord. A chord another program holds (another Tandem's driver) is
+// shared: the keyboard hook hears it and fires, as that program stops.
 func startInput(c desktop.Chord, t *hookTarget, fire func(), register bool) (*inputThread, error) {
 	mods, vk, err := hotkeyOf(c)
 	if err != nil {
 		return nil, fmt.Errorf("stop hotkey: %w", err)
 	}
 	t.stopKeys = chordKeys(c, vk)
+	t.stopVK, t.stopMods, t.fire = vk, c.Mods, fire
 	h := &inputThread{done: make(chan struct{}), mods: mods, vk: vk, chord: c, grabbed: make(chan error, 1)}
 	ready := make(chan error, 1)
 	go h.loop(t, fire, register, ready)
@@ -360,11 +362,16 @@ func (h *inputThread) loop(t *hookTarget, fire func(), register bool, ready chan
 		}
 	}()
 	if register {
-		if err := h.register(); err != nil {
+		err := h.register()
+		switch {
+		case errors.Is(err, desktop.ErrHotkeyTaken): // another program's: heard by the hook, shared
+			t.hear.Store(true)
+		case err != nil:
 			ready <- err
 			return
+		default:
+			registered = true
 		}
-		registered = true
 	}
 	unhook, err := installHooks(h.tid, t)
 	if err != nil {
@@ -384,6 +391,10 @@ func (h *inputThread) loop(t *hookTarget, fire func(), register bool, ready chan
 		case m.Message == wmGrab:
 			err := h.register()
 			registered = registered || err == nil
+			if errors.Is(err, desktop.ErrHotkeyTaken) { // another program's: heard by the hook, shared
+				t.hear.Store(true)
+				err = nil
+			}
 			h.grabbed <- err
 		}
 	}

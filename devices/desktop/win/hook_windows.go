@@ -45,6 +45,13 @@ type hookTarget struct {
 	// each of the person's events (the stop hotkey's keys aside).
 	watching *atomic.Bool
 	hand     func(desktop.HandEvent)
+	// The stop chord as the hook hears it while another program holds its
+	// registration (another Tandem's driver): hear is set then, and a
+	// press of stopVK with stopMods held calls fire.
+	stopVK   uint32
+	stopMods []string
+	hear     atomic.Bool
+	fire     func()
 }
 
 // warps are the points any driver of this process put the pointer on
@@ -103,6 +110,9 @@ func onKey(code, wp, lp uintptr) uintptr {
 		if v, ok := hookTargets.Load(windows.GetCurrentThreadId()); ok {
 			t := v.(*hookTarget)
 			h := (*kbdllHook)(unsafe.Add(unsafe.Pointer(nil), lp))
+			if t.hear.Load() && h.VK == t.stopVK && keyDown(wp) && modsHeld(t.stopMods) {
+				go t.fire() // the hook never blocks
+			}
 			if personKey(h.Flags, h.VK, t.stopKeys) {
 				report(t)
 				if t.watching.Load() {
@@ -191,4 +201,27 @@ func keyEvent(wp uintptr, h *kbdllHook) desktop.HandEvent {
 	}
 	p, _ := cursorPos()
 	return keyHand(down, vkName(h.VK, rune(oem&0x7fff)), text, mods, p, h.Time)
+}
+
+func keyDown(wp uintptr) bool {
+	const wmKeyDown, wmSysKeyDown = 0x0100, 0x0104
+	return wp == wmKeyDown || wp == wmSysKeyDown
+}
+
+// modsHeld reports whether every modifier of mods is held now (either
+// hand's key).
+func modsHeld(mods []string) bool {
+	for _, m := range mods {
+		held := false
+		for _, vk := range modifierVKs[m] {
+			if r, _, _ := procGetAsyncKeyState.Call(uintptr(vk)); r&0x8000 != 0 {
+				held = true
+				break
+			}
+		}
+		if !held {
+			return false
+		}
+	}
+	return true
 }

@@ -73,6 +73,15 @@ describe('Tile', () => {
     expect(target.querySelector('[data-testid="tile-lost"]')?.textContent).toBe('The screen stream stopped: …')
   })
 
+  it('says who in another Tandem drives its phone, not a stale end or "No task"', async () => {
+    const target = document.createElement('div')
+    document.body.append(target)
+    const held: DeviceEntry = { ...device, held_by: { door: 'run', pid: 4242, since: '', run: 'r1', goal: 'Pay' } }
+    app = mount(Tile, { target, props: { device: held, need: undefined, onOpen: () => {} } })
+    await settle()
+    expect(target.querySelector('[data-testid="tile-now"]')?.textContent).toBe('In use by tandem run (process 4242)')
+  })
+
   it('dates the last picture once the stream ended, and calls it live again at the next', async () => {
     const target = document.createElement('div')
     document.body.append(target)

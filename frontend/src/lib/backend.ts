@@ -7,7 +7,7 @@
 // window globals and easy to test.
 import type { Action, Cause, EngineEvent, Request, Snapshot } from './events'
 import type { EvalRequest, EvalSummary, Evaluation, Progress } from './gen/eval'
-import { boundServices, type Chore, type ChoreDraft, type ChoresNews, type EngineSettings, type GroupResult, type PopoutConfig, type Press } from './gen/types'
+import { boundServices, type Chore, type ChoreDraft, type ChoresNews, type EngineSettings, type GroupResult, type Holder, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {
@@ -105,6 +105,8 @@ export interface DeviceEntry {
   problem_param?: string
   /** the other computer's adb server the phone is on (its id ends in "@" and it); none for this computer's */
   host?: string
+  /** who in another Tandem drives it now (said.ts holderText words it); none when no one, or this window, does */
+  held_by?: Holder
 }
 
 export interface Preset {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { i18n } from './i18n.svelte'
 import { errorText } from './backend'
-import { parseSaid, problemText, saidTables, saidText } from './said'
+import { holderText, parseSaid, problemText, saidTables, saidText } from './said'
 
 describe('said', () => {
   it('has every code in both languages, with the same placeholders', () => {
@@ -16,6 +16,12 @@ describe('said', () => {
     expect(errorText(rejected)).toBe('这台设备上已有任务在运行：请先停止它。')
     i18n.lang = 'en'
     expect(errorText(new Error(rejected))).toBe('A task is already running on this device: stop it first.')
+  })
+  it('names who in another Tandem holds a device, in the UI language', () => {
+    const held = { code: 'device_held', params: { door: 'mcp', client: 'claude-code', pid: '42' }, text: 'p is in use by …' }
+    expect(saidText(held, 'en')).toBe('This device is in use by the MCP client “claude-code” (process 42): stop it there, or wait for it to end.')
+    expect(saidText({ ...held, params: { door: 'run', pid: '7' } }, 'zh-CN')).toBe('这台设备正被tandem run（进程 7）使用：请在那里停止，或等它结束。')
+    expect(holderText({ door: 'window', pid: 9 }, 'en')).toBe('the Tandem window (process 9)')
   })
   it('words the run state in an illegal command as the UI does', () => {
     i18n.lang = 'zh-CN'

@@ -14,6 +14,11 @@ type Table = Record<string, string>
 
 const en: Table = {
   device_busy: 'A task is already running on this device: stop it first.',
+  device_held: 'This device is in use by {holder}: stop it there, or wait for it to end.',
+  'held.window': 'the Tandem window (process {pid})',
+  'held.run': 'tandem run (process {pid})',
+  'held.mcp': 'the MCP client “{client}” (process {pid})',
+  'held.other': 'another Tandem (process {pid})',
   run_gone: 'That task is no longer running.',
   run_elsewhere: 'That task is running in another Tandem: follow or stop it there.',
   no_adb: 'adb is not installed: install it (Debian/Ubuntu: sudo apt install adb) to use phones.',
@@ -51,6 +56,7 @@ const en: Table = {
   'problem.no_answer': 'The phone did not answer: {param}',
   'problem.host_down': 'Nothing answers at {param}: on that computer, start adb for the network (adb -a -P 5037 nodaemon server) and let its port through the firewall.',
   'problem.host_silent': 'No answer from {param}: is that computer on, and the address right?',
+  'problem.host_unknown': 'No computer is called {param}: check the name, or give its IP address.',
   'problem.state': 'The phone is {param}.',
   'problem.needs_x11': 'This computer needs an X11 session or XWayland: log in with “GNOME on Xorg” or enable XWayland.',
   'problem.unsupported_os': 'This computer (macOS) is not supported yet: only phones can be driven here.',
@@ -58,6 +64,11 @@ const en: Table = {
 
 const zh: Table = {
   device_busy: '这台设备上已有任务在运行：请先停止它。',
+  device_held: '这台设备正被{holder}使用：请在那里停止，或等它结束。',
+  'held.window': 'Tandem 窗口（进程 {pid}）',
+  'held.run': 'tandem run（进程 {pid}）',
+  'held.mcp': 'MCP 客户端“{client}”（进程 {pid}）',
+  'held.other': '另一个 Tandem（进程 {pid}）',
   run_gone: '该任务已不在运行。',
   run_elsewhere: '该任务正在另一个 Tandem 中运行：请在那里查看或停止。',
   no_adb: '未安装 adb：请先安装（Debian/Ubuntu：sudo apt install adb）才能使用手机。',
@@ -95,6 +106,7 @@ const zh: Table = {
   'problem.no_answer': '手机没有响应：{param}',
   'problem.host_down': '{param} 没有响应：请在那台电脑上以网络方式启动 adb（adb -a -P 5037 nodaemon server），并在防火墙中放行该端口。',
   'problem.host_silent': '{param} 没有回应：那台电脑开着吗？地址对吗？',
+  'problem.host_unknown': '找不到名为 {param} 的电脑：请检查名称，或填写它的 IP 地址。',
   'problem.state': '手机状态为 {param}。',
   'problem.needs_x11': '这台电脑需要 X11 会话或 XWayland：请以“GNOME on Xorg”登录，或启用 XWayland。',
   'problem.unsupported_os': '暂不支持这台电脑（macOS）：这里只能操作手机。',
@@ -107,10 +119,19 @@ export function saidText(s: Said, lang: Lang = i18n.lang): string {
   const pattern = saidTables[lang][s.code]
   if (!pattern) return s.text
   const params: Record<string, string> = { ...s.params, text: s.text }
+  if (s.code === 'device_held') params.holder = holderText({ door: params.door ?? '', client: params.client, pid: Number(params.pid) || 0 }, lang)
   // A run state is worded as the rest of the UI words it.
   const state = params.state ? `state.${params.state}` : ''
   if (state && i18n.has(state)) params.state = i18n.t(state as Parameters<typeof i18n.t>[0])
   return pattern.replace(/\{(\w+)\}/g, (m, k: string) => params[k] ?? m)
+}
+
+/** holderText names who in another Tandem drives a device (devices.Holder). */
+export function holderText(h: { door: string; client?: string; pid: number }, lang: Lang = i18n.lang): string {
+  const t = saidTables[lang]
+  const door = h.client ? 'mcp' : ['window', 'run', 'mcp'].includes(h.door) ? h.door : 'other'
+  const pattern = t[`held.${door}`] ?? en[`held.${door}`]!
+  return pattern.replace('{pid}', String(h.pid)).replace('{client}', h.client ?? '')
 }
 
 /** parseSaid reads a Said from a rejected backend call's text, or null. */

@@ -3,6 +3,7 @@
 export const saidCodes = [
   'device_busy',
   'device_gone',
+  'device_held',
   'device_permission',
   'error',
   'field',

@@ -164,6 +164,7 @@ export interface Entry {
   host?: string
   problem_code?: string
   problem_param?: string
+  held_by?: Holder
 }
 
 /** engine.Event */
@@ -191,6 +192,17 @@ export interface GroupResult {
   device: string
   outcome?: string
   error?: string
+}
+
+/** devices.Holder */
+export interface Holder {
+  door: string
+  client?: string
+  pid: number
+  device?: string
+  since: string
+  run?: string
+  goal?: string
 }
 
 /** backend.Info */
