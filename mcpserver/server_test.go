@@ -309,13 +309,14 @@ func TestConfirmationsStayInTheWindowWhenSettingsSaySo(t *testing.T) {
 	cs := r.client(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- req.Params.Message
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
-	}, LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+	}, LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { //nolint:staticcheck // the server logs as the versions it serves allow (ask.go)
 		if s, ok := req.Params.Data.(string); ok {
 			logged <- s
 		}
 	}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
+	//nolint:staticcheck // the server logs as the versions it serves allow (ask.go)
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
