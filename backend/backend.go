@@ -125,6 +125,8 @@ type Backend struct {
 	cache *observe.ActionCache[model.Plan]
 	// limits bound the requests in flight to each model server (limits.go).
 	limits modelLimits
+	// videos are the runs' recordings being made (video.go).
+	videos recordings
 }
 
 // Notifier tells the doors what changed: "run" (an engine.Event) and
@@ -210,6 +212,7 @@ func (b *Backend) Shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	b.runs.StopAll(ctx)
+	b.waitVideos() // their runs ended: each closes its file
 	b.desks.stopAll()
 	b.closeAgentDevices()
 	b.virtual.Close()

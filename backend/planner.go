@@ -41,6 +41,9 @@ type RunChoice struct {
 	// VerbatimSteps is how many recent steps the model sees in full (0:
 	// the planner's default).
 	VerbatimSteps int
+	// NoVideo keeps no video of the run (the command line's --no-video),
+	// whatever the settings say.
+	NoVideo bool
 }
 
 // Setup is what a run starts with: the planner, the engine's settings and
@@ -53,6 +56,10 @@ type Setup struct {
 	Saved bool
 	// StartedBy is the choice's StartedBy, for the record.
 	StartedBy string
+	// Video says whether the run keeps a video (the settings' switch and
+	// the choice's NoVideo), and KeepGB the settings' retention limit.
+	Video  bool
+	KeepGB float64
 }
 
 // EngineSettings turns the person's settings into a run's settings.
@@ -116,7 +123,8 @@ func (b *Backend) RunSetup(c RunChoice) (Setup, error) {
 	}
 	opts := b.plannerOptions(p)
 	opts.VerbatimSteps = c.VerbatimSteps
-	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved, StartedBy: c.StartedBy}, nil
+	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved, StartedBy: c.StartedBy,
+		Video: !set.VideoOff && !c.NoVideo, KeepGB: set.VideoKeepGB}, nil
 }
 
 // errNoModel says no model is set up yet, and where to set one up.

@@ -31,14 +31,32 @@ func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (e
 	if goal == "" {
 		return engine.Snapshot{}, ErrNoGoal
 	}
-	return b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings, s.StartedBy)
+	attach := b.beginVideo(ctx, deviceID, s)
+	snap, err := b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings, s.StartedBy)
+	b.attachVideo(attach, snap, err)
+	return snap, err
+}
+
+// attachVideo hands a run that started (or none) to its video.
+func (b *Backend) attachVideo(attach func(*engine.Run), snap engine.Snapshot, err error) {
+	var run *engine.Run
+	if err == nil {
+		run, _ = b.runs.Get(snap.ID)
+	}
+	attach(run)
 }
 
 // Resume continues run id from its record with s's planner (the record's
 // settings hold); given names the device and goal again for a record
 // whose first line is damaged.
 func (b *Backend) Resume(ctx context.Context, id string, s Setup, given Given) (engine.Snapshot, error) {
-	return b.runs.Resume(ctx, id, s.Planner, given)
+	attach := func(*engine.Run) {}
+	if dev := b.resumeDevice(id, given); dev != "" {
+		attach = b.beginVideo(ctx, dev, s)
+	}
+	snap, err := b.runs.Resume(ctx, id, s.Planner, given)
+	b.attachVideo(attach, snap, err)
+	return snap, err
 }
 
 // ResumeRun continues an interrupted run from its record on its device,

@@ -33,6 +33,8 @@ type runOptions struct {
 	flags profileFlags
 	// maxSteps and verbatim override the settings when above 0.
 	maxSteps, verbatim int
+	// noVideo keeps no video of the run (--no-video).
+	noVideo bool
 }
 
 // profileFlags are the flags that change the model profile for this run.
@@ -83,6 +85,7 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs.StringVar(&o.dataDir, "data-dir", "", "where to write the run record (default: the data dir's runs folder, as the app, so its History lists the run; env TANDEM_DATA_DIR moves the data dir)")
 	fs.StringVar(&o.resume, "resume", "", "continue the interrupted run with this id from its record (goal and settings come from it)")
 	fs.BoolVar(&o.json, "json", false, "print events as JSON lines")
+	fs.BoolVar(&o.noVideo, "no-video", false, "keep no video of the run (by default the record folder gets the screen as an MP4, unless Settings turn videos off)")
 	adbPortFlag(fs, &o.port)
 	adbFlag(fs, &o.adbs)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
@@ -155,7 +158,7 @@ func (f profileFlags) edit(p *backend.Profile) {
 // choice is the run's choice on top of the person's settings.
 func (o *runOptions) choice() backend.RunChoice {
 	return backend.RunChoice{Profile: o.profile, Model: o.model, Edit: o.flags.edit,
-		Key: os.Getenv("TANDEM_API_KEY"), MaxSteps: o.maxSteps, VerbatimSteps: o.verbatim}
+		Key: os.Getenv("TANDEM_API_KEY"), MaxSteps: o.maxSteps, VerbatimSteps: o.verbatim, NoVideo: o.noVideo}
 }
 
 // config is the backend's configuration: the person's files, this run's

@@ -314,3 +314,6 @@ func (w *Writer) closeAt(t uint64) error {
 
 // ErrEmpty means a recording ended before its first key frame: no file.
 var ErrEmpty = errors.New("video: no picture came, no file was kept")
+
+// Name is the file's path.
+func (w *Writer) Name() string { return w.f.Name() }

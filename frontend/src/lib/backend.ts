@@ -47,6 +47,10 @@ export interface Settings {
   adb_servers: string[]
   /** the scrcpy-server file for the phone mirror ("": where scrcpy installs it) */
   scrcpy_server: string
+  /** keep no video of runs */
+  video_off: boolean
+  /** the newest videos kept, in GB (older ones are deleted, their records kept) */
+  video_keep_gb: number
 }
 
 /** The app's MCP server over HTTP as Settings shows it (app/mcp.go). */

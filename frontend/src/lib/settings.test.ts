@@ -17,6 +17,8 @@ const base: Settings = {
   mcp_port: 39517,
   adb_servers: [],
   scrcpy_server: '',
+  video_off: false,
+  video_keep_gb: 5,
 }
 
 describe('settingsChanges', () => {

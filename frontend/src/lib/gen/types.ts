@@ -73,6 +73,8 @@ export interface BackendSettings {
   mcp_port: number
   adb_servers: string[]
   scrcpy_server: string
+  video_off: boolean
+  video_keep_gb: number
 }
 
 /** engine.Cause */
