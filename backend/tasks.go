@@ -96,6 +96,12 @@ func (b *Backend) RunSteps(id string) (RunDetail, error) { return ReadRun(b.runs
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (b *Backend) ExportReport(id string) (string, error) { return ExportReport(b.runs.dataDir, id) }
 
+// ExportClip cuts run id's video from step from to step to into a file of
+// its own beside the record and returns its path.
+func (b *Backend) ExportClip(id string, from, to int) (string, error) {
+	return ExportClip(b.runs.dataDir, id, from, to)
+}
+
 // ExportPersonReport is ExportReport for the person: in the language they
 // read (UILang), for the window's Open and Save.
 func (b *Backend) ExportPersonReport(id string) (string, error) {

@@ -230,7 +230,7 @@ func runVideos(dir string) []RunVideo {
 	if err != nil {
 		return nil
 	}
-	var out []RunVideo
+	out := []RunVideo{}
 	for _, e := range entries {
 		ms, ok := videoStart(e.Name())
 		if !ok || e.IsDir() {

@@ -43,7 +43,7 @@ async function seeks(page, video, target, what) {
   await page.waitForFunction(
     ({ sel, t }) => {
       const v = document.querySelector(sel)
-      return v && Math.abs(v.currentTime - t) < 0.05 && !v.seeking
+      return v && Math.abs(v.currentTime - t) < 0.05 && !v.seeking && v.readyState >= 2 // the picture there is shown
     },
     { sel: video, t },
     { timeout: 5000 },
@@ -65,8 +65,9 @@ test('History and the report play the run\'s video, a step click seeks it', { ti
   await page.getByTestId('result-card').waitFor({ timeout: 60_000 })
 
   await page.getByTestId('history').click()
-  await page.locator('[data-testid^="view-"]').first().click()
   const dialog = page.getByTestId('history-dialog')
+  await dialog.getByTestId('past-run').first().waitFor()
+  await dialog.locator('[data-testid^="view-"]').first().click()
   await dialog.getByTestId('history-steps').waitFor()
   const video = '[data-testid="history-video"]'
   await page.waitForFunction((sel) => document.querySelector(sel)?.readyState >= 1 && document.querySelector(sel).duration > 0, video, { timeout: 10_000 })
@@ -96,7 +97,7 @@ test('History and the report play the run\'s video, a step click seeks it', { ti
 
   // The report: one file that plays the video and seeks on a step click.
   await dialog.getByTestId('history-back').click()
-  await page.locator('[data-testid^="export-"]').first().click()
+  await dialog.locator('[data-testid^="export-"]').first().click()
   const msg = await page.getByTestId('history-message').innerText()
   const path = msg.replace(/^.*?(\/\S+report\.html).*$/s, '$1')
   const report = await app.browser.newPage()

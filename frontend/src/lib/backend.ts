@@ -202,6 +202,15 @@ export interface RunDetail {
   steps: PastStep[]
   acts?: PastAct[]
   result?: { state: string; success: boolean; summary?: string; reason?: string; why?: Cause; pending?: string[] }
+  /** the run's videos, oldest first (a resumed run has one more), served beside its frames */
+  videos: RunVideo[]
+}
+
+/** One video of a run (backend/video.go): its file, its time zero, its size. */
+export interface RunVideo {
+  name: string
+  start: string
+  bytes: number
 }
 
 export interface RunSummary {
@@ -275,6 +284,7 @@ export type Bound = {
   ResumeRun(run: string): Promise<Snapshot>
   RunSteps(run: string): Promise<RunDetail>
   ExportReport(run: string): Promise<string>
+  ExportClip(run: string, from: number, to: number): Promise<string>
   /** writes the report and opens it in the person's browser */
   OpenReport(run: string): Promise<void>
   /** asks where to save a copy (the system's dialog); "" when cancelled */
