@@ -74,6 +74,19 @@ func (b *Backend) beginVideo(ctx context.Context, id string, s Setup) func(*engi
 	if !s.Video || b.runs.world != nil {
 		return func(*engine.Run) {}
 	}
+	attach := b.beginVideoIn(ctx, id, s)
+	return func(run *engine.Run) {
+		if run == nil {
+			attach("", nil)
+			return
+		}
+		attach(run.Dir(), run.Done())
+	}
+}
+
+// beginVideoIn is beginVideo for any record folder: attach gives the
+// folder and a channel closed when the recording is to end ("": none).
+func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach func(dir string, done <-chan struct{})) {
 	r := &recording{b: b, id: id, start: time.Now(), first: make(chan struct{})}
 	// The recording outlives this call: the run's end (or none) ends it.
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -98,14 +111,14 @@ func (b *Backend) beginVideo(ctx context.Context, id string, s Setup) func(*engi
 	case <-wait.C:
 	case <-ctx.Done():
 	}
-	return func(run *engine.Run) {
-		if run == nil {
+	return func(dir string, done <-chan struct{}) {
+		if dir == "" {
 			cancel()
 			return
 		}
-		r.attach(run.Dir())
+		r.attach(dir)
 		go func() {
-			<-run.Done()
+			<-done
 			cancel()
 		}()
 	}
