@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"tandem/engine"
@@ -91,7 +92,14 @@ func (b *Backend) PastRuns() ([]RunSummary, error) {
 }
 
 // RunSteps returns a recorded run step by step, for the history view.
-func (b *Backend) RunSteps(id string) (RunDetail, error) { return ReadRun(b.runs.dataDir, id) }
+func (b *Backend) RunSteps(id string) (RunDetail, error) {
+	if id != "" && !strings.ContainsAny(id, `/\`) && id != "." && id != ".." {
+		dir := filepath.Join(b.runs.dataDir, id)
+		b.videos.whole(dir)
+		finalizeVideos(dir)
+	}
+	return ReadRun(b.runs.dataDir, id)
+}
 
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (b *Backend) ExportReport(id string) (string, error) { return ExportReport(b.runs.dataDir, id) }

@@ -44,6 +44,28 @@ const videoPrefix, videoExt = "video-", ".mp4"
 // their files.
 type recordings struct {
 	wg sync.WaitGroup
+	// closing holds, for each record folder whose video is being made, a
+	// channel closed once its file is whole (finalized): History waits
+	// for it rather than play a file about to be replaced.
+	mu      sync.Mutex
+	closing map[string]chan struct{}
+}
+
+// whole waits (at most 5 s) until the video being made in dir, if any, is
+// whole.
+func (v *recordings) whole(dir string) {
+	v.mu.Lock()
+	ch := v.closing[dir]
+	v.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	t := time.NewTimer(5 * time.Second)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	}
 }
 
 // firstPictureWait bounds how long a run's start waits for its video's
@@ -64,6 +86,7 @@ type recording struct {
 	w     *video.Writer
 	early []mirror.Frame
 	werr  error
+	whole func() // tells History the file is whole (set when attached)
 }
 
 // beginVideo starts keeping device id's screen for a run about to start
@@ -95,6 +118,11 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 		defer b.videos.wg.Done()
 		defer cancel()
 		path, err := r.keep(rctx)
+		r.mu.Lock()
+		if r.whole != nil {
+			r.whole()
+		}
+		r.mu.Unlock()
 		switch {
 		case err == nil:
 			if err := pruneVideos(b.runs.dataDir, int64(s.KeepGB*1e9)); err != nil {
@@ -117,6 +145,21 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 			return
 		}
 		r.attach(dir)
+		wholeCh := make(chan struct{})
+		b.videos.mu.Lock()
+		if b.videos.closing == nil {
+			b.videos.closing = map[string]chan struct{}{}
+		}
+		b.videos.closing[dir] = wholeCh
+		b.videos.mu.Unlock()
+		r.mu.Lock()
+		r.whole = func() {
+			b.videos.mu.Lock()
+			delete(b.videos.closing, dir)
+			b.videos.mu.Unlock()
+			close(wholeCh)
+		}
+		r.mu.Unlock()
 		go func() {
 			<-done
 			cancel()
@@ -141,7 +184,30 @@ func (r *recording) keep(ctx context.Context) (string, error) {
 	if r.w == nil {
 		return "", nil
 	}
-	return r.path(), errors.Join(r.werr, r.w.Close(time.Now()))
+	if err := errors.Join(r.werr, r.w.Close(time.Now())); err != nil {
+		return r.path(), err
+	}
+	// Whole: progressive, so every player seeks in it (video.Finalize).
+	return r.path(), video.Finalize(r.path())
+}
+
+// finalizeVideos makes progressive the videos of a record no run writes
+// (a run killed while it recorded left its video fragmented).
+func finalizeVideos(dir string) {
+	if engine.RecordInUse(dir) != nil {
+		return
+	}
+	for _, v := range runVideos(dir) {
+		p := filepath.Join(dir, v.Name)
+		if st, err := os.Stat(p); err != nil || time.Since(st.ModTime()) < 5*time.Second {
+			continue // a recording that may still be closing finalizes itself
+		}
+		if video.Fragmented(p) {
+			if err := video.Finalize(p); err != nil {
+				log.Printf("video %s: %v", p, err)
+			}
+		}
+	}
 }
 
 // flushes puts pictures on disk within a second of their arrival, and

@@ -1,6 +1,7 @@
 package video
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -18,16 +19,18 @@ type Sample struct {
 	Data    []byte
 }
 
-// Read reads a file this package wrote (or any fragmented H.264 MP4):
-// its parameter sets and its pictures in order. A file cut short by a
-// crash is read up to its last whole fragment.
+// Read reads a file this package wrote, fragmented (a recording) or
+// progressive (Finalize's): its parameter sets and its pictures in order.
+// A file cut short by a crash is read up to its last whole fragment.
 func Read(path string) (sps, pps [][]byte, samples []Sample, err error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer f.Close()
-	file, err := mp4.DecodeFile(f)
+	file, err := mp4.DecodeFile(bytes.NewReader(data))
+	if file != nil && file.Moov != nil && file.Moov.Trak != nil && !file.IsFragmented() {
+		return readProgressive(data, file)
+	}
 	if err != nil && (file == nil || file.Init == nil) {
 		return nil, nil, nil, fmt.Errorf("video: read %s: %w", path, err)
 	}
@@ -111,7 +114,10 @@ func Clip(src, dst string, from, to time.Duration) error {
 		end = t + uint64(s.Dur.Milliseconds())
 	}
 	end = min(end, uint64((to - base).Milliseconds()))
-	return w.closeAt(end)
+	if err := w.closeAt(end); err != nil {
+		return err
+	}
+	return Finalize(dst)
 }
 
 // inBand is the SPS and PPS a sample carries (after a config change).

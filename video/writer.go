@@ -65,6 +65,10 @@ type Writer struct {
 	Dropped int
 	tokens  float64
 	tokenAt time.Time
+	// keys locates each key frame written (its time, its fragment's
+	// offset), for the random-access index Close appends (mfra): a player
+	// that reads the file from a server seeks by it.
+	keys []mp4.TfraEntry
 }
 
 // Create makes a new file at path whose time zero is start.
@@ -182,6 +186,9 @@ func (w *Writer) add(data []byte, key bool, t uint64) error {
 	if key {
 		flags = mp4.SyncSampleFlags
 	}
+	if w.Frames == 0 {
+		t = 0 // the first picture is the screen from the start on
+	}
 	if n := len(w.pending); n > 0 {
 		prev := &w.pending[n-1]
 		t = max(t, prev.DecodeTime+1)
@@ -274,6 +281,11 @@ func (w *Writer) flushTo(t uint64) error {
 		frag.AddFullSample(s)
 	}
 	w.end = last.DecodeTime + uint64(last.Dur)
+	for i, s := range w.pending {
+		if s.Flags == mp4.SyncSampleFlags {
+			w.keys = append(w.keys, mp4.TfraEntry{Time: s.DecodeTime, MoofOffset: uint64(w.Bytes), TrafNumber: 1, TrunNumber: 1, SampleNumber: uint32(i + 1)})
+		}
+	}
 	w.pending = w.pending[:0]
 	var buf bytes.Buffer
 	if err := frag.Encode(&buf); err != nil {
@@ -303,13 +315,35 @@ func (w *Writer) closeAt(t uint64) error {
 		w.f.Close()
 		return errors.Join(os.Remove(name), ErrEmpty)
 	}
-	err := w.flushTo(t)
+	err := errors.Join(w.flushTo(t), w.writeIndex())
 	var d [8]byte
 	binary.BigEndian.PutUint64(d[:], max(t, w.end))
 	if _, werr := w.f.WriteAt(d[:], w.mehdAt); werr != nil {
 		err = errors.Join(err, werr)
 	}
 	return errors.Join(err, w.f.Close())
+}
+
+// writeIndex appends the movie fragment random access box: where each key
+// frame's fragment starts, and its time.
+func (w *Writer) writeIndex() error {
+	if len(w.keys) == 0 {
+		return nil
+	}
+	mfra := &mp4.MfraBox{}
+	if err := mfra.AddChild(&mp4.TfraBox{Version: 1, TrackID: 1, LengthSizeOfSampleNum: 3, Entries: w.keys}); err != nil {
+		return err
+	}
+	mfro := &mp4.MfroBox{}
+	if err := mfra.AddChild(mfro); err != nil {
+		return err
+	}
+	mfro.ParentSize = uint32(mfra.Size())
+	var buf bytes.Buffer
+	if err := mfra.Encode(&buf); err != nil {
+		return err
+	}
+	return w.write(buf.Bytes())
 }
 
 // ErrEmpty means a recording ended before its first key frame: no file.

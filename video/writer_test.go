@@ -230,3 +230,34 @@ func TestWriterKeepsItsBudget(t *testing.T) {
 		t.Fatalf("ffprobe read %+v, want %d frames", p, 60-w.Dropped)
 	}
 }
+
+// A finished recording made progressive keeps its pictures and their
+// times, and plays as before.
+func TestFinalizeKeepsPicturesAndTimes(t *testing.T) {
+	start := time.Now()
+	ps := packets(t, 320, 640, 30, start, 200*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "video.mp4")
+	if err := write(t, path, start, ps).Close(start.Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, before, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Finalize(path); err != nil {
+		t.Fatal(err)
+	}
+	_, _, after, err := Read(path)
+	if err != nil || len(after) != len(before) {
+		t.Fatalf("read back %d of %d samples (%v)", len(after), len(before), err)
+	}
+	for i := range after {
+		if after[i].At != before[i].At || after[i].Key != before[i].Key {
+			t.Fatalf("sample %d: %+v, was %+v", i, after[i].At, before[i].At)
+		}
+	}
+	p := ffprobe(t, path)
+	if p.Codec != "h264" || p.Frames != 30 || !near(p.Duration, 10*time.Second, 300*time.Millisecond) {
+		t.Fatalf("the progressive file reads as %+v", p)
+	}
+}
