@@ -27,11 +27,11 @@ func (a *HistoryAPI) RunSteps(id string) (_ backend.RunDetail, err error) {
 	return a.b.RunSteps(id)
 }
 
-// ExportClip cuts a run's video from step from to step to into an MP4
+// ExportClip cuts a run's video from one step to another into an MP4
 // beside its record and returns its path.
-func (a *HistoryAPI) ExportClip(id string, from, to int) (_ string, err error) {
+func (a *HistoryAPI) ExportClip(id string, steps backend.ClipSteps) (_ string, err error) {
 	defer toUI(&err)
-	return a.b.ExportClip(id, from, to)
+	return a.b.ExportClip(id, steps.From, steps.To)
 }
 
 // ExportReport writes a run's self-contained HTML report and returns its path.

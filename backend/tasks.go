@@ -104,6 +104,12 @@ func (b *Backend) RunSteps(id string) (RunDetail, error) {
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (b *Backend) ExportReport(id string) (string, error) { return ExportReport(b.runs.dataDir, id) }
 
+// ClipSteps are the steps a clip goes from and to (History's numbers).
+type ClipSteps struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
 // ExportClip cuts run id's video from step from to step to into a file of
 // its own beside the record and returns its path.
 func (b *Backend) ExportClip(id string, from, to int) (string, error) {

@@ -98,7 +98,7 @@ test('History and the report play the run\'s video, a step click seeks it', { ti
   // The report: one file that plays the video and seeks on a step click.
   await dialog.getByTestId('history-back').click()
   await dialog.locator('[data-testid^="export-"]').first().click()
-  const msg = await page.getByTestId('history-message').innerText()
+  const msg = await dialog.getByTestId('history-message').filter({ hasText: /report\.html/ }).innerText()
   const path = msg.replace(/^.*?(\/\S+report\.html).*$/s, '$1')
   const report = await app.browser.newPage()
   await report.goto('file://' + path)

@@ -284,7 +284,7 @@ export type Bound = {
   ResumeRun(run: string): Promise<Snapshot>
   RunSteps(run: string): Promise<RunDetail>
   ExportReport(run: string): Promise<string>
-  ExportClip(run: string, from: number, to: number): Promise<string>
+  ExportClip(run: string, steps: { from: number; to: number }): Promise<string>
   /** writes the report and opens it in the person's browser */
   OpenReport(run: string): Promise<void>
   /** asks where to save a copy (the system's dialog); "" when cancelled */
