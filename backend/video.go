@@ -111,6 +111,7 @@ func (b *Backend) beginVideo(ctx context.Context, id string, s Setup) func(*engi
 // folder and a channel closed when the recording is to end ("": none).
 func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach func(dir string, done <-chan struct{})) {
 	r := &recording{b: b, id: id, start: time.Now(), first: make(chan struct{})}
+	ended := make(chan struct{}) // the recording gave up (no stream) or ended
 	// The recording outlives this call: the run's end (or none) ends it.
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	b.videos.wg.Add(1)
@@ -118,6 +119,7 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 		defer b.videos.wg.Done()
 		defer cancel()
 		path, err := r.keep(rctx)
+		close(ended)
 		r.mu.Lock()
 		if r.whole != nil {
 			r.whole()
@@ -136,6 +138,7 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 	defer wait.Stop()
 	select {
 	case <-r.first:
+	case <-ended: // no stream: the run need not wait
 	case <-wait.C:
 	case <-ctx.Done():
 	}

@@ -146,3 +146,18 @@ func TestPruneVideosKeepsTheNewest(t *testing.T) {
 		t.Fatal("a record went with its video")
 	}
 }
+
+// A phone whose mirror can only poll screencap keeps no video, and the
+// recording does not keep its desk polling: it leaves when it sees no
+// stream.
+func TestNoStreamNoVideo(t *testing.T) {
+	b, serial, plus := counterBackend(t)
+	b.desks.noScreenrecord, b.desks.jarPaths = true, nil
+	dir, _ := tapRun(t, b, serial, plus, 2)
+	if vids := runVideos(dir); len(vids) != 0 {
+		t.Fatalf("a phone without a stream left %v", vids)
+	}
+	if d := b.desks.get(serial); d != nil {
+		t.Fatalf("the recording's desk still polls the phone for %v", d.viewers)
+	}
+}
