@@ -33,3 +33,14 @@ describe('run video marks', () => {
     expect(currentAt(ms, 9)).toBe('s2')
   })
 })
+
+describe('a resumed run', () => {
+  it('marks on each video only what falls in it', () => {
+    const resumed = {
+      ...detail,
+      steps: [...detail.steps, { n: 3, at: '2026-01-01T00:10:02.000Z' }],
+    } as unknown as RunDetail
+    expect(marks(resumed, resumed.videos[0]).map((m) => m.key)).toEqual(['s1', 'a0', 's2'])
+    expect(marks(resumed, resumed.videos[1])).toEqual([{ key: 's3', t: 2, act: false, n: 3 }])
+  })
+})

@@ -19,13 +19,19 @@ export function videoOf(d: RunDetail): RunVideo | undefined {
   return [...vids].reverse().find((v) => Date.parse(v.start) <= Date.parse(first)) ?? vids[0]
 }
 
-/** marks places each step and act of d on video v, in time order (before its start: at 0). */
+/**
+ * marks places each step and act of d that falls in video v (from its start, give or take a
+ * second, to the next video's start: a resumed run has one a part) on it, in time order.
+ */
 export function marks(d: RunDetail, v: RunVideo): Mark[] {
   const zero = Date.parse(v.start)
+  const next = (d.videos ?? []).map((o) => Date.parse(o.start)).filter((s) => s > zero)
+  const end = next.length ? Math.min(...next) : Infinity
+  const inPart = (iso: string) => Date.parse(iso) >= zero - 1000 && Date.parse(iso) < end
   const at = (iso: string) => Math.max(0, (Date.parse(iso) - zero) / 1000)
   const out: Mark[] = [
-    ...(d.acts ?? []).map((a, i) => ({ key: `a${i}`, t: at(a.at), act: true })),
-    ...d.steps.filter((s) => s.at).map((s) => ({ key: `s${s.n}`, t: at(s.at!), act: false, n: s.n })),
+    ...(d.acts ?? []).flatMap((a, i) => (inPart(a.at) ? [{ key: `a${i}`, t: at(a.at), act: true }] : [])),
+    ...d.steps.filter((s) => s.at && inPart(s.at)).map((s) => ({ key: `s${s.n}`, t: at(s.at!), act: false, n: s.n })),
   ]
   return out.sort((a, b) => a.t - b.t)
 }
