@@ -87,6 +87,7 @@ type recording struct {
 	early []mirror.Frame
 	werr  error
 	whole func() // tells History the file is whole (set when attached)
+	over  bool   // keep has ended: nothing more is attached
 }
 
 // beginVideo starts keeping device id's screen for a run about to start
@@ -143,30 +144,34 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 	case <-ctx.Done():
 	}
 	return func(dir string, done <-chan struct{}) {
-		if dir == "" {
+		if dir == "" || !r.attach(dir) {
 			cancel()
 			return
 		}
-		r.attach(dir)
-		wholeCh := make(chan struct{})
-		b.videos.mu.Lock()
-		if b.videos.closing == nil {
-			b.videos.closing = map[string]chan struct{}{}
-		}
-		b.videos.closing[dir] = wholeCh
-		b.videos.mu.Unlock()
-		r.mu.Lock()
-		r.whole = func() {
-			b.videos.mu.Lock()
-			delete(b.videos.closing, dir)
-			b.videos.mu.Unlock()
-			close(wholeCh)
-		}
-		r.mu.Unlock()
 		go func() {
 			<-done
 			cancel()
 		}()
+	}
+}
+
+// closing notes that dir's video is being made and returns what says it
+// is whole.
+func (v *recordings) closingIn(dir string) func() {
+	ch := make(chan struct{})
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.closing == nil {
+		v.closing = map[string]chan struct{}{}
+	}
+	v.closing[dir] = ch
+	return func() {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if v.closing[dir] == ch {
+			delete(v.closing, dir)
+		}
+		close(ch)
 	}
 }
 
@@ -184,6 +189,7 @@ func (r *recording) keep(ctx context.Context) (string, error) {
 	r.b.hub.Follow(fctx, r.id, r.take)
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.over = true
 	if r.w == nil {
 		return "", nil
 	}
@@ -266,22 +272,29 @@ func (r *recording) write(f mirror.Frame) {
 // path is the file's path (once attached).
 func (r *recording) path() string { return r.w.Name() }
 
-// attach makes the file in the run's record folder and writes what came.
-func (r *recording) attach(dir string) {
+// attach makes the file in the run's record folder and writes what came;
+// false when the recording has already ended (no stream) or the file
+// cannot be made.
+func (r *recording) attach(dir string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.over {
+		return false
+	}
 	w, err := video.Create(filepath.Join(dir, videoPrefix+strconv.FormatInt(r.start.UnixMilli(), 10)+videoExt), r.start)
 	if err != nil {
 		log.Printf("video: %v", err)
 		r.early = nil
-		return
+		return false
 	}
+	r.whole = r.b.videos.closingIn(dir)
 	w.Budget = VideoBudget
 	r.w = w
 	for _, f := range r.early {
 		r.write(f)
 	}
 	r.early = nil
+	return true
 }
 
 // waitVideos waits for every recording to close its file (their runs
