@@ -127,7 +127,7 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 		}
 		r.mu.Unlock()
 		switch {
-		case err == nil:
+		case err == nil && path != "":
 			if err := pruneVideos(b.runs.dataDir, int64(s.KeepGB*1e9)); err != nil {
 				log.Printf("videos: keeping the newest %g GB: %v", s.KeepGB, err)
 			}
