@@ -93,16 +93,25 @@ func (b *Backend) PastRuns() ([]RunSummary, error) {
 
 // RunSteps returns a recorded run step by step, for the history view.
 func (b *Backend) RunSteps(id string) (RunDetail, error) {
+	b.wholeVideos(id)
+	return ReadRun(b.runs.dataDir, id)
+}
+
+// wholeVideos waits for run id's video being closed, if any, and makes a
+// killed run's whole, before History, a report or a clip reads it.
+func (b *Backend) wholeVideos(id string) {
 	if id != "" && !strings.ContainsAny(id, `/\`) && id != "." && id != ".." {
 		dir := filepath.Join(b.runs.dataDir, id)
 		b.videos.whole(dir)
 		finalizeVideos(dir)
 	}
-	return ReadRun(b.runs.dataDir, id)
 }
 
 // ExportReport writes a run's self-contained HTML report and returns its path.
-func (b *Backend) ExportReport(id string) (string, error) { return ExportReport(b.runs.dataDir, id) }
+func (b *Backend) ExportReport(id string) (string, error) {
+	b.wholeVideos(id)
+	return ExportReport(b.runs.dataDir, id)
+}
 
 // ClipSteps are the steps a clip goes from and to (History's numbers).
 type ClipSteps struct {
@@ -113,12 +122,14 @@ type ClipSteps struct {
 // ExportClip cuts run id's video from step from to step to into a file of
 // its own beside the record and returns its path.
 func (b *Backend) ExportClip(id string, from, to int) (string, error) {
+	b.wholeVideos(id)
 	return ExportClip(b.runs.dataDir, id, from, to)
 }
 
 // ExportPersonReport is ExportReport for the person: in the language they
 // read (UILang), for the window's Open and Save.
 func (b *Backend) ExportPersonReport(id string) (string, error) {
+	b.wholeVideos(id)
 	return ExportReportIn(b.runs.dataDir, id, b.UILang())
 }
 
