@@ -1,6 +1,7 @@
 package video
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -18,9 +19,19 @@ import (
 // the file as a stream can seek in it, which WebKitGTK's GStreamer cannot
 // in a fragmented file (its demuxer ignores seeks of a fragmented file it
 // is pushed). The new file replaces the old one only once it is whole on
-// disk, so a crash during Finalize leaves the fragmented file.
+// disk, so a crash during Finalize leaves the fragmented file. The
+// pictures are copied from file to file, never all held in memory. A file
+// already progressive is left as it is.
 func Finalize(path string) error {
-	sps, pps, samples, err := Read(path)
+	if !Fragmented(path) {
+		return nil
+	}
+	src, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	sps, pps, samples, err := indexFragmented(src)
 	if err != nil {
 		return err
 	}
@@ -31,11 +42,64 @@ func Finalize(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeProgressive(f, sps, pps, samples); err != nil {
+	if err := writeProgressive(f, src, sps, pps, samples); err != nil {
 		_ = os.Remove(f.Name())
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// located is one picture of a fragmented file: its time and duration (in
+// Timescale units), whether it is a key frame, and where its bytes are.
+type located struct {
+	at, dur uint64
+	key     bool
+	off     int64
+	size    uint32
+}
+
+// indexFragmented reads a fragmented file's boxes, not its pictures: the
+// parameter sets and where each picture is. A fragment cut short (a crash)
+// is left out from its first missing picture.
+func indexFragmented(src *os.File) (sps, pps [][]byte, out []located, err error) {
+	st, err := src.Stat()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	file, err := mp4.DecodeFile(src, mp4.WithDecodeMode(mp4.DecModeLazyMdat))
+	if file == nil || file.Init == nil || file.Init.Moov.Trak == nil {
+		return nil, nil, nil, errors.Join(errors.New("video: not a fragmented MP4"), err)
+	}
+	if avcx, ok := file.Init.Moov.Trak.Mdia.Minf.Stbl.Stsd.Children[0].(*mp4.VisualSampleEntryBox); ok && avcx.AvcC != nil {
+		sps, pps = avcx.AvcC.SPSnalus, avcx.AvcC.PPSnalus
+	}
+	trex := file.Init.Moov.Mvex.Trex
+	for _, seg := range file.Segments {
+		for _, frag := range seg.Fragments {
+			traf := frag.Moof.Traf
+			var t uint64
+			if traf.Tfdt != nil {
+				t = traf.Tfdt.BaseMediaDecodeTime()
+			}
+			base := int64(frag.Moof.StartPos)
+			if traf.Tfhd.HasBaseDataOffset() {
+				base = int64(traf.Tfhd.BaseDataOffset)
+			}
+			for _, trun := range traf.Truns {
+				trun.AddSampleDefaultValues(traf.Tfhd, trex)
+				off := base + int64(trun.DataOffset)
+				for _, s := range trun.Samples {
+					if off+int64(s.Size) > st.Size() {
+						return sps, pps, out, nil
+					}
+					out = append(out, located{at: t, dur: uint64(s.Dur), key: mp4.IsSyncSampleFlags(s.Flags), off: off, size: s.Size})
+					off += int64(s.Size)
+					t += uint64(s.Dur)
+				}
+			}
+		}
+	}
+	return sps, pps, out, nil
 }
 
 // Fragmented reports whether path is a recording not yet finalized (a
@@ -51,8 +115,9 @@ func Fragmented(path string) bool {
 	return bytes.Contains(head[:n], []byte("mvex"))
 }
 
-// writeProgressive writes ftyp, moov and mdat to f, syncs and closes it.
-func writeProgressive(f *os.File, sps, pps [][]byte, samples []Sample) error {
+// writeProgressive writes ftyp, moov and mdat to f, the pictures copied
+// from src, and syncs and closes it.
+func writeProgressive(f *os.File, src io.ReaderAt, sps, pps [][]byte, samples []located) error {
 	ftyp := mp4.NewFtyp("isom", 0x200, []string{"isom", "iso2", "avc1", "mp41"})
 	moov := mp4.NewMoovBox()
 	mvhd := mp4.CreateMvhd()
@@ -70,9 +135,9 @@ func writeProgressive(f *os.File, sps, pps [][]byte, samples []Sample) error {
 	var size uint64
 	for i, s := range samples {
 		// A picture lasts until the next one (a still stretch included).
-		d := uint64(s.Dur.Milliseconds())
-		if i+1 < len(samples) {
-			d = uint64((samples[i+1].At - s.At).Milliseconds())
+		d := s.dur
+		if i+1 < len(samples) && samples[i+1].at > s.at {
+			d = samples[i+1].at - s.at
 		}
 		d = max(d, 1)
 		if n := len(stbl.Stts.SampleTimeDelta); n > 0 && stbl.Stts.SampleTimeDelta[n-1] == uint32(d) {
@@ -82,11 +147,11 @@ func writeProgressive(f *os.File, sps, pps [][]byte, samples []Sample) error {
 			stbl.Stts.SampleTimeDelta = append(stbl.Stts.SampleTimeDelta, uint32(d))
 		}
 		total += d
-		if s.Key {
+		if s.key {
 			stss.SampleNumber = append(stss.SampleNumber, uint32(i+1))
 		}
-		stbl.Stsz.SampleSize = append(stbl.Stsz.SampleSize, uint32(len(s.Data)))
-		size += uint64(len(s.Data))
+		stbl.Stsz.SampleSize = append(stbl.Stsz.SampleSize, s.size)
+		size += uint64(s.size)
 	}
 	stbl.AddChild(stss)
 	stbl.Stsz.SampleNumber = uint32(len(samples))
@@ -110,11 +175,15 @@ func writeProgressive(f *os.File, sps, pps [][]byte, samples []Sample) error {
 	}
 	head.Write([]byte{0, 0, 0, 1, 'm', 'd', 'a', 't'})
 	head.Write(binary.BigEndian.AppendUint64(nil, mdatHeader+size))
-	_, err := f.Write(head.Bytes())
+	bw := bufio.NewWriterSize(f, 1<<20)
+	_, err := bw.Write(head.Bytes())
 	for _, s := range samples {
 		if err == nil {
-			_, err = f.Write(s.Data)
+			_, err = io.Copy(bw, io.NewSectionReader(src, s.off, int64(s.size)))
 		}
+	}
+	if err == nil {
+		err = bw.Flush()
 	}
 	if err == nil {
 		err = f.Sync()

@@ -156,6 +156,13 @@ func TestWriterKilledLeavesAPlayableFile(t *testing.T) {
 	if !near(p.Duration, 5*time.Second, 1200*time.Millisecond) {
 		t.Fatalf("duration %v, want about the 5 s flushed", p.Duration)
 	}
+	// Made whole afterwards (History does it), it keeps what it had.
+	if err := Finalize(path); err != nil {
+		t.Fatal(err)
+	}
+	if q := ffprobe(t, path); q.Codec != "h264" || q.Frames != p.Frames || Fragmented(path) {
+		t.Fatalf("the killed recording made whole reads as %+v (fragmented %v), was %+v", q, Fragmented(path), p)
+	}
 }
 
 func TestClipStartsAtAKeyFrame(t *testing.T) {
