@@ -268,3 +268,27 @@ func TestFinalizeKeepsPicturesAndTimes(t *testing.T) {
 		t.Fatalf("the progressive file reads as %+v", p)
 	}
 }
+
+// A phone that turns restarts its stream with a new size: its new
+// parameter sets go in band before the next key frame, and every picture
+// still decodes.
+func TestWriterKeepsAStreamThatTurns(t *testing.T) {
+	start := time.Now()
+	upright := packets(t, 320, 640, 10, start, 100*time.Millisecond)
+	turned := packets(t, 640, 320, 10, start.Add(time.Second), 100*time.Millisecond)
+	path := filepath.Join(t.TempDir(), "video.mp4")
+	w := write(t, path, start, append(upright, turned...))
+	if err := w.Close(start.Add(2 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := Finalize(path); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("ffmpeg", "-v", "error", "-i", path, "-f", "null", "-").CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("ffmpeg decoding the turned stream: %v\n%s", err, out)
+	}
+	if p := ffprobe(t, path); p.Frames != 20 {
+		t.Fatalf("%+v, want the 20 pictures of both sizes", p)
+	}
+}
