@@ -3,6 +3,7 @@ module tandem
 go 1.26.8
 
 require (
+	github.com/Eyevinn/mp4ff v0.50.0
 	github.com/coder/websocket v1.8.15
 	github.com/electricbubble/gadb v0.1.1-0.20250314021536-2e108649b088
 	github.com/gen2brain/shm v0.1.1

@@ -36,6 +36,13 @@ func (a *HistoryAPI) RunSteps(id string) (_ backend.RunDetail, err error) {
 	return a.b.RunSteps(id)
 }
 
+// ExportClip cuts a run's video from one step to another into an MP4
+// beside its record and returns its path.
+func (a *HistoryAPI) ExportClip(id string, steps backend.ClipSteps) (_ string, err error) {
+	defer toUI(&err)
+	return a.b.ExportClip(id, steps.From, steps.To)
+}
+
 // ExportReport writes a run's self-contained HTML report and returns its path.
 func (a *HistoryAPI) ExportReport(id string) (_ string, err error) {
 	defer toUI(&err)

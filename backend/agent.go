@@ -186,6 +186,8 @@ func (b *Backend) ActAsRun(ctx context.Context, id string, a action.Action, c Ru
 		return engine.Snapshot{}, err
 	}
 	s.Planner = &onePlanner{act: a}
+	// One act is over before a phone's stream would open: no video.
+	s.Video = false
 	return b.Launch(ctx, id, "Do one action for "+orAgent(c.StartedBy)+": "+a.String(), s)
 }
 

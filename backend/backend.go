@@ -135,6 +135,8 @@ type Backend struct {
 	limits modelLimits
 	chores *chore.Store // the saved chores (chores.go), made on first use
 	sched  *scheduler   // the chores' schedules, in the window's Tandem (schedule.go)
+	// videos are the runs' recordings being made (video.go).
+	videos recordings
 }
 
 // Notifier tells the doors what changed: "run" (an engine.Event) and
@@ -223,6 +225,7 @@ func (b *Backend) Shutdown() {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	b.runs.StopAll(ctx)
+	b.waitVideos() // their runs ended: each closes its file
 	b.desks.stopAll()
 	b.closeAgentDevices()
 	b.virtual.Close()

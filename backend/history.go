@@ -173,6 +173,10 @@ type reportData struct {
 	W        reportWords // the report's own words, in its language
 	// In W's language: the run's figures, the end's state and reason.
 	Steps1, Totals, State, Reason string
+	// Video is the run's video, played above the steps (nil: none).
+	Video *reportVideo
+	// Script is what seeks the video on a click (report_video.go).
+	Script template.JS
 }
 
 // PastStep is one device action of a recorded run, for the step-by-step
@@ -225,6 +229,9 @@ type RunDetail struct {
 	Steps    []PastStep       `json:"steps"`
 	Acts     []PastAct        `json:"acts"`
 	Result   *engine.Result   `json:"result,omitempty"`
+	// Videos are the run's videos, oldest first (a resumed run has one
+	// more), each starting at its own time.
+	Videos []RunVideo `json:"videos"`
 }
 
 // ReadRun reads dataDir/<id>'s record into its steps.
@@ -237,7 +244,7 @@ func ReadRun(dataDir, id string) (RunDetail, error) {
 		return RunDetail{}, fmt.Errorf("read the run's record: %w", err)
 	}
 	entries := rr.Entries
-	d := RunDetail{Run: summarizeRead(id, rr), Steps: []PastStep{}, Acts: []PastAct{}}
+	d := RunDetail{Run: summarizeRead(id, rr), Steps: []PastStep{}, Acts: []PastAct{}, Videos: runVideos(filepath.Join(dataDir, id))}
 	var frame, thought string
 	var replayed bool
 	var screen action.Size
@@ -322,6 +329,9 @@ func ExportReportIn(dataDir, id, lang string) (string, error) {
 			Marker: markerFor(st.Action, st.Screen), Alt: fmt.Sprintf("%s %d", w.ScreenBefore, st.N), At: st.At})
 	}
 	data.Rows = reportRows(data.Steps, run.Acts, w, dir)
+	if data.Video = reportVideoOf(dir, run); data.Video != nil {
+		data.Script = reportVideoScript
+	}
 	var buf bytes.Buffer
 	if err := reportTemplate.Execute(&buf, data); err != nil {
 		return "", err
@@ -376,6 +386,12 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 .fail{color:#d6454f}
 .act{background:#fff8e8;border:1px solid #ecd9a8;border-left:4px solid #c98a0b;border-radius:10px;padding:8px 12px;margin-bottom:12px}
 .act.shown{display:grid;grid-template-columns:220px 1fr;gap:16px;padding:12px}
+.video{position:sticky;top:0;z-index:1;background:#f4f5f8;padding:8px 0;margin-bottom:12px;text-align:center}
+.video video{max-height:40vh;max-width:100%;background:#000;border-radius:8px}
+.marks{position:relative;height:14px;border-bottom:1px solid #c9cedb;margin-top:4px}
+.marks a{position:absolute;top:0;width:4px;height:14px;margin-left:-2px;border-radius:2px;background:#4f6bff}
+.marks a.person{background:#c98a0b}
+section[data-t]{cursor:pointer}section.current{outline:2px solid #4f6bff}
 </style></head><body>
 <header><h1>{{.Run.Goal}}</h1>{{if .Run.FirstGoal}}<div class="meta">{{.W.FirstGoal}} {{.Run.FirstGoal}}</div>{{end}}
 <div class="meta">{{.W.Device}} {{.Run.Device}} · {{.W.Started}} {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Steps1}}{{if .Settings}}{{if .Settings.Model}} · {{.W.Model}} {{.Settings.Model}}{{end}}{{end}} · {{.W.Made}} {{.Made.Format "2006-01-02 15:04"}} {{.W.ByTandem}}</div></header>
@@ -383,11 +399,13 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 {{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{$.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if $.Reason}}: {{$.Reason}}{{end}}
 {{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <div class="meta">{{$.Totals}}</div></div>{{end}}
-{{range .Rows}}{{with .Act}}<section class="act{{if .Frame}} shown{{end}}">{{if .Frame}}{{template "shot" .}}{{end}}<div><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Target}} {{.Target}}{{end}}{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}">
+{{with .Video}}<div class="video"><video id="run-video" src="{{.Src}}" controls preload="metadata"></video>
+<div class="marks">{{range $.Rows}}{{with .Act}}{{with $.T .At}}<a href="#" class="person" data-t="{{.}}" title="{{$.W.ByPerson}}"></a>{{end}}{{end}}{{with .Step}}{{with $.T .At}}<a href="#" data-t="{{.}}"></a>{{end}}{{end}}{{end}}</div></div>{{end}}
+{{range .Rows}}{{with .Act}}<section class="act{{if .Frame}} shown{{end}}"{{with $.T .At}} data-t="{{.}}"{{end}}>{{if .Frame}}{{template "shot" .}}{{end}}<div><div class="who">{{.At.Format "15:04:05"}} · {{$.W.ByPerson}}</div>{{if .Asked}}<div class="asked">{{.Asked}}</div>{{end}}<div><strong>{{.What}}</strong>{{if .Target}} {{.Target}}{{end}}{{if .Action}} <code>{{.Action}}</code>{{end}}{{if .Text}} — “{{.Text}}”{{end}}{{if .Region}} · region {{.Region}}{{end}}</div></div></section>{{end}}{{with .Step}}<section class="step{{if .ByPerson}} person{{end}}"{{with $.T .At}} data-t="{{.}}"{{end}}>
 {{template "shot" .}}
 <div><div class="who"><span class="n">{{.N}}</span> · {{if not .At.IsZero}}{{.At.Format "15:04:05"}} · {{end}}{{if .ByPerson}}{{$.W.ByPerson}}{{else if .Replayed}}{{$.W.Replayed}}{{else}}{{$.W.ByAgent}}{{end}} · {{.Ms}} ms</div>
 {{if .Thought}}<p class="thought">{{.Thought}}</p>{{end}}
 <code>{{.Action}}</code>{{if .Target}} “{{.Target}}”{{end}}{{if ne .Result "ok"}} <span class="fail">{{.Result}}</span>{{end}}</div></section>{{end}}
 {{else}}<p>{{$.W.NoSteps}}</p>{{end}}
-</main></body></html>
+</main>{{with .Script}}<script>{{.}}</script>{{end}}</body></html>
 {{define "shot"}}<div class="shot">{{if .Frame}}<img src="{{.Frame}}" alt="{{.Alt}}">{{with .Marker}}<svg viewBox="0 0 100 100" preserveAspectRatio="none">{{if .Line}}<line x1="{{.X}}" y1="{{.Y}}" x2="{{.X2}}" y2="{{.Y2}}" stroke="#4f6bff" stroke-width="1.2" vector-effect="non-scaling-stroke"/>{{end}}<ellipse cx="{{.X}}" cy="{{.Y}}" rx="3.5" ry="1.7" fill="rgba(79,107,255,.25)" stroke="#4f6bff" stroke-width="2" vector-effect="non-scaling-stroke"/></svg>{{end}}{{end}}</div>{{end}}`))

@@ -41,7 +41,9 @@ func TestAHeadlessRunEncodesNoPicture(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	snap, err := b.StartRun(ctx, phone, "tap three times", RunChoice{Profile: p.ID})
+	// No video: its stream would feed the mirror instead of the captures
+	// (video_test.go checks that a run's video makes no picture either).
+	snap, err := b.StartRun(ctx, phone, "tap three times", RunChoice{Profile: p.ID, NoVideo: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestAViewerWhoJoinsMidRunGetsTheNewestPicture(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	snap, err := b.StartRun(ctx, phone, "tap twice", RunChoice{Profile: p.ID})
+	snap, err := b.StartRun(ctx, phone, "tap twice", RunChoice{Profile: p.ID, NoVideo: true}) // a video's stream would feed the mirror
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +132,13 @@ func TestAViewerWhoJoinsMidRunGetsTheNewestPicture(t *testing.T) {
 // 0–1000 arguments.
 func counterBackend(t *testing.T) (b *Backend, serial, plus string) {
 	t.Helper()
+	b, _, serial, plus = counterPhone(t)
+	return b, serial, plus
+}
+
+// counterPhone is counterBackend with the phone itself.
+func counterPhone(t *testing.T) (b *Backend, p *vphone.Phone, serial, plus string) {
+	t.Helper()
 	adb, port := vphonetest.StartServer(t)
 	t.Setenv("ADB_LOCAL_TRANSPORT_MAX_PORT", "0")
 	p, err := vphone.New(vphone.WithSize(1080, 2400))
@@ -151,5 +160,5 @@ func counterBackend(t *testing.T) (b *Backend, serial, plus string) {
 	c := box.Min.Add(box.Max).Div(2)
 	b = New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:" + strconv.Itoa(port)})
 	t.Cleanup(b.Shutdown)
-	return b, env.Serial, fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/1080, c.Y*1000/2400)
+	return b, p, env.Serial, fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/1080, c.Y*1000/2400)
 }

@@ -43,6 +43,9 @@ type RunChoice struct {
 	VerbatimSteps int
 	// Replay, when set, plays a finished run's steps before (and instead of) the model.
 	Replay *Replay
+	// NoVideo keeps no video of the run (the command line's --no-video),
+	// whatever the settings say.
+	NoVideo bool
 }
 
 // Setup is what a run starts with: the planner, the engine's settings and
@@ -61,6 +64,10 @@ type Setup struct {
 	// NoModel says a replay has no model behind it: a step that is not
 	// on the screen asks the person.
 	NoModel bool
+	// Video says whether the run keeps a video (the settings' switch and
+	// the choice's NoVideo), and KeepGB the settings' retention limit.
+	Video  bool
+	KeepGB float64
 }
 
 // EngineSettings turns the person's settings into a run's settings.
@@ -133,7 +140,8 @@ func (b *Backend) modelSetup(set Settings, c RunChoice) (Setup, error) {
 	}
 	opts := b.plannerOptions(p)
 	opts.VerbatimSteps = c.VerbatimSteps
-	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved, StartedBy: c.StartedBy}, nil
+	return Setup{Planner: model.NewPlanner(client, d, opts), Settings: es, Profile: p, Saved: saved, StartedBy: c.StartedBy,
+		Video: !set.VideoOff && !c.NoVideo, KeepGB: set.VideoKeepGB}, nil
 }
 
 // ErrNoModel means no model is set up yet (errNoModel says where to set

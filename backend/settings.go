@@ -60,6 +60,10 @@ type Settings struct {
 	// the usual install paths; TANDEM_SCRCPY_SERVER wins over it; see
 	// backend/scrcpy.go). Checked when saved.
 	ScrcpyServer string `json:"scrcpy_server"`
+	// VideoOff keeps no video of runs; VideoKeepGB is how many GB of the
+	// newest videos are kept (older ones are deleted, their records kept).
+	VideoOff    bool    `json:"video_off"`
+	VideoKeepGB float64 `json:"video_keep_gb"`
 }
 
 // Budget limits a run; 0 means no limit. Reaching one asks the person.
@@ -111,8 +115,12 @@ func DefaultSettings() Settings {
 		PolicyWords: engine.DefaultPolicy().Words,
 		PolicyApps:  []string{"com.eg.android.AlipayGphone", "com.tencent.mm"},
 		StabilityMs: 3000, StopAfterSteps: 1, MCPPort: DefaultMCPPort, ADBServers: []string{},
+		VideoKeepGB: DefaultVideoKeepGB,
 	}
 }
+
+// DefaultVideoKeepGB is the videos kept unless the person says otherwise.
+const DefaultVideoKeepGB = 5
 
 // DefaultMCPPort is where the app serves MCP over HTTP unless the person
 // chooses another port.
@@ -169,6 +177,9 @@ func (s Settings) normalize() Settings {
 		s.MCPPort = DefaultMCPPort
 	}
 	s.ADBServers = adbServers(s.ADBServers)
+	if s.VideoKeepGB <= 0 || s.VideoKeepGB > 100_000 {
+		s.VideoKeepGB = DefaultVideoKeepGB
+	}
 	return s
 }
 

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 
 	"tandem/engine"
@@ -35,14 +36,32 @@ func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (e
 	if goal == "" {
 		return engine.Snapshot{}, ErrNoGoal
 	}
-	return b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings, s.StartedBy)
+	attach := b.beginVideo(ctx, deviceID, s)
+	snap, err := b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings, s.StartedBy)
+	b.attachVideo(attach, snap, err)
+	return snap, err
+}
+
+// attachVideo hands a run that started (or none) to its video.
+func (b *Backend) attachVideo(attach func(*engine.Run), snap engine.Snapshot, err error) {
+	var run *engine.Run
+	if err == nil {
+		run, _ = b.runs.Get(snap.ID)
+	}
+	attach(run)
 }
 
 // Resume continues run id from its record with s's planner (the record's
 // settings hold); given names the device and goal again for a record
 // whose first line is damaged.
 func (b *Backend) Resume(ctx context.Context, id string, s Setup, given Given) (engine.Snapshot, error) {
-	return b.runs.Resume(ctx, id, s.Planner, given)
+	attach := func(*engine.Run) {}
+	if dev := b.resumeDevice(id, given); dev != "" {
+		attach = b.beginVideo(ctx, dev, s)
+	}
+	snap, err := b.runs.Resume(ctx, id, s.Planner, given)
+	b.attachVideo(attach, snap, err)
+	return snap, err
 }
 
 // ResumeRun continues an interrupted run from its record on its device,
@@ -84,14 +103,44 @@ func (b *Backend) PastRuns() ([]RunSummary, error) {
 }
 
 // RunSteps returns a recorded run step by step, for the history view.
-func (b *Backend) RunSteps(id string) (RunDetail, error) { return ReadRun(b.runs.dataDir, id) }
+func (b *Backend) RunSteps(id string) (RunDetail, error) {
+	b.wholeVideos(id)
+	return ReadRun(b.runs.dataDir, id)
+}
+
+// wholeVideos waits for run id's video being closed, if any, and makes a
+// killed run's whole, before History, a report or a clip reads it.
+func (b *Backend) wholeVideos(id string) {
+	if id != "" && !strings.ContainsAny(id, `/\`) && id != "." && id != ".." {
+		dir := filepath.Join(b.runs.dataDir, id)
+		b.videos.whole(dir)
+		finalizeVideos(dir)
+	}
+}
 
 // ExportReport writes a run's self-contained HTML report and returns its path.
-func (b *Backend) ExportReport(id string) (string, error) { return ExportReport(b.runs.dataDir, id) }
+func (b *Backend) ExportReport(id string) (string, error) {
+	b.wholeVideos(id)
+	return ExportReport(b.runs.dataDir, id)
+}
+
+// ClipSteps are the steps a clip goes from and to (History's numbers).
+type ClipSteps struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// ExportClip cuts run id's video from step from to step to into a file of
+// its own beside the record and returns its path.
+func (b *Backend) ExportClip(id string, from, to int) (string, error) {
+	b.wholeVideos(id)
+	return ExportClip(b.runs.dataDir, id, from, to)
+}
 
 // ExportPersonReport is ExportReport for the person: in the language they
 // read (UILang), for the window's Open and Save.
 func (b *Backend) ExportPersonReport(id string) (string, error) {
+	b.wholeVideos(id)
 	return ExportReportIn(b.runs.dataDir, id, b.UILang())
 }
 

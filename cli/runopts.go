@@ -41,6 +41,8 @@ type runOptions struct {
 	replayWith *backend.Replay
 	// wait waits for a device another Tandem drives (--wait).
 	wait bool
+	// noVideo keeps no video of the run (--no-video).
+	noVideo bool
 }
 
 // profileFlags are the flags that change the model profile for this run.
@@ -109,6 +111,7 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 		"its goal unless --goal says otherwise): each step's target is found on the screen as it is now; the first step that is\n"+
 		"not there goes to the model (or, with no model set up, to you), and the run goes on as a normal run")
 	fs.BoolVar(&o.json, "json", false, "print events as JSON lines")
+	fs.BoolVar(&o.noVideo, "no-video", false, "keep no video of the run (by default the record folder gets the screen as an MP4, unless Settings turn videos off)")
 	adbPortFlag(fs, &o.port)
 	adbFlag(fs, &o.adbs)
 	fs.DurationVar(&o.timeout, "timeout", 0, "stop the run after this long (e.g. 10m; 0: no limit)")
@@ -182,7 +185,7 @@ func (f profileFlags) edit(p *backend.Profile) {
 // choice is the run's choice on top of the person's settings.
 func (o *runOptions) choice() backend.RunChoice {
 	c := backend.RunChoice{Profile: o.profile, Model: o.model, Edit: o.flags.edit,
-		Key: os.Getenv("TANDEM_API_KEY"), MaxSteps: o.maxSteps, VerbatimSteps: o.verbatim}
+		Key: os.Getenv("TANDEM_API_KEY"), MaxSteps: o.maxSteps, VerbatimSteps: o.verbatim, NoVideo: o.noVideo}
 	if o.replay != "" {
 		c.Replay = &backend.Replay{RunID: o.replay}
 	}

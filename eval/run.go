@@ -188,6 +188,9 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task) (re
 		res.Error = err.Error()
 		return res
 	}
+	// An evaluation's runs keep no video: they are scored from the phone,
+	// dozens at once, and a stream per phone would cost more than the run.
+	setup.Video = false
 	if c.Tweak != nil {
 		c.Tweak(&setup)
 	}

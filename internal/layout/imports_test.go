@@ -46,10 +46,12 @@ var rooms = map[string][]string{
 	// the mirror: frames out, phone video in
 	"tandem/mirror":        {"tandem/engine/action", "tandem/internal/"},
 	"tandem/mirror/stream": {"tandem/devices/adb", "tandem/engine/action", "tandem/internal/"},
+	// a run's video: a file format, knows no device, run or mirror
+	"tandem/video": {},
 	// shared tooling imports only shared tooling
 	"tandem/internal/": {"tandem/internal/"},
 	// the one application: every room below the doors
-	"tandem/backend": {"tandem/backend/chore", "tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/notify", "tandem/internal/"},
+	"tandem/backend": {"tandem/backend/chore", "tandem/engine/", "tandem/engine", "tandem/devices", "tandem/devices/", "tandem/vphone", "tandem/mirror", "tandem/mirror/", "tandem/notify", "tandem/video", "tandem/internal/"},
 	// the desktop's notifications: the operating system's, knows no Tandem code
 	"tandem/notify": {},
 	// the saved chores and their schedules: data and rules, no I/O but its file
@@ -79,6 +81,9 @@ var libraries = map[string][]string{
 	"github.com/sashabaranov/go-openai": {"tandem/engine/model", "tandem/internal/modeltest"},
 	// the session bus: the desktop's notifications and the tests' private bus
 	"github.com/godbus/dbus/v5": {"tandem/notify", "tandem/internal/sessionbus"},
+	// the MP4 library stays behind the video room
+	"github.com/Eyevinn/mp4ff/avc": {"tandem/video"},
+	"github.com/Eyevinn/mp4ff/mp4": {"tandem/video"},
 }
 
 type pkg struct {

@@ -49,6 +49,10 @@ export interface Settings {
   adb_servers: string[]
   /** the scrcpy-server file for the phone mirror ("": where scrcpy installs it) */
   scrcpy_server: string
+  /** keep no video of runs */
+  video_off: boolean
+  /** the newest videos kept, in GB (older ones are deleted, their records kept) */
+  video_keep_gb: number
 }
 
 /** What starting a chore on one device came to: its run, or why it did not start (backend.ChoreStart). */
@@ -211,6 +215,15 @@ export interface RunDetail {
   steps: PastStep[]
   acts?: PastAct[]
   result?: { state: string; success: boolean; summary?: string; reason?: string; why?: Cause; pending?: string[] }
+  /** the run's videos, oldest first (a resumed run has one more), served beside its frames */
+  videos: RunVideo[]
+}
+
+/** One video of a run (backend/video.go): its file, its time zero, its size. */
+export interface RunVideo {
+  name: string
+  start: string
+  bytes: number
 }
 
 export interface RunSummary {
@@ -288,6 +301,7 @@ export type Bound = {
   RunAgain(run: string, device: string): Promise<Snapshot>
   RunSteps(run: string): Promise<RunDetail>
   ExportReport(run: string): Promise<string>
+  ExportClip(run: string, steps: { from: number; to: number }): Promise<string>
   /** writes the report and opens it in the person's browser */
   OpenReport(run: string): Promise<void>
   /** asks where to save a copy (the system's dialog); "" when cancelled */

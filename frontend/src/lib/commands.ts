@@ -55,6 +55,7 @@ export const historyCalls = {
   list: () => backend.PastRuns(),
   steps: (run: string) => backend.RunSteps(run),
   exportReport: (run: string) => backend.ExportReport(run),
+  exportClip: (run: string, from: number, to: number) => backend.ExportClip(run, { from, to }),
   openReport: (run: string) => backend.OpenReport(run),
   saveReportAs: (run: string) => backend.SaveReportAs(run),
   resume: (run: string) => backend.ResumeRun(run),

@@ -18,6 +18,8 @@ const base: Settings = {
   confirm_in_window_only: false,
   adb_servers: [],
   scrcpy_server: '',
+  video_off: false,
+  video_keep_gb: 5,
 }
 
 describe('settingsChanges', () => {

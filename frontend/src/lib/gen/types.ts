@@ -74,6 +74,8 @@ export interface BackendSettings {
   confirm_in_window_only: boolean
   adb_servers: string[]
   scrcpy_server: string
+  video_off: boolean
+  video_keep_gb: number
 }
 
 /** engine.Cause */
@@ -413,6 +415,7 @@ export interface RunDetail {
   steps: PastStep[]
   acts: PastAct[]
   result?: Result
+  videos: RunVideo[]
 }
 
 /** backend.RunSummary */
@@ -430,6 +433,13 @@ export interface RunSummary {
   started_by?: string
   first_goal?: string
   why?: Cause
+}
+
+/** backend.RunVideo */
+export interface RunVideo {
+  name: string
+  start: string
+  bytes: number
 }
 
 /** chore.Schedule */
@@ -587,7 +597,7 @@ export interface Why {
 export const boundServices = {
   DevicesAPI: ['ConnectDevice', 'ListDevices', 'StartVirtualPhone'],
   RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver', 'WindowFront'],
-  HistoryAPI: ['ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunAgain', 'RunSteps', 'SaveReportAs'],
+  HistoryAPI: ['ExportClip', 'ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunAgain', 'RunSteps', 'SaveReportAs'],
   MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorHidden', 'MirrorPath', 'MirrorPress', 'MirrorPressGroup', 'MirrorTouch', 'MirrorURL', 'PopOut', 'TileClosed', 'TileURL'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],
   EvalAPI: ['Evaluation', 'Evaluations', 'OpenEvalReport', 'StartEvaluation', 'StopEvaluation'],
