@@ -27,7 +27,7 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 	got, err := tsgen.Generate("// Code generated from the Go structs the UI receives by\n"+
 		"// `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.\n",
 		engine.Event{}, engine.Region{},
-		backend.Info{}, backend.LoadedSettings{}, backend.WelcomeStatus{}, backend.DeviceEntry{}, backend.PresetInfo{}, backend.TestResult{}, backend.ScrcpyServer{}, backend.RunDetail{}, backend.ChoreDraft{}, backend.ChoreStart{}, backend.ChoresNews{}, backend.GroupResult{}, PopoutConfig{}, MCPAccess{}, mirror.Press{})
+		backend.Info{}, backend.LoadedSettings{}, backend.WelcomeStatus{}, backend.DeviceEntry{}, backend.PresetInfo{}, backend.TestResult{}, backend.ScrcpyServer{}, backend.RunDetail{}, backend.GroupResult{}, PopoutConfig{}, MCPAccess{}, mirror.Press{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,6 +45,19 @@ func TestTypeScriptEvalTypesMatchGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	goldenTS(t, filepath.Join("..", "frontend", "src", "lib", "gen", "eval.ts"), got)
+}
+
+// The Chores view's structs, in a file of their own; the run a chore
+// starts is the Snapshot of types.ts.
+func TestTypeScriptChoreTypesMatchGo(t *testing.T) {
+	got, err := tsgen.Generate("// Code generated from the Go structs the Chores view receives by\n"+
+		"// `go test ./app -run TypeScript -update-ts`. DO NOT EDIT.\n",
+		tsgen.Import{From: "./types", Types: []any{engine.Snapshot{}}},
+		backend.Chore{}, backend.ChoreDraft{}, backend.ChoreStart{}, backend.ChoresNews{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldenTS(t, filepath.Join("..", "frontend", "src", "lib", "gen", "chores.ts"), got)
 }
 
 // goldenTS compares a generated file with its copy in the tree, writing it

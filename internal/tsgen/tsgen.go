@@ -28,13 +28,34 @@ var (
 	durationType  = reflect.TypeFor[time.Duration]()
 )
 
+// Import names structs another generated module declares: a module that
+// reaches them imports them from From instead of declaring them again.
+type Import struct {
+	From  string
+	Types []any
+}
+
 // Generate returns a TypeScript module declaring an interface for each root
 // struct and every struct it reaches. Names are the Go type names; where two
 // packages use the same name, both are prefixed with their package's name
-// (Settings → BackendSettings, EngineSettings). header is written first.
+// (Settings → BackendSettings, EngineSettings). header is written first. A
+// root that is an Import is not declared: its types are imported.
 func Generate(header string, roots ...any) (string, error) {
 	g := &gen{seen: map[reflect.Type]bool{}}
+	var imports []string
+	imported := map[reflect.Type]string{}
 	for _, r := range roots {
+		if im, ok := r.(Import); ok {
+			var names []string
+			for _, x := range im.Types {
+				t := reflect.TypeOf(x)
+				g.seen[t], imported[t] = true, t.Name()
+				names = append(names, t.Name())
+			}
+			sort.Strings(names)
+			imports = append(imports, fmt.Sprintf("import type { %s } from '%s'\n", strings.Join(names, ", "), im.From))
+			continue
+		}
 		t := reflect.TypeOf(r)
 		for t.Kind() == reflect.Pointer {
 			t = t.Elem()
@@ -45,8 +66,14 @@ func Generate(header string, roots ...any) (string, error) {
 		g.collect(t)
 	}
 	g.name = names(g.order)
+	for t, n := range imported {
+		g.name[t] = n
+	}
 	var b strings.Builder
 	b.WriteString(header)
+	for _, im := range imports {
+		b.WriteString(im)
+	}
 	sorted := append([]reflect.Type(nil), g.order...)
 	sort.Slice(sorted, func(i, j int) bool { return g.name[sorted[i]] < g.name[sorted[j]] })
 	for _, t := range sorted {

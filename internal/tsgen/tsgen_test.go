@@ -2,6 +2,7 @@ package tsgen
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -87,5 +88,21 @@ func TestSameNameTwoPackagesArePrefixed(t *testing.T) {
 	got := names([]reflect.Type{reflect.TypeFor[Time](), reflect.TypeFor[time.Time](), reflect.TypeFor[inner]()})
 	if got[reflect.TypeFor[Time]()] != "TsgenTime" || got[reflect.TypeFor[time.Time]()] != "TimeTime" || got[reflect.TypeFor[inner]()] != "inner" {
 		t.Errorf("names = %v", got)
+	}
+}
+
+// A struct another module declares is imported from it, not declared
+// again, and named as there.
+func TestImportedStructsAreNotDeclared(t *testing.T) {
+	type user struct {
+		In inner `json:"in"`
+	}
+	got, err := Generate("", Import{From: "./types", Types: []any{inner{}}}, user{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, "import type { inner } from './types'\n") || strings.Contains(got, "export interface inner") ||
+		!strings.Contains(got, "  in: inner\n") {
+		t.Errorf("generated:\n%s", got)
 	}
 }

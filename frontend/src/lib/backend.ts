@@ -7,7 +7,8 @@
 // window globals and easy to test.
 import type { Action, Cause, EngineEvent, Request, Snapshot } from './events'
 import type { EvalRequest, EvalSummary, Evaluation, Progress } from './gen/eval'
-import { boundServices, type Chore, type ChoreDraft, type ChoresNews, type EngineSettings, type GroupResult, type Holder, type PopoutConfig, type Press } from './gen/types'
+import type { Chore, ChoreDraft, ChoresNews } from './gen/chores'
+import { boundServices, type EngineSettings, type GroupResult, type Holder, type PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {

@@ -9,7 +9,8 @@
 import { backend, type ModelServer, type Profile, type Region, type Settings } from './backend'
 import type { Action } from './events'
 import type { EvalRequest } from './gen/eval'
-import type { Chore, Press } from './gen/types'
+import type { Chore } from './gen/chores'
+import type { Press } from './gen/types'
 import { store } from './store.svelte'
 
 export const commands = {

@@ -4,6 +4,7 @@
 // compile error here, named by the key, so the two cannot drift apart.
 // Nothing here runs; svelte-check (make test) type-checks it.
 import type * as Go from './types'
+import type * as Gc from './chores'
 import type * as Ev from '../events'
 import type * as Be from '../backend'
 
@@ -47,7 +48,7 @@ export const checks: {
   pastAct: SameKeys<Be.PastAct, Go.PastAct>
   detail: SameKeys<Be.RunDetail, Go.RunDetail>
   summary: SameKeys<Be.RunSummary, Go.RunSummary>
-  choreStart: SameKeys<Be.ChoreStart, Go.ChoreStart>
+  choreStart: SameKeys<Be.ChoreStart, Gc.ChoreStart>
 } = {
   action: true, usage: true, step: true, todo: true, plan: true, usageEvent: true, request: true,
   result: true, snapshot: true, person: true, event: true, retry: true, waiting: true, info: true,

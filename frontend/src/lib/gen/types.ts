@@ -85,38 +85,6 @@ export interface Cause {
   detail?: string
 }
 
-/** chore.Chore */
-export interface Chore {
-  id: string
-  name: string
-  goal: string
-  params?: Param[]
-  from_run?: string
-  devices?: string[]
-  schedule?: Schedule
-  created?: string
-  updated?: string
-}
-
-/** backend.ChoreDraft */
-export interface ChoreDraft {
-  chore: Chore
-  suggest: string[]
-}
-
-/** backend.ChoreStart */
-export interface ChoreStart {
-  device: string
-  run: Snapshot
-  error?: string
-}
-
-/** backend.ChoresNews */
-export interface ChoresNews {
-  missed: MissedSlot[]
-  started: ScheduledStart[]
-}
-
 /** engine.Element */
 export interface Element {
   label: string
@@ -234,25 +202,11 @@ export interface ManualEvent {
   error?: string
 }
 
-/** backend.MissedSlot */
-export interface MissedSlot {
-  chore: string
-  name: string
-  slot: string
-}
-
 /** backend.ModelServer */
 export interface ModelServer {
   name: string
   baseUrl: string
   models: string[]
-}
-
-/** chore.Param */
-export interface Param {
-  name: string
-  value: string
-  recorded?: string
 }
 
 /** backend.PastAct */
@@ -440,22 +394,6 @@ export interface RunVideo {
   name: string
   start: string
   bytes: number
-}
-
-/** chore.Schedule */
-export interface Schedule {
-  kind: string
-  at: string
-  every?: number
-  off?: boolean
-}
-
-/** backend.ScheduledStart */
-export interface ScheduledStart {
-  chore: string
-  name: string
-  slot: string
-  starts: ChoreStart[]
 }
 
 /** backend.ScrcpyServer */
