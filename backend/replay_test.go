@@ -56,7 +56,7 @@ func TestReplayPlaysStepsFromHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h = append(h, model.Step{N: len(h) + 1, Thought: p.Thought, Actions: p.Actions, Result: "ok"})
+		h = append(h, model.Step{N: len(h) + 1, Thought: p.Thought, Actions: p.Actions, Result: "ok", Replay: p.Replay})
 		return p
 	}
 	if p := step(); !p.Replayed || p.Actions[0].Type != action.Launch {
@@ -82,7 +82,7 @@ func TestReplayPlaysStepsFromHistory(t *testing.T) {
 }
 
 func TestReplayNeverTapsBlind(t *testing.T) {
-	played := []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed+": launch", 1, 3), Result: "ok"}}
+	played := []model.Step{{N: 1, Thought: "Replayed step 1/3: launch", Result: "ok", Replay: &model.ReplayMark{Played: 1}}}
 	for _, c := range []struct {
 		name string
 		obs  model.Observation
@@ -112,7 +112,7 @@ func TestReplayNeverTapsBlind(t *testing.T) {
 			if p.Actions[0].Type != action.TakeOver {
 				t.Fatalf("no model: %+v", p)
 			}
-			back := append(append([]model.Step(nil), played...), model.Step{N: 2, Thought: p.Thought, Result: "handed to the person"},
+			back := append(append([]model.Step(nil), played...), model.Step{N: 2, Thought: p.Thought, Result: "handed to the person", Replay: p.Replay},
 				model.Step{N: 3, ByPerson: true, Result: "ok"})
 			ok := model.Observation{UITree: dump(node("+1", "plus", 100, 360, 260, 440))}
 			if p, _ = none.Plan(context.Background(), model.Input{Observation: ok, History: back}, nil); !p.Replayed || p.Actions[0].Type != action.Tap {
@@ -133,11 +133,11 @@ func TestReplayAfterTheModel(t *testing.T) {
 		t.Fatal("replayed after the model drove")
 	}
 	// A model whose thought reads like the replay's is still the model.
-	h = []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed, 1, 3), Result: "ok", Reply: "Replayed step 1/3"}}
+	h = []model.Step{{N: 1, Thought: "Replayed step 1/3", Result: "ok", Reply: "Replayed step 1/3"}}
 	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: h}, nil); p.Replayed {
 		t.Fatal("the model's words moved the replay")
 	}
-	denied := []model.Step{{N: 1, Thought: fmt.Sprintf(markPlayed+": tap", 2, 3), Result: "denied by the person"}}
+	denied := []model.Step{{N: 1, Thought: "Replayed step 2/3: tap", Result: "denied by the person", Replay: &model.ReplayMark{Played: 2}}}
 	if p, _ := r.Plan(context.Background(), model.Input{Observation: obs, History: denied}, nil); p.Replayed {
 		t.Fatal("replayed on after a denial")
 	}

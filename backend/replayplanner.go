@@ -20,7 +20,7 @@ import (
 // run. With no model (next nil) that step is handed to the person.
 //
 // It keeps no state of its own: where the replay is comes from the run's
-// history (the thought of its newest step of the agent's), so a call the
+// history (the replay mark of its newest step of the agent's), so a call the
 // engine makes ahead and drops (speculate.go), a pause or a resumed
 // record never skip a step.
 type replayPlanner struct {
@@ -32,12 +32,6 @@ type replayPlanner struct {
 func newReplayPlanner(p ReplayPlan, subst map[string]string, next model.Planner) *replayPlanner {
 	return &replayPlanner{plan: p, subst: subst, next: next}
 }
-
-// The thoughts of the replay's own steps, which say where it is.
-const (
-	markPlayed  = "Replayed step %d/%d" // step k (1-based) of n went to the device
-	markStopped = "Replay stopped at step %d/%d"
-)
 
 // ReadsCurrentApp reports whether a step needs the app in front: when
 // the record names the app of a step (it is checked against it), or when
@@ -105,27 +99,22 @@ const (
 )
 
 // replayAt reads where the replay is from the newest step of the
-// agent's in history (the person's own steps are passed over). A step of
-// the model's has its reply; the replay's have none, so a model whose
-// thought reads like the replay's does not move it.
+// agent's in history (the person's own steps are passed over): its replay
+// mark, which only the replay sets; a step without one is the model's.
 func replayAt(h []model.Step) (int, replayState) {
 	for i := len(h) - 1; i >= 0; i-- {
 		s := h[i]
-		if s.ByPerson {
+		switch {
+		case s.ByPerson:
 			continue
-		}
-		if s.Reply != "" {
+		case s.Replay == nil:
 			return 0, replayOver
-		}
-		var k, n int
-		if _, err := fmt.Sscanf(s.Thought, markPlayed, &k, &n); err == nil && k > 0 {
-			if s.Result != "" && s.Result != "ok" {
-				return k - 1, replayDenied
-			}
-			return k, replayPlaying
-		}
-		if _, err := fmt.Sscanf(s.Thought, markStopped, &k, &n); err == nil && k > 0 {
-			return k - 1, replayRetry
+		case s.Replay.Played > 0 && s.Result != "" && s.Result != "ok":
+			return s.Replay.Played - 1, replayDenied
+		case s.Replay.Played > 0:
+			return s.Replay.Played, replayPlaying
+		case s.Replay.Stopped > 0:
+			return s.Replay.Stopped - 1, replayRetry
 		}
 		return 0, replayOver
 	}
@@ -135,11 +124,11 @@ func replayAt(h []model.Step) (int, replayState) {
 // played is the plan of step i, re-aimed as a.
 func (r *replayPlanner) played(i int, a action.Action, onThought func(string)) model.Plan {
 	st := r.plan.Steps[i]
-	t := fmt.Sprintf(markPlayed+": %s", i+1, len(r.plan.Steps), describeStep(st))
+	t := fmt.Sprintf("Replayed step %d/%d: %s", i+1, len(r.plan.Steps), describeStep(st))
 	if onThought != nil {
 		onThought(t)
 	}
-	return model.Plan{Thought: t, Actions: []action.Action{a}, Replayed: true}
+	return model.Plan{Thought: t, Actions: []action.Action{a}, Replayed: true, Replay: &model.ReplayMark{Played: i + 1}}
 }
 
 // finished ends the replay as the recorded run ended.
@@ -164,11 +153,12 @@ func (r *replayPlanner) handOff(ctx context.Context, in model.Input, onThought f
 	if r.next != nil {
 		return r.model(ctx, in, onThought, note)
 	}
-	t := fmt.Sprintf(markStopped+": %s. No model is set up: do this on the phone, then hand back.", at+1, len(r.plan.Steps), why)
+	t := fmt.Sprintf("Replay stopped at step %d/%d: %s. No model is set up: do this on the phone, then hand back.", at+1, len(r.plan.Steps), why)
 	if onThought != nil {
 		onThought(t)
 	}
-	return model.Plan{Thought: t, Actions: []action.Action{{Type: action.TakeOver, Reason: t}}, Replayed: true}, nil
+	return model.Plan{Thought: t, Actions: []action.Action{{Type: action.TakeOver, Reason: t}}, Replayed: true,
+		Replay: &model.ReplayMark{Stopped: at + 1}}, nil
 }
 
 // model asks the model behind, with note added to the step's notes.

@@ -370,7 +370,7 @@ func (l *loopState) planned(p *planResult) {
 	l.thought = thought
 	l.stepCalls[len(l.history)] = l.calls
 	l.history = append(l.history, model.Step{N: len(l.history) + 1, Thought: thought, Actions: append([]action.Action(nil), acts...),
-		Reply: raw, App: p.obs.App})
+		Reply: raw, App: p.obs.App, Replay: p.plan.Replay})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.doneActs, l.current, l.queue = nil, nil, acts

@@ -50,6 +50,17 @@ type Step struct {
 	// tells the model in its own grid).
 	Note   string           `json:"note,omitempty"`
 	Region *image.Rectangle `json:"region,omitempty"`
+	// Replay is where a replay was when it took this step (Plan.Replay).
+	Replay *ReplayMark `json:"replay,omitempty"`
+}
+
+// ReplayMark says where a replay of an earlier run is (issue 51): the
+// recorded step (1-based) a decision played, or the step the replay
+// stopped at and handed to the person. It travels with the step in the
+// run's history, so a replay reads where it is from the history alone.
+type ReplayMark struct {
+	Played  int `json:"played,omitempty"`
+	Stopped int `json:"stopped,omitempty"`
 }
 
 // Input is everything a Planner needs for one call.
@@ -116,6 +127,9 @@ type Plan struct {
 	// Handed is set when the decision was handed in whole (another
 	// agent's one action), not asked of a model.
 	Handed bool
+	// Replay, set by a replay, says where it is; the engine keeps it on
+	// the step in the history.
+	Replay *ReplayMark
 }
 
 // Asked says whether a model was asked for the plan: a replayed, cached
