@@ -75,12 +75,15 @@ lint: frontend
 # The window smoke test needs the production binary; TANDEM_BIN tells it where.
 # The dev binary's listeners are checked from outside; TANDEM_DEV_BIN.
 # The simulation runs 1,000 seeds under -race (a run costs several times as
-# much there) and 10,000 without. A package's tests may take 20 minutes: the
+# much there) and 10,000 without. The evaluation's runs (cli/eval_run_test.go)
+# run without -race only: 25 s, against four minutes of the cli package's
+# critical path under it. A package's tests may take 20 minutes: the
 # cli package takes 3 alone but went past 10 on a machine running two suites
 # beside CPU burners.
 gotest: build build-dev
 	TANDEM_BIN=$(CURDIR)/$(BIN) TANDEM_DEV_BIN=$(CURDIR)/$(DEVBIN) $(GO) test -race -tags $(TAGS) -timeout 20m ./...
 	$(GO) test -count=1 ./engine/sim/ -run 'TestSimulation$$' -seeds 10000 -timeout 5m
+	$(GO) test -count=1 ./cli/ -run '^TestEval' -timeout 10m
 
 ## wine-test: the Windows desktop driver's tests and a CLI run on it, as Windows programs under Wine
 wine-test:
