@@ -9,7 +9,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { startApp, artifactsDir } from './harness.mjs'
+import { addModel, startApp, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall } from './modelserver.mjs'
 
 let app
@@ -20,15 +20,7 @@ before(async () => {
   model.route('', () => toolCall('finish', { summary: 'Done.', success: true }))
   app = await startApp()
   const { page } = app
-  await page.getByTestId('settings').click()
-  await page.getByTestId('add-model').selectOption('custom')
-  await page.getByTestId('pf-name').fill('Claims done')
-  await page.getByTestId('pf-url').fill(model.url)
-  await page.getByTestId('pf-model').fill('scripted-model')
-  await page.getByTestId('settings-save').click()
-  await page.getByTestId('profile-Claims done').waitFor()
-  await page.keyboard.press('Escape')
-  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await addModel(page, model.url, 'Claims done')
   await page.getByTestId('welcome-done').click()
 })
 

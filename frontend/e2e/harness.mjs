@@ -161,6 +161,22 @@ export function phoneEvents(file) {
 }
 
 /**
+ * addModel adds a custom model profile in Settings, as a person would
+ * (its name, the server's URL, the model), saves it and closes Settings.
+ */
+export async function addModel(page, url, name = 'Scripted model', modelName = 'scripted-model') {
+  await page.getByTestId('settings').click()
+  await page.getByTestId('add-model').selectOption('custom')
+  await page.getByTestId('pf-name').fill(name)
+  await page.getByTestId('pf-url').fill(url)
+  await page.getByTestId('pf-model').fill(modelName)
+  await page.getByTestId('settings-save').click()
+  await page.getByTestId(`profile-${name}`).waitFor()
+  await page.keyboard.press('Escape')
+  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+}
+
+/**
  * startApp starts Xvfb, a private adb server, the dev binary and chromium,
  * and opens the app.
  * opts.env adds environment variables for the binary; opts.configDir reuses a

@@ -5,7 +5,7 @@
 // shows at once that it was heard.
 import { test as nodeTest, before, after, afterEach } from 'node:test'
 import assert from 'node:assert/strict'
-import { startApp, artifactsDir, assertCalm, watchMotion } from './harness.mjs'
+import { addModel, startApp, artifactsDir, assertCalm, watchMotion } from './harness.mjs'
 import { startModelServer, toolCall, hold, text, status } from './modelserver.mjs'
 import { mkdirSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
@@ -23,15 +23,7 @@ before(async () => {
   model = await startModelServer()
   app = await startApp()
   const { page } = app
-  await page.getByTestId('settings').click()
-  await page.getByTestId('add-model').selectOption('custom')
-  await page.getByTestId('pf-name').fill('Scripted model')
-  await page.getByTestId('pf-url').fill(model.url)
-  await page.getByTestId('pf-model').fill('scripted-model')
-  await page.getByTestId('settings-save').click()
-  await page.getByTestId('profile-Scripted model').waitFor()
-  await page.keyboard.press('Escape')
-  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await addModel(page, model.url)
   await page.getByTestId('try-virtual').click()
   await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 30_000 })
   // Every input sent to the device, as the backend is asked for it.

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startApp, startPhone, phoneEvents, artifactsDir, assertCalm } from './harness.mjs'
+import { addModel, startApp, startPhone, phoneEvents, artifactsDir, assertCalm } from './harness.mjs'
 import { startModelServer, toolCall, hold } from './modelserver.mjs'
 
 let app
@@ -46,15 +46,7 @@ before(async () => {
   }
   for (const p of phones) adb(p.serial, 'shell', 'monkey', '-p', p.pkg, '1')
   const { page } = app
-  await page.getByTestId('settings').click()
-  await page.getByTestId('add-model').selectOption('custom')
-  await page.getByTestId('pf-name').fill('Scripted model')
-  await page.getByTestId('pf-url').fill(model.url)
-  await page.getByTestId('pf-model').fill('scripted-model')
-  await page.getByTestId('settings-save').click()
-  await page.getByTestId('profile-Scripted model').waitFor()
-  await page.keyboard.press('Escape')
-  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await addModel(page, model.url)
   await page.getByTestId('welcome-done').click()
   // The phones attached after the app started: the list learns of them.
   for (const p of phones) await page.getByTestId(`device-${p.serial}`).waitFor({ timeout: 30_000 })

@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { startApp, artifactsDir } from './harness.mjs'
+import { addModel, startApp, artifactsDir } from './harness.mjs'
 import { startModelServer, toolCall } from './modelserver.mjs'
 
 let app
@@ -17,15 +17,7 @@ before(async () => {
   model = await startModelServer()
   app = await startApp()
   const { page } = app
-  await page.getByTestId('settings').click()
-  await page.getByTestId('add-model').selectOption('custom')
-  await page.getByTestId('pf-name').fill('Scripted model')
-  await page.getByTestId('pf-url').fill(model.url)
-  await page.getByTestId('pf-model').fill('scripted-model')
-  await page.getByTestId('settings-save').click()
-  await page.getByTestId('profile-Scripted model').waitFor()
-  await page.keyboard.press('Escape')
-  await page.getByTestId('settings-dialog').waitFor({ state: 'detached' })
+  await addModel(page, model.url)
   await page.getByTestId('try-virtual').click()
   await page.locator('[data-testid="mirror-screen"][data-frame="1080x2400"]').waitFor({ timeout: 30_000 })
 })
