@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"os"
 	"path/filepath"
 	"strings"
@@ -253,5 +254,37 @@ func TestReplayTypesOnlyIntoAFocusedField(t *testing.T) {
 	}
 	if _, why := r.aim(st, model.Observation{}); why == "" {
 		t.Fatal("typed on a screen it could not read")
+	}
+}
+
+// preparing is a model that counts the frames it is asked to prepare.
+type preparing struct {
+	fakeModel
+	frames int
+}
+
+func (p *preparing) Prepare(image.Image) { p.frames++ }
+
+// While steps replay, no frame is prepared for the model behind; once it
+// has been asked, every frame is.
+func TestReplayPreparesNoPictureForAModelNotAsked(t *testing.T) {
+	m := &preparing{}
+	r := newReplayPlanner(counterReplay(), nil, m)
+	img := image.NewRGBA(image.Rect(0, 0, 4, 4))
+	r.Prepare(img)
+	if p, _ := r.Plan(context.Background(), model.Input{}, nil); !p.Replayed {
+		t.Fatalf("the first step was not replayed: %+v", p)
+	}
+	r.Prepare(img)
+	if m.frames != 0 {
+		t.Fatalf("%d frames prepared while replaying", m.frames)
+	}
+	h := []model.Step{{N: 1, Thought: "the model", Result: "ok", Reply: "{}"}}
+	if _, err := r.Plan(context.Background(), model.Input{History: h}, nil); err != nil || len(m.asked) != 1 {
+		t.Fatalf("the model was not asked: %v", err)
+	}
+	r.Prepare(img)
+	if m.frames != 1 {
+		t.Fatalf("%d frames prepared after the model drove, want 1", m.frames)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"image"
 	"math"
 	"strings"
+	"sync/atomic"
 
 	"tandem/engine"
 	"tandem/engine/action"
@@ -27,6 +28,9 @@ type replayPlanner struct {
 	plan  ReplayPlan
 	subst map[string]string
 	next  model.Planner
+	// asked is set once the model behind has been asked: only a hint, for
+	// Prepare (where the replay is stays in the history).
+	asked atomic.Bool
 }
 
 func newReplayPlanner(p ReplayPlan, subst map[string]string, next model.Planner) *replayPlanner {
@@ -47,9 +51,12 @@ func (r *replayPlanner) ReadsCurrentApp() bool {
 	return r.next != nil && (!ok || a.ReadsCurrentApp())
 }
 
-// Prepare passes a frame on to the model behind, when it prepares them.
+// Prepare passes a frame on to the model behind, when it prepares them,
+// once the model has driven: while steps replay, no picture is resized
+// and encoded for a model that is not asked (the step handed to it
+// encodes its own screen when it is).
 func (r *replayPlanner) Prepare(img image.Image) {
-	if p, ok := r.next.(model.Preparer); ok {
+	if p, ok := r.next.(model.Preparer); ok && r.asked.Load() {
 		p.Prepare(img)
 	}
 }
@@ -170,6 +177,7 @@ func (r *replayPlanner) model(ctx context.Context, in model.Input, onThought fun
 	if note != "" {
 		in.Notes = append(append([]string(nil), in.Notes...), note)
 	}
+	r.asked.Store(true)
 	return r.next.Plan(ctx, in, onThought)
 }
 
