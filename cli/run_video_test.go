@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,45 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"tandem/internal/videotest"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
 )
-
-// probed is what ffprobe reads of a video file.
-type probed struct {
-	Codec    string
-	Frames   int
-	Duration time.Duration
-	Size     int64
-}
-
-// ffprobe reads path as a player would: every frame decoded and counted.
-func ffprobe(t *testing.T, path string) probed {
-	t.Helper()
-	if _, err := exec.LookPath("ffprobe"); err != nil {
-		t.Skip("ffprobe is not installed (scripts/setup.sh test installs ffmpeg)")
-	}
-	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-		"-show_entries", "stream=codec_name,nb_read_frames:format=duration,size", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe %s: %v", path, err)
-	}
-	var r struct {
-		Streams []struct {
-			Codec  string `json:"codec_name"`
-			Frames string `json:"nb_read_frames"`
-		}
-		Format struct{ Duration, Size string }
-	}
-	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) != 1 {
-		t.Fatalf("ffprobe said %s (%v)", out, err)
-	}
-	n, _ := strconv.Atoi(r.Streams[0].Frames)
-	d, _ := strconv.ParseFloat(r.Format.Duration, 64)
-	size, _ := strconv.ParseInt(r.Format.Size, 10, 64)
-	return probed{Codec: r.Streams[0].Codec, Frames: n, Duration: time.Duration(d * float64(time.Second)), Size: size}
-}
 
 // videos lists the MP4 files in every run record under data.
 func videos(t *testing.T, data string) []string {
@@ -109,7 +74,7 @@ func TestRunLeavesAVideo(t *testing.T) {
 		if len(found) != 1 {
 			t.Fatalf("the run left %d videos (%v), want one\n%s", len(found), found, errOut.String())
 		}
-		p := ffprobe(t, found[0])
+		p := videotest.Probe(t, found[0])
 		t.Logf("a run of %v left %+v", wall, p)
 		if p.Codec != "h264" || p.Frames < 5 {
 			t.Fatalf("the video holds %+v, want at least 5 frames of h264", p)
@@ -159,7 +124,7 @@ func TestRunKilledLeavesAPlayableVideo(t *testing.T) {
 	// A fragment is on disk within a second of its pictures.
 	deadline := time.Now().Add(3 * time.Second)
 	for {
-		if found := videos(t, data); len(found) == 1 && ffprobe(t, found[0]).Frames >= 5 {
+		if found := videos(t, data); len(found) == 1 && videotest.Probe(t, found[0]).Frames >= 5 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -175,7 +140,7 @@ func TestRunKilledLeavesAPlayableVideo(t *testing.T) {
 	if len(found) != 1 {
 		t.Fatalf("the killed run left %v", found)
 	}
-	if p := ffprobe(t, found[0]); p.Codec != "h264" || p.Frames < 5 || p.Duration <= 0 {
+	if p := videotest.Probe(t, found[0]); p.Codec != "h264" || p.Frames < 5 || p.Duration <= 0 {
 		t.Fatalf("the killed run's video holds %+v", p)
 	}
 }

@@ -2,18 +2,17 @@ package video
 
 import (
 	"context"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/draw"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"tandem/internal/videotest"
 	"tandem/internal/h264enc"
 )
 
@@ -54,40 +53,6 @@ func packets(t *testing.T, w, h, n int, start time.Time, gap time.Duration) []h2
 	return out
 }
 
-// probe is what ffprobe reads of a file's video stream.
-type probe struct {
-	Codec    string
-	Frames   int
-	Duration time.Duration
-}
-
-func ffprobe(t *testing.T, path string) probe {
-	t.Helper()
-	if _, err := exec.LookPath("ffprobe"); err != nil {
-		t.Skip("ffprobe is not installed")
-	}
-	out, err := exec.Command("ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-		"-show_entries", "stream=codec_name,nb_read_frames:format=duration", "-of", "json", path).Output()
-	if err != nil {
-		t.Fatalf("ffprobe %s: %v", path, err)
-	}
-	var r struct {
-		Streams []struct {
-			Codec  string `json:"codec_name"`
-			Frames string `json:"nb_read_frames"`
-		}
-		Format struct {
-			Duration string
-		}
-	}
-	if err := json.Unmarshal(out, &r); err != nil || len(r.Streams) != 1 {
-		t.Fatalf("ffprobe said %s (%v)", out, err)
-	}
-	n, _ := strconv.Atoi(r.Streams[0].Frames)
-	d, _ := strconv.ParseFloat(r.Format.Duration, 64)
-	return probe{Codec: r.Streams[0].Codec, Frames: n, Duration: time.Duration(d * float64(time.Second))}
-}
-
 // write feeds the packets to a new file and returns the writer (not closed).
 func write(t *testing.T, path string, start time.Time, ps []h264enc.Packet) *Writer {
 	t.Helper()
@@ -119,7 +84,7 @@ func TestWriterPlaysWithCaptureTimes(t *testing.T) {
 	if err := w.Close(start.Add(10 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	p := ffprobe(t, path)
+	p := videotest.Probe(t, path)
 	if p.Codec != "h264" || p.Frames != 30 {
 		t.Fatalf("ffprobe read %+v, want 30 frames of h264", p)
 	}
@@ -149,7 +114,7 @@ func TestWriterKilledLeavesAPlayableFile(t *testing.T) {
 	if _, err := w.f.Write([]byte{0, 0, 1, 0, 'm', 'o', 'o', 'f', 1, 2, 3}); err != nil {
 		t.Fatal(err)
 	}
-	p := ffprobe(t, path)
+	p := videotest.Probe(t, path)
 	if p.Codec != "h264" || p.Frames < 20 || flushed == 0 {
 		t.Fatalf("ffprobe read %+v of a killed recording, want most of its pictures", p)
 	}
@@ -160,7 +125,7 @@ func TestWriterKilledLeavesAPlayableFile(t *testing.T) {
 	if err := Finalize(path); err != nil {
 		t.Fatal(err)
 	}
-	if q := ffprobe(t, path); q.Codec != "h264" || q.Frames != p.Frames || Fragmented(path) {
+	if q := videotest.Probe(t, path); q.Codec != "h264" || q.Frames != p.Frames || Fragmented(path) {
 		t.Fatalf("the killed recording made whole reads as %+v (fragmented %v), was %+v", q, Fragmented(path), p)
 	}
 }
@@ -178,7 +143,7 @@ func TestClipStartsAtAKeyFrame(t *testing.T) {
 	if err := Clip(src, dst, 2500*time.Millisecond, 4500*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	p := ffprobe(t, dst)
+	p := videotest.Probe(t, dst)
 	if p.Codec != "h264" || p.Frames != 13 {
 		t.Fatalf("clip has %+v, want the 13 pictures from 2 s to 4.4 s", p)
 	}
@@ -233,7 +198,7 @@ func TestWriterKeepsItsBudget(t *testing.T) {
 	if w.Dropped == 0 || w.Bytes > allowed {
 		t.Fatalf("%d bytes, %d pictures dropped; want at most %d bytes", w.Bytes, w.Dropped, allowed)
 	}
-	if p := ffprobe(t, path); p.Codec != "h264" || p.Frames != 60-w.Dropped {
+	if p := videotest.Probe(t, path); p.Codec != "h264" || p.Frames != 60-w.Dropped {
 		t.Fatalf("ffprobe read %+v, want %d frames", p, 60-w.Dropped)
 	}
 }
@@ -263,7 +228,7 @@ func TestFinalizeKeepsPicturesAndTimes(t *testing.T) {
 			t.Fatalf("sample %d: %+v, was %+v", i, after[i].At, before[i].At)
 		}
 	}
-	p := ffprobe(t, path)
+	p := videotest.Probe(t, path)
 	if p.Codec != "h264" || p.Frames != 30 || !near(p.Duration, 10*time.Second, 300*time.Millisecond) {
 		t.Fatalf("the progressive file reads as %+v", p)
 	}
@@ -288,7 +253,7 @@ func TestWriterKeepsAStreamThatTurns(t *testing.T) {
 	if err != nil || len(out) != 0 {
 		t.Fatalf("ffmpeg decoding the turned stream: %v\n%s", err, out)
 	}
-	if p := ffprobe(t, path); p.Frames != 20 {
+	if p := videotest.Probe(t, path); p.Frames != 20 {
 		t.Fatalf("%+v, want the 20 pictures of both sizes", p)
 	}
 }
