@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"tandem/internal/videotest"
 	"tandem/internal/modeltest"
+	"tandem/internal/videotest"
 	"tandem/vphone"
 	"tandem/vphone/vphonetest"
 )

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"tandem/internal/videotest"
 	"tandem/internal/h264enc"
+	"tandem/internal/videotest"
 )
 
 // packets encodes n pictures of a w x h screen, a bar moving down it, the
