@@ -16,7 +16,7 @@ WEBFILES  := $(shell find frontend/src frontend/index.html frontend/vite.config.
 
 SEEDS     ?= 100000
 
-.PHONY: run test test-fast stress sim mutants e2e build build-dev frontend setup setup-test vet lint gotest wine-test webtest dev clean bench-mcp
+.PHONY: run test test-fast stress sim mutants e2e build build-dev frontend setup setup-test vet lint gotest wine-test webtest dev clean bench-mcp bench-release bench-four
 
 ## run: install what is missing, build, and start the app
 run: setup build
@@ -80,10 +80,18 @@ lint: frontend
 # critical path under it. A package's tests may take 20 minutes: the
 # cli package takes 3 alone but went past 10 on a machine running two suites
 # beside CPU burners.
+#
+# Sweeps of pixels, of cut bytes or of random runs of the pure core take
+# minutes each under -race (it instruments every pixel and every step of a
+# single goroutine) and test no concurrency of their own that their
+# packages' other tests do not test under it: they run once, without -race,
+# beside the evaluation's (RACEFREE; 10 of the slowest 11 tests of the race
+# run, 1,100 s of its CPU on a busy machine, about a tenth without).
+RACEFREE  := TestRunUnattendedSurvivesOneDroppedADBConnection|TestHandBackRegionIsDrawnOnTheNextScreenshot|TestCrashAtAnyLineResumesToTheSameOutcome|TestPNGBandsDecodeToThePicture|TestPrepareMarked|TestJPEGBandsDecodeAsOne|TestCoreKeepsThePromises|TestCoreAnswersEveryCommand|TestCoreKeepsTheLimits
 gotest: build build-dev
-	TANDEM_BIN=$(CURDIR)/$(BIN) TANDEM_DEV_BIN=$(CURDIR)/$(DEVBIN) $(GO) test -race -tags $(TAGS) -timeout 20m ./...
+	TANDEM_BIN=$(CURDIR)/$(BIN) TANDEM_DEV_BIN=$(CURDIR)/$(DEVBIN) $(GO) test -race -tags $(TAGS) -timeout 20m -skip '^($(RACEFREE))$$' ./...
 	$(GO) test -count=1 ./engine/sim/ -run 'TestSimulation$$' -seeds 10000 -timeout 5m
-	$(GO) test -count=1 ./cli/ -run '^TestEval' -timeout 10m
+	$(GO) test -count=1 -run '^(TestEval.*|$(RACEFREE))$$' -timeout 10m ./cli/ ./engine/ ./engine/model/ ./engine/observe/
 
 ## wine-test: the Windows desktop driver's tests and a CLI run on it, as Windows programs under Wine
 wine-test:
@@ -99,6 +107,16 @@ sim:
 ## core's random runs or the simulation catch it (SEEDS=2000 here; not part of make test)
 mutants:
 	$(GO) run ./engine/mutants -seeds $(if $(filter command line,$(origin SEEDS)),$(SEEDS),2000)
+
+## bench-release: this tree's tandem run against a previous release's (OLD=commit, default the last tag,
+## else 5bde43b), paired and alternated: CPU and wall per step of both and their ratio (ROUNDS=7)
+bench-release: setup build
+	scripts/bench-release.sh
+
+## bench-four: four phones at once against one through tandem run --device (four tandem vphone
+## processes, one adb server): wall and CPU a step, step ratio, max RSS an extra device (ROUNDS=4)
+bench-four: setup build
+	TANDEM_BIN=$(CURDIR)/$(BIN) $(GO) test ./scripts/benchrelease -run '^$$' -bench FourRelease -benchtime $${ROUNDS:-4}x -timeout 30m -v
 
 ## bench-mcp: Tandem's MCP server against @mobilenext/mobile-mcp 1.0.4 on one virtual phone
 ## (median of 50 calls each: screenshot, tap, the screen's elements; README "MCP")

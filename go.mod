@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/Eyevinn/mp4ff v0.50.0
 	github.com/coder/websocket v1.8.15
+	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/electricbubble/gadb v0.1.1-0.20250314021536-2e108649b088
 	github.com/gen2brain/shm v0.1.1
 	github.com/go-vgo/robotgo v1.0.0
@@ -27,7 +28,6 @@ require (
 	github.com/bep/debounce v1.2.1 // indirect
 	github.com/danieljoos/wincred v1.2.3 // indirect
 	github.com/dblohm7/wingoes v0.0.0-20250822163801-6d8e6105c62d // indirect
-	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/ebitengine/purego v0.9.1 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect

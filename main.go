@@ -11,6 +11,8 @@ import (
 
 	"tandem/app"
 	"tandem/cli"
+	"tandem/internal/display"
+	"tandem/popout"
 )
 
 //go:embed all:frontend/dist
@@ -21,7 +23,7 @@ func main() {
 		os.Exit(cli.Main(os.Args[1:]))
 	}
 	if !generatingBindings {
-		if err := app.DisplayProblem(os.Getenv); err != nil {
+		if err := display.Problem(os.Getenv); err != nil {
 			fmt.Fprintln(os.Stderr, "tandem:", err)
 			os.Exit(1)
 		}
@@ -31,10 +33,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "tandem:", err)
 		os.Exit(1)
 	}
-	if v := os.Getenv(app.PopoutEnv); v != "" {
-		// The mirror popped out of the app's window (app/popout.go).
-		os.Unsetenv(app.PopoutEnv)
-		if err := popout(assets, v); err != nil {
+	if v := os.Getenv(popout.Env); v != "" {
+		// The mirror popped out of the app's window (tandem/popout).
+		os.Unsetenv(popout.Env)
+		if err := runPopout(assets, v); err != nil {
 			fmt.Fprintln(os.Stderr, "tandem:", err)
 			os.Exit(1)
 		}
@@ -60,11 +62,11 @@ type devHooks struct {
 	stop    func()
 }
 
-// popout runs a pop-out window of the mirror for the configuration v.
-func popout(assets fs.FS, v string) error {
-	cfg, err := app.ReadPopoutConfig(v)
+// runPopout runs a pop-out window of the mirror for the configuration v.
+func runPopout(assets fs.FS, v string) error {
+	cfg, err := popout.ReadConfig(v)
 	if err != nil {
 		return err
 	}
-	return app.RunPopout(assets, cfg)
+	return popout.Run(assets, cfg, app.LinuxOptions())
 }

@@ -35,3 +35,9 @@ func (a *DevicesAPI) StartVirtualPhone() (_ backend.DeviceEntry, err error) {
 	defer cancel()
 	return a.b.StartVirtualPhone(ctx)
 }
+
+// Elsewhere lists the devices another Tandem drives now, each with its run
+// as far as its record says; "elsewhere" events keep the list current.
+func (a *DevicesAPI) Elsewhere() []backend.ElsewhereRun {
+	return a.b.Elsewhere()
+}

@@ -6,6 +6,7 @@ import (
 	"tandem/backend"
 	"tandem/engine/action"
 	"tandem/mirror"
+	"tandem/popout"
 )
 
 // Every input of the person on a mirror goes to backend.Hand, the one
@@ -96,3 +97,24 @@ func (a *MirrorAPI) FramesBase() (_ backend.Frames, err error) {
 
 // MirrorPath says how the device's mirror is fed and why.
 func (a *MirrorAPI) MirrorPath(id string) mirror.Path { return a.b.MirrorPath(id) }
+
+// PopOut opens the device's mirror in a window of its own (tandem/popout;
+// again, if one is open: the old one closes). Its clicks come back to the
+// backend's input manager (postedInput → Hand).
+func (a *MirrorAPI) PopOut(id string) (err error) {
+	defer toUI(&err)
+	ctx, cancel := a.callCtx(15 * time.Second)
+	defer cancel()
+	viewer := "popout:" + id
+	stream, err := a.b.Watch(ctx, viewer, id)
+	if err != nil {
+		return err
+	}
+	input, err := a.b.InputURL(id)
+	if err != nil {
+		return err
+	}
+	cfg := popout.Config{Device: id, Name: a.b.DeviceName(ctx, id), Stream: stream, Input: input, Lang: a.b.UILang(), Theme: a.b.UITheme()}
+	// The pop-out's watch ends with its window.
+	return a.popouts.Open(id, cfg, func() { a.b.Unwatch(viewer) })
+}

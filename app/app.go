@@ -14,8 +14,8 @@ import (
 	_ "embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"sync"
-	"tandem/eval"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
@@ -25,7 +25,9 @@ import (
 	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
 
 	"tandem/backend"
+	"tandem/eval"
 	"tandem/mcpserver"
+	"tandem/popout"
 )
 
 // Config is where the app keeps its files (the backend's).
@@ -49,7 +51,7 @@ type App struct {
 	askSave func(name string) (string, error) // the save dialog; nil without the window
 	window  windowControl                     // nil without the window
 	compact compactState                      // the window as a bar (compact.go)
-	popouts popouts                           // the mirror's own windows (popout.go)
+	popouts popout.Windows                    // the mirror's own windows (tandem/popout)
 	events  *pageEvents                       // the page's events (events.go); nil without the window
 	evals   *eval.Evaluations                 // the Evaluate view's (api_eval.go); nil until used
 	// api is what the page can call (api.go).
@@ -97,7 +99,7 @@ func (a *App) shutdown() {
 	a.stopEvaluation()
 	a.b.WindowOpen(false, nil)
 	a.mcp.Close()
-	a.popouts.closeAll()
+	a.popouts.CloseAll()
 	a.b.Shutdown()
 	a.mu.Lock()
 	events := a.events
@@ -150,6 +152,14 @@ var windowIcon []byte
 func Run(assets fs.FS, cfg Config, onStartup func(context.Context)) error {
 	a := New(cfg)
 	a.onStartup = onStartup
+	// The terminal that started the window (make run) ends on a line that
+	// says so, not on WebKit's own warnings (issue 49 item 17).
+	var said sync.Once
+	ready := func(context.Context) {
+		said.Do(func() {
+			fmt.Fprintln(os.Stderr, "Tandem is running: its window is open (close it, or press Ctrl+C here, to quit).")
+		})
+	}
 	err := wails.Run(&options.App{
 		Title:            "Tandem",
 		Width:            1280,
@@ -159,17 +169,19 @@ func Run(assets fs.FS, cfg Config, onStartup func(context.Context)) error {
 		BackgroundColour: &options.RGBA{R: 24, G: 26, B: 31, A: 255},
 		AssetServer:      &assetserver.Options{Assets: assets},
 		OnStartup:        a.startup,
+		OnDomReady:       ready,
 		OnShutdown:       func(context.Context) { a.shutdown() },
 		Bind:             a.api.bound(),
-		Linux: &linux.Options{
-			ProgramName:         "tandem",
-			Icon:                windowIcon,
-			WindowIsTranslucent: false,
-			WebviewGpuPolicy:    gpuPolicy,
-		},
+		Linux:            LinuxOptions(),
 	})
 	if err != nil {
 		return fmt.Errorf("start the window: %w", err)
 	}
 	return nil
+}
+
+// LinuxOptions are the windows' own on Linux (the program's name, its
+// icon, the GPU policy), for the pop-out's window too (popout.Run).
+func LinuxOptions() *linux.Options {
+	return &linux.Options{ProgramName: "tandem", Icon: windowIcon, WebviewGpuPolicy: gpuPolicy}
 }

@@ -24,3 +24,8 @@ func raiser(ctx context.Context) func(run string) {
 		wruntime.EventsEmit(ctx, "attention", run)
 	}
 }
+
+// WindowShows names the devices the window shows now (the one device of
+// its single view, every tile side by side): a request on another device
+// raises a notification even with the window in front.
+func (a *RunsAPI) WindowShows(devices []string) { a.b.WindowShows(devices) }

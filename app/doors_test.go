@@ -56,7 +56,7 @@ func TestTheWindowAndTheCommandLineAreOneTandem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := a.b.Run(snap.ID)
+	run, err := a.b.Run(snap.ID, backend.ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func TestThePersonsInputTakesOneRouteInARun(t *testing.T) {
 	}
 }
 
-func waitState(ctx context.Context, t *testing.T, run *engine.Run, st engine.State) {
+func waitState(ctx context.Context, t *testing.T, run *backend.RunHandle, st engine.State) {
 	t.Helper()
 	for run.Snapshot().State != st {
 		select {
@@ -181,7 +181,7 @@ func startedApp(t *testing.T) *App {
 
 // heldRun starts a task on device id whose model never answers, so the run
 // stays where the test puts it.
-func heldRun(t *testing.T, a *App, id string) (engine.Snapshot, *engine.Run) {
+func heldRun(t *testing.T, a *App, id string) (engine.Snapshot, *backend.RunHandle) {
 	t.Helper()
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Hold: true} })
 	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "held", BaseURL: srv.URL, Model: "held", Dialect: "tools"}, "sk-held-0000"); err != nil {
@@ -191,7 +191,7 @@ func heldRun(t *testing.T, a *App, id string) (engine.Snapshot, *engine.Run) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := a.b.Run(snap.ID)
+	run, err := a.b.Run(snap.ID, backend.ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,9 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"image"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,6 +17,7 @@ import (
 	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/mirror"
+	"tandem/popout"
 	"tandem/vphone"
 )
 
@@ -49,8 +48,8 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	phone := virtualPhone(t, a, dev.ID)
-	var started []PopoutConfig
-	a.popouts.start = func(cfg PopoutConfig) (*os.Process, error) {
+	var started []popout.Config
+	a.popouts.Start = func(cfg popout.Config) (*os.Process, error) {
 		started = append(started, cfg)
 		cmd := exec.Command("sleep", "60")
 		if err := cmd.Start(); err != nil {
@@ -101,19 +100,19 @@ func TestPopoutInputGoesWhereTheMirrorsDoes(t *testing.T) {
 	}
 
 	// Opening it again replaces the window; the app closes them all.
-	first := a.popouts.procs[dev.ID]
+	first := a.popouts.Proc(dev.ID)
 	if err := a.api.Mirror.PopOut(dev.ID); err != nil {
 		t.Fatal(err)
 	}
-	second := a.popouts.procs[dev.ID]
+	second := a.popouts.Proc(dev.ID)
 	waitGone(t, first)
-	a.popouts.closeAll()
+	a.popouts.CloseAll()
 	waitGone(t, second)
 }
 
 // thinkingRun starts a run on device whose model thinks until it is
 // interrupted: the agent drives.
-func thinkingRun(t *testing.T, a *App, device string) *engine.Run {
+func thinkingRun(t *testing.T, a *App, device string) *backend.RunHandle {
 	t.Helper()
 	srv := modeltest.New(t, modeltest.Reply{Content: "thinking…", Hold: true})
 	if _, err := a.api.Settings.SaveProfile(backend.Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-popout-test-0000"); err != nil {
@@ -123,7 +122,7 @@ func thinkingRun(t *testing.T, a *App, device string) *engine.Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := a.b.Run(snap.ID)
+	run, err := a.b.Run(snap.ID, backend.ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,60 +147,12 @@ func waitGone(t *testing.T, p *os.Process) {
 	}
 }
 
-func TestPopoutConfigTravelsWhole(t *testing.T) {
-	cfg := PopoutConfig{Device: "127.0.0.1:5555", Name: "Pixel 8", Stream: "ws://127.0.0.1:1/stream/x?token=t", Input: "http://127.0.0.1:1/input/x?token=t", Lang: "zh-CN"}
-	raw, _ := json.Marshal(cfg)
-	got, err := ReadPopoutConfig(base64.StdEncoding.EncodeToString(raw))
-	if err != nil || got != cfg {
-		t.Fatalf("%+v %v", got, err)
-	}
-	for _, bad := range []string{"", "%%%", base64.StdEncoding.EncodeToString([]byte(`{"device":""}`))} {
-		if _, err := ReadPopoutConfig(bad); err == nil {
-			t.Errorf("%q was read as a configuration", bad)
-		}
-	}
-}
-
-// TestPopoutClosesWhenTheAppIsGone: the pop-out's watch returns once the
-// app's server stops answering, and not while it answers.
-func TestPopoutClosesWhenTheAppIsGone(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	done := make(chan struct{})
-	go func() {
-		watchApp(context.Background(), "http://"+ln.Addr().String()+"/input/x?token=t", 20*time.Millisecond)
-		close(done)
-	}()
-	select {
-	case <-done:
-		t.Fatal("the watch ended while the app answers")
-	case <-time.After(300 * time.Millisecond):
-	}
-	ln.Close()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the watch goes on after the app is gone")
-	}
-}
-
 // popoutPresses: the pop-out's page reports presses; the pop-out's Go makes
 // the gesture of them by the one rule: a still press is a tap (on the
 // counter's button at c), one that wandered off and came back a swipe.
-func popoutPresses(t *testing.T, cfg PopoutConfig, phone *vphone.Phone, c image.Point) {
+func popoutPresses(t *testing.T, cfg popout.Config, phone *vphone.Phone, c image.Point) {
 	t.Helper()
-	pop := &Popout{cfg: cfg, client: &http.Client{}}
+	pop := popout.New(cfg)
 	w, h := phone.Size()
 	still := mirror.Press{X0: c.X, Y0: c.Y, X: c.X + 2, Y: c.Y, Ms: 80, Far: 3, W: w, H: h}
 	if reply, err := pop.Press(still); err != nil || reply != string(backend.Done) || phone.State().Counter != 2 {

@@ -88,7 +88,7 @@ func TestAppRunsATaskOnTheVirtualPhone(t *testing.T) {
 	if _, err := a.api.Runs.StartRun(dev.ID, "a second task"); err == nil {
 		t.Fatal("a second run started on a busy device")
 	}
-	run, err := a.b.Run(snap.ID)
+	run, err := a.b.Run(snap.ID, backend.ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}

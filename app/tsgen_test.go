@@ -12,9 +12,11 @@ import (
 	"testing"
 
 	"tandem/backend"
+	"tandem/devices"
 	"tandem/engine"
 	"tandem/internal/tsgen"
 	"tandem/mirror"
+	"tandem/popout"
 )
 
 var updateTS = flag.Bool("update-ts", false, "rewrite frontend/src/lib/gen/types.ts")
@@ -27,7 +29,7 @@ func TestTypeScriptTypesMatchGo(t *testing.T) {
 	got, err := tsgen.Generate("// Code generated from the Go structs the UI receives by\n"+
 		"// `go test ./app -run TypeScriptTypes -update-ts`. DO NOT EDIT.\n",
 		engine.Event{}, engine.Region{},
-		backend.Info{}, backend.LoadedSettings{}, backend.WelcomeStatus{}, backend.DeviceEntry{}, backend.PresetInfo{}, backend.TestResult{}, backend.ScrcpyServer{}, backend.RunDetail{}, backend.GroupResult{}, PopoutConfig{}, MCPAccess{}, mirror.Press{})
+		backend.Info{}, backend.LoadedSettings{}, backend.WelcomeStatus{}, backend.DeviceEntry{}, backend.PresetInfo{}, backend.TestResult{}, backend.ScrcpyServer{}, backend.RunDetail{}, backend.GroupResult{}, popout.Config{}, MCPAccess{}, mirror.Press{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,4 +131,18 @@ func TestOnlyTheServicesAreBound(t *testing.T) {
 	if total < 40 {
 		t.Fatalf("only %d bound methods: the reflection is looking at the wrong types", total)
 	}
+}
+
+// A device another Tandem drives, with its run read from the record
+// (backend/elsewhere.go), in a file of its own; its run is the Snapshot,
+// its holder the Holder of types.ts.
+func TestTypeScriptElsewhereTypesMatchGo(t *testing.T) {
+	got, err := tsgen.Generate("// Code generated from the Go structs of a device another Tandem drives by\n"+
+		"// `go test ./app -run TypeScript -update-ts`. DO NOT EDIT.\n",
+		tsgen.Import{From: "./types", Types: []any{engine.Snapshot{}, devices.Holder{}}},
+		backend.ElsewhereRun{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goldenTS(t, filepath.Join("..", "frontend", "src", "lib", "gen", "elsewhere.ts"), got)
 }

@@ -115,7 +115,8 @@ func throughTheDialogs(t *testing.T, s *stateShooter, w *blankWatcher, phone *vp
 	s.awaitRecord("WaitingForUser", 1)
 	w.see("behind the confirm dialog", 4)
 	phase.Store(3) // the step after the one confirmed asks a question
-	s.xdo("key", "Tab", "Tab", "Return")
+	// From the reason box past Stop and Deny to Allow.
+	s.xdo("key", "Tab", "Tab", "Tab", "Return")
 	awaitPhone(t, phone, 5)
 	w.see("after Allow", 3)
 	s.awaitRecord("WaitingForUser", 2)

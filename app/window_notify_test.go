@@ -89,9 +89,9 @@ func TestTheWindowBehindNotifiesTheDesktop(t *testing.T) {
 
 	// Back in the window: the next confirmation is seen there, not told.
 	s.focusWindow()
-	s.xdo("key", "Tab", "Tab", "Return") // Allow
+	s.xdo("key", "Tab", "Tab", "Tab", "Return") // from the reason box past Stop and Deny to Allow
 	s.awaitRecord("WaitingForUser", 2)
-	s.xdo("key", "Tab", "Tab", "Return")
+	s.xdo("key", "Tab", "Tab", "Tab", "Return")
 	s.awaitRecord("Done", 1)
 	if got := notes.All(); len(got) != 1 {
 		t.Fatalf("%d notifications, want 1: %+v", len(got), got)

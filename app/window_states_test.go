@@ -90,8 +90,9 @@ func TestWindowStates(t *testing.T) {
 		t.Fatalf("the counter changed to %d before the person confirmed", got)
 	}
 
-	// The dialog opens with the focus in its reason box: Tab to Deny, Tab to Allow.
-	s.xdo("key", "Tab", "Tab", "Return")
+	// The dialog opens with the focus in its reason box: its answers are the
+	// list's (engine.Answers): Tab to Stop, Tab to Deny, Tab to Allow.
+	s.xdo("key", "Tab", "Tab", "Tab", "Return")
 	s.awaitRecord("Done", 1)
 	if got := phone.State().Counter; got != 1 {
 		t.Fatalf("after Allow the counter is %d, want 1", got)

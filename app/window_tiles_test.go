@@ -221,7 +221,9 @@ func fourTiles(img image.Image) ([4]image.Rectangle, bool) {
 	b := img.Bounds()
 	for i, a := range tileApps {
 		var r image.Rectangle
-		for y := b.Min.Y + 70; y < b.Max.Y-100; y += 2 {
+		// Its app bar, the topmost run of its colour: a wide tile shows
+		// other things of that colour lower down (the note's blue line).
+		for y := b.Min.Y + 70; y < b.Max.Y-100 && (r.Empty() || y < r.Min.Y+60); y += 2 {
 			run := 0
 			for x := b.Min.X; x < b.Max.X-240; x++ { // the needs-you list is on the right
 				if !isNear(img, x, y, a.r, a.g, a.b) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"sync"
+	"time"
 
 	"tandem/engine"
 	"tandem/engine/action"
@@ -135,16 +136,13 @@ func (e *NeedsPersonError) Error() string {
 	return "this action needs the person's confirmation: " + e.Why.String()
 }
 
-// Act does one action of another agent's on device id, in device pixels,
-// when the person's policy lets it go unasked; a sensitive one is refused
-// with a *NeedsPersonError (ActAsRun asks the person). A device with a
-// live run is refused (ErrDeviceBusy), and so is one another Tandem
-// drives (a *HeldError); by names the agent ("mcp:<client>").
-func (b *Backend) Act(ctx context.Context, id string, a action.Action, by string) error {
-	if run, ok := b.runs.OnDevice(id); ok && !run.State().Terminal() {
-		return ErrDeviceBusy
-	}
-	release, err := b.lease(ctx, id, by, false)
+// agentAct does one action of another agent's on device id (Hand's
+// Input.Act, once the rule gave it the device), in device pixels, when the
+// person's policy lets it go unasked; a sensitive one is refused with a
+// *NeedsPersonError (ActAsRun asks the person). A device another Tandem
+// drives is refused (a *HeldError naming it).
+func (b *Backend) agentAct(ctx context.Context, id string, a action.Action, by Actor) error {
+	release, err := b.lease(ctx, id, by.String(), false)
 	if err != nil {
 		return err
 	}
@@ -178,17 +176,25 @@ func (b *Backend) Act(ctx context.Context, id string, a action.Action, by string
 
 // ActAsRun starts a run of the one action a on device id: the run asks
 // the person before it as any run would (in the window, or through the
-// door's own way), records it, and ends Done once it is done or Failed
-// when the person refuses.
+// door's own way), records it, and ends Done once it is done or Stopped,
+// denied (engine.CauseDenied), when the person refuses: no model was
+// involved, and nothing failed.
 func (b *Backend) ActAsRun(ctx context.Context, id string, a action.Action, c RunChoice) (engine.Snapshot, error) {
 	s, err := b.RunSetup(c)
 	if err != nil {
 		return engine.Snapshot{}, err
 	}
-	s.Planner = &onePlanner{act: a}
+	one := &onePlanner{act: a}
+	s.Planner = one
 	// One act is over before a phone's stream would open: no video.
 	s.Video = false
-	return b.Launch(ctx, id, "Do one action for "+orAgent(c.StartedBy)+": "+a.String(), s)
+	snap, err := b.Launch(ctx, id, "Do one action for "+orAgent(c.StartedBy)+": "+a.String(), s)
+	if err == nil {
+		if run, gerr := b.runs.Get(snap.ID); gerr == nil {
+			one.ended(run)
+		}
+	}
+	return snap, err
 }
 
 func orAgent(who string) string {
@@ -199,21 +205,46 @@ func orAgent(who string) string {
 }
 
 // onePlanner plans the one action, then finishes; after a refusal it
-// fails with the person's words.
+// ends its run as denied (or, with no run to end, fails with the
+// person's words).
 type onePlanner struct {
 	mu   sync.Mutex
 	act  action.Action
 	done bool
+	run  *engine.Run // its run, to end as denied
 }
 
-func (p *onePlanner) Plan(_ context.Context, in model.Input, _ func(string)) (model.Plan, error) {
+// ended gives the planner its run.
+func (p *onePlanner) ended(r *engine.Run) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.run = r
+	p.mu.Unlock()
+}
+
+func (p *onePlanner) Plan(ctx context.Context, in model.Input, _ func(string)) (model.Plan, error) {
+	p.mu.Lock()
 	yes := true
 	if !p.done {
 		p.done = true
+		p.mu.Unlock()
 		return model.Plan{Thought: "The action another agent asked for.", Handed: true, Actions: []action.Action{p.act,
 			{Type: action.Finish, Summary: "Done: " + p.act.String(), Success: &yes}}}, nil
+	}
+	run := p.run
+	p.mu.Unlock()
+	if run != nil {
+		// Asked again only after the person denied the action: the run
+		// ends, stopped for that reason; the stop cancels this call.
+		go func() {
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			_ = run.StopFor(sctx, engine.Cause{Code: engine.CauseDenied})
+		}()
+		select {
+		case <-ctx.Done():
+		case <-run.Done():
+		}
+		return model.Plan{}, context.Canceled
 	}
 	return model.Plan{Thought: "The action was not done.", Handed: true, Actions: []action.Action{
 		{Type: action.Fail, Reason: fmt.Sprintf("%s was not done (%s)", p.act, lastWords(in))}}}, nil

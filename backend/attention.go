@@ -22,11 +22,17 @@ import (
 // the front and goes behind (WindowOpen, WindowFront); a door with no
 // window (the command line, MCP over stdio) never says so, so headless
 // never notifies. Runs another agent started over MCP in the window's
-// process follow the same rule: they are runs of this backend.
+// process follow the same rule: they are runs of this backend. A window in
+// front that shows other devices (one phone of four) is behind for this
+// device's request (issue 49): the person does not see it there either
+// (WindowShows).
 type attention struct {
-	mu     sync.Mutex
-	open   bool // a window is the person's door now
-	front  bool // and it is in front
+	mu    sync.Mutex
+	open  bool // a window is the person's door now
+	front bool // and it is in front
+	// shows are the devices the window shows now (nil: every device, as
+	// before the page says); a request on another is told in front too.
+	shows  map[string]bool
 	raise  func(run string)
 	shower notify.Shower
 	// newShower makes the notifier on the first note (notify.New).
@@ -58,7 +64,7 @@ func (b *Backend) WindowOpen(open bool, raise func(run string)) {
 	a := b.attention
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.open, a.front, a.raise = open, open, raise
+	a.open, a.front, a.raise, a.shows = open, open, raise, nil
 }
 
 // begin gives the notes the backend's life (Backend.Begin).
@@ -95,6 +101,45 @@ func (b *Backend) WindowFront(front bool) {
 	}
 }
 
+// WindowShows says which devices the window shows now: the one device of
+// its single view, or every tile side by side (nil: every device). A
+// request on a device it does not show is told even with the window in
+// front, and one waiting untold on a device that left the window's view
+// is told then.
+func (b *Backend) WindowShows(devices []string) {
+	a := b.attention
+	a.mu.Lock()
+	a.shows = nil
+	if devices != nil {
+		a.shows = make(map[string]bool, len(devices))
+		for _, d := range devices {
+			a.shows[d] = true
+		}
+	}
+	life := a.life
+	var due []untold
+	if a.open && a.front && life != nil {
+		for run, u := range a.pending {
+			if !a.seen(u.device) && !a.shown[u.key] {
+				a.shown[u.key] = true
+				due = append(due, u)
+				delete(a.pending, run)
+			}
+		}
+	}
+	a.mu.Unlock()
+	slices.SortFunc(due, func(x, y untold) int { return strings.Compare(x.key, y.key) })
+	for _, u := range due {
+		go a.tell(life, u.run, u.device, u.need)
+	}
+}
+
+// seen says whether the person sees device's requests in the window now:
+// it is in front and shows that device. Called with mu held.
+func (a *attention) seen(device string) bool {
+	return a.front && (a.shows == nil || a.shows[device])
+}
+
 // untold is a request that waits for the person and was not told.
 type untold struct {
 	key, run, device string
@@ -118,7 +163,7 @@ func (a *attention) see(device string, e engine.Event) {
 	key := fmt.Sprintf("%s#%d", e.Run, e.Seq)
 	a.mu.Lock()
 	life := a.life
-	tell := a.open && !a.front && !a.shown[key] && life != nil
+	tell := a.open && !a.seen(device) && !a.shown[key] && life != nil
 	switch {
 	case tell:
 		a.shown[key] = true

@@ -60,7 +60,7 @@ func attentionRig(t *testing.T) (*Backend, Profile) {
 // awaitState waits for run id to reach a state that ok accepts.
 func awaitState(ctx context.Context, t *testing.T, b *Backend, id string, ok func(engine.State) bool) {
 	t.Helper()
-	r, err := b.Run(id)
+	r, err := b.Run(id, ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestARunThatNeedsThePersonNotifiesWhenTheWindowIsBehind(t *testing.T) {
 		t.Fatal(err)
 	}
 	awaitState(ctx, t, b, snap.ID, waiting)
-	mustDo(t, b, snap.ID, (*engine.Run).Confirm)
+	mustDo(t, b, snap.ID, (*RunHandle).Confirm)
 	awaitState(ctx, t, b, snap.ID, ended)
 
 	// Behind: phone 1's confirmation is told once, naming phone 1.
@@ -134,7 +134,7 @@ func TestARunThatNeedsThePersonNotifiesWhenTheWindowIsBehind(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("a click on the note did not bring the window to the front")
 	}
-	mustDo(t, b, snap1.ID, (*engine.Run).Confirm)
+	mustDo(t, b, snap1.ID, (*RunHandle).Confirm)
 	awaitState(ctx, t, b, snap1.ID, ended)
 
 	// In Chinese, a question on phone 0: the second note, and phone 1's
@@ -155,13 +155,13 @@ func TestARunThatNeedsThePersonNotifiesWhenTheWindowIsBehind(t *testing.T) {
 		!strings.Contains(n.Body, "提问") || !strings.Contains(n.Body, "which account?") {
 		t.Fatalf("the notes on the bus: %+v", got)
 	}
-	mustDo(t, b, snap2.ID, func(r *engine.Run, ctx context.Context) error { return r.Answer(ctx, "the first") })
+	mustDo(t, b, snap2.ID, func(r *RunHandle, ctx context.Context) error { return r.Answer(ctx, "the first") })
 	awaitState(ctx, t, b, snap2.ID, ended)
 }
 
-func mustDo(t *testing.T, b *Backend, id string, f func(*engine.Run, context.Context) error) {
+func mustDo(t *testing.T, b *Backend, id string, f func(*RunHandle, context.Context) error) {
 	t.Helper()
-	r, err := b.Run(id)
+	r, err := b.Run(id, ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestAWaitingRequestIsToldWhenTheWindowGoesBehind(t *testing.T) {
 	}
 	b.WindowFront(true)
 	b.WindowFront(false)
-	mustDo(t, b, snap.ID, (*engine.Run).Confirm)
+	mustDo(t, b, snap.ID, (*RunHandle).Confirm)
 	awaitState(ctx, t, b, snap.ID, ended)
 	// Answered: a question seen in front and answered there is never told.
 	snap2, err := b.StartRun(ctx, "sim-0", "ask which account #8", RunChoice{Profile: p.ID})
@@ -303,7 +303,7 @@ func TestAWaitingRequestIsToldWhenTheWindowGoesBehind(t *testing.T) {
 	}
 	b.WindowFront(true)
 	awaitState(ctx, t, b, snap2.ID, waiting)
-	mustDo(t, b, snap2.ID, func(r *engine.Run, ctx context.Context) error { return r.Answer(ctx, "the first") })
+	mustDo(t, b, snap2.ID, func(r *RunHandle, ctx context.Context) error { return r.Answer(ctx, "the first") })
 	awaitState(ctx, t, b, snap2.ID, ended)
 	b.WindowFront(false)
 	short, stop := context.WithTimeout(ctx, 2*time.Second) // a note would be sent at once
@@ -328,4 +328,50 @@ func TestANoteNamesTheButtonNotItsPlace(t *testing.T) {
 			t.Errorf("%s %q: body %q, want it to start %q and name no coordinates", c.lang, c.label, n.Body, c.want)
 		}
 	}
+}
+
+// The window in front showing one phone of two: a request on the other
+// is told at once (the person cannot see it there), one on the phone it
+// shows is not, until the window moves to the other phone (issue 49).
+func TestARequestOnADeviceTheWindowDoesNotShowIsTold(t *testing.T) {
+	bus := sessionbus.Start(t)
+	notes := bus.Notifications(t)
+	b, p := attentionRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b.WindowOpen(true, nil)
+	b.WindowShows([]string{"sim-0"})
+	snap, err := b.StartRun(ctx, "sim-1", "pay the bill #20", RunChoice{Profile: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := notes.Wait(ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got[0].Summary, "Sim phone 1") || !strings.Contains(got[0].Body, "it pays the bill") {
+		t.Fatalf("the note: %+v", got[0])
+	}
+	// Seen on the phone the window shows: not told, until the window
+	// shows the other phone.
+	snap0, err := b.StartRun(ctx, "sim-0", "ask which account #21", RunChoice{Profile: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitState(ctx, t, b, snap0.ID, waiting)
+	if got := notes.All(); len(got) != 1 {
+		t.Fatalf("told a request the window shows: %+v", got)
+	}
+	b.WindowShows([]string{"sim-1"})
+	got, err = notes.Wait(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got[1].Summary, "Sim phone 0") || !strings.Contains(got[1].Body, "which account?") {
+		t.Fatalf("the second note: %+v", got[1])
+	}
+	mustDo(t, b, snap.ID, (*RunHandle).Confirm)
+	mustDo(t, b, snap0.ID, func(r *RunHandle, ctx context.Context) error { return r.Answer(ctx, "the first") })
+	awaitState(ctx, t, b, snap.ID, ended)
+	awaitState(ctx, t, b, snap0.ID, ended)
 }

@@ -15,6 +15,7 @@
 package backend
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -26,6 +27,7 @@ import (
 	"tandem/backend/chore"
 	"tandem/devices"
 	"tandem/devices/adb"
+	"tandem/devices/desktop/host"
 	"tandem/engine"
 	"tandem/engine/model"
 	"tandem/engine/observe"
@@ -68,6 +70,10 @@ type Config struct {
 	// WaitForDevice makes a run on a device another Tandem drives wait
 	// for it to let go (tandem run --wait) instead of being refused.
 	WaitForDevice bool
+	// StopHotkey, when set, is the desktop's stop hotkey for this door's
+	// runs (tandem run --stop-key), over the Settings' (checked by the
+	// door: desktop.CheckStopHotkey through CheckStopHotkey).
+	StopHotkey string
 }
 
 // Runs is the folder of run records.
@@ -137,6 +143,9 @@ type Backend struct {
 	sched  *scheduler   // the chores' schedules, in the window's Tandem (schedule.go)
 	// videos are the runs' recordings being made (video.go).
 	videos recordings
+	// away are the devices another Tandem drives, read from their runs'
+	// records (elsewhere.go).
+	away *elsewhere
 }
 
 // Notifier tells the doors what changed: "run" (an engine.Event) and
@@ -168,7 +177,9 @@ func New(cfg Config) *Backend {
 	if _, warn := loadPrices(cfg.ConfigDir); warn != "" {
 		b.loadWarning = strings.TrimSpace(b.loadWarning + "\n" + warn)
 	}
-	b.devices = NewDevices(cfg.ADB, datadir.KeyboardNotes(cfg.DataDir), devices.NewDesktop())
+	desk := devices.NewDesktop()
+	desk.SetStopHotkey(b.stopHotkey)
+	b.devices = NewDevices(cfg.ADB, datadir.KeyboardNotes(cfg.DataDir), desk)
 	b.devices.SetRemote(b.adbServers)
 	b.virtual = newVirtualPhones(func() int { return adbPort(b.devices) })
 	b.devices.AddSource(b.virtual)
@@ -177,6 +188,7 @@ func New(cfg Config) *Backend {
 		b.notifier().Notify("run", e)
 		b.attention.see(device, e)
 	})
+	b.away = newElsewhere(cfg.Runs())
 	b.desks = newDesks(b.devices, b.hub, b.runs.AgentBusy)
 	b.desks.scrcpyJar = cfg.ScrcpyServer
 	b.desks.settingJar = func() string {
@@ -189,6 +201,13 @@ func New(cfg Config) *Backend {
 	b.runs.lease = func(ctx context.Context, id, by string) (func(), error) {
 		return b.lease(ctx, id, by, cfg.WaitForDevice)
 	}
+	b.runs.door = func(by string) string {
+		if h := b.holder(by); h.Client == "" {
+			return h.Door
+		}
+		return "mcp" // another agent's run, in whichever process
+	}
+	b.runs.name = b.DeviceName
 	return b
 }
 
@@ -215,7 +234,11 @@ func (b *Backend) Begin(ctx context.Context, n Notifier) error {
 	b.ctx, b.bg, b.stop, b.mirrorSrv, b.notify = ctx, bg, cancel, srv, n
 	b.mu.Unlock()
 	b.attention.begin(bg)
-	go b.devices.Watch(bg, func(list []DeviceEntry) { n.Notify("devices", list) })
+	go b.away.loop(bg, n)
+	go b.devices.Watch(bg, func(list []DeviceEntry) {
+		n.Notify("devices", list)
+		b.away.see(list)
+	})
 	return nil
 }
 
@@ -271,6 +294,9 @@ type Info struct {
 	DataDir  string `json:"dataDir"`
 	Settings string `json:"settingsPath"`
 	Prices   string `json:"pricesPath"` // the price table the cost figures come from
+	// StopKeyDefault is the desktop's stop hotkey on this system when
+	// Settings name none (Settings.StopHotkey).
+	StopKeyDefault string `json:"stopKeyDefault"`
 }
 
 // Info returns the version, the OS locale and where files are kept.
@@ -284,6 +310,8 @@ func (b *Backend) Info() Info {
 		DataDir:  b.cfg.DataDir,
 		Settings: b.settings.path,
 		Prices:   filepath.Join(b.cfg.ConfigDir, pricesFile),
+		// The door's own (tandem run --stop-key) is this process's default.
+		StopKeyDefault: cmp.Or(b.cfg.StopHotkey, host.DefaultStopHotkey()),
 	}
 }
 

@@ -45,6 +45,21 @@ func desktopRig(t *testing.T) (*Backend, Profile, *modeltest.Server) {
 	return b, p, srv
 }
 
+// startHold starts the rig's task on this computer's display (its model
+// long-presses first) and returns the run.
+func startHold(ctx context.Context, t *testing.T, b *Backend, p Profile) *RunHandle {
+	t.Helper()
+	snap, err := b.StartRun(ctx, "desktop:0", "Hold the middle of the screen", RunChoice{Profile: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := b.Run(snap.ID, ByWindow())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
 // One take-over on this computer, as on a phone: while the agent acts on a
 // display (a long press under way), the person moves their own mouse; the
 // run goes to Manual (not a pause); the click they then make with their own
@@ -68,14 +83,7 @@ func TestThePersonsHandOnTheDesktopTakesOver(t *testing.T) {
 	b, p, srv := desktopRig(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	snap, err := b.StartRun(ctx, "desktop:0", "Hold the middle of the screen", RunChoice{Profile: p.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := b.Run(snap.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := startHold(ctx, t, b, p)
 	xdo := func(args ...string) {
 		cmd := exec.Command("xdotool", args...)
 		cmd.Env = d.Env()

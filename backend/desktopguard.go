@@ -99,7 +99,7 @@ func (g *desktopGuard) start(ctx context.Context, run *engine.Run) {
 // not acting: planning, already the person's) must not leave the driver
 // halted, or every later action would fail.
 func (g *desktopGuard) takeOver(ctx context.Context, run *engine.Run) {
-	err := run.TakeOver(engine.Via(ctx, "the person's hand on this computer"))
+	err := run.TakeOver(engine.Via(ctx, ByHand().String()))
 	var ill *engine.IllegalError
 	if errors.As(err, &ill) && run.State() != engine.Manual {
 		g.drv.Resume()

@@ -23,9 +23,11 @@ type shooterInto interface {
 
 // desktopLoop mirrors a display as H.264: it captures at the display's pace
 // (60 Hz), compares each picture with the last one and encodes only
-// changes; ffmpeg scales them down to the mirror's size (the hub's MaxSide)
-// before encoding. Capturing the next picture overlaps with ffmpeg encoding
-// the last. Without ffmpeg it falls back to JPEG stills.
+// changes; ffmpeg scales them down to the size its largest viewer shows
+// (mirror.Hub.VideoSide, within the hub's MaxSide) before encoding, and is
+// started again at a new size when that changes. Capturing the next
+// picture overlaps with ffmpeg encoding the last. Without ffmpeg it falls
+// back to JPEG stills.
 //
 // A screen that has not changed for desktopIdleAfter is looked at
 // desktopIdleRate times a second instead (an agent's action pokes the loop
@@ -78,6 +80,7 @@ type desktopFeed struct {
 	f        *desks
 	id       string
 	enc      *h264enc.Encoder
+	side     int // the longer side enc was started for (VideoSide)
 	buf      *image.RGBA
 	prev     []byte
 	failures int
@@ -113,8 +116,12 @@ func (d *desktopFeed) show(ctx context.Context, img *image.RGBA, at time.Time) b
 		}
 		return true
 	}
-	if d.enc == nil || len(d.prev) != len(img.Pix) {
-		if err := d.startEncoder(ctx, img.Bounds().Dx(), img.Bounds().Dy()); err != nil {
+	side := hub.VideoSide(d.id, img.Bounds().Size())
+	if side == 0 {
+		side = hub.MaxSide // no viewer yet: the bound
+	}
+	if d.enc == nil || len(d.prev) != len(img.Pix) || side != d.side {
+		if err := d.startEncoder(ctx, img.Bounds().Dx(), img.Bounds().Dy(), side); err != nil {
 			hub.EndVideo(d.id)
 			hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: err.Error() + "; pictures instead of video", Code: "desktop_encoder_failed"})
 			return false
@@ -131,11 +138,12 @@ func (d *desktopFeed) show(ctx context.Context, img *image.RGBA, at time.Time) b
 	return true
 }
 
-// startEncoder (re)starts the encoder for a w x h screen.
-func (d *desktopFeed) startEncoder(ctx context.Context, w, h int) error {
+// startEncoder (re)starts the encoder for a w x h screen, its video within
+// side on its longer side (0: the screen's size).
+func (d *desktopFeed) startEncoder(ctx context.Context, w, h, side int) error {
 	d.stopEncoder()
 	hub := d.f.hub
-	vw, vh := fitSide(w, h, hub.MaxSide)
+	vw, vh := fitSide(w, h, side)
 	enc, err := h264enc.Start(ctx, h264enc.Options{SrcW: w, SrcH: h, Width: vw, Height: vh}, func(p h264enc.Packet) error {
 		hub.PublishVideo(d.id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
 		return nil
@@ -143,7 +151,8 @@ func (d *desktopFeed) startEncoder(ctx context.Context, w, h int) error {
 	if err != nil {
 		return err
 	}
-	d.enc = enc
+	d.enc, d.side = enc, side
+	hub.MadeAt(d.id, image.Pt(w, h), side)
 	hub.SetPath(d.id, mirror.Path{Path: "desktop", Reason: fmt.Sprintf("this computer's screen as H.264 video (%dx%d, only when it changes)", vw, vh), Code: "desktop_video"})
 	d.prev = nil
 	return nil
@@ -207,11 +216,13 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 		f.hub.PublishVideo(id, mirror.Frame{Config: p.Config, Key: p.Key, Width: w, Height: h, At: p.At, Data: p.Data})
 	}}
 	publish := held.publish
+	screen := image.Pt(sw, sh)
 	for fails := 0; fails < 3 && ctx.Err() == nil; {
 		if f.hub.StillsOnly(id) {
 			f.pollWhileStillsOnly(ctx, id, dev, poke)
 			continue
 		}
+		o.MaxSide = f.videoSide(ctx, id, screen)
 		started := time.Now()
 		src, why, err := stream.OpenWhy(ctx, o, publish)
 		if err != nil {
@@ -223,27 +234,16 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 			break
 		}
 		f.setSource(id, src)
+		f.hub.MadeAt(id, screen, o.MaxSide)
 		f.hub.SetPath(id, mirror.Path{Path: string(src.Path()), Reason: reason + why.Text, Code: pathCode(src.Path(), jar, why.ScrcpyErr), Version: why.Scrcpy})
 		held.named(true)
-		// Run until the stream ends, or a window that cannot decode video
-		// starts watching (the channel is taken before the check, so no
-		// change is missed).
-		for stop := false; !stop; {
-			changed := f.hub.Changed(id)
-			if f.hub.StillsOnly(id) {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				stop = true
-			case <-src.Done():
-				stop = true
-			case <-changed:
-			}
-		}
+		resized := f.streamUntil(ctx, id, src, screen, o.MaxSide)
 		src.Close()
 		held.named(false)
 		f.setSource(id, nil)
+		if resized && ctx.Err() == nil {
+			continue // the same path at the size its viewers show; the last picture stays meanwhile
+		}
 		f.hub.EndVideo(id)
 		if ctx.Err() != nil {
 			close(done)
@@ -261,6 +261,55 @@ func (f *desks) phoneLoop(ctx context.Context, id string, dev device.Device, inf
 	}
 	f.hub.SetPath(id, mirror.Path{Path: string(stream.PathScreencap), Reason: reason, Code: "screencap"})
 	f.loop(ctx, id, dev, pollEvery(device.Phone), poke, done)
+}
+
+// firstLook bounds the wait of a phone's new desk for its first viewer's
+// size (the viewer's socket comes just after the desk opens), after which
+// its video starts at the full size.
+const firstLook = 2 * time.Second
+
+// videoSide is the longer side device id's video is to have
+// (mirror.Hub.VideoSide): as soon as someone watches, within firstLook;
+// then the hub's bound. 0 lets the stream choose.
+func (f *desks) videoSide(ctx context.Context, id string, screen image.Point) int {
+	deadline := time.NewTimer(firstLook)
+	defer deadline.Stop()
+	for {
+		changed := f.hub.Changed(id)
+		if side := f.hub.VideoSide(id, screen); side > 0 {
+			return side
+		}
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-deadline.C:
+			return f.hub.MaxSide
+		case <-changed:
+		}
+	}
+}
+
+// streamUntil waits while src streams device id at side: until it ends, a
+// window that cannot decode video starts watching, or those who watch want
+// another size (then true). The channel is taken before each check, so no
+// change is missed.
+func (f *desks) streamUntil(ctx context.Context, id string, src stream.Source, screen image.Point, side int) (resized bool) {
+	for {
+		changed := f.hub.Changed(id)
+		if f.hub.StillsOnly(id) {
+			return false
+		}
+		if want := f.hub.VideoSide(id, screen); want > 0 && want != side {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-src.Done():
+			return false
+		case <-changed:
+		}
+	}
 }
 
 // heldPackets keeps the packets that come while a stream opens until the

@@ -45,13 +45,30 @@ func (h hands) String() string {
 	return [...]string{"device", "run", "take_over", "nobody"}[h]
 }
 
-// handsFor is the rule: a device with no live run is the person's; a run
-// in Manual is theirs through the run; a run that can be taken over is
-// taken over; any other live run takes nothing.
-func handsFor(st engine.State, hasRun bool) hands {
+// inputKind is whose input it is: each has its own row in the rule.
+type inputKind int
+
+const (
+	// personsInput is the person's own, at a door (a press, a touch, a key).
+	personsInput inputKind = iota
+	// agentsAct is another agent's one action (MCP act): never the
+	// person's, so it never drives a run nor takes one over.
+	agentsAct
+)
+
+// String names the kind as the vector does (testdata/hands.json).
+func (k inputKind) String() string { return [...]string{"person", "act"}[k] }
+
+// handsFor is the rule: a device with no live run is the person's, and an
+// agent's act may reach it too; a run in Manual is the person's through
+// the run; a run that can be taken over is taken over by the person; any
+// other live run takes nothing, and no live run takes an agent's act.
+func handsFor(k inputKind, st engine.State, hasRun bool) hands {
 	switch {
 	case !hasRun || st.Terminal():
 		return toDevice
+	case k == agentsAct:
+		return toNobody
 	case st == engine.Manual:
 		return toRun
 	case st.Accepts(engine.OnTakeOver):
@@ -63,12 +80,12 @@ func handsFor(st engine.State, hasRun bool) hands {
 
 // handsOn says where the person's input on device id goes now, and the run
 // concerned (nil with toDevice).
-func (b *Backend) handsOn(id string) (hands, *engine.Run) {
+func (b *Backend) handsOn(id string, k inputKind) (hands, *engine.Run) {
 	run, ok := b.runs.OnDevice(id)
 	if !ok {
 		return toDevice, nil
 	}
-	h := handsFor(run.State(), true)
+	h := handsFor(k, run.State(), true)
 	if h == toDevice {
 		return h, nil
 	}
@@ -89,6 +106,13 @@ type Input struct {
 	// own hands (this computer's mouse and keyboard): recorded in the run
 	// they drive, never made again.
 	Made *action.Action `json:"made,omitempty"`
+	// Act is another agent's one action (MCP act), in device pixels, made
+	// for By: it reaches a device with no live run when the person's
+	// policy lets it go unasked (a sensitive one is refused with a
+	// *NeedsPersonError: ActAsRun asks the person).
+	Act *action.Action `json:"-"`
+	// By is who sends an Act.
+	By Actor `json:"-"`
 }
 
 // Touch is one live pointer phase at device pixels.
@@ -111,7 +135,7 @@ const (
 	TookOver Outcome = "took_over"
 )
 
-var errNotOneInput = errors.New("an input is one gesture, press or touch")
+var errNotOneInput = errors.New("an input is one gesture, press, touch, made input or act")
 
 // Hand takes one input of the person on device id and sends it where it
 // goes now: to the device when no task runs on it, to the run in Manual
@@ -121,6 +145,11 @@ var errNotOneInput = errors.New("an input is one gesture, press or touch")
 func (b *Backend) Hand(ctx context.Context, id string, in Input) (Outcome, error) {
 	var act action.Action
 	switch {
+	case in.Act != nil && in.Made == nil && in.Touch == nil && in.Gesture == nil && in.Press == nil:
+		if h, _ := b.handsOn(id, agentsAct); h != toDevice {
+			return "", ErrDeviceBusy
+		}
+		return Done, b.agentAct(ctx, id, *in.Act, in.By)
 	case in.Made != nil && in.Touch == nil && in.Gesture == nil && in.Press == nil:
 		return b.made(ctx, id, *in.Made)
 	case in.Touch != nil && in.Gesture == nil && in.Press == nil:
@@ -136,7 +165,7 @@ func (b *Backend) Hand(ctx context.Context, id string, in Input) (Outcome, error
 	default:
 		return "", errNotOneInput
 	}
-	switch h, run := b.handsOn(id); h {
+	switch h, run := b.handsOn(id, personsInput); h {
 	case toRun:
 		defer b.desks.Poke(id)
 		return Done, run.Input(ctx, act)
@@ -158,7 +187,7 @@ func (b *Backend) Hand(ctx context.Context, id string, in Input) (Outcome, error
 // they drive; with no run there is nothing to do (the device has it), and
 // a run they do not drive took over already (the driver's signal).
 func (b *Backend) made(ctx context.Context, id string, a action.Action) (Outcome, error) {
-	h, run := b.handsOn(id)
+	h, run := b.handsOn(id, personsInput)
 	if h != toRun {
 		return Done, nil
 	}
@@ -169,7 +198,7 @@ func (b *Backend) made(ctx context.Context, id string, a action.Action) (Outcome
 // person's or they drive its run; the finished gesture is recorded in the
 // run like any input of theirs.
 func (b *Backend) touch(ctx context.Context, id string, t Touch) error {
-	h, run := b.handsOn(id)
+	h, run := b.handsOn(id, personsInput)
 	if h != toDevice && h != toRun {
 		return ErrDeviceBusy
 	}

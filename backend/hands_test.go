@@ -16,12 +16,17 @@ import (
 
 var updateHands = flag.Bool("update-hands", false, "rewrite frontend/src/lib/testdata/hands.json")
 
-// The rule as the page must show it: each state's hands (and "none" for a
-// device with no run), in the vector the page's own rule is tested on.
+// The rule as the page must show it: for the person's input and for
+// another agent's act, each state's hands (and "none" for a device with no
+// run), in the vector the page's own rule is tested on.
 func TestHandsVectorIsTheRule(t *testing.T) {
-	v := map[string]string{"none": handsFor(engine.Idle, false).String()}
-	for _, st := range engine.States {
-		v[st.String()] = handsFor(st, true).String()
+	v := map[string]map[string]string{}
+	for _, k := range []inputKind{personsInput, agentsAct} {
+		row := map[string]string{"none": handsFor(k, engine.Idle, false).String()}
+		for _, st := range engine.States {
+			row[st.String()] = handsFor(k, st, true).String()
+		}
+		v[k.String()] = row
 	}
 	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -47,7 +52,7 @@ func TestHandsVectorIsTheRule(t *testing.T) {
 // own reading of the same table (mirrorTakesOver in lib/controls.ts: a
 // click takes over exactly where the state accepts take_over).
 func TestHandsOverEveryState(t *testing.T) {
-	if h := handsFor(engine.Idle, false); h != toDevice {
+	if h := handsFor(personsInput, engine.Idle, false); h != toDevice {
 		t.Fatalf("no run: %v", h)
 	}
 	want := map[engine.State]hands{
@@ -56,7 +61,7 @@ func TestHandsOverEveryState(t *testing.T) {
 		engine.Manual: toRun, engine.Done: toDevice, engine.Failed: toDevice, engine.Stopped: toDevice,
 	}
 	for _, st := range engine.States {
-		got := handsFor(st, true)
+		got := handsFor(personsInput, st, true)
 		if got != want[st] {
 			t.Errorf("%s: %v, want %v", st, got, want[st])
 		}
@@ -65,6 +70,24 @@ func TestHandsOverEveryState(t *testing.T) {
 		}
 		if (got == toTakeOver) != (st.Accepts(engine.OnTakeOver) && st != engine.Manual) {
 			t.Errorf("%s: takes over %v, but the table says take_over is accepted: %v", st, got == toTakeOver, st.Accepts(engine.OnTakeOver))
+		}
+	}
+}
+
+// Another agent's act (MCP act) has its own row: it reaches a device only
+// while no task runs on it, and never drives, takes over or slips past a
+// live run, whatever the run's state.
+func TestAnAgentsActReachesOnlyADeviceWithNoLiveRun(t *testing.T) {
+	if h := handsFor(agentsAct, engine.Idle, false); h != toDevice {
+		t.Fatalf("no run: %v", h)
+	}
+	for _, st := range engine.States {
+		want := toNobody
+		if st.Terminal() {
+			want = toDevice
+		}
+		if got := handsFor(agentsAct, st, true); got != want {
+			t.Errorf("%s: an agent's act goes to %v, want %v", st, got, want)
 		}
 	}
 }

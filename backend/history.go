@@ -14,6 +14,7 @@ import (
 
 	"tandem/engine"
 	"tandem/engine/action"
+	"tandem/engine/model"
 )
 
 // RunSummary is one past run in the history list.
@@ -35,6 +36,14 @@ type RunSummary struct {
 	// StartedBy names who started the run when it was not the person at
 	// a door of theirs (an MCP client: "mcp:<its name>").
 	StartedBy string `json:"started_by,omitempty"`
+	// DeviceName is the device's name at the start (Device is its id);
+	// Door the door the run came in by ("window", "run": the command
+	// line, "mcp"); "" in a record made before they were kept.
+	DeviceName string `json:"device_name,omitempty"`
+	Door       string `json:"door,omitempty"`
+	// Usage is what the run's model calls cost, dropped calls included
+	// (the end's totals; summed from the calls of a run with no end).
+	Usage model.Usage `json:"usage"`
 	// FirstGoal is the goal the run started with, when the person edited
 	// it since (Goal is then the edited one).
 	FirstGoal string `json:"first_goal,omitempty"`
@@ -111,12 +120,17 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 		switch e.Kind {
 		case engine.EntryStart:
 			s.Goal, s.Device, s.Started, s.StartedBy = e.Goal, e.Device, e.T, e.Via
+			s.DeviceName, s.Door = e.DeviceName, e.Door
 		case engine.EntryPerson:
 			if e.Command == "edit_goal" && e.Text != "" && e.Text != s.Goal {
 				if s.FirstGoal == "" {
 					s.FirstGoal = s.Goal
 				}
 				s.Goal = e.Text
+			}
+		case engine.EntryPlan, engine.EntryDropped:
+			if e.Usage != nil {
+				s.Usage = s.Usage.Add(*e.Usage)
 			}
 		case engine.EntryAction, engine.EntryManual:
 			if e.Action == nil {
@@ -127,13 +141,16 @@ func summarize(id string, entries []engine.Entry) RunSummary {
 			if e.End != nil {
 				s.State = e.End.State.String()
 				s.Success = e.End.Success
+				if e.End.Usage != (model.Usage{}) {
+					s.Usage = e.End.Usage
+				}
 				s.Summary = e.End.Summary
 				if s.Summary == "" {
 					s.Summary, s.Why = e.End.Reason, e.End.Why
 				}
 			}
-		case engine.EntryState, engine.EntryObserve, engine.EntryPlan, engine.EntryRetry, engine.EntryStable,
-			engine.EntryNote, engine.EntryRequest, engine.EntryHistory, engine.EntryDropped:
+		case engine.EntryState, engine.EntryObserve, engine.EntryRetry, engine.EntryStable,
+			engine.EntryNote, engine.EntryRequest, engine.EntryHistory:
 			// not in a summary
 		default: // a kind of a newer Tandem's record: skipped
 		}
@@ -173,6 +190,9 @@ type reportData struct {
 	W        reportWords // the report's own words, in its language
 	// In W's language: the run's figures, the end's state and reason.
 	Steps1, Totals, State, Reason string
+	// DeviceName is the device's name with its id; Door the door the run
+	// came in by, when not the window ("from the command line").
+	DeviceName, Door string
 	// Video is the run's video, played above the steps (nil: none).
 	Video *reportVideo
 	// Script is what seeks the video on a click (report_video.go).
@@ -323,6 +343,11 @@ func ExportReportIn(dataDir, id, lang string) (string, error) {
 		}
 		data.Totals = data.Steps1 + " · " + w.calls(r.Calls) + " · " + w.tokens(r.Usage.PromptTokens+r.Usage.CompletionTokens)
 	}
+	data.Totals = joinDot(data.Totals, costWords(run.Run.Usage, w))
+	data.DeviceName, data.Door = run.Run.Device, w.doors[run.Run.Door]
+	if n := run.Run.DeviceName; n != "" {
+		data.DeviceName = n + " (" + run.Run.Device + ")"
+	}
 	for _, st := range run.Steps {
 		data.Steps = append(data.Steps, reportStep{N: st.N, ByPerson: st.ByPerson, Replayed: st.Replayed, Thought: st.Thought,
 			Action: st.Action.String(), Target: st.Target, Result: st.Result, Ms: st.Ms, Frame: inlineFrame(dir, st.Frame),
@@ -394,7 +419,7 @@ code{font:13px ui-monospace,monospace;background:#f4f5f8;padding:2px 6px;border-
 section[data-t]{cursor:pointer}section.current{outline:2px solid #4f6bff}
 </style></head><body>
 <header><h1>{{.Run.Goal}}</h1>{{if .Run.FirstGoal}}<div class="meta">{{.W.FirstGoal}} {{.Run.FirstGoal}}</div>{{end}}
-<div class="meta">{{.W.Device}} {{.Run.Device}} · {{.W.Started}} {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Steps1}}{{if .Settings}}{{if .Settings.Model}} · {{.W.Model}} {{.Settings.Model}}{{end}}{{end}} · {{.W.Made}} {{.Made.Format "2006-01-02 15:04"}} {{.W.ByTandem}}</div></header>
+<div class="meta">{{.W.Device}} {{.DeviceName}} ·{{if .Door}} {{.Door}} ·{{end}} {{.W.Started}} {{.Run.Started.Format "2006-01-02 15:04:05"}} · {{.Steps1}}{{if .Settings}}{{if .Settings.Model}} · {{.W.Model}} {{.Settings.Model}}{{end}}{{end}} · {{.W.Made}} {{.Made.Format "2006-01-02 15:04"}} {{.W.ByTandem}}</div></header>
 <main>
 {{with .Result}}<div class="result {{if .Success}}ok{{else}}bad{{end}}"><strong>{{$.State}}</strong>{{if .Summary}}: {{.Summary}}{{else if $.Reason}}: {{$.Reason}}{{end}}
 {{if .Pending}}<ul>{{range .Pending}}<li>{{.}}</li>{{end}}</ul>{{end}}

@@ -27,6 +27,12 @@ func (b *Backend) lease(ctx context.Context, id, by string, wait bool) (func(), 
 	if b.runs.world != nil { // a simulation's phones are its own
 		return func() {}, nil
 	}
+	return b.devices.Lease(ctx, id, b.holder(by), wait)
+}
+
+// holder is who drives a device for by (a run's StartedBy): this
+// process's door, and an MCP client's name.
+func (b *Backend) holder(by string) devices.Holder {
 	h := devices.Holder{Door: b.cfg.Door}
 	if c, ok := strings.CutPrefix(by, "mcp:"); ok {
 		h.Client = c
@@ -34,7 +40,7 @@ func (b *Backend) lease(ctx context.Context, id, by string, wait bool) (func(), 
 			h.Door = "mcp"
 		}
 	}
-	return b.devices.Lease(ctx, id, h, wait)
+	return h
 }
 
 // heldElsewhere refuses the person's live input on a device another

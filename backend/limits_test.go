@@ -132,7 +132,7 @@ func TestRunsOnOneModelQueue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if runs[goal], err = b.Run(snap.ID); err != nil {
+		if runs[goal], err = b.runs.Get(snap.ID); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -213,11 +213,11 @@ func (s *manySim) choose(t int) (string, personAct) {
 	if live && s.runs[t].State() == engine.WaitingForUser && k < 50 {
 		switch k % 3 {
 		case 0:
-			return "confirm", s.command(t, (*engine.Run).Confirm)
+			return "confirm", s.command(t, (*RunHandle).Confirm)
 		case 1:
-			return "deny", s.command(t, func(r *engine.Run, ctx context.Context) error { return r.Deny(ctx, "no") })
+			return "deny", s.command(t, func(r *RunHandle, ctx context.Context) error { return r.Deny(ctx, "no") })
 		}
-		return "answer", s.command(t, func(r *engine.Run, ctx context.Context) error { return r.Answer(ctx, "the first") })
+		return "answer", s.command(t, func(r *RunHandle, ctx context.Context) error { return r.Answer(ctx, "the first") })
 	}
 	switch {
 	case k < 22:
@@ -228,19 +228,19 @@ func (s *manySim) choose(t int) (string, personAct) {
 		text := fmt.Sprintf("person %d %d", t, s.rng.IntN(1000))
 		return "type", s.input(t, Input{Gesture: &action.Action{Type: action.TypeText, Text: text}})
 	case k < 48:
-		return "pause", s.command(t, (*engine.Run).Pause)
+		return "pause", s.command(t, (*RunHandle).Pause)
 	case k < 58:
-		return "resume", s.command(t, (*engine.Run).Resume)
+		return "resume", s.command(t, (*RunHandle).Resume)
 	case k < 66:
-		return "take_over", s.command(t, (*engine.Run).TakeOver)
+		return "take_over", s.command(t, (*RunHandle).TakeOver)
 	case k < 78:
-		return "hand_back", s.command(t, func(r *engine.Run, ctx context.Context) error { return r.HandBack(ctx, "done", nil) })
+		return "hand_back", s.command(t, func(r *RunHandle, ctx context.Context) error { return r.HandBack(ctx, "done", nil) })
 	case k < 84:
-		return "confirm", s.command(t, (*engine.Run).Confirm)
+		return "confirm", s.command(t, (*RunHandle).Confirm)
 	case k < 88:
-		return "stop_after", s.command(t, func(r *engine.Run, ctx context.Context) error { return r.StopGracefully(ctx, s.rng.IntN(3)) })
+		return "stop_after", s.command(t, func(r *RunHandle, ctx context.Context) error { return r.StopGracefully(ctx, s.rng.IntN(3)) })
 	case k < 94:
-		return "stop", s.command(t, (*engine.Run).Stop)
+		return "stop", s.command(t, (*RunHandle).Stop)
 	case k < 97:
 		return "window_front", s.moveWindow(true)
 	}
@@ -280,12 +280,12 @@ func (s *manySim) input(t int, in Input) personAct {
 
 // command gives the person's command to the run tile t shows, by its id,
 // as RunsAPI.command does.
-func (s *manySim) command(t int, f func(*engine.Run, context.Context) error) personAct {
+func (s *manySim) command(t int, f func(*RunHandle, context.Context) error) personAct {
 	return func(ctx context.Context) (*action.Action, Outcome, error) {
 		if s.runIDs[t] == "" {
 			return nil, "", ErrNoRun
 		}
-		r, err := s.b.Run(s.runIDs[t])
+		r, err := s.b.Run(s.runIDs[t], ByWindow())
 		if err != nil {
 			return nil, "", err
 		}

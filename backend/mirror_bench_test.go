@@ -158,6 +158,14 @@ func desktopMirror(tb testing.TB, w, h int) (*mirrorClient, string) {
 // desktopMirrorURL is desktopMirror that also returns the stream's URL.
 func desktopMirrorURL(tb testing.TB, w, h int) (*mirrorClient, string, string) {
 	tb.Helper()
+	url, display := desktopDesk(tb, w, h)
+	return dialMirror(tb, url), display, url
+}
+
+// desktopDesk watches a w x h display's desk and returns its stream's URL
+// and the display's name; no viewer has connected yet.
+func desktopDesk(tb testing.TB, w, h int) (string, string) {
+	tb.Helper()
 	d := xvfb.Start(tb, w, h)
 	tb.Setenv("DISPLAY", d.Name)
 	hub := mirror.NewHub()
@@ -179,7 +187,7 @@ func desktopMirrorURL(tb testing.TB, w, h int) (*mirrorClient, string, string) {
 	if err := f.Watch(ctx, "test", id); err != nil {
 		tb.Fatal(err)
 	}
-	return dialMirror(tb, srv.StreamURL(id)), d.Name, srv.StreamURL(id)
+	return srv.StreamURL(id), d.Name
 }
 
 func TestDesktopMirrorSendsVideoOnlyWhenTheScreenChanges(t *testing.T) {

@@ -47,7 +47,7 @@ func TestAHeadlessRunEncodesNoPicture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := b.Run(snap.ID)
+	run, err := b.Run(snap.ID, ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,17 +108,26 @@ func TestAViewerWhoJoinsMidRunGetsTheNewestPicture(t *testing.T) {
 	}
 	defer ms.Close()
 	f, _ := dialMirror(t, ms.StreamURL(phone)).next(t, 10*time.Second)
-	if f.Kind != mirror.KindJPEG || f.Width != 1080 || f.Height != 2400 || !f.At.Equal(newest.At.Truncate(time.Millisecond)) {
-		t.Fatalf("the joiner got %v %dx%d of %v, want the newest capture, 1080x2400 of %v", f.Kind, f.Width, f.Height, f.At, newest.At)
+	// The second call may be the early one, made while the stability wait
+	// still captures: the joiner is owed the newest still when it joins,
+	// which is the one above or one the run published after it.
+	if f.Kind != mirror.KindJPEG || f.Width != 1080 || f.Height != 2400 || f.At.Before(newest.At.Truncate(time.Millisecond)) {
+		t.Fatalf("the joiner got %v %dx%d of %v, want the newest capture, 1080x2400 of %v or later", f.Kind, f.Width, f.Height, f.At, newest.At)
 	}
 	if _, err := jpeg.Decode(bytes.NewReader(f.Data)); err != nil {
 		t.Fatalf("the joiner's picture: %v", err)
 	}
+	// One encode for the joiner's picture; another only for a still the
+	// run published after it (its stability wait may capture again while
+	// its call is held), which the viewer is then owed.
 	if n := b.hub.Encodes(); n != 1 {
-		t.Fatalf("%d encodes for one viewer joining, want 1", n)
+		later, _ := b.hub.Latest(phone)
+		if n < 1 || later == nil || !later.At.After(newest.At) {
+			t.Fatalf("%d encodes for one viewer joining and no newer still, want 1", n)
+		}
 	}
 	let()
-	run, err := b.Run(snap.ID)
+	run, err := b.Run(snap.ID, ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"tandem/devices/adb"
+	"tandem/devices/desktop"
 )
 
 // LoadedSettings is the settings plus a one-time warning (a damaged file).
@@ -59,6 +61,9 @@ func (b *Backend) SaveSettings(s Settings) (Settings, error) {
 		if err := b.checkScrcpySetting(cur.ScrcpyServer, s.ScrcpyServer); err != nil {
 			return err
 		}
+		if err := checkStopHotkey(&s); err != nil {
+			return err
+		}
 		*cur = s
 		return nil
 	})
@@ -101,9 +106,27 @@ func (b *Backend) UpdateSettings(patch map[string]json.RawMessage) (Settings, er
 		if err := b.checkScrcpySetting(cur.ScrcpyServer, next.ScrcpyServer); err != nil {
 			return err
 		}
+		if err := checkStopHotkey(&next); err != nil {
+			return err
+		}
 		*cur = next
 		return nil
 	})
+}
+
+// checkStopHotkey normalizes the chosen stop hotkey, or refuses it saying
+// why, in the field's words.
+func checkStopHotkey(s *Settings) error {
+	if strings.TrimSpace(s.StopHotkey) == "" {
+		s.StopHotkey = ""
+		return nil
+	}
+	norm, err := desktop.CheckStopHotkey(s.StopHotkey)
+	if err != nil {
+		return fieldErr("stop_hotkey", "stop_hotkey", s.StopHotkey, "%v", err)
+	}
+	s.StopHotkey = norm
+	return nil
 }
 
 func hasProfile(ps []Profile, id string) bool {
@@ -143,3 +166,17 @@ func (b *Backend) MCPToken(renew bool, newToken func() (string, error)) (string,
 
 // GetSettingsOnly is the settings as stored, with a damaged file's warning.
 func (b *Backend) GetSettingsOnly() (Settings, string, error) { return b.settings.Load() }
+
+// stopHotkey is the desktop's stop hotkey for the next display driver: the
+// door's, else the Settings', else the default ("").
+func (b *Backend) stopHotkey() string {
+	if b.cfg.StopHotkey != "" {
+		return b.cfg.StopHotkey
+	}
+	s, _, _ := b.settings.Load()
+	return s.StopHotkey
+}
+
+// CheckStopHotkey normalizes a stop hotkey a door was given, or says why
+// it cannot be one.
+func CheckStopHotkey(chord string) (string, error) { return desktop.CheckStopHotkey(chord) }

@@ -24,7 +24,7 @@ type FieldError struct {
 // FieldRules are the checks a profile can fail, each a Said code
 // "field.<rule>".
 var FieldRules = []string{"name_empty", "base_url_not_http", "base_url_has_key", "model_empty", "dialect_unknown",
-	"variant_unknown", "temperature_range", "top_p_range", "context_tokens_range", "max_tokens_negative", "max_in_flight_range"}
+	"variant_unknown", "temperature_range", "top_p_range", "context_tokens_range", "max_tokens_negative", "max_in_flight_range", "stop_hotkey"}
 
 func (e *FieldError) Error() string { return e.Msg }
 

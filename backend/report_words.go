@@ -2,8 +2,11 @@ package backend
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"tandem/engine"
+	"tandem/engine/model"
 )
 
 // reportWords are the report's own words in one language: a report made
@@ -24,6 +27,47 @@ type reportWords struct {
 	stoppedFor func(r *engine.Request) string
 	// reasons words an end the engine gave itself (engine.Result.Why).
 	reasons func(c engine.Cause) string
+	// doors words the door a run came in by, when not the window's.
+	doors map[string]string
+	// Cost names a run's cost ("cost"), CostUnknown a cost no price
+	// table knows.
+	Cost, CostUnknown string
+}
+
+// costWords is what u cost in w's words ("" when nothing was spent):
+// the currency's sign as the window shows it, never a made-up 0.
+func costWords(u model.Usage, w reportWords) string {
+	signs := map[string]string{"USD": "$", "CNY": "¥", "EUR": "€", "GBP": "£", "JPY": "¥"}
+	switch {
+	case u.Unpriced && u.Cost == 0:
+		return w.Cost + " " + w.CostUnknown
+	case u.Cost == 0:
+		return ""
+	}
+	prec := 2
+	if u.Cost < 1 {
+		prec = 4
+	}
+	amount := strconv.FormatFloat(u.Cost, 'f', prec, 64)
+	money := amount + " " + u.Currency
+	if s, ok := signs[u.Currency]; ok {
+		money = s + amount
+	}
+	if u.Unpriced {
+		money = "≥" + money
+	}
+	return w.Cost + " " + money
+}
+
+// joinDot joins the parts that are not empty with " · ".
+func joinDot(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, " · ")
 }
 
 func englishPlural(n int, one, other string) string {
@@ -49,6 +93,8 @@ var reportEnglish = reportWords{
 	target:     func(label string) string { return "Press “" + label + "”" },
 	stoppedFor: func(r *engine.Request) string { return "The run had stopped: " + r.Message },
 	reasons:    func(c engine.Cause) string { return c.String() },
+	doors:      map[string]string{"run": "from the command line", "mcp": "started by another agent (MCP)"},
+	Cost:       "cost", CostUnknown: "unknown (no price for this model)",
 }
 
 var reportChinese = reportWords{
@@ -85,6 +131,11 @@ var reportChinese = reportWords{
 			return "已在你允许的步骤之后停止"
 		case engine.CauseTimeLimit:
 			return "已达到时间上限（" + c.N + "）"
+		case engine.CauseDenied:
+			return "你拒绝了这个操作，它没有执行"
+		case engine.CauseLabelsUnread, engine.CauseAppUnread, engine.CauseWindowsUnread:
+			return map[string]string{engine.CauseLabelsUnread: "无法读取屏幕上的文字", engine.CauseAppUnread: "无法读取前台应用",
+				engine.CauseWindowsUnread: "无法读取这台电脑的窗口"}[c.Code] + "：" + c.Detail
 		case engine.CauseStoppedByClient:
 			return c.Detail + " 取消了调用，任务已停止"
 		case engine.CauseDeviceAway:
@@ -92,6 +143,8 @@ var reportChinese = reportWords{
 		}
 		return c.String()
 	},
+	doors: map[string]string{"run": "从命令行启动", "mcp": "由其他智能体（MCP）启动"},
+	Cost:  "费用", CostUnknown: "未知（该模型没有价格）",
 }
 
 // reportWordsFor is the report's words in lang ("zh-CN" or else English).

@@ -34,6 +34,10 @@ type Runs struct {
 	interrupted func() bool
 	// lease takes a device's lease for a run started by someone (lease.go).
 	lease func(ctx context.Context, id, by string) (func(), error)
+	// door names the door a run started by someone came in by, and name
+	// a device's name as the list shows it: both for the record.
+	door func(by string) string
+	name func(ctx context.Context, id string) string
 	// world, when set, runs every run of this backend on one scheduler
 	// and virtual clock instead of goroutines, so the simulation of
 	// several runs and one person (manyruns_sim_test.go) replays a seed
@@ -69,6 +73,7 @@ func (r *Runs) Start(ctx context.Context, deviceID, goal string, planner model.P
 	return r.launch(ctx, deviceID, func(cfg engine.Config) (*engine.Run, error) {
 		set.UITree = cfg.Device.Capabilities().UITree
 		cfg.Goal, cfg.Planner, cfg.DataDir, cfg.Settings, cfg.StartedBy = goal, planner, r.dataDir, set, startedBy
+		cfg.Door, cfg.DeviceName = r.doorAndName(ctx, deviceID, startedBy)
 		return engine.New(cfg)
 	}, startedBy)
 }
@@ -119,6 +124,23 @@ func (r *Runs) personInput(id string, dev device.Device) func(context.Context, a
 		return nil
 	}
 	return func(ctx context.Context, a action.Action) error { return r.personDo(ctx, id, dev, a) }
+}
+
+// doorAndName are the door a run started by by came in by and device
+// id's name ("" when the list knows none but its id); a list that does
+// not answer in 2 s costs the name, never the run.
+func (r *Runs) doorAndName(ctx context.Context, id, by string) (door, name string) {
+	if r.door != nil {
+		door = r.door(by)
+	}
+	if r.name != nil && r.world == nil {
+		nctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if n := r.name(nctx, id); n != id {
+			name = n
+		}
+	}
+	return door, name
 }
 
 // launch opens the device, makes the run with create from the config

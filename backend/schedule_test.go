@@ -183,7 +183,7 @@ func TestScheduleFiresOnTimeOnTwoPhones(t *testing.T) {
 		if s.Error != "" {
 			t.Fatalf("%s did not start: %s", s.Device, s.Error)
 		}
-		r, _ := b.Run(s.Run.ID)
+		r, _ := b.Run(s.Run.ID, ByWindow())
 		for end := time.Now().Add(30 * time.Second); !r.State().Terminal(); time.Sleep(20 * time.Millisecond) {
 			if time.Now().After(end) {
 				t.Fatalf("the scheduled run on %s did not end: %+v", s.Device, r.Snapshot())

@@ -64,6 +64,10 @@ type Settings struct {
 	// newest videos are kept (older ones are deleted, their records kept).
 	VideoOff    bool    `json:"video_off"`
 	VideoKeepGB float64 `json:"video_keep_gb"`
+	// StopHotkey is the chord that stops a run on this computer's desktop
+	// from any window ("" = ctrl+shift+escape); checked when saved
+	// (desktop.CheckStopHotkey), used by the next desktop run.
+	StopHotkey string `json:"stop_hotkey"`
 }
 
 // Budget limits a run; 0 means no limit. Reaching one asks the person.

@@ -21,7 +21,8 @@ import (
 // it, the stability wait, as BenchmarkFourPhones does, and the CPU a step
 // of this process: the backend's, and also the virtual phones' and the
 // model server's, which live in it (its stream's encoder too while the
-// mirror is watched), so a figure to compare versions by:
+// mirror is watched), so a figure to compare versions by; and the
+// captures a step (issue 31: one with a stream judging, two without):
 //
 //	go test -run x -bench BenchmarkStepWithMirror -benchtime 3x ./backend/
 func BenchmarkStepWithMirror(b *testing.B) {
@@ -54,17 +55,18 @@ func BenchmarkStepWithMirror(b *testing.B) {
 				r.phones[0].SetLatency(250 * time.Millisecond)
 			}
 			var step, wait []float64
-			c0 := cputime.Self()
+			c0, caps0 := cputime.Self(), r.phones[0].Screencaps()
 			for range b.N {
 				round++
 				per, w := r.round(b, 1, round, nil)
 				step, wait = append(step, per...), append(wait, w...)
 			}
-			cpu := cputime.Self() - c0
+			cpu, caps := cputime.Self()-c0, r.phones[0].Screencaps()-caps0
 			r.phones[0].SetLatency(0)
 			b.ReportMetric(median(step), "ms/step"+name)
 			b.ReportMetric(median(wait), "wait-ms/step"+name)
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N*benchSteps), "cpu-ms/step"+name)
+			b.ReportMetric(float64(caps)/float64(b.N*benchSteps), "captures/step"+name)
 		}
 	}
 	for _, t := range r.tiles {

@@ -81,10 +81,6 @@ func (b *Backend) RunAgain(ctx context.Context, id, deviceID string) (engine.Sna
 	return b.StartRun(ctx, deviceID, "", RunChoice{Replay: &Replay{RunID: id}})
 }
 
-// Run is a live or just-ended run of this backend, for the person's
-// commands (Pause, Stop, Confirm, …).
-func (b *Backend) Run(id string) (*engine.Run, error) { return b.runs.Get(id) }
-
 // ActiveRuns returns a snapshot of each device's newest run.
 func (b *Backend) ActiveRuns() []engine.Snapshot { return b.runs.Active() }
 

@@ -47,7 +47,7 @@ func tapRunChoice(t *testing.T, b *Backend, phone, plus string, taps int32, noVi
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := b.Run(snap.ID)
+	run, err := b.Run(snap.ID, ByWindow())
 	if err != nil {
 		t.Fatal(err)
 	}

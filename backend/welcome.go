@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -84,7 +85,7 @@ func (a *Backend) WelcomeCheck() (_ WelcomeStatus, err error) {
 	if err != nil {
 		return WelcomeStatus{}, err
 	}
-	ctx, cancel := context.WithTimeout(a.context(), 6*time.Second)
+	ctx, cancel := context.WithTimeout(a.context(), 20*time.Second) // an adb server starting meanwhile is waited for (checkAdbWith)
 	defer cancel()
 	st := WelcomeStatus{VPhone: true}
 	var wg sync.WaitGroup
@@ -113,9 +114,27 @@ func CheckAdb(ctx context.Context, port int) AdbStatus {
 		return st
 	}
 	st.Installed, st.Path = true, path
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, path, "-P", strconv.Itoa(port), "devices").Output()
+	devices := func(ctx context.Context) ([]byte, error) {
+		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		return exec.CommandContext(ctx, path, "-P", strconv.Itoa(port), "devices").Output()
+	}
+	return checkAdbWith(ctx, st, devices, func(ctx context.Context) error { return serverListens(ctx, port) })
+}
+
+// checkAdbWith asks devices for the list; when it fails and the server's
+// port then answers (the app started its server that same second, and
+// `adb devices` raced it: issue 49 item 12), it asks once more before it
+// says the server did not answer.
+func checkAdbWith(ctx context.Context, st AdbStatus, devices func(context.Context) ([]byte, error), listens func(context.Context) error) AdbStatus {
+	out, err := devices(ctx)
+	if err != nil {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if listens(wctx) == nil {
+			out, err = devices(ctx)
+		}
+		cancel()
+	}
 	if err != nil {
 		st.Error = fmt.Sprintf("adb devices: %v", err)
 		return st
@@ -123,6 +142,26 @@ func CheckAdb(ctx context.Context, port int) AdbStatus {
 	st.ServerOK = true
 	st.Devices = ParseAdbDevices(string(out))
 	return st
+}
+
+// serverListens waits until the adb server's port on this computer takes
+// a connection, or ctx ends; it tries again at most every 200 ms.
+func serverListens(ctx context.Context, port int) error {
+	var d net.Dialer
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	for {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			return c.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
 }
 
 // ParseAdbDevices reads `adb devices` output (LF or CRLF).

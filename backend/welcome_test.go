@@ -2,6 +2,7 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -130,5 +131,30 @@ func TestUseLocalModelMakesTheActiveProfile(t *testing.T) {
 	}
 	if _, key, err := a.profile(p.ID); err != nil || key != "" {
 		t.Fatalf("a local model needs no key: %q %v", key, err)
+	}
+}
+
+// `adb devices` that raced the server the app was starting (it failed that
+// second) is asked again once the server's port answers: the welcome says
+// the server is fine, not "did not answer" (issue 49 item 12).
+func TestTheWelcomeAsksAdbAgainOnceItsServerAnswers(t *testing.T) {
+	calls := 0
+	devices := func(context.Context) ([]byte, error) {
+		calls++
+		if calls == 1 {
+			return nil, errors.New("exit status 1: cannot connect to daemon")
+		}
+		return []byte("List of devices attached\nemulator-5554\tdevice\n"), nil
+	}
+	st := checkAdbWith(t.Context(), AdbStatus{Installed: true}, devices, func(context.Context) error { return nil })
+	if !st.ServerOK || st.Error != "" || len(st.Devices) != 1 || calls != 2 {
+		t.Fatalf("status %+v after %d calls", st, calls)
+	}
+	// A server that never answers is said so, after one try.
+	calls = 0
+	never := func(ctx context.Context) error { return context.DeadlineExceeded }
+	st = checkAdbWith(t.Context(), AdbStatus{Installed: true}, func(context.Context) ([]byte, error) { calls++; return nil, errors.New("no") }, never)
+	if st.ServerOK || st.Error == "" || calls != 1 {
+		t.Fatalf("status %+v after %d calls", st, calls)
 	}
 }

@@ -88,7 +88,8 @@ func IsCommand(name string) bool {
 // exit code. Ctrl+C (or SIGTERM) stops what the command registered as its
 // stop, then cancels the command's context (signals.go).
 func Main(args []string) int {
-	return runWithSignals(Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr})
+	env := Env{Args: args, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	return withCPUProfile(os.Getenv(ProfileEnv), env.Stderr, func() int { return runWithSignals(env) })
 }
 
 // parseFlags parses a subcommand's flags. -h is help, not a mistake: the
@@ -115,6 +116,7 @@ var environment = [][2]string{
 	{"TANDEM_DATA_DIR", "run records (default: ~/.local/share/tandem or the OS equivalent)"},
 	{"TANDEM_SCRCPY_SERVER", "a scrcpy-server file (release 2.0 to 4.1) for the fastest phone mirror; wins over Settings"},
 	{"TANDEM_PROBE_PORTS", "first start: where to look for local model servers (Name=port,...)"},
+	{ProfileEnv, "write the command's CPU profile to this file (go tool pprof)"},
 	{"DISPLAY, WAYLAND_DISPLAY", "where the window opens (the commands need neither)"},
 }
 

@@ -73,7 +73,7 @@ func runParsed(ctx context.Context, env Env, o runOptions) int {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
 	}
-	r, err := b.Run(snap.ID)
+	r, err := b.Run(snap.ID, backend.ByCommandLine())
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 		return ExitFail
@@ -130,20 +130,21 @@ func readLines(in io.Reader, done <-chan struct{}) <-chan string {
 	return ch
 }
 
-// answerRequest asks the person on the terminal and passes the answer on.
-// An empty line (or the end of input) stops the run, except at a take-over,
-// where Enter hands control back.
-func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Request, lines <-chan string) {
-	switch req.Kind {
-	case engine.AskConfirm:
-		fmt.Fprint(env.Stderr, "allow? [y = yes, n or a reason = no, empty stops] ")
-	case engine.AskQuestion:
-		fmt.Fprint(env.Stderr, "your answer (empty stops): ")
-	case engine.AskTakeOver:
-		fmt.Fprint(env.Stderr, "do it on the device, then press Enter to hand back (optionally type a note first; \"stop\" stops): ")
-	case engine.AskLoop, engine.AskBudget, engine.AskModelError, engine.AskDevice:
-		fmt.Fprint(env.Stderr, "type c to continue, or a hint (empty stops): ")
+// answerRequest asks the person on the terminal and passes the answer on,
+// read from the one list of answers (readAnswer). The end of input stops
+// the run. A confirmation's prompt names what it would press, as its
+// progress line does; with ownLine (several runs on one terminal) the
+// prompt is a whole line: the other runs' progress goes on below it, never
+// after it on the same line (issue 49 item 14).
+func answerRequest(ctx context.Context, env Env, r *backend.RunHandle, req engine.Request, lines <-chan string, ownLine bool) {
+	if ownLine {
+		env.Stderr = endLine{env.Stderr}
 	}
+	p := prompt(req.Kind)
+	if l := req.Label; l != "" && req.Kind == engine.AskConfirm {
+		p = "allow? press “" + escapeControls(clipLine(l)) + "”" + strings.TrimPrefix(p, "allow?")
+	}
+	fmt.Fprint(env.Stderr, p)
 	var line string
 	var ok bool
 	select {
@@ -153,32 +154,34 @@ func answerRequest(ctx context.Context, env Env, r *engine.Run, req engine.Reque
 	case <-ctx.Done():
 		return // the main loop stops the run
 	}
-	t := strings.TrimSpace(line)
-	if !ok || (t == "" && req.Kind != engine.AskTakeOver) || (req.Kind == engine.AskTakeOver && strings.EqualFold(t, "stop")) {
-		_ = r.Stop(ctx)
-		return
+	a, text := engine.AnswerStop, ""
+	if ok {
+		a, text = readAnswer(req.Kind, line)
 	}
-	var err error
-	switch {
-	case req.Kind == engine.AskTakeOver:
-		err = r.HandBack(ctx, t, nil)
-	case req.Kind == engine.AskConfirm:
-		switch confirmAnswer(t) {
-		case answerYes:
-			err = r.Confirm(ctx)
-		case answerNo:
-			err = r.Deny(ctx, "")
-		case answerReason:
-			err = r.Deny(ctx, t)
-		}
-	case req.Kind != engine.AskQuestion && strings.EqualFold(t, "c"):
-		err = r.Resume(ctx)
-	default:
-		err = r.Answer(ctx, t)
-	}
-	if err != nil {
+	if err := give(ctx, r, a, text); err != nil {
 		fmt.Fprintln(env.Stderr, "run:", err)
 	}
+}
+
+// give passes answer a (with its text) to the run.
+func give(ctx context.Context, r *backend.RunHandle, a engine.Answer, text string) error {
+	switch a {
+	case engine.AnswerStop:
+		return r.Stop(ctx)
+	case engine.AnswerAllow:
+		return r.Confirm(ctx)
+	case engine.AnswerDeny:
+		return r.Deny(ctx, text)
+	case engine.AnswerReply, engine.AnswerHint:
+		return r.Answer(ctx, text)
+	case engine.AnswerHandBack:
+		return r.HandBack(ctx, text, nil)
+	case engine.AnswerTakeOver:
+		return r.TakeOver(ctx) // the run is the person's: requestOf asks for the hand back
+	case engine.AnswerGoOn:
+		return r.Resume(ctx)
+	}
+	return fmt.Errorf("no answer %q", a)
 }
 
 // progress prints a run's events as they happen. Events of one run never
@@ -211,7 +214,7 @@ func (p *progress) print(e engine.Event) {
 	switch e.Kind {
 	case engine.KindState:
 		if e.State.Reason != "" {
-			fmt.Fprintf(out, "[%s] %s\n", e.State.State, e.State.Reason)
+			fmt.Fprintf(out, "[%s] %s\n", e.State.State, clipLine(e.State.Reason))
 		} else {
 			fmt.Fprintf(out, "[%s]\n", e.State.State)
 		}
@@ -244,6 +247,10 @@ func (p *progress) print(e engine.Event) {
 			}
 		}
 	case engine.KindRequest:
+		if l := e.Request.Label; l != "" && e.Request.Kind == engine.AskConfirm {
+			fmt.Fprintf(out, "? %s: press “%s” (%s)\n", e.Request.Kind, clipLine(l), clipLine(e.Request.Message))
+			break
+		}
 		fmt.Fprintf(out, "? %s: %s\n", e.Request.Kind, clipLine(e.Request.Message))
 	case engine.KindUsage:
 		if e.Usage.Calls == p.calls {
@@ -254,7 +261,7 @@ func (p *progress) print(e engine.Event) {
 	case engine.KindDone:
 		fmt.Fprintf(out, "%s success=%v: %s\n", e.Done.State, e.Done.Success, clipLine(e.Done.Summary+e.Done.Reason))
 		for _, pend := range e.Done.Pending {
-			fmt.Fprintln(out, "  pending:", pend)
+			fmt.Fprintln(out, "  pending:", clipLine(pend))
 		}
 	case engine.KindSnapshot, engine.KindThought, engine.KindRetry, engine.KindManual, engine.KindPerson:
 		// not printed: the state and steps say it

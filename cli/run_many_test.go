@@ -324,6 +324,18 @@ func TestRunSeveralDevicesConfirmEach(t *testing.T) {
 	if ia < 0 || ib < 0 {
 		t.Fatalf("the prompts do not name both devices:\n%s", errOut.String())
 	}
+	// Each prompt is a line of its own (another run's progress never
+	// shares it) and names what it would press, as the progress line does
+	// (issue 49 item 14).
+	for _, dev := range []string{a, b} {
+		want := "[" + dev + "] allow? press “Pay ¥99”" + strings.TrimPrefix(strings.TrimRight(prompt(engine.AskConfirm), " "), "allow?") + "\n"
+		if !strings.Contains(errOut.String(), want) {
+			t.Fatalf("no prompt %q:\n%s", want, errOut.String())
+		}
+		if !strings.Contains(out.String(), "["+dev+"] ? confirm: press “Pay ¥99” (") {
+			t.Fatalf("the progress does not name Pay ¥99 for %s:\n%s", dev, out.String())
+		}
+	}
 	first, second := 0, 1
 	if ib < ia {
 		first, second = 1, 0

@@ -179,12 +179,12 @@ func runMany(ctx context.Context, env Env, o runOptions) int {
 		fmt.Fprintln(env.Stderr, "run:", msg)
 	}
 	worst := ExitOK
-	var runs []*engine.Run
+	var runs []*backend.RunHandle
 	for i, j := range jobs {
 		snap, err := b.Launch(ctx, j.Device, j.Goal, setups[i])
-		var r *engine.Run
+		var r *backend.RunHandle
 		if err == nil {
-			r, err = b.Run(snap.ID)
+			r, err = b.Run(snap.ID, backend.ByCommandLine())
 		}
 		if err != nil {
 			fmt.Fprintln(t.stderr(j.Device), "run:", err)
@@ -202,7 +202,7 @@ func runMany(ctx context.Context, env Env, o runOptions) int {
 // superviseMany answers the runs' requests from stdin, one at a time and
 // each to the run that asked, and stops them all on Ctrl+C or the
 // timeout, until every run has ended. The exit code is the worst run's.
-func superviseMany(ctx context.Context, env Env, t *lanes, runs []*engine.Run, timeout time.Duration) int {
+func superviseMany(ctx context.Context, env Env, t *lanes, runs []*backend.RunHandle, timeout time.Duration) int {
 	all := make(chan struct{})
 	go func() {
 		for _, r := range runs {
@@ -230,18 +230,18 @@ func superviseMany(ctx context.Context, env Env, t *lanes, runs []*engine.Run, t
 		case <-all:
 			return outcome(ctx, runs)
 		case a := <-t.reqs:
-			i := slices.IndexFunc(runs, func(r *engine.Run) bool { return r.ID() == a.run })
+			i := slices.IndexFunc(runs, func(r *backend.RunHandle) bool { return r.ID() == a.run })
 			if i < 0 || isDone(runs[i]) {
 				continue // it ended (or never started) meanwhile: nothing to answer
 			}
 			sub := env
 			sub.Stderr = t.stderr(a.device)
-			answerRequest(asking, sub, runs[i], a.req, lines)
+			answerRequest(asking, sub, runs[i], a.req, lines, true)
 		}
 	}
 }
 
-func isDone(r *engine.Run) bool {
+func isDone(r *backend.RunHandle) bool {
 	select {
 	case <-r.Done():
 		return true
@@ -251,7 +251,7 @@ func isDone(r *engine.Run) bool {
 }
 
 // stopAll stops every run (for why, or by the person) and waits for each.
-func stopAll(ctx context.Context, runs []*engine.Run, why *engine.Cause) {
+func stopAll(ctx context.Context, runs []*backend.RunHandle, why *engine.Cause) {
 	var wg sync.WaitGroup
 	for _, r := range runs {
 		wg.Go(func() {
@@ -268,7 +268,7 @@ func stopAll(ctx context.Context, runs []*engine.Run, why *engine.Cause) {
 
 // outcome is the worst exit code of the ended runs: 0 only when each
 // finished with success.
-func outcome(ctx context.Context, runs []*engine.Run) int {
+func outcome(ctx context.Context, runs []*backend.RunHandle) int {
 	code := ExitOK
 	for _, r := range runs {
 		if res, _ := r.Wait(context.WithoutCancel(ctx)); res.State != engine.Done || !res.Success {
@@ -335,6 +335,21 @@ func (t *lanes) stderr(device string) io.Writer { return t.labelled(t.env.Stderr
 
 func (t *lanes) labelled(w io.Writer, device string) io.Writer {
 	return &labelled{mu: &t.out, w: w, prefix: "[" + escapeControls(device) + "] "}
+}
+
+// endLine ends each prompt written through it with a newline: the answer
+// is typed on the line below, and no other run's line joins the prompt's.
+type endLine struct{ w io.Writer }
+
+func (e endLine) Write(p []byte) (int, error) {
+	line := bytes.TrimRight(p, " ")
+	if !bytes.HasSuffix(line, []byte("\n")) {
+		line = append(line[:len(line):len(line)], '\n')
+	}
+	if _, err := e.w.Write(line); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // labelled starts every line written through it with its prefix; each

@@ -21,6 +21,8 @@ type runOptions struct {
 	// replay is --replay: a finished run's id, whose steps are played
 	// again without the model.
 	replay string
+	// stopKey is --stop-key: the desktop's stop hotkey for this run.
+	stopKey string
 	// devs is every --device given; dev is the one device of a single
 	// run. jobs is the --jobs file (several runs, runmany.go).
 	devs    []string
@@ -110,6 +112,7 @@ func runFlags(env Env, o *runOptions) *flag.FlagSet {
 	fs.StringVar(&o.replay, "replay", "", "play a finished run's steps again on --device without the model (its id, as --resume takes it; the goal is\n"+
 		"its goal unless --goal says otherwise): each step's target is found on the screen as it is now; the first step that is\n"+
 		"not there goes to the model (or, with no model set up, to you), and the run goes on as a normal run")
+	fs.StringVar(&o.stopKey, "stop-key", "", "on this computer's desktop: the hotkey that stops the run from any window (default: Settings', else ctrl+shift+escape), e.g. ctrl+alt+k")
 	fs.BoolVar(&o.json, "json", false, "print events as JSON lines")
 	fs.BoolVar(&o.noVideo, "no-video", false, "keep no video of the run (by default the record folder gets the screen as an MP4, unless Settings turn videos off)")
 	adbPortFlag(fs, &o.port)
@@ -203,7 +206,7 @@ func (o *runOptions) config(env Env) backend.Config {
 	c.Interrupted = env.stops.Interrupted
 	c.ADB = "127.0.0.1:" + strconv.Itoa(o.port)
 	c.ADBServers = o.adbs
-	c.Door, c.WaitForDevice = "run", o.wait
+	c.Door, c.WaitForDevice, c.StopHotkey = "run", o.wait, o.stopKey
 	if o.dataDir != "" {
 		c.RunsDir = o.dataDir
 	}
@@ -217,6 +220,13 @@ func (o *runOptions) check(fs *flag.FlagSet) error {
 	}
 	if err := o.checkMany(); err != nil {
 		return err
+	}
+	if o.stopKey != "" {
+		norm, err := backend.CheckStopHotkey(o.stopKey)
+		if err != nil {
+			return fmt.Errorf("--stop-key: %w", err)
+		}
+		o.stopKey = norm
 	}
 	switch {
 	case o.replay != "" && (o.resume != "" || o.jobs != ""):

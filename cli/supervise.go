@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"tandem/backend"
 	"tandem/engine"
 )
 
@@ -13,7 +14,7 @@ import (
 // succeeded. On this computer's display the backend turns the person's own
 // hand into a take-over (the request is asked here: Enter hands back) and
 // the stop hotkey into Stop, as in the window.
-func supervise(ctx context.Context, env Env, r *engine.Run, reqs <-chan engine.Request, timeout time.Duration) int {
+func supervise(ctx context.Context, env Env, r *backend.RunHandle, reqs <-chan engine.Request, timeout time.Duration) int {
 	lines := readLines(env.Stdin, r.Done())
 	var limit <-chan time.Time
 	if timeout > 0 {
@@ -38,7 +39,7 @@ func supervise(ctx context.Context, env Env, r *engine.Run, reqs <-chan engine.R
 			}
 			return ExitFail
 		case req := <-reqs:
-			answerRequest(ctx, env, r, req, lines)
+			answerRequest(ctx, env, r, req, lines, false)
 		}
 	}
 }

@@ -22,6 +22,9 @@ type Desktop struct {
 	mu      sync.Mutex
 	drivers map[string]*sharedDriver
 	stop    *desktop.StopKeys // one stop hotkey for every display driven at once
+	// chord is the stop hotkey the person chose ("" the default), read
+	// when a display's driver is made: a driver in use keeps its own.
+	chord func() string
 }
 
 type sharedDriver struct {
@@ -32,6 +35,14 @@ type sharedDriver struct {
 // NewDesktop returns the source of this computer's displays.
 func NewDesktop() *Desktop {
 	return &Desktop{drivers: map[string]*sharedDriver{}, stop: desktop.NewStopKeys()}
+}
+
+// SetStopHotkey makes chord say the stop hotkey of the drivers made from
+// now on ("" is desktop.DefaultStopHotkey).
+func (s *Desktop) SetStopHotkey(chord func() string) {
+	s.mu.Lock()
+	s.chord = chord
+	s.mu.Unlock()
 }
 
 // List returns the displays; none on a headless machine; one entry that
@@ -64,7 +75,11 @@ func (s *Desktop) Open(ctx context.Context, id string) (device.Device, bool, err
 	defer s.mu.Unlock()
 	sd, ok := s.drivers[id]
 	if !ok {
-		drv, err := host.Open(ctx, id, host.Options{ExcludePIDs: []int{os.Getpid()}, StopKeys: s.stop})
+		var chord string
+		if s.chord != nil {
+			chord = s.chord()
+		}
+		drv, err := host.Open(ctx, id, host.Options{ExcludePIDs: []int{os.Getpid()}, StopKeys: s.stop, StopHotkey: chord})
 		if err != nil {
 			return nil, true, err
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,20 +28,7 @@ func causesTypeScript() string {
 }
 
 func TestCausesTypeScriptGolden(t *testing.T) {
-	got := causesTypeScript()
-	path := filepath.Join("..", "frontend", "src", "lib", "gen", "causes.ts")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./engine -run TypeScript -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from engine.CauseCodes; run go test ./engine -run TypeScript -update and review the diff", path)
-	}
+	generatedTS(t, "causes.ts", causesTypeScript(), "engine.CauseCodes")
 }
 
 // TestCauseCodesListed: every Cause* constant is in CauseCodes, so the page

@@ -58,7 +58,7 @@ func (c *coreRig) deliverTracked(m message, r *replies) error {
 			}
 		}
 	}
-	if m.reply != nil && !l.deferred(m) {
+	if m.reply != nil && !l.deferred(m.reply) {
 		if err := r.answer(m.reply); err != nil {
 			return fmt.Errorf("%s: %w", m.on, err)
 		}

@@ -43,12 +43,13 @@ type fxReply struct {
 	err error
 }
 
-// fxCancel cancels the work in flight (its results are dropped by their
-// generation).
+// fxCancel cancels the work in flight (its results, should they come,
+// are of an invocation no longer running: they reach no row).
 type fxCancel struct{}
 
 // fxWork starts work off the loop under a fresh context, cancelled by the
-// next fxCancel; its result comes back as a message of generation gen.
+// next fxCancel; its results carry gen, the id of the invocation
+// (chart_invoke.go) it is.
 type fxWork struct {
 	gen uint64
 	w   work
@@ -58,7 +59,8 @@ type fxWork struct {
 // agent does cancels it.
 type fxManual struct{ w manualWork }
 
-// fxWatch polls a lost device until it answers or the wait runs out.
+// fxWatch polls a lost device until it answers, telling how long the
+// state's timeout still waits; gen is the invocation's id.
 type fxWatch struct {
 	gen   uint64
 	cause error
@@ -164,6 +166,7 @@ func (f fxEnd) perform(r *Run) {
 	r.runCancel()
 	r.gate.close()
 	fxUnwatch{}.perform(r)
+	fxStopTimer{}.perform(r)
 	fxDropSpec{}.perform(r)
 	r.res = f.res
 }
@@ -209,10 +212,10 @@ func (w actWork) do(ctx context.Context, r *Run, gen uint64) {
 	})
 	if !ran {
 		// Stopped before it started: nothing reached the device.
-		r.post(message{on: OnActionDone, gen: gen, acted: &actResult{skipped: true}})
+		r.post(msgActionDone{of{gen}, &actResult{skipped: true}})
 		return
 	}
-	r.post(message{on: OnActionDone, gen: gen, acted: &actResult{err: err, ms: r.since(t0).Milliseconds(), at: t0}})
+	r.post(msgActionDone{of{gen}, &actResult{err: err, ms: r.since(t0).Milliseconds(), at: t0}})
 }
 
 func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
@@ -244,7 +247,7 @@ func (w stableWork) do(ctx context.Context, r *Run, gen uint64) {
 	}
 	got := ahead()
 	cancel()
-	r.post(message{on: OnStable, gen: gen, settled: &stableResult{s: s, tree: got.tree, app: got.pkg, name: got.name, wins: got.wins}})
+	r.post(msgStable{of{gen}, &stableResult{s: s, tree: got.tree, app: got.pkg, name: got.name, wins: got.wins}})
 }
 
 // glimpser tells the loop (OnGlimpse) of a capture the model call may
@@ -259,7 +262,7 @@ func (r *Run) glimpser(ctx context.Context, gen uint64, reads func() func() seen
 			if ctx.Err() == nil {
 				// No fingerprint: the core judges a glimpse by its frame, and
 				// an adopted call takes the settled screen's (fxAdopt).
-				r.post(message{on: OnGlimpse, gen: gen, settled: &stableResult{s: Settled{Frame: img},
+				r.post(msgGlimpse{of{gen}, &stableResult{s: Settled{Frame: img},
 					tree: s.tree, app: s.pkg, name: s.name, wins: s.wins}})
 			}
 		}
@@ -343,7 +346,7 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		if img, res.err = r.shoot(lctx); res.err == nil {
 			res.s = Settled{Frame: img, Print: FingerprintOf(img)}
 		}
-		r.post(message{on: OnManualDone, manual: res})
+		r.post(msgManualDone{res})
 		return
 	}
 	a := w.a
@@ -376,12 +379,12 @@ func (w manualWork) do(ctx context.Context, r *Run) {
 		}
 	}
 	res.err = err
-	r.post(message{on: OnManualDone, manual: res})
+	r.post(msgManualDone{res})
 }
 
 // watchDevice polls a lost device until it answers (the run then resumes
-// by itself) or stays away longer than limit (the run fails, its record
-// intact). Every second it says how long it will still wait.
+// by itself). Every second it says how long the state's timeout will
+// still wait (at limit the timeout fails the run, its record intact).
 func (r *Run) watchDevice(ctx context.Context, gen uint64, cause error, limit time.Duration) {
 	start := r.now()
 	told := time.Duration(0)
@@ -389,18 +392,17 @@ func (r *Run) watchDevice(ctx context.Context, gen uint64, cause error, limit ti
 		if r.clock.Sleep(ctx, 250*time.Millisecond) != nil {
 			return
 		}
-		if away := r.since(start); away >= limit {
-			r.post(message{on: OnDeviceAway, gen: gen, err: cause})
-			return
-		} else if away-told >= time.Second {
+		// Giving up is Paused.DeviceAway's timeout (the chart's), not the
+		// watch's: it only counts down.
+		if away := r.since(start); away < limit && away-told >= time.Second {
 			told = away
-			r.post(message{on: OnDeviceAway, gen: gen, n: int((limit - away + time.Second - 1) / time.Second), err: cause})
+			r.post(msgDeviceAway{of{gen}, int((limit - away + time.Second - 1) / time.Second), cause})
 		}
 		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
 		_, err := r.dev.Info(actx)
 		acancel()
 		if err == nil {
-			r.post(message{on: OnDeviceBack, gen: gen})
+			r.post(msgDeviceBack{of{gen}})
 			return
 		}
 	}

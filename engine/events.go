@@ -305,6 +305,16 @@ const (
 	// The device stayed away longer than the run waits (N, "2m0s");
 	// Detail is why it went, in the driver's words.
 	CauseDeviceAway = "device_away"
+	// The person denied the one action another agent asked for (an MCP
+	// act run as a run of its own): the run ends Stopped, for this reason,
+	// never Failed (issue 49 item 15).
+	CauseDenied = "denied"
+	// The judge could not read what it judges an action by, so the person
+	// is asked (unread.go): the screen's labels, the app in front, a
+	// desktop's windows. Detail is the device's own words for why.
+	CauseLabelsUnread  = "labels_unread"
+	CauseAppUnread     = "app_unread"
+	CauseWindowsUnread = "windows_unread"
 )
 
 // CauseCodes are every Cause code the engine sends, for the UI's wording
@@ -315,7 +325,7 @@ var CauseCodes = []string{
 	CauseModelNoFirstByte, CauseModelStalled, CauseModelTimeout, CauseModelTooLarge, CauseModelWebPage,
 	CauseActionFailed, CauseDevice, CauseDeviceRepeated, CauseTimeLimit,
 	CauseStoppedByPerson, CauseStoppingGracefully, CauseStoppedGracefully, CauseModelUnreachable, CauseDeviceAway,
-	CauseStoppedByClient,
+	CauseStoppedByClient, CauseDenied, CauseLabelsUnread, CauseAppUnread, CauseWindowsUnread,
 }
 
 // String is the cause in English, for the record, the terminal and the model.
@@ -343,6 +353,15 @@ func (c Cause) String() string {
 		return fmt.Sprintf("stopping gracefully: at most %s more %s", c.N, plural(c.N, "step", "steps"))
 	case CauseStoppedGracefully:
 		return "stopped gracefully"
+	case CauseLabelsUnread, CauseAppUnread, CauseWindowsUnread:
+		what := map[string]string{CauseLabelsUnread: "the screen's labels", CauseAppUnread: "the app in front",
+			CauseWindowsUnread: "the desktop's windows"}[c.Code]
+		if c.Detail == "" {
+			return what + " could not be read"
+		}
+		return what + " could not be read: " + c.Detail
+	case CauseDenied:
+		return "the person denied the action; it was not done"
 	case CauseStoppedByClient:
 		return "stopped by " + c.Detail + ", which cancelled its call"
 	case CauseDeviceAway:

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"reflect"
 	"testing"
+
+	"tandem/internal/cputime"
 )
 
 // referenceFingerprint is FingerprintOf written plainly: every sampled
@@ -55,9 +57,38 @@ func TestFingerprintFastPaths(t *testing.T) {
 	}
 }
 
+// BenchmarkFingerprint fingerprints a phone's frame; beside the wall time
+// it reports the process's CPU a frame, which moves far less with the load.
 func BenchmarkFingerprint(b *testing.B) {
 	img := image.NewRGBA(image.Rect(0, 0, 1080, 2400))
+	c0 := cputime.Self()
 	for b.Loop() {
 		FingerprintOf(img)
+	}
+	b.ReportMetric(cpuMs(cputime.Self()-c0)/float64(b.N), "cpu-ms/frame")
+}
+
+// TestLumsSIMDAreTheLoops: the vector luminances are FingerprintOf's
+// loop's, on noise and on every grey and primary (the division by 1000
+// exact for every sum a pixel gives), for the samples it takes.
+func TestLumsSIMDAreTheLoops(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	line := make([]uint8, 1080*4)
+	rng.Read(line)
+	for v := range 256 { // greys, then pure reds, greens and blues
+		copy(line[v*16:], []uint8{uint8(v), uint8(v), uint8(v), 0xff, 0, 0, 0, 0, uint8(v), 0, 0, 0, 0, uint8(v), 0, 0})
+	}
+	for _, n := range []int{540, 539, 4, 3} {
+		lums := make([]uint32, n)
+		done := lumsSIMD(lums, line[:n*8], 2)
+		for i := range done {
+			p := line[i*8:]
+			if want := (299*uint32(p[0]) + 587*uint32(p[1]) + 114*uint32(p[2])) / 1000; lums[i] != want {
+				t.Fatalf("%d samples: sample %d (% x) is %d, want %d", n, i, p[:4], lums[i], want)
+			}
+		}
+	}
+	if lumsSIMD(make([]uint32, 8), line, 3) != 0 {
+		t.Fatal("took samples three pixels apart")
 	}
 }

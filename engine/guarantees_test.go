@@ -1,15 +1,16 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"image"
 	"image/color"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -231,24 +232,93 @@ func TestRepeatedDeviceFaultsEscalate(t *testing.T) {
 	}
 }
 
-// fastClock is virtual time for tests: Sleep moves it on at once.
-type fastClock struct{ ns atomic.Int64 }
+// sleepersClock is virtual time for tests with several sleepers: time moves
+// on to the earliest wake-up once the expected number of sleepers all
+// wait (or, should fewer ever sleep, after a few real milliseconds), so a
+// watch polling every 250 ms sees every second a 1 s timer sees, however
+// the goroutines are scheduled.
+type sleepersClock struct {
+	mu      sync.Mutex
+	ns      int64
+	sleeper int // how many sleepers time waits for
+	waits   []*sleeperWait
+}
 
-func (c *fastClock) Now() time.Time { return time.Unix(0, c.ns.Load()) }
-func (c *fastClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.ns.Add(int64(max(d, 0)))
-	runtime.Gosched()
-	return ctx.Err()
+type sleeperWait struct {
+	at   int64
+	wake chan struct{}
+}
+
+func newSleepersClock(t *testing.T, sleepers int) *sleepersClock {
+	c := &sleepersClock{sleeper: sleepers}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	go func() { // the fallback: fewer sleepers than expected
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				c.mu.Lock()
+				c.advance(1)
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return c
+}
+
+func (c *sleepersClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Unix(0, c.ns)
+}
+
+func (c *sleepersClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	w := &sleeperWait{at: c.ns + int64(max(d, 0)), wake: make(chan struct{})}
+	c.waits = append(c.waits, w)
+	c.advance(c.sleeper)
+	c.mu.Unlock()
+	select {
+	case <-w.wake:
+		return ctx.Err()
+	case <-ctx.Done():
+		c.mu.Lock()
+		c.waits = slices.DeleteFunc(c.waits, func(x *sleeperWait) bool { return x == w })
+		c.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// advance moves time to the earliest wake-up and wakes who is due, when
+// at least n sleep (c.mu held).
+func (c *sleepersClock) advance(n int) {
+	if len(c.waits) < n || len(c.waits) == 0 {
+		return
+	}
+	first := slices.MinFunc(c.waits, func(a, b *sleeperWait) int { return cmp.Compare(a.at, b.at) })
+	c.ns = max(c.ns, first.at)
+	c.waits = slices.DeleteFunc(c.waits, func(w *sleeperWait) bool {
+		if w.at <= c.ns {
+			close(w.wake)
+			return true
+		}
+		return false
+	})
 }
 
 // A device that stays away is waited for with a countdown, then the run
-// ends Failed with its record readable (issue 16).
+// ends Failed with its record readable (issue 16). Two sleep on the run's
+// clock meanwhile: the watch on the device and Paused.DeviceAway's timer.
 func TestDeviceAwayCountsDownThenFails(t *testing.T) {
 	ph := newFakePhone()
 	ev := newEvents()
 	dir := t.TempDir()
 	r, err := New(Config{ID: "away", Goal: "g", Device: ph, Planner: &fakePlanner{script: []step{reply(finish("x"))}},
-		DataDir: dir, Emitter: ev, Clock: &fastClock{}, Settings: Settings{DeviceAwayMax: 5 * time.Second}})
+		DataDir: dir, Emitter: ev, Clock: newSleepersClock(t, 2), Settings: Settings{DeviceAwayMax: 5 * time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +481,7 @@ func TestTakeOverDuringActionReturnsWhenDeviceLost(t *testing.T) {
 	// The take over, then a command the loop answers at once: once that
 	// returns, the take over waits for the action.
 	took := make(chan error, 1)
-	f.run.msgs <- message{on: OnTakeOver, reply: took}
+	f.run.msgs <- msgTakeOver{cmdFrom{reply: took}}
 	if err := f.run.EditGoal(context.Background(), "count to two"); err != nil {
 		t.Fatal(err)
 	}

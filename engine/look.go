@@ -120,7 +120,11 @@ func (r *Run) appInFront(ctx context.Context, named bool) (pkg, name string) {
 		return "", ""
 	}
 	pkg, _, err := f.ForegroundApp(ctx)
-	if err != nil || pkg == "" {
+	if err == nil && pkg == "" {
+		err = errNamedNoApp
+	}
+	r.unread.note("app", err)
+	if err != nil {
 		return "", ""
 	}
 	if named {
@@ -156,6 +160,7 @@ func (r *Run) readTree(ctx context.Context) ([]byte, error) {
 		return nil, nil
 	}
 	var err error
+	defer func() { r.unread.note("labels", err) }()
 	for range 2 {
 		var b []byte
 		if b, err = t.UITree(ctx); err == nil {

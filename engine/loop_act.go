@@ -19,17 +19,17 @@ import (
 // harmless one: the person is asked.
 func (l *loopState) sensitive(a action.Action) Why {
 	s := scene{canTree: l.hasTree && l.settings.UITree, canApp: l.hasApp, canWins: l.hasWins}
-	if l.fresh {
+	if l.scr.fresh {
 		// A rule may name the app as the person knows it ("支付宝",
 		// "Shop") rather than by its package.
-		s.tree, s.app, s.wins = l.tree, l.app, l.wins
-		s.names = []string{l.appName}
+		s.tree, s.app, s.wins = l.scr.tree, l.scr.app, l.scr.wins
+		s.names = []string{l.scr.name}
 		if l.appNames != nil {
-			s.names = append(s.names, l.appNames(l.app)...)
+			s.names = append(s.names, l.appNames(l.scr.app)...)
 		}
 	}
 	if !l.hasTree {
-		s.thought = l.thought // no labels to read: the model's own words for the step
+		s.thought = l.todo.thought // no labels to read: the model's own words for the step
 	}
 	return judge(l.settings.Policy, a, s)
 }
@@ -38,31 +38,29 @@ func (l *loopState) sensitive(a action.Action) Why {
 // or the focused one a key presses), when the tree describes the screen
 // the action was chosen on.
 func (l *loopState) elementAt(a action.Action) *Element {
-	if !l.fresh {
+	if !l.scr.fresh {
 		return nil
 	}
-	if e, ok := targetOf(l.tree, a); ok {
+	if e, ok := targetOf(l.scr.tree, a); ok {
 		return &e
 	}
 	return nil
 }
 
-// execute starts the current action.
+// execute moves to Executing, whose invoke starts the current action.
 func (l *loopState) execute() {
-	a := *l.current
 	l.to(Executing, "")
 	if l.state != Executing {
 		return
 	}
 	l.emitPlan()
-	l.actBefore = l.print
-	l.actBeforeFrame, l.actBeforeTree = nil, nil
-	if l.fresh {
-		l.actBeforeFrame, l.actBeforeTree = l.frame, l.tree
+	l.before.print = l.scr.print
+	l.before.frame, l.before.tree = nil, nil
+	if l.scr.fresh {
+		l.before.frame, l.before.tree = l.scr.frame, l.scr.tree
 	}
-	l.fresh = false
-	l.startWork(actWork{a})
-	l.acting = true
+	l.scr.fresh = false
+	// Executing's invoke starts the action.
 }
 
 // actionBound is how long Stop waits for an input already on its way to
@@ -94,20 +92,20 @@ func (l *loopState) recordAction(res *actResult) {
 	}
 	l.setResult(result)
 	target := ""
-	if l.currentEl != nil {
-		target = l.currentEl.Shown
+	if l.todo.el != nil {
+		target = l.todo.el.Shown
 	}
-	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms, Target: target, Element: l.currentEl})
+	l.record(Entry{Kind: recAction, N: l.steps, Call: l.calls, Action: &a, Result: result, Ms: res.ms, Target: target, Element: l.todo.el})
 	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: result, Ms: res.ms, Target: target,
-		Call: l.calls, Frame: l.callFrame, Usage: l.callUsage, Salvaged: l.callSalvaged, Cached: l.callCached, Thought: l.callThought}})
-	l.callThought = ""
-	l.callUsage, l.callSalvaged, l.callCached = nil, "", false
+		Call: l.calls, Frame: l.call.frame, Usage: l.call.usage, Salvaged: l.call.salvaged, Cached: l.call.cached, Thought: l.call.thought}})
+	l.call.thought = ""
+	l.call.usage, l.call.salvaged, l.call.cached = nil, "", false
 	l.emitUsage()
 }
 
 // actionDone handles the end of a device action.
-func (l *loopState) actionDone(res *actResult) {
-	l.acting = false
+func (l *loopState) actionDone(m msgActionDone) {
+	res := m.res
 	if res.skipped {
 		// Only Stop closes the gate before an action starts; the run ends
 		// as it asked (the loop tells the core of a Stop first, so this is
@@ -119,13 +117,13 @@ func (l *loopState) actionDone(res *actResult) {
 	a := *l.current
 	l.recordAction(res)
 	if res.err != nil && errors.Is(res.err, device.ErrGone) {
-		l.lost(res.err)
+		l.lost(msgDeviceLost{err: res.err}) // the action found the device gone
 		return
 	}
-	if asked := l.executing; asked != execPlain {
+	if asked := l.inExec.how; asked != execPlain {
 		l.current = nil
-		l.doneActs = append(l.doneActs, a)
-		l.executing = execPlain
+		l.todo.done = append(l.todo.done, a)
+		l.inExec.how = execPlain
 		if asked.takeOverAsked() {
 			l.enterManual("the person took over", nil)
 		} else {
@@ -150,37 +148,36 @@ func (l *loopState) actionDone(res *actResult) {
 		l.next()
 		return
 	}
-	l.to(WaitingForStability, "")
-	// A queued action is checked against the settled screen; else the
-	// model is asked about it.
-	l.startWork(stableWork{look: len(l.queue) > 0, since: res.at, before: l.print})
+	l.before.at = res.at
+	l.to(WaitingForStability, "") // its invoke waits for the screen
 }
 
 // stable handles a settled screen after an action.
-func (l *loopState) stable(res *stableResult) {
+func (l *loopState) stable(m msgStable) {
+	res := m.res
 	s := res.s
 	a := *l.current
-	l.frame, l.print, l.tree, l.app, l.wins, l.fresh = s.Frame, s.Print, res.tree, res.app, res.wins, true
-	l.appName = res.name
-	diff := s.Print.Diff(l.actBefore)
-	if l.actBefore.IsZero() {
+	l.scr.frame, l.scr.print, l.scr.tree, l.scr.app, l.scr.wins, l.scr.fresh = s.Frame, s.Print, res.tree, res.app, res.wins, true
+	l.scr.name = res.name
+	diff := s.Print.Diff(l.before.print)
+	if l.before.print.IsZero() {
 		diff = 1
 	}
 	st := s.Stable
 	l.record(Entry{Kind: recStable, N: l.steps, Ms: s.Waited.Milliseconds(), Stable: &st, Diff: diff})
 	th := l.settings.Stability.Threshold
-	changed := screenChanged(l.actBeforeFrame, s.Frame, l.actBeforeTree, res.tree)
-	l.actBeforeFrame, l.actBeforeTree = nil, nil
-	if l.edited && len(l.queue) > 0 {
+	changed := screenChanged(l.before.frame, s.Frame, l.before.tree, res.tree)
+	l.before.frame, l.before.tree = nil, nil
+	if l.todo.edited && len(l.queue) > 0 {
 		// The person edited the steps while this action ran: theirs run
 		// next, whatever the detector would have told the model (sim seed
 		// 712157: the nudge dropped them).
-		l.edited = false
+		l.todo.edited = false
 		l.loops.reset()
 		l.next()
 		return
 	}
-	switch v, why := l.loops.observe(a, l.actBefore, changed, th); v {
+	switch v, why := l.loops.observe(a, l.before.print, changed, th); v {
 	case loopNudge:
 		l.flushQueue("")
 		l.note("It looks like you are going round in circles: " + why.String() + ". Look at the screen carefully and try something different; if the goal cannot be reached, finish and say why.")

@@ -13,14 +13,14 @@ import (
 
 // lost handles a device that went away (or could not be observed): the
 // run pauses with the reason and resumes by itself when the device answers.
-func (l *loopState) lost(err error) {
-	l.cancelWork()
+func (l *loopState) lost(m msgDeviceLost) {
+	err := m.err
 	if !errors.Is(err, device.ErrGone) {
 		l.ask(Request{Kind: AskDevice, Message: err.Error() + "; fix it and resume", Cause: &Cause{Code: CauseDevice, Detail: deviceDetail(err)}})
 		return
 	}
-	asked := l.executing
-	l.executing = execPlain
+	asked := l.inExec.how
+	l.inExec.how = execPlain
 	waiters := asked != execPlain
 	takeOver := asked.takeOverAsked()
 	personPaused := asked.pauseAsked()
@@ -28,7 +28,7 @@ func (l *loopState) lost(err error) {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
-	l.fresh, l.hasInfo = false, false
+	l.scr.fresh, l.dev.known = false, false
 	if takeOver {
 		// The person asked for the device while the action ran: they get
 		// it (and their TakeOver returns), gone or not; a Paused run left
@@ -36,12 +36,12 @@ func (l *loopState) lost(err error) {
 		l.enterManual("the person took over", nil)
 		return
 	}
-	l.faults++
-	if l.faults > maxFaults && !waiters {
+	l.dev.faults++
+	if l.dev.faults > maxFaults && !waiters {
 		// It answers, then fails again: pausing and resuming by itself
 		// would cycle for ever (issue 16: 162 times a minute).
-		n := l.faults
-		l.faults = 0
+		n := l.dev.faults
+		l.dev.faults = 0
 		l.ask(Request{Kind: AskDevice, Message: fmt.Sprintf("the device failed %d times in a row (%v); check it and resume, take over, or stop", n, err),
 			Cause: &Cause{Code: CauseDeviceRepeated, N: fmt.Sprint(n), Detail: deviceDetail(err)}})
 		return
@@ -56,14 +56,14 @@ func (l *loopState) lost(err error) {
 	if l.state != Paused {
 		return
 	}
-	l.paused = how
-	l.watch(err)
+	l.inPause.how, l.inPause.cause = how, err // DeviceAway's invoke watches, its timeout gives up
 }
 
 // away handles a device that stays away: left > 0 is the countdown (seconds
 // before the run gives up), 0 the end.
-func (l *loopState) away(left int, cause error) {
-	if l.state != Paused || l.paused == pausedByPerson {
+func (l *loopState) away(m msgDeviceAway) {
+	left, cause := m.left, m.cause
+	if l.state != Paused || l.inPause.how == pausedByPerson {
 		return
 	}
 	if left > 0 {
@@ -78,24 +78,16 @@ func (l *loopState) away(left int, cause error) {
 // back) before the person is asked.
 const maxFaults = 3
 
-// watch starts polling a lost device (Run.watchDevice): it resumes the run
-// by itself when the device answers, or fails it once the device stayed
-// away longer than the settings allow.
-func (l *loopState) watch(cause error) {
-	l.watching = true
-	l.out(fxWatch{gen: l.gen, cause: cause, limit: l.settings.DeviceAwayMax})
-}
-
 // back handles the lost device answering again: a run paused for it
 // resumes, unless the person paused it too.
-func (l *loopState) back() {
-	if l.state != Paused || l.paused == pausedByPerson {
+func (l *loopState) back(msgDeviceBack) {
+	if l.state != Paused || l.inPause.how == pausedByPerson {
 		return
 	}
 	l.note("The device was disconnected for a while and is back; look at the screen again.")
-	if l.paused == pausedDeviceAwayHeld {
+	if l.inPause.how == pausedDeviceAwayHeld {
 		// Paused by the person too: the device is back, the pause stays.
-		l.paused = pausedByPerson
+		l.inPause.how = pausedByPerson
 		l.to(Paused, "the device is back; still paused as you asked")
 		return
 	}

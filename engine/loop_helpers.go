@@ -15,114 +15,113 @@ import (
 
 // ask moves to WaitingForUser with a request.
 func (l *loopState) ask(req Request) {
-	l.cancelWork()
 	l.to(WaitingForUser, req.Message)
 	if l.state != WaitingForUser {
 		return
 	}
 	if req.Frame == "" {
-		req.Frame = l.callFrame
+		req.Frame = l.call.frame
 	}
 	l.request = &req
 	l.record(Entry{Kind: recRequest, Request: &req})
 	l.emit(Event{Kind: KindRequest, Request: &req})
 }
 
-// end finishes the run. It closes the action gate first, so once the state
-// reads Stopped no device action can start. An action already on its way
-// to the device (the agent's, or the person's input) is not called back:
-// it lands, so the end waits for its result and records it first (issue
-// 27: a confirmed Pay landed while the run showed no step).
+// end finishes the run with res: the chart's way (finish, in
+// chart_run.go) into Ending while an action is on its way to the device
+// (the agent's, or the person's input), which is not called back: it
+// lands, so the end waits for its result and records it first (issue 27:
+// a confirmed Pay landed while the run showed no step); then into the
+// final state, whose move leaves Live (its exit closes the action gate
+// before the state reads final) and whose entry records and tells the end
+// and answers every reply still waiting.
 func (l *loopState) end(res Result) {
-	if !allowed(l.state, l.on, res.State) && !strings.HasPrefix(res.Reason, "internal error") {
+	if !l.chart.allowed(l.state, l.on, res.State) && !strings.HasPrefix(res.Reason, "internal error") {
 		res = Result{State: Failed, Reason: fmt.Sprintf("internal error: %s --%s--> %s is not in the transition table", l.state, l.on, res.State)}
 	}
-	if l.onItsWay() {
-		l.ending, l.endOn = &res, l.on
-		return
-	}
+	l.inEnding.res = res
+	l.finish()
+}
+
+// closeLive is the exit of Live, the end's first half: the person's live
+// touches recorded, the gate closed and all work cancelled (fxEnd), the
+// history and the final figures written.
+func (l *loopState) closeLive() {
 	l.recordTouches()
-	l.cancelWork()
-	l.watching = false
-	res.Steps, res.Calls, res.Usage = l.steps, l.modelCalls(), l.usage
-	if res.State == Done && !res.Success && res.Reason == "" {
-		res.Reason = "the model finished without success"
-	}
-	// Nothing may start from here on: the gate closes before the state
-	// reads final.
-	l.out(fxEnd{res})
-	reason, why := res.Reason, res.Why
-	if res.State == Done {
-		reason, why = res.Summary, nil
-	}
+	l.out(fxEnd{l.inEnding.res})
 	l.recordHistory()
 	l.emitUsage() // the final figures, elapsed time included
-	l.set(res.State, reason, why)
-	r := res
+}
+
+// atTheEnd is the entry of a final state, the end's second half: the end
+// recorded and told, then every reply still waiting answered (a pause, a
+// take over, an input or a hand back: the run is finished; a Stop: it
+// has ended).
+func (l *loopState) atTheEnd() {
+	r := l.inEnding.res
 	l.record(Entry{Kind: recEnd, End: &r})
 	l.emit(Event{Kind: KindDone, Done: &r})
-	for _, w := range append(l.pauseWaiters, l.takeOverWaiters...) {
+	for _, w := range append(l.inExec.pauses, l.inExec.takeOvers...) {
 		l.reply(w, ErrFinished)
 	}
-	l.pauseWaiters, l.takeOverWaiters = nil, nil
-	if l.manualReply != nil {
-		l.reply(l.manualReply, ErrFinished)
-		l.manualReply = nil
+	l.inExec.pauses, l.inExec.takeOvers = nil, nil
+	if l.inManual.reply != nil {
+		l.reply(l.inManual.reply, ErrFinished)
+		l.inManual.reply = nil
 	}
 	l.dropManualQueue(ErrFinished)
-	if hb := l.handBackWait; hb != nil && hb.reply != nil {
+	if hb := l.inManual.handBack; hb != nil && hb.reply != nil {
 		l.reply(hb.reply, ErrFinished)
 	}
-	l.handBackWait = nil
-	for _, w := range l.endWaiters {
+	l.inManual.handBack = nil
+	for _, w := range l.inEnding.waiters {
 		l.reply(w, nil)
 	}
-	l.endWaiters = nil
+	l.inEnding.waiters = nil
 	// A finished run may be kept (a list of past runs); it must not pin
 	// the last screen (megabytes) in memory.
-	l.frame, l.tree = nil, nil
+	l.scr.frame, l.scr.tree = nil, nil
 }
 
 // onItsWay reports whether an input is on its way to the device: the
 // action of Executing, or the person's input (not a mere look).
 func (l *loopState) onItsWay() bool {
-	return l.acting || l.manual == manualInFlight
+	return l.working(nExecuting) || l.inManual.how == manualInFlight
 }
 
 // whileEnding handles m while the end waits for what is on its way to the
 // device: its result is recorded, then the run ends; a Stop returns once
 // it has; every other command is refused, and nothing else starts.
-func (l *loopState) whileEnding(m message) error {
-	switch {
-	case m.on == OnStop:
+func (l *loopState) whileEnding(m msg) error {
+	switch m := m.(type) {
+	case msgStop:
 		if m.reply != nil {
-			l.endWaiters = append(l.endWaiters, m.reply)
+			l.inEnding.waiters = append(l.inEnding.waiters, m.reply)
 		}
 		return nil
-	case m.on == OnDropped:
-		l.dropped(m.planned)
+	case msgDropped:
+		l.dropped(m)
 		return nil
-	case m.on.IsCommand():
-		return ErrFinished
-	case m.on == OnActionDone && l.acting:
-		l.acting = false
-		if !m.acted.skipped {
-			l.recordAction(m.acted)
-			l.doneActs = append(l.doneActs, *l.current)
+	case msgActionDone: // the action's, by its invocation (fire)
+		if !m.res.skipped {
+			l.recordAction(m.res)
+			l.todo.done = append(l.todo.done, *l.current)
 		}
 		l.current = nil
-	case m.on == OnManualDone:
-		l.manual = manualIdle
-		if !m.manual.look {
-			l.recordManual(m.manual)
+	case msgManualDone:
+		l.inManual.how = manualIdle
+		if !m.res.look {
+			l.recordManual(m.res)
 		}
 	default:
+		if m.trigger().IsCommand() {
+			return ErrFinished
+		}
 		return nil // nothing else matters now
 	}
 	if !l.onItsWay() {
-		res := *l.ending
-		l.ending, l.on = nil, l.endOn
-		l.end(res)
+		l.on = l.inEnding.on
+		l.finish()
 	}
 	return nil
 }
@@ -137,7 +136,7 @@ func (l *loopState) flushQueue(why string) {
 		}
 		l.note(why + " Not done: " + strings.Join(parts, ", ") + ".")
 	}
-	l.queue, l.edited = nil, false
+	l.queue, l.todo.edited = nil, false
 }
 
 func (l *loopState) note(s string) {
@@ -212,17 +211,17 @@ func (l *loopState) stepsLeft() int {
 }
 
 func (l *loopState) emitPlan() {
-	todo := make([]TodoItem, 0, len(l.doneActs)+1+len(l.queue))
-	for _, a := range l.doneActs {
+	todo := make([]TodoItem, 0, len(l.todo.done)+1+len(l.queue))
+	for _, a := range l.todo.done {
 		todo = append(todo, TodoItem{Action: a, Status: TodoDone})
 	}
 	if l.current != nil {
-		todo = append(todo, TodoItem{Action: *l.current, Status: TodoCurrent, Element: l.currentEl})
+		todo = append(todo, TodoItem{Action: *l.current, Status: TodoCurrent, Element: l.todo.el})
 	}
 	for _, a := range l.queue {
 		todo = append(todo, TodoItem{Action: a, Status: TodoPending})
 	}
-	l.emit(Event{Kind: KindPlan, Plan: &PlanEvent{Thought: l.thought, Todo: todo}})
+	l.emit(Event{Kind: KindPlan, Plan: &PlanEvent{Thought: l.todo.thought, Todo: todo}})
 }
 
 // modelCalls is how many times a model was asked: every decision but the

@@ -73,6 +73,11 @@ func (l *loopState) after(a *action.Action, allowed bool) verdict {
 	if why := l.sensitive(*a); why.By != "" {
 		act := *a
 		req := Request{Kind: AskConfirm, Message: fmt.Sprintf("%s needs your confirmation: %s", act, why), Action: &act, Why: &why}
+		if why.By == "unread" {
+			if req.Cause = l.unreadCause(why.What); req.Cause != nil && req.Cause.Detail != "" {
+				req.Message += " (" + req.Cause.Detail + ")" // the terminal's and a client's words say why too
+			}
+		}
 		if e := l.elementAt(act); e != nil {
 			req.Label = e.Shown
 		}
@@ -104,7 +109,7 @@ func personsTurn(a action.Action) (verdict, bool) {
 // action, a new model call, the person, or an end (after says which).
 func (l *loopState) next() {
 	if l.current != nil {
-		l.doneActs = append(l.doneActs, *l.current)
+		l.todo.done = append(l.todo.done, *l.current)
 		l.current = nil
 	}
 	if len(l.queue) == 0 {
@@ -114,7 +119,7 @@ func (l *loopState) next() {
 	a := l.queue[0]
 	l.queue = l.queue[1:]
 	l.current = &a
-	l.currentEl = l.elementAt(a)
+	l.todo.el = l.elementAt(a)
 	l.follow(l.after(&a, false), &a, "")
 }
 

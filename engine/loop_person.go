@@ -12,28 +12,28 @@ import (
 
 // The person's commands, as the loop handles them.
 
-func (l *loopState) pause(m message) error {
+func (l *loopState) pause(m msgPause) error {
 	switch l.state {
 	case Executing:
 		// The run pauses once the atomic action returns; the person's act
 		// is theirs now (timeline, History, report).
-		asked := l.executing
+		asked := l.inExec.how
 		switch asked {
 		case execPlain:
-			l.executing = execPauseAsked
+			l.inExec.how = execPauseAsked
 		case execTakeOverAsked:
-			l.executing = execBothAsked
+			l.inExec.how = execBothAsked
 		case execPauseAsked, execBothAsked: // asked already
 		}
 		if !asked.pauseAsked() {
 			l.record(Entry{Kind: recPerson, Command: "pause"})
 		}
-		l.pauseWaiters = append(l.pauseWaiters, m.reply)
+		l.inExec.pauses = append(l.inExec.pauses, m.reply)
 		return nil
 	case Planning, WaitingForStability:
-		l.cancelWork()
+		// the chart's exit cancels the state's work
 		if l.current != nil {
-			l.doneActs = append(l.doneActs, *l.current)
+			l.todo.done = append(l.todo.done, *l.current)
 			l.current = nil
 		}
 	case Idle, WaitingForUser, Paused, Manual, Done, Failed, Stopped:
@@ -43,7 +43,7 @@ func (l *loopState) pause(m message) error {
 	return nil
 }
 
-func (l *loopState) resume() error {
+func (l *loopState) resume(msgResume) error {
 	switch l.state {
 	case Paused:
 		l.resumeFromPause("resumed by the person")
@@ -53,16 +53,15 @@ func (l *loopState) resume() error {
 			l.budget = l.budget.extend(l.settings.Budget, l.spent())
 		case AskLoop, AskModelError, AskDevice:
 			l.loops.reset()
-		case AskConfirm, AskQuestion, AskTakeOver:
-			return &IllegalError{State: l.state, Trigger: OnResume, Why: "it waits for " + string(l.request.Kind) + ", not for resume"}
+		case AskConfirm, AskQuestion, AskTakeOver: // the chart's guard refuses resume (waitsForResume)
 		}
 		l.record(Entry{Kind: recPerson, Command: "resume", Request: asked(*l.request)})
 		l.request = nil
-		if l.current != nil && !l.edited {
+		if l.current != nil && !l.todo.edited {
 			l.queue = append([]action.Action{*l.current}, l.queue...)
 		}
 		l.current = nil
-		if l.edited {
+		if l.todo.edited {
 			l.observe("resumed by the person")
 			return nil
 		}
@@ -77,14 +76,14 @@ func (l *loopState) resume() error {
 // resumeFromPause looks again and re-plans; what was still queued is told
 // to the model rather than run blind.
 func (l *loopState) resumeFromPause(reason string) {
-	l.paused = pausedByPerson
-	l.fresh = false
+	l.inPause.how = pausedByPerson
+	l.scr.fresh = false
 	if l.current != nil {
 		l.queue = append([]action.Action{*l.current}, l.queue...)
 		l.current = nil
 	}
 	l.record(Entry{Kind: recPerson, Command: "resume"})
-	if l.edited {
+	if l.todo.edited {
 		l.observe(reason)
 		return
 	}
@@ -92,25 +91,25 @@ func (l *loopState) resumeFromPause(reason string) {
 	l.plan(reason)
 }
 
-func (l *loopState) takeOver(m message) error {
+func (l *loopState) takeOver(m msgTakeOver) error {
 	if l.state == Executing {
-		asked := l.executing
+		asked := l.inExec.how
 		switch asked {
 		case execPlain:
-			l.executing = execTakeOverAsked
+			l.inExec.how = execTakeOverAsked
 		case execPauseAsked:
-			l.executing = execBothAsked
+			l.inExec.how = execBothAsked
 		case execTakeOverAsked, execBothAsked: // asked already
 		}
 		if !asked.takeOverAsked() {
 			l.record(Entry{Kind: recPerson, Command: "take_over"})
 		}
-		l.takeOverWaiters = append(l.takeOverWaiters, m.reply)
+		l.inExec.takeOvers = append(l.inExec.takeOvers, m.reply)
 		return nil
 	}
-	l.cancelWork()
+	// the chart's exit cancels the work of Planning or WaitingForStability
 	if l.current != nil && l.state == WaitingForStability {
-		l.doneActs = append(l.doneActs, *l.current)
+		l.todo.done = append(l.todo.done, *l.current)
 	}
 	l.current = nil
 	l.enterManual("the person took over", nil)
@@ -118,17 +117,17 @@ func (l *loopState) takeOver(m message) error {
 }
 
 func (l *loopState) enterManual(reason string, req *Request) {
-	l.manualLog = nil
-	l.takeOverAsked = ""
+	l.inManual.log = nil
+	l.inManual.asked = ""
 	if req != nil {
-		l.takeOverAsked = req.Message
+		l.inManual.asked = req.Message
 	}
 	l.to(Manual, reason)
 	if l.state != Manual {
 		return
 	}
-	if l.frame == nil && l.manual == manualIdle {
-		l.manual = manualLooking
+	if l.scr.frame == nil && l.inManual.how == manualIdle {
+		l.inManual.how = manualLooking
 		l.out(fxManual{manualWork{look: true}})
 	}
 	if req != nil {
@@ -142,22 +141,22 @@ func (l *loopState) enterManual(reason string, req *Request) {
 // still settling: inputs are made and recorded one at a time, in the order
 // the person made them. One that is already on the device (m.done: a live
 // touch) is answered at once; one still to be made when it has settled.
-func (l *loopState) manualInput(m message) error {
+func (l *loopState) manualInput(m msgManualInput) error {
 	a := m.act
 	if engineHandled(a.Type) {
 		return fmt.Errorf("%w: %s is not an input", action.ErrInvalid, a.Type)
 	}
-	if err := a.Validate(l.info.Screen); err != nil {
+	if err := a.Validate(l.dev.info.Screen); err != nil {
 		return err
 	}
-	if len(l.manualQueue) >= maxManualQueue {
+	if len(l.inManual.queue) >= maxManualQueue {
 		return ErrBusy
 	}
 	if m.done {
 		m.reply = nil
 	}
-	if l.manual != manualIdle {
-		l.manualQueue = append(l.manualQueue, m)
+	if l.inManual.how != manualIdle {
+		l.inManual.queue = append(l.inManual.queue, m)
 		return nil
 	}
 	l.startManual(m)
@@ -170,22 +169,23 @@ const maxManualQueue = 32
 // startManual starts the person's input. One that is already on the device
 // (done) is recorded with the screen the run last saw as the one before it:
 // a live touch reaches the phone before Tandem hears of it.
-func (l *loopState) startManual(m message) {
-	l.manual = manualInFlight
-	l.manualReply = m.reply // nil for a live touch: answered already
+func (l *loopState) startManual(m msgManualInput) {
+	l.inManual.how = manualInFlight
+	l.inManual.reply = m.reply // nil for a live touch: answered already
 	w := manualWork{a: m.act, done: m.done}
 	if m.done {
-		w.before = l.frame
+		w.before = l.scr.frame
 	}
 	l.out(fxManual{w})
 }
 
-func (l *loopState) manualDone(res *manualResult) {
-	l.manual = manualIdle
+func (l *loopState) manualDone(m msgManualDone) {
+	res := m.res
+	l.inManual.how = manualIdle
 	defer l.nextManual()
 	if res.look {
 		if res.err == nil {
-			l.frame, l.print, l.fresh = res.s.Frame, res.s.Print, true
+			l.scr.frame, l.scr.print, l.scr.fresh = res.s.Frame, res.s.Print, true
 		}
 		return
 	}
@@ -197,19 +197,19 @@ func (l *loopState) manualDone(res *manualResult) {
 func (l *loopState) recordManual(res *manualResult) {
 	if res.skipped {
 		// Stop closed the gate before it started: nothing reached the device.
-		if l.manualReply != nil {
-			l.reply(l.manualReply, ErrFinished)
-			l.manualReply = nil
+		if l.inManual.reply != nil {
+			l.reply(l.inManual.reply, ErrFinished)
+			l.inManual.reply = nil
 		}
 		return
 	}
-	l.manualLog = append(l.manualLog, manualInput{a: res.a, at: res.at, err: res.err})
+	l.inManual.log = append(l.inManual.log, manualInput{a: res.a, at: res.at, err: res.err})
 	ev := &ManualEvent{Action: res.a, At: res.at, Before: res.before, After: res.after}
 	result := "ok"
 	if res.err != nil {
 		ev.Error, result = res.err.Error(), res.err.Error()
 	} else if res.s.Frame != nil { // nil: the run ended before the screen settled
-		l.frame, l.print, l.tree, l.app, l.wins, l.fresh = res.s.Frame, res.s.Print, nil, "", nil, true
+		l.scr.frame, l.scr.print, l.scr.tree, l.scr.app, l.scr.wins, l.scr.fresh = res.s.Frame, res.s.Print, nil, "", nil, true
 	}
 	a := res.a
 	l.record(Entry{Kind: recManual, T: res.at, Action: &a, Before: res.before, Frame: res.after, Result: result, Ms: res.ms})
@@ -217,20 +217,20 @@ func (l *loopState) recordManual(res *manualResult) {
 	l.emit(Event{Kind: KindManual, Manual: ev})
 	l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: result, Ms: res.ms, ByPerson: true, Frame: res.before}})
 	l.emitUsage()
-	if l.manualReply != nil {
-		l.reply(l.manualReply, res.err)
-		l.manualReply = nil
+	if l.inManual.reply != nil {
+		l.reply(l.inManual.reply, res.err)
+		l.inManual.reply = nil
 	}
 }
 
 // nextManual starts the next input waiting its turn, while the person
 // still drives; once they do not, the waiting ones are refused.
 func (l *loopState) nextManual() {
-	if len(l.manualQueue) == 0 {
-		if hb := l.handBackWait; hb != nil && l.state == Manual {
-			l.handBackWait = nil
+	if len(l.inManual.queue) == 0 {
+		if hb := l.inManual.handBack; hb != nil && l.state == Manual {
+			l.inManual.handBack = nil
 			l.on = OnHandBack // the person's command, carried out now
-			err := l.handBack(hb.text, hb.region)
+			err := l.handBack(*hb)
 			if hb.reply != nil {
 				l.reply(hb.reply, err)
 			}
@@ -241,8 +241,8 @@ func (l *loopState) nextManual() {
 		l.dropManualQueue(&IllegalError{State: l.state, Trigger: OnManualInput, Why: "the person no longer drives"})
 		return
 	}
-	m := l.manualQueue[0]
-	l.manualQueue = l.manualQueue[1:]
+	m := l.inManual.queue[0]
+	l.inManual.queue = l.inManual.queue[1:]
 	l.startManual(m)
 }
 
@@ -250,52 +250,39 @@ func (l *loopState) nextManual() {
 // waiting their turn: they reached the device already (InputDone), so they
 // are on the record, without the screen after them.
 func (l *loopState) recordTouches() {
-	keep := l.manualQueue[:0]
-	for _, m := range l.manualQueue {
+	keep := l.inManual.queue[:0]
+	for _, m := range l.inManual.queue {
 		if !m.done {
 			keep = append(keep, m)
 			continue
 		}
 		a := m.act
 		now := l.clock.Now()
-		l.manualLog = append(l.manualLog, manualInput{a: a, at: now})
+		l.inManual.log = append(l.inManual.log, manualInput{a: a, at: now})
 		l.record(Entry{Kind: recManual, T: now, Action: &a, Result: "ok"})
 		l.personSteps++
 		l.emit(Event{Kind: KindManual, Manual: &ManualEvent{Action: a, At: now}})
 		l.emit(Event{Kind: KindStep, Step: &StepEvent{N: l.steps + l.personSteps, Action: a, Result: "ok", ByPerson: true}})
 	}
-	l.manualQueue = keep
+	l.inManual.queue = keep
 }
 
 // dropManualQueue answers the inputs waiting their turn with err.
 func (l *loopState) dropManualQueue(err error) {
-	for _, m := range l.manualQueue {
+	for _, m := range l.inManual.queue {
 		if m.reply != nil {
 			l.reply(m.reply, err)
 		}
 	}
-	l.manualQueue = nil
+	l.inManual.queue = nil
 }
 
-// handBackAfterInputs hands back now, or once the person's inputs still
-// running or waiting have been made and recorded: the hand back follows
-// what they did, and the model is told all of it.
-func (l *loopState) handBackAfterInputs(m message) error {
-	if l.manual == manualIdle {
-		return l.handBack(m.text, m.region)
-	}
-	if l.handBackWait != nil {
-		return &IllegalError{State: l.state, Trigger: OnHandBack, Why: "a hand back is already waiting for the inputs"}
-	}
-	l.handBackWait = &m
-	return nil
-}
-
-func (l *loopState) handBack(note string, region *Region) error {
-	words := describeManual(l.manualLog, l.takeOverAsked, note, region)
+func (l *loopState) handBack(m msgHandBack) error {
+	note, region := m.note, m.region
+	words := describeManual(l.inManual.log, l.inManual.asked, note, region)
 	l.record(Entry{Kind: recPerson, Command: "hand_back", Text: note, Region: region})
-	acts := make([]action.Action, 0, len(l.manualLog))
-	for _, in := range l.manualLog {
+	acts := make([]action.Action, 0, len(l.inManual.log))
+	for _, in := range l.inManual.log {
 		if in.err == nil {
 			acts = append(acts, in.a)
 		}
@@ -310,7 +297,7 @@ func (l *loopState) handBack(note string, region *Region) error {
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
 	l.note(words)
-	l.manualLog = nil
+	l.inManual.log = nil
 	l.request = nil
 	l.loops.reset()
 	l.plan("handed back by the person")
@@ -383,7 +370,8 @@ func describeAction(a action.Action) string {
 	return a.String()
 }
 
-func (l *loopState) stopGracefully(n int) error {
+func (l *loopState) stopGracefully(m msgStopGracefully) error {
+	n := m.n
 	switch l.state {
 	case Planning, Executing, WaitingForStability:
 		// The step under way is one of the n ("stop after this step" is
@@ -406,10 +394,7 @@ func (l *loopState) stopGracefully(n int) error {
 	return nil
 }
 
-func (l *loopState) confirm() error {
-	if l.request == nil || l.request.Kind != AskConfirm {
-		return &IllegalError{State: l.state, Trigger: OnConfirm, Why: "nothing waits for confirmation"}
-	}
+func (l *loopState) confirm(msgConfirm) error {
 	// The act keeps what it answered (the element's words, the rule), as
 	// an answer keeps its question: the Steps list and the report say what
 	// was allowed, not where.
@@ -423,10 +408,8 @@ func (l *loopState) confirm() error {
 	return nil
 }
 
-func (l *loopState) deny(reason string) error {
-	if l.request == nil || l.request.Kind != AskConfirm {
-		return &IllegalError{State: l.state, Trigger: OnDeny, Why: "nothing waits for confirmation"}
-	}
+func (l *loopState) deny(m msgDeny) error {
+	reason := m.reason
 	a := *l.current
 	l.record(Entry{Kind: recPerson, Command: "deny", Action: &a, Text: reason, Request: asked(*l.request)})
 	l.setResult("denied by the person")
@@ -443,10 +426,8 @@ func (l *loopState) deny(reason string) error {
 	return nil
 }
 
-func (l *loopState) answer(text string) error {
-	if l.request == nil || l.request.Kind == AskConfirm {
-		return &IllegalError{State: l.state, Trigger: OnAnswer, Why: "it waits for confirm or deny"}
-	}
+func (l *loopState) answer(m msgAnswer) error {
+	text := m.text
 	req := *l.request
 	l.record(Entry{Kind: recPerson, Command: "answer", Text: text, Request: asked(req)})
 	switch req.Kind {
@@ -465,40 +446,43 @@ func (l *loopState) answer(text string) error {
 	return nil
 }
 
-func (l *loopState) editGoal(goal string) {
+func (l *loopState) editGoal(m msgEditGoal) {
+	goal := m.goal
 	l.goal = goal
 	l.out(fxGoal{goal})
 	l.record(Entry{Kind: recPerson, Command: "edit_goal", Text: goal})
 	if l.state == Idle {
-		l.to(Idle, "goal edited")
-		return
+		return // the chart's row is internal: the person's act is the news
 	}
 	l.note(fmt.Sprintf("The person changed the goal. The goal is now: %q.", goal))
-	if !l.edited {
+	if !l.todo.edited {
 		// A plan made for the old goal is dropped, unless the person set
 		// the steps themselves (the pause panel edits both together).
 		l.flushQueue("")
 	}
-	if l.state == Planning && !l.edited {
-		l.cancelWork()
-		l.plan("the goal changed")
+	if l.state == Planning && !l.todo.edited {
+		l.plan("the goal changed") // the row re-enters Planning: its call starts afresh
 		return
 	}
 	// Looking at the screen before the person's own steps (a resume after
 	// the pause panel's edits): those run first; the model hears of the new
-	// goal at its next call, from the note (sim seed 5163).
-	l.to(l.state, "goal edited")
+	// goal at its next call, from the note (sim seed 5163). The row is
+	// internal: the person's act is the news, the state does not change.
 }
 
-func (l *loopState) editPending(acts []action.Action) error {
+func (l *loopState) editPending(m msgEditPending) error {
+	acts := m.actions
 	for _, a := range acts {
-		if err := a.Validate(l.info.Screen); err != nil {
+		if err := a.Validate(l.dev.info.Screen); err != nil {
 			return err
 		}
 	}
 	l.record(Entry{Kind: recPerson, Command: "edit_pending", Actions: acts})
 	l.queue = append([]action.Action(nil), acts...)
-	l.edited = len(acts) > 0
+	l.todo.edited = len(acts) > 0
+	// Told as a state of its own too: the moment the run took the edit is
+	// what says whether the action under way came before it (the
+	// simulation's invariant 5 reads it).
 	l.to(l.state, "pending actions edited")
 	l.emitPlan()
 	return nil
@@ -512,6 +496,6 @@ func (l *loopState) stop(why *Cause) {
 		l.end(stopped(CauseStoppedByPerson))
 		return
 	}
-	l.stopFor = why
+	l.inEnding.stopFor = why
 	l.end(Result{State: Stopped, Reason: why.String(), Why: why})
 }

@@ -14,50 +14,22 @@ import (
 // Planning: the work a step starts off the loop (observe the screen, ask the
 // model once) and what the loop makes of its result.
 
-// startWork cancels any work in flight and starts w as the new work.
-func (l *loopState) startWork(w work) {
-	l.cancelWork()
-	l.gen++
-	l.out(fxWork{l.gen, w})
-}
-
-// cancelWork cancels the work in flight; its result, should it come, is
-// of an older generation and dropped.
-func (l *loopState) cancelWork() {
-	l.gen++
-	l.acting = false
-	l.out(fxCancel{})
-}
-
 // planning starts a Planning step: one observation and one model call
-// (plan asks after first). When the call this step would make already
-// started on the settled screen's first capture (glimpse), that call is
-// the step's.
+// (plan asks after first; Planning.Asking's invoke makes the call, or
+// adopts the one started on the settled screen's first capture when it
+// asks the same).
 func (l *loopState) planning(reason string) {
 	l.to(Planning, reason)
 	if l.state != Planning {
 		return
 	}
-	l.edited = false
+	l.todo.edited = false
 	l.flushQueue("")
 	l.emitPlan()
 	if r := l.reminder(); r != "" {
 		l.note(r)
 	}
 	l.notesSent = len(l.notes)
-	s := screenNow{}
-	if l.fresh {
-		s = screenNow{frame: l.frame, print: l.print, tree: l.tree, app: l.app, name: l.appName, wins: l.wins}
-	}
-	w := l.planWork(s, l.notes)
-	if l.spec != nil && sameWork(*l.spec, w) {
-		l.spec = nil
-		l.cancelWork()
-		l.gen++
-		l.out(fxAdopt{l.gen, w})
-		return
-	}
-	l.startWork(w)
 }
 
 // reminder is the note that tells the model how few steps are left, when
@@ -91,8 +63,8 @@ func (l *loopState) planWork(s screenNow, notes []string) planWork {
 		Supported: l.caps.Actions,
 	}
 	var info *device.Info
-	if l.hasInfo {
-		i := l.info
+	if l.dev.known {
+		i := l.dev.info
 		info = &i
 	}
 	return planWork{call: l.calls + 1, in: in, info: info, frame: s.frame, print: s.print, tree: s.tree,
@@ -102,19 +74,13 @@ func (l *loopState) planWork(s screenNow, notes []string) planWork {
 // observe looks at the screen again without asking the model and then
 // runs the queue: the steps the person edited while the run was paused are
 // what runs next (issue 19: they were thrown away on Continue), checked
-// against the screen as it is now.
+// against the screen as it is now (Planning.Looking's invoke looks).
 func (l *loopState) observe(reason string) {
 	l.to(Planning, reason)
 	if l.state != Planning {
 		return
 	}
 	l.emitPlan()
-	var info *device.Info
-	if l.hasInfo {
-		i := l.info
-		info = &i
-	}
-	l.startWork(planWork{info: info})
 }
 
 // currentApper is a device that can name its foreground app (adb phones);
@@ -135,7 +101,7 @@ func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
 	if w.call == 0 {
 		res.only = true
 		res.file = r.rec.frame(ctx, res.frame)
-		r.post(message{on: OnPlanned, gen: gen, planned: res})
+		r.post(msgPlanned{of{gen}, res})
 		return
 	}
 	r.askModel(ctx, w.call, in, res, tellNow)
@@ -143,7 +109,7 @@ func (w planWork) do(ctx context.Context, r *Run, gen uint64) {
 		return // cancelled: the loop has moved on
 	}
 	res.file = r.rec.frame(ctx, res.frame)
-	r.post(message{on: OnPlanned, gen: gen, planned: res})
+	r.post(msgPlanned{of{gen}, res})
 }
 
 // observe looks at the screen for w: the device's size when the loop does
@@ -275,6 +241,7 @@ func (r *Run) windows(ctx context.Context) []device.Window {
 		return nil
 	}
 	wins, err := w.Windows(ctx)
+	r.unread.note("windows", err)
 	if err != nil {
 		return nil
 	}
@@ -296,10 +263,10 @@ func (r *Run) postErr(ctx context.Context, gen uint64, err error) {
 		return
 	}
 	if errors.Is(err, device.ErrGone) {
-		r.post(message{on: OnDeviceLost, gen: gen, err: err})
+		r.post(msgDeviceLost{of{gen}, err})
 		return
 	}
-	r.post(message{on: OnDeviceLost, gen: gen, err: &observeError{err}})
+	r.post(msgDeviceLost{of{gen}, &observeError{err}})
 }
 
 // deviceDetail is a device error's own words, without the "cannot
@@ -321,21 +288,22 @@ func (e *observeError) Error() string { return "cannot observe the device: " + e
 func (e *observeError) Unwrap() error { return e.err }
 
 // planned handles the model's reply.
-func (l *loopState) planned(p *planResult) {
+func (l *loopState) planned(m msgPlanned) {
+	p := m.res
 	if p.info != nil {
-		l.info, l.hasInfo = *p.info, true
+		l.dev.info, l.dev.known = *p.info, true
 	}
 	if p.err == nil {
-		l.faults = 0
+		l.dev.faults = 0
 	}
 	if p.frame != nil {
-		l.frame, l.print, l.tree, l.fresh = p.frame, p.print, p.tree, true
-		l.app, l.appName, l.wins = p.app, p.obs.App, p.wins
+		l.scr.frame, l.scr.print, l.scr.tree, l.scr.fresh = p.frame, p.print, p.tree, true
+		l.scr.app, l.scr.name, l.scr.wins = p.app, p.obs.App, p.wins
 	}
-	l.record(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.info.Screen,
+	l.record(Entry{Kind: recObserve, Call: l.calls + 1, Frame: p.file, Screen: l.dev.info.Screen,
 		App: p.obs.App, Secure: p.obs.Secure, Ms: p.observeMs})
 	if p.only {
-		l.edited = false
+		l.todo.edited = false
 		l.next()
 		return
 	}
@@ -349,13 +317,13 @@ func (l *loopState) planned(p *planResult) {
 	}
 	l.usage = l.usage.Add(p.plan.Usage)
 	u := p.plan.Usage
-	l.callFrame, l.callUsage = p.file, &u
-	l.callSalvaged, l.callCached = p.plan.Salvaged, p.plan.Cached
+	l.call.frame, l.call.usage = p.file, &u
+	l.call.salvaged, l.call.cached = p.plan.Salvaged, p.plan.Cached
 	// The thought and the reply, bounded (as the record bounds any text),
 	// are kept once in the record: in this line, not in the history's
 	// (recordHistory). The plan events carry the bounded thought too.
 	thought, raw := cut(p.plan.Thought, maxFieldBytes), cut(p.plan.Raw, maxRawBytes)
-	l.callThought = thought
+	l.call.thought = thought
 	l.record(Entry{Kind: recPlan, Call: l.calls, PromptBytes: p.plan.RequestBytes, Raw: raw,
 		Thought: thought, Actions: p.plan.Actions, Usage: &u, Ms: p.plan.Latency.Milliseconds(),
 		Salvaged: p.plan.Salvaged, Cached: p.plan.Cached, Replayed: p.plan.Replayed, Handed: p.plan.Handed})
@@ -365,15 +333,15 @@ func (l *loopState) planned(p *planResult) {
 		l.modelError(&planResult{err: &model.ParseError{Reason: err.Error(), Raw: p.plan.Raw}})
 		return
 	}
-	l.parseRetried = false
+	l.call.retried = false
 	l.notes = l.notes[min(l.notesSent, len(l.notes)):]
-	l.thought = thought
+	l.todo.thought = thought
 	l.stepCalls[len(l.history)] = l.calls
 	l.history = append(l.history, model.Step{N: len(l.history) + 1, Thought: thought, Actions: append([]action.Action(nil), acts...),
 		Reply: raw, App: p.obs.App, Replay: p.plan.Replay})
 	l.histIdx = len(l.history) - 1
 	l.recordHistory()
-	l.doneActs, l.current, l.queue = nil, nil, acts
+	l.todo.done, l.current, l.queue = nil, nil, acts
 	l.next()
 }
 
@@ -387,7 +355,7 @@ func (l *loopState) accept(acts []action.Action) ([]action.Action, error) {
 	caps := l.caps
 	out := make([]action.Action, 0, len(acts))
 	for _, a := range acts {
-		if err := a.Validate(l.info.Screen); err != nil {
+		if err := a.Validate(l.dev.info.Screen); err != nil {
 			return nil, err
 		}
 		if engineHandled(a.Type) || caps.Supports(a.Type) {
@@ -413,13 +381,13 @@ func (l *loopState) modelError(p *planResult) {
 	if errors.As(p.err, &pe) {
 		l.calls++
 		l.record(Entry{Kind: recPlan, Call: l.calls, Raw: cut(pe.Raw, maxRawBytes), Error: pe.Error()})
-		if !l.parseRetried && !l.settings.NoParseRetry {
-			l.parseRetried = true
+		if !l.call.retried && !l.settings.NoParseRetry {
+			l.call.retried = true
 			l.note("Your previous reply could not be used: " + pe.Reason + ". Reply again, following the required format exactly.")
 			l.plan("corrective retry after a reply that could not be used")
 			return
 		}
-		l.parseRetried = false
+		l.call.retried = false
 		l.ask(Request{Kind: AskModelError, Message: "the model's reply could not be used twice in a row: " + pe.Reason,
 			Cause: &Cause{Code: CauseModelUnusable, Detail: pe.Reason}})
 		return

@@ -7,7 +7,7 @@ package engine
 func (l *loopState) personState() {
 	switch l.on {
 	case OnPause, OnTakeOver, OnStop:
-		if l.stopFor == nil { // StopFor: not the person's
+		if l.inEnding.stopFor == nil { // StopFor: not the person's
 			l.emit(Event{Kind: KindPerson, Person: &PersonAct{Command: l.on.String()}})
 		}
 	case OnStart, OnResume, OnHandBack, OnStopGracefully, OnConfirm, OnDeny, OnAnswer, OnEditGoal, OnEditPending, OnManualInput:

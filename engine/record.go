@@ -4,11 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
-	"image/jpeg"
+	"image/draw"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 	"tandem/engine/action"
 	"tandem/engine/model"
 	"tandem/internal/encoded"
+	"tandem/internal/fastjpeg"
 )
 
 // The record of a run is a directory: record.jsonl, one Entry per line,
@@ -92,6 +94,10 @@ type Entry struct {
 	// "mcp:<client>" started it, "the person, asked through <client>"
 	// answered (Config.StartedBy, Via).
 	Via string `json:"via,omitempty"`
+	// Door and DeviceName (start): the door the run came in by and the
+	// device's name at the start (Config.Door, Config.DeviceName).
+	Door       string `json:"door,omitempty"`
+	DeviceName string `json:"device_name,omitempty"`
 
 	// state
 	State  *State `json:"state,omitempty"`
@@ -246,7 +252,7 @@ func (r *recorder) add(e Entry) {
 // queue hands it to the writer, or in sync mode writes it now.
 func (r *recorder) queue(it recItem) {
 	if r.sync {
-		var buf bytes.Buffer
+		var buf frameBufs
 		r.put(it, &buf)
 		return
 	}
@@ -298,14 +304,23 @@ func (r *recorder) close() error {
 
 func (r *recorder) write() {
 	defer close(r.done)
-	var buf bytes.Buffer
+	var buf frameBufs
 	for it := range r.lines {
 		r.put(it, &buf)
 	}
 }
 
+// frameBufs are the record writer's buffers, reused frame after frame:
+// the JPEG's bytes and the shrunk picture (only the writer sees it, and
+// each frame of its size writes every one of its pixels), which would
+// otherwise be 2 MB allocated and zeroed a step.
+type frameBufs struct {
+	jpeg bytes.Buffer
+	pix  *image.RGBA
+}
+
 // put writes one item: a frame, or a line, synced.
-func (r *recorder) put(it recItem, buf *bytes.Buffer) {
+func (r *recorder) put(it recItem, buf *frameBufs) {
 	switch {
 	case it.flush != nil:
 		close(it.flush)
@@ -349,11 +364,14 @@ func (r *recorder) account(n int64, err error) {
 	r.mu.Unlock()
 }
 
-func writeFrame(path string, img image.Image, buf *bytes.Buffer) (int, error) {
+func writeFrame(path string, img image.Image, bufs *frameBufs) (int, error) {
+	buf := &bufs.jpeg
 	buf.Reset()
-	if err := jpeg.Encode(buf, shrink(img, frameLong), &jpeg.Options{Quality: frameQ}); err != nil {
+	data, err := fastjpeg.Encode(toRGBA(shrinkInto(img, frameLong, &bufs.pix)), frameQ)
+	if err != nil {
 		return 0, err
 	}
+	buf.Write(data)
 	// Written beside its name and renamed into it: the frames server (the
 	// timeline asks as soon as the step's event comes) never opens a frame
 	// that is not whole.
@@ -368,10 +386,28 @@ func writeFrame(path string, img image.Image, buf *bytes.Buffer) (int, error) {
 	return buf.Len(), nil
 }
 
+// toRGBA is img as an *image.RGBA (a copy unless it is one).
+func toRGBA(img image.Image) *image.RGBA {
+	if m, ok := img.(*image.RGBA); ok {
+		return m
+	}
+	b := img.Bounds()
+	m := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(m, m.Rect, img, b.Min, draw.Src)
+	return m
+}
+
 // shrink scales img so its long side is at most long pixels (nearest
 // neighbour: frames in the record are for people to look at, and this is
 // several times cheaper than filtering).
 func shrink(img image.Image, long int) image.Image {
+	var out *image.RGBA
+	return shrinkInto(img, long, &out)
+}
+
+// shrinkInto is shrink drawing into *into when it has the shrunk size,
+// else into a new picture it leaves in *into.
+func shrinkInto(img image.Image, long int, into **image.RGBA) image.Image {
 	img = encoded.Pixels(img)
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
@@ -383,7 +419,15 @@ func shrink(img image.Image, long int) image.Image {
 		nw, nh = w*long/h, long
 	}
 	nw, nh = max(nw, 1), max(nh, 1)
-	out := image.NewRGBA(image.Rect(0, 0, nw, nh))
+	out := *into
+	if out == nil || out.Rect != image.Rect(0, 0, nw, nh) {
+		out = image.NewRGBA(image.Rect(0, 0, nw, nh))
+		*into = out
+	}
+	if src, ok := img.(*image.RGBA); ok {
+		nearestRGBA(out, src)
+		return out
+	}
 	src, fast := img.(*image.RGBA)
 	nsrc, nfast := img.(*image.NRGBA)
 	for y := 0; y < nh; y++ {
@@ -406,6 +450,26 @@ func shrink(img image.Image, long int) image.Image {
 		}
 	}
 	return out
+}
+
+// nearestRGBA fills out with src's nearest pixels, as shrink picks them: a
+// row's source offsets found once, each pixel copied as one word.
+func nearestRGBA(out, src *image.RGBA) {
+	b := src.Bounds()
+	w, h := b.Dx(), b.Dy()
+	nw, nh := out.Rect.Dx(), out.Rect.Dy()
+	offs := make([]int, nw)
+	for x := range offs {
+		offs[x] = (b.Min.X + x*w/nw - src.Rect.Min.X) * 4
+	}
+	for y := range nh {
+		sy := b.Min.Y + y*h/nh
+		line := src.Pix[(sy-src.Rect.Min.Y)*src.Stride:]
+		o := out.Pix[y*out.Stride : y*out.Stride+nw*4]
+		for x, off := range offs {
+			binary.LittleEndian.PutUint32(o[x*4:], binary.LittleEndian.Uint32(line[off:]))
+		}
+	}
 }
 
 // ErrNoRecord means the directory holds no run record.

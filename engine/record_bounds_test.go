@@ -43,9 +43,7 @@ func copyRecord(t *testing.T, src string, kind EntryKind, want int) string {
 		time.Sleep(5 * time.Millisecond)
 	}
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
+	CopyLive(t, src, dst)
 	return dst
 }
 

@@ -48,9 +48,7 @@ func TestCrashResume(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	crash := filepath.Join(t.TempDir(), "run1")
-	if err := os.CopyFS(crash, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
+	CopyLive(t, src, crash)
 	rf, err := os.OpenFile(filepath.Join(crash, recordFile), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -67,9 +67,7 @@ func countRun(t *testing.T, cut int) int {
 		crashed := filepath.Join(t.TempDir(), filepath.Base(r.Dir()))
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
 			if ents, _, err := engine.ReadRecord(r.Dir()); err == nil && len(ents) >= cut {
-				if err := os.CopyFS(crashed, os.DirFS(r.Dir())); err != nil {
-					t.Fatal(err)
-				}
+				engine.CopyLive(t, r.Dir(), crashed)
 				keepLines(t, filepath.Join(crashed, "record.jsonl"), cut) // as the disk held it a moment before
 				break
 			}

@@ -7,8 +7,8 @@
 //   - One goroutine (the loop) owns a run's state. Commands from the person
 //     (pause, stop, take over, confirm, ...) and results of work (a model
 //     reply, an action done, a settled screen, a lost device) arrive as
-//     messages on one channel, so there is exactly one writer and no flag
-//     soup. The transition table lives in transitions.go; a command the
+//     typed events on one channel (msgs.go), so there is exactly one writer
+//     and no flag soup. The statechart lives in chart.go; a command the
 //     current state does not accept returns an *IllegalError.
 //   - The state's owner decides and does not do: the core (loopState)
 //     turns a message into a new state and a list of effects (record,
@@ -18,8 +18,10 @@
 //   - The model call, the device action and the stability wait run off the
 //     loop, each under its own cancellable context. Pause and stop cancel
 //     that context at once, so neither waits for a model reply (peers that
-//     check a flag at the top of their loop take 5–30 s to stop). A
-//     generation number drops results of cancelled work.
+//     check a flag at the top of their loop take 5–30 s to stop). The
+//     chart's interpreter starts and cancels that work with the states
+//     (chart_invoke.go); a result of work whose state was left reaches no
+//     row.
 //   - No device action starts once Stop is called: actions pass a gate
 //     that Stop shuts first thing, in its caller's goroutine (gate.go), and
 //     waits on before it reports Stopped. An action already inside the gate
@@ -105,6 +107,11 @@ type Config struct {
 	// StartedBy names who started the run when it was not the person at
 	// the door (an MCP client: "mcp:<its name>"); the record keeps it.
 	StartedBy string
+	// Door is the door the run came in by ("window", "run" — the command
+	// line —, "mcp"), and DeviceName the device's name as the list showed
+	// it at the start (a phone's model, not its serial): the record keeps
+	// both, for History and the report (issue 49 item 13).
+	Door, DeviceName string
 	// Scheduler, when set, runs the run without goroutines of its own, one
 	// item at a time in the order the scheduler picks (sched.go): for the
 	// simulation, so a seed replays exactly. Nil for every real run.
@@ -139,7 +146,7 @@ type Run struct {
 	rec      *recorder
 	hub      *hub
 
-	msgs     chan message
+	msgs     chan msg
 	finished chan struct{} // closed when the loop has ended
 	done     chan struct{} // closed when the device and the record are closed
 
@@ -151,12 +158,18 @@ type Run struct {
 	shotTook  atomic.Int64 // how long the newest capture took, in ns (settle)
 	// stopWhy is StopFor's cause, set before stopping (nil: the person's Stop).
 	stopWhy atomic.Pointer[Cause]
-	wg      sync.WaitGroup
+	// stopVia is who gave the first Stop (Via), for the stop the loop
+	// hears of before the command itself.
+	stopVia atomic.Pointer[string]
+	// unread is why the device's last readings failed (unread.go).
+	unread unreadReasons
+	wg     sync.WaitGroup
 	// The work in flight and the device watch, cancelled by effects
 	// (effects.go); owned by the loop goroutine.
 	workCancel  context.CancelFunc
 	spec        *specRun // the call started on a glimpse, not yet adopted
 	watchCancel context.CancelFunc
+	timerCancel context.CancelFunc // the state's timeout (fxTimer)
 
 	res Result // valid once finished is closed
 
@@ -182,7 +195,8 @@ func New(cfg Config) (*Run, error) {
 		}
 		r.keepRecord(rec)
 		s := r.settings
-		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID, Via: cfg.StartedBy})
+		r.rec.add(Entry{Kind: recStart, ID: r.id, Goal: cfg.Goal, Settings: &s, Device: cfg.DeviceID, Via: cfg.StartedBy,
+			Door: cfg.Door, DeviceName: cfg.DeviceName})
 	}
 	r.launch()
 	return r, nil
@@ -190,7 +204,7 @@ func New(cfg Config) (*Run, error) {
 
 func newRun(cfg Config) *Run {
 	r := &Run{id: cfg.ID, cfg: cfg, settings: cfg.Settings.withDefaults(), dev: cfg.Device,
-		planner: cfg.Planner, msgs: make(chan message, 16), finished: make(chan struct{}),
+		planner: cfg.Planner, msgs: make(chan msg, 16), finished: make(chan struct{}),
 		done: make(chan struct{}), clock: cfg.Clock, sched: cfg.Scheduler}
 	if r.clock == nil {
 		r.clock = wallClock{}
@@ -281,25 +295,25 @@ func (r *Run) State() State { return r.hub.state() }
 func (r *Run) Subscribe(e Emitter) (cancel func()) { return r.hub.subscribe(e) }
 
 // Start begins the run.
-func (r *Run) Start(ctx context.Context) error { return r.command(ctx, message{on: OnStart}) }
+func (r *Run) Start(ctx context.Context) error { return command(ctx, r, msgStart{}) }
 
 // Pause cancels an in-flight model call (or waits for the current atomic
 // device action) and returns once the run is Paused, or in the person's
 // hands (a Take over during the same action wins).
-func (r *Run) Pause(ctx context.Context) error { return r.command(ctx, message{on: OnPause}) }
+func (r *Run) Pause(ctx context.Context) error { return command(ctx, r, msgPause{}) }
 
 // Resume continues a paused run (it looks at the screen again and re-plans),
 // or continues after a loop, budget or model-error escalation.
-func (r *Run) Resume(ctx context.Context) error { return r.command(ctx, message{on: OnResume}) }
+func (r *Run) Resume(ctx context.Context) error { return command(ctx, r, msgResume{}) }
 
 // TakeOver hands the device to the person; returns once the run is Manual.
-func (r *Run) TakeOver(ctx context.Context) error { return r.command(ctx, message{on: OnTakeOver}) }
+func (r *Run) TakeOver(ctx context.Context) error { return command(ctx, r, msgTakeOver{}) }
 
 // Input performs one of the person's inputs while they drive (Manual); the
 // run records it with before and after frames. It returns once the action
 // is done and the screen has settled.
 func (r *Run) Input(ctx context.Context, a action.Action) error {
-	return r.command(ctx, message{on: OnManualInput, act: a})
+	return command(ctx, r, msgManualInput{act: a})
 }
 
 // InputDone records an input the person already made on the device through
@@ -307,7 +321,7 @@ func (r *Run) Input(ctx context.Context, a action.Action) error {
 // the phone): it is not done again, but it is recorded with the screen after
 // it and told to the model on hand back, like Input's.
 func (r *Run) InputDone(ctx context.Context, a action.Action) error {
-	return r.command(ctx, message{on: OnManualInput, act: a, done: true})
+	return command(ctx, r, msgManualInput{act: a, done: true})
 }
 
 // HandBack returns control to the agent, telling the model what the person
@@ -316,7 +330,7 @@ func (r *Run) HandBack(ctx context.Context, note string, region *Region) error {
 	if r.cfg.BeforeHandBack != nil && r.State() == Manual {
 		r.cfg.BeforeHandBack(ctx)
 	}
-	return r.command(ctx, message{on: OnHandBack, text: note, region: region})
+	return command(ctx, r, msgHandBack{note: note, region: region})
 }
 
 // Stop ends the run now: the model call, any wait and any queued action are
@@ -347,10 +361,12 @@ func (r *Run) stop(ctx context.Context, why *Cause) error {
 	if why != nil {
 		r.stopWhy.CompareAndSwap(nil, why)
 	}
+	via := viaOf(ctx)
+	r.stopVia.CompareAndSwap(nil, &via)
 	r.stopping.Store(true)
 	r.runCancel()
 	<-drained
-	err := r.command(ctx, message{on: OnStop, cause: why})
+	err := command(ctx, r, msgStop{cause: why})
 	if errors.Is(err, ErrFinished) {
 		return nil
 	}
@@ -358,9 +374,9 @@ func (r *Run) stop(ctx context.Context, why *Cause) error {
 		// ctx ended first: the run is cut off already; make sure the loop
 		// still ends it.
 		if r.sched != nil {
-			r.post(message{on: OnStop, cause: why})
+			r.post(msgStop{cause: why})
 		} else {
-			go r.post(message{on: OnStop, cause: why})
+			go r.post(msgStop{cause: why})
 		}
 	}
 	return err
@@ -372,21 +388,21 @@ func (r *Run) StopGracefully(ctx context.Context, n int) error {
 	if n < 0 {
 		return fmt.Errorf("engine: stop gracefully: negative step count %d", n)
 	}
-	return r.command(ctx, message{on: OnStopGracefully, n: n})
+	return command(ctx, r, msgStopGracefully{n: n})
 }
 
 // Confirm lets the sensitive action the run waits on go ahead.
-func (r *Run) Confirm(ctx context.Context) error { return r.command(ctx, message{on: OnConfirm}) }
+func (r *Run) Confirm(ctx context.Context) error { return command(ctx, r, msgConfirm{}) }
 
 // Deny refuses the sensitive action; the model is told, with the reason.
 func (r *Run) Deny(ctx context.Context, reason string) error {
-	return r.command(ctx, message{on: OnDeny, text: reason})
+	return command(ctx, r, msgDeny{reason: reason})
 }
 
 // Answer replies to the model's question (or gives guidance after an
 // escalation); the run continues with it.
 func (r *Run) Answer(ctx context.Context, text string) error {
-	return r.command(ctx, message{on: OnAnswer, text: text})
+	return command(ctx, r, msgAnswer{text: text})
 }
 
 // EditGoal changes the goal; the model is told and the queued plan dropped.
@@ -394,21 +410,22 @@ func (r *Run) EditGoal(ctx context.Context, goal string) error {
 	if goal == "" {
 		return errors.New("engine: empty goal")
 	}
-	return r.command(ctx, message{on: OnEditGoal, text: goal})
+	return command(ctx, r, msgEditGoal{goal: goal})
 }
 
 // EditPending replaces the queued (not yet started) actions.
 func (r *Run) EditPending(ctx context.Context, actions []action.Action) error {
-	return r.command(ctx, message{on: OnEditPending, actions: actions})
+	return command(ctx, r, msgEditPending{actions: actions})
 }
 
 // command sends a command to the loop and waits for its answer. It never
 // blocks on a finished run.
-func (r *Run) command(ctx context.Context, m message) error {
-	m.reply = make(chan error, 1)
-	m.via = viaOf(ctx)
+func command[T any, P fromSetter[T]](ctx context.Context, r *Run, cmd T) error {
+	from := cmdFrom{reply: make(chan error, 1), via: viaOf(ctx)}
+	P(&cmd).setFrom(from)
+	m := any(cmd).(msg)
 	if r.sched != nil {
-		return r.sched.command(ctx, r, m)
+		return r.sched.command(ctx, r, m, from.reply)
 	}
 	select {
 	case r.msgs <- m:
@@ -418,12 +435,12 @@ func (r *Run) command(ctx context.Context, m message) error {
 		return ctx.Err()
 	}
 	select {
-	case err := <-m.reply:
+	case err := <-from.reply:
 		return err
 	case <-r.finished:
 		// The loop answers every command it took before it ends.
 		select {
-		case err := <-m.reply:
+		case err := <-from.reply:
 			return err
 		default:
 			return ErrFinished
@@ -434,7 +451,7 @@ func (r *Run) command(ctx context.Context, m message) error {
 }
 
 // post delivers a work result to the loop; dropped once the run has ended.
-func (r *Run) post(m message) {
+func (r *Run) post(m msg) {
 	if r.sched != nil {
 		r.sched.post(r, m)
 		return

@@ -87,6 +87,10 @@ func TestScenarioUnreadScreenAsks(t *testing.T) {
 	if req == nil || req.Kind != AskConfirm || req.Why == nil || req.Why.By != "unread" {
 		t.Fatalf("request %+v", req)
 	}
+	// It says which reading failed and the phone's words for why.
+	if c := req.Cause; c == nil || c.Code != CauseLabelsUnread || !strings.Contains(c.Detail, "idle state") {
+		t.Fatalf("the request's cause %+v", c)
+	}
 	if g.phone.State().Paid || taps(g.phone) != 0 {
 		t.Fatal("the tap reached the phone unconfirmed")
 	}
@@ -226,4 +230,26 @@ func TestScenarioSmallDigitsAreNotALoop(t *testing.T) {
 			t.Fatalf("request %d called a loop on a screen that changed:\n%s", i+1, txt)
 		}
 	}
+}
+
+// A screen whose app in front cannot be read (the phone refuses `dumpsys
+// window`) asks before a tap with the app rule on, and the request says
+// which reading failed and why (issue 49 item 16).
+func TestScenarioUnreadAppSaysWhy(t *testing.T) {
+	t.Parallel()
+	g := newRig(t)
+	g.launch(vphone.PkgShop)
+	g.phone.SetWindowDumpDenied(true)
+	srv := modeltest.New(t, tools("Look.", call("tap", g.at("item_name"))))
+	s := g.start(srv, "Look at the earbuds", Settings{UITree: true, Policy: Policy{Apps: []string{"bank"}}}, plannerOpts{})
+	s.ev.waitState(t, WaitingForUser)
+	req := s.run.Snapshot().Request
+	if req == nil || req.Kind != AskConfirm || req.Why == nil || req.Why.What != "app" ||
+		req.Cause == nil || req.Cause.Code != CauseAppUnread || !strings.Contains(req.Cause.Detail, "Permission Denial") {
+		t.Fatalf("request %+v (cause %+v)", req, req.Cause)
+	}
+	if !strings.Contains(req.Message, "Permission Denial") || taps(g.phone) != 0 {
+		t.Fatalf("message %q, %d taps", req.Message, taps(g.phone))
+	}
+	t.Logf("cause: %s", req.Cause)
 }

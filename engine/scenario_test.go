@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -357,9 +356,7 @@ func TestScenarioCrashResume(t *testing.T) {
 		return err == nil && slices.ContainsFunc(ents, func(e Entry) bool { return e.Kind == recStable })
 	})
 	crash := filepath.Join(t.TempDir(), filepath.Base(src))
-	if err := os.CopyFS(crash, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
+	CopyLive(t, src, crash)
 	_ = s.run.Stop(context.Background())
 	<-s.run.Done()
 	if g.phone.State().Counter != 1 {

@@ -40,9 +40,9 @@ type Scheduler struct {
 type item struct {
 	run  *Run
 	name string
-	task func()    // nil once run (or for a command)
-	idle bool      // run only once no other work of its run waits (the cleanup)
-	msgs []message // posted, not yet delivered
+	task func() // nil once run (or for a command)
+	idle bool   // run only once no other work of its run waits (the cleanup)
+	msgs []msg  // posted, not yet delivered
 }
 
 // ErrStalled is a command (or a wait) on a scheduler that nothing can
@@ -134,7 +134,7 @@ func (s *Scheduler) spawn(r *Run, name string, f func(), idle bool) {
 }
 
 // post queues m behind the work that posts it.
-func (s *Scheduler) post(r *Run, m message) {
+func (s *Scheduler) post(r *Run, m msg) {
 	if r.ended() {
 		return
 	}
@@ -142,7 +142,7 @@ func (s *Scheduler) post(r *Run, m message) {
 		s.cur.msgs = append(s.cur.msgs, m)
 		return
 	}
-	s.items = append(s.items, &item{run: r, msgs: []message{m}})
+	s.items = append(s.items, &item{run: r, msgs: []msg{m}})
 }
 
 // until steps the world until done reports true.
@@ -165,22 +165,22 @@ func (s *Scheduler) until(ctx context.Context, done func() bool) error {
 }
 
 // command queues a command for r and steps the world until it is answered.
-func (s *Scheduler) command(ctx context.Context, r *Run, m message) error {
+func (s *Scheduler) command(ctx context.Context, r *Run, m msg, reply chan error) error {
 	if r.ended() {
 		return ErrFinished
 	}
-	s.items = append(s.items, &item{run: r, name: "the person", msgs: []message{m}})
+	s.items = append(s.items, &item{run: r, name: "the person", msgs: []msg{m}})
 	var err error
 	answered := func() bool {
 		select {
-		case err = <-m.reply:
+		case err = <-reply:
 			return true
 		default:
 		}
 		if r.ended() {
 			err = ErrFinished // the loop answers every command it took before it ends
 			select {
-			case err = <-m.reply:
+			case err = <-reply:
 			default:
 			}
 			return true
@@ -194,31 +194,41 @@ func (s *Scheduler) command(ctx context.Context, r *Run, m message) error {
 }
 
 // describeMessage says what a message to the loop is, for the trace.
-func describeMessage(m message) string {
-	name := m.on.String()
-	switch {
-	case m.on == OnActionDone && m.acted != nil:
+func describeMessage(m msg) string {
+	name := m.trigger().String()
+	switch m := m.(type) {
+	case msgActionDone:
 		switch {
-		case m.acted.skipped:
+		case m.res == nil:
+		case m.res.skipped:
 			return name + " (it never started)"
-		case m.acted.err != nil:
-			return fmt.Sprintf("%s (%v)", name, m.acted.err)
+		case m.res.err != nil:
+			return fmt.Sprintf("%s (%v)", name, m.res.err)
 		}
-	case m.on == OnPlanned && m.planned != nil:
+	case msgPlanned:
 		switch {
-		case m.planned.only:
+		case m.res == nil:
+		case m.res.only:
 			return name + " (a look)"
-		case m.planned.err != nil:
-			return fmt.Sprintf("%s (%v)", name, m.planned.err)
+		case m.res.err != nil:
+			return fmt.Sprintf("%s (%v)", name, m.res.err)
 		default:
-			return fmt.Sprintf("%s (%d action(s))", name, len(m.planned.plan.Actions))
+			return fmt.Sprintf("%s (%d action(s))", name, len(m.res.plan.Actions))
 		}
-	case m.on == OnManualDone && m.manual != nil && !m.manual.look:
-		return fmt.Sprintf("%s (%s)", name, m.manual.a)
-	case m.on == OnManualInput:
+	case msgManualDone:
+		if m.res != nil && !m.res.look {
+			return fmt.Sprintf("%s (%s)", name, m.res.a)
+		}
+	case msgManualInput:
 		return fmt.Sprintf("%s (%s)", name, m.act)
-	case m.err != nil:
-		return fmt.Sprintf("%s (%v)", name, m.err)
+	case msgDeviceLost:
+		if m.err != nil {
+			return fmt.Sprintf("%s (%v)", name, m.err)
+		}
+	case msgDeviceAway:
+		if m.cause != nil {
+			return fmt.Sprintf("%s (%v)", name, m.cause)
+		}
 	}
 	return name
 }

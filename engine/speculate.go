@@ -37,22 +37,10 @@ import (
 // a step): StabilityConfig.WaitToAsk turns it off for those who pay for
 // every call.
 
-// screenAfter handles the screen after an action: its first capture
-// (OnGlimpse), the one it settled on (OnStable), or the end of a call made
-// on the first that was not the step's (OnDropped).
-func (l *loopState) screenAfter(m message) {
-	if m.on == OnGlimpse {
-		l.glimpse(m.settled)
-	} else if m.on == OnDropped {
-		l.dropped(m.planned)
-	} else {
-		l.stable(m.settled)
-	}
-}
-
 // dropped puts a cancelled early call on the record, and what it cost
 // in the run's totals when it had answered: the person pays for it.
-func (l *loopState) dropped(p *planResult) {
+func (l *loopState) dropped(m msgDropped) {
+	p := m.res
 	e := Entry{Kind: recDropped}
 	if u := p.plan.Usage; u != (model.Usage{}) {
 		l.usage = l.usage.Add(u)
@@ -67,15 +55,16 @@ func (l *loopState) dropped(p *planResult) {
 // glimpse handles the wait's first capture after an action: the call the
 // step would make on it starts now (fxSpeculate) when the core would plan
 // on it.
-func (l *loopState) glimpse(res *stableResult) {
+func (l *loopState) glimpse(m msgGlimpse) {
+	res := m.res
 	if l.settings.Stability.WaitToAsk || l.state != WaitingForStability || l.current == nil {
 		return
 	}
 	// Would the loop detector speak up? Asked of a copy: only the settled
 	// screen is observed.
 	d := l.loops
-	changed := screenChanged(l.actBeforeFrame, res.s.Frame, l.actBeforeTree, res.tree)
-	if v, _ := d.observe(*l.current, l.actBefore, changed, l.settings.Stability.Threshold); v != loopNone {
+	changed := screenChanged(l.before.frame, res.s.Frame, l.before.tree, res.tree)
+	if v, _ := d.observe(*l.current, l.before.print, changed, l.settings.Stability.Threshold); v != loopNone {
 		return
 	}
 	// What runs next, were this the settled screen: only a model call is
@@ -106,14 +95,6 @@ func (l *loopState) dropSpec() {
 	}
 }
 
-// settleSpec ends a turn: a call started on a glimpse lives only while
-// the run waits for the screen it was made on (plan adopts it).
-func (l *loopState) settleSpec() {
-	if l.state != WaitingForStability || l.ending != nil {
-		l.dropSpec()
-	}
-}
-
 // sameWork reports whether two model calls would ask the same: the same
 // screen (the same capture, or one of the same pixels), reads, input and
 // device.
@@ -130,8 +111,8 @@ type fxSpeculate struct{ w planWork }
 // fxDropSpec cancels the call fxSpeculate started.
 type fxDropSpec struct{}
 
-// fxAdopt makes the call started on a glimpse the work of generation gen,
-// whose result comes back as that work's (w: the call the core asks for,
+// fxAdopt makes the call started on a glimpse the work of invocation gen
+// (Planning.Asking's), whose result comes back as that invocation's (w: the call the core asks for,
 // made afresh should the early one have failed to start).
 type fxAdopt struct {
 	gen uint64
@@ -181,7 +162,7 @@ func (s *specRun) drop(r *Run) {
 	s.mu.Unlock()
 	s.cancel()
 	if done && res != nil {
-		r.spawn("the dropped call's cost", func() { r.post(message{on: OnDropped, planned: res}) })
+		r.spawn("the dropped call's cost", func() { r.post(msgDropped{res}) })
 	}
 }
 
@@ -234,7 +215,7 @@ func (s *specRun) run(ctx context.Context, r *Run, w planWork) {
 	if s.dropped {
 		s.mu.Unlock()
 		if res != nil {
-			r.post(message{on: OnDropped, planned: res})
+			r.post(msgDropped{res})
 		}
 		return
 	}
@@ -264,7 +245,7 @@ func (s *specRun) post(r *Run) {
 	}
 	res.print = s.print
 	res.file = r.rec.frame(ctx, res.frame)
-	r.post(message{on: OnPlanned, gen: gen, planned: res})
+	r.post(msgPlanned{of{gen}, res})
 }
 
 // tellNow is how askModel tells what a call the core asked for says as it

@@ -102,17 +102,28 @@ func FingerprintOf(img image.Image) Fingerprint {
 		pix, stride = m.Pix[m.PixOffset(b.Min.X, b.Min.Y):], m.Stride
 	}
 	lum := luminanceFunc(img)
+	lums := make([]uint32, len(cols)) // a row's samples
+	runs := cellRuns(cols)
 	for y := b.Min.Y; y < b.Max.Y; y += stepY {
 		cy := (y - b.Min.Y) * gh / b.Dy()
 		rs, rc := sum[cy*gw:(cy+1)*gw], cnt[cy*gw:(cy+1)*gw]
 		if pix != nil {
-			// The common case (decoded PNG screenshots), without a call
-			// per pixel.
-			line := pix[(y-b.Min.Y)*stride:]
-			for i, cx := range cols {
+			// The common case (raw and decoded PNG screenshots), without
+			// a call per pixel; four samples an instruction where it can.
+			line := pix[(y-b.Min.Y)*stride:][:b.Dx()*4]
+			for i := lumsSIMD(lums, line, stepX); i < len(lums); i++ {
 				p := line[i*stepX*4 : i*stepX*4+3 : i*stepX*4+3]
-				rs[cx] += (299*uint32(p[0]) + 587*uint32(p[1]) + 114*uint32(p[2])) / 1000
-				rc[cx]++
+				lums[i] = (299*uint32(p[0]) + 587*uint32(p[1]) + 114*uint32(p[2])) / 1000
+			}
+			i := 0
+			for _, r := range runs {
+				var s uint32
+				for _, v := range lums[i : i+r.n] {
+					s += v
+				}
+				rs[r.cell] += s
+				rc[r.cell] += uint32(r.n)
+				i += r.n
 			}
 			continue
 		}
@@ -128,6 +139,23 @@ func FingerprintOf(img image.Image) Fingerprint {
 		}
 	}
 	return f
+}
+
+// cellRun is n sampled columns side by side in one cell of the grid.
+type cellRun struct{ cell, n int }
+
+// cellRuns groups the sampled columns' cells, in order, into runs: a
+// row's samples of a cell are summed apart and added to it once.
+func cellRuns(cols []int) []cellRun {
+	var runs []cellRun
+	for _, c := range cols {
+		if len(runs) > 0 && runs[len(runs)-1].cell == c {
+			runs[len(runs)-1].n++
+			continue
+		}
+		runs = append(runs, cellRun{c, 1})
+	}
+	return runs
 }
 
 // luminanceFunc returns a fast per-pixel luminance reader for the common

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// TypeScript renders the transition table for the UI: every state, and for
+// TypeScript renders the chart's rows for the UI: every state, and for
 // each the person's commands it accepts with the states each may lead to.
 // The UI derives its buttons from it (frontend/src/lib/controls.ts), so the
 // table stays the one authority. The output is the checked-in file
@@ -13,7 +13,7 @@ import (
 // (`go test ./engine -run TypeScript -update` rewrites it).
 func TypeScript() string {
 	var b strings.Builder
-	b.WriteString("// Code generated from the engine's transition table (engine/transitions.go)\n")
+	b.WriteString("// Code generated from the engine's statechart (engine/chart.go)\n")
 	b.WriteString("// by `go test ./engine -run TypeScript -update`. DO NOT EDIT.\n\n")
 	b.WriteString("export const states = [")
 	for i, s := range States {
@@ -42,23 +42,25 @@ func TypeScript() string {
 	}
 	b.WriteString("\n\n/** The commands each state accepts, and the states each may lead to; any other command is refused. */\n")
 	b.WriteString("export const accepts: Record<RunState, Partial<Record<Command, readonly RunState[]>>> = {\n")
+	c := theChart()
 	for _, s := range States {
 		fmt.Fprintf(&b, "  %s: {", s)
 		n := 0
-		for _, e := range table {
-			if e.from != s || !e.on.IsCommand() {
+		for t := OnStart; t.IsCommand(); t++ {
+			to, ok := c.lookup(s, t)
+			if !ok {
 				continue
 			}
 			if n > 0 {
 				b.WriteString(",")
 			}
 			n++
-			fmt.Fprintf(&b, " %s: [", e.on)
-			for i, to := range e.to {
+			fmt.Fprintf(&b, " %s: [", t)
+			for i, st := range to {
 				if i > 0 {
 					b.WriteString(", ")
 				}
-				fmt.Fprintf(&b, "'%s'", to)
+				fmt.Fprintf(&b, "'%s'", st)
 			}
 			b.WriteString("]")
 		}

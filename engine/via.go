@@ -16,3 +16,11 @@ func viaOf(ctx context.Context) string {
 	who, _ := ctx.Value(viaKey{}).(string)
 	return who
 }
+
+// stoppedBy is who gave the run's first Stop ("" the person at the door).
+func (r *Run) stoppedBy() string {
+	if v := r.stopVia.Load(); v != nil {
+		return *v
+	}
+	return ""
+}

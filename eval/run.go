@@ -199,7 +199,7 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task) (re
 		res.Error = err.Error()
 		return res
 	}
-	r, err := c.Backend.Run(snap.ID)
+	r, err := c.Backend.Run(snap.ID, backend.ByEvaluate())
 	if err != nil {
 		res.Error = err.Error()
 		return res
@@ -237,7 +237,7 @@ func (c Config) runOne(ctx context.Context, ph adbPhone, dev string, t Task) (re
 // supervise is the task's person until the run ends: it answers what the
 // run asks, and stops it when the suite is stopped or the task's time is
 // up. It returns how many confirmations it answered.
-func (c Config) supervise(ctx context.Context, r *engine.Run, asks <-chan engine.Request, spec Spec) (confirmed int) {
+func (c Config) supervise(ctx context.Context, r *backend.RunHandle, asks <-chan engine.Request, spec Spec) (confirmed int) {
 	limit := c.TaskTime
 	if limit <= 0 {
 		limit = 5 * time.Minute
@@ -268,7 +268,7 @@ func (c Config) supervise(ctx context.Context, r *engine.Run, asks <-chan engine
 // answer is the task's person: a confirmation as the goal says, a
 // question with what the goal already says, anything else (a loop, a
 // budget, a broken model or phone) ends the run, since no one is there.
-func answer(ctx context.Context, r *engine.Run, q engine.Request, spec Spec) {
+func answer(ctx context.Context, r *backend.RunHandle, q engine.Request, spec Spec) {
 	var err error
 	switch q.Kind {
 	case engine.AskConfirm:

@@ -3,12 +3,14 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"tandem/backend"
 	"tandem/engine"
 	"tandem/engine/action"
 )
@@ -22,7 +24,7 @@ import (
 type asker struct {
 	t      *tools
 	ss     *mcp.ServerSession
-	run    *engine.Run
+	run    *backend.RunHandle // its commands given as the person, asked through the client
 	client string
 
 	once   sync.Once
@@ -62,92 +64,111 @@ func (a *asker) log(ctx context.Context, msg string) {
 	_ = a.ss.Log(ctx, &mcp.LoggingMessageParams{Level: "notice", Logger: "tandem", Data: msg})
 }
 
-// who is how the record names the person answering through this client.
-func (a *asker) who() string { return "the person, asked through " + a.client + " (MCP elicitation)" }
-
+// elicit asks the person through the client's form: the answers the one
+// list gives the request's kind (engine.Answers), and the text its free
+// answer carries.
 func (a *asker) elicit(ctx context.Context, req engine.Request) {
-	switch req.Kind {
-	case engine.AskConfirm:
-		a.confirm(ctx, req)
-	case engine.AskQuestion:
-		res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: a.intro() + "The agent asks you: " + req.Message,
-			RequestedSchema: field("answer", "Your answer", "what the agent should know", true)})
-		if err == nil && res.Action == "accept" {
-			_ = a.run.Answer(engine.Via(ctx, a.who()), str(res.Content, "answer"))
+	if req.Kind == engine.AskConfirm {
+		if s, _, err := a.t.b.GetSettingsOnly(); err == nil && s.ConfirmInWindowOnly {
+			// A client can answer its own form: with Settings' "confirmations
+			// in the window only" the run waits for the person there.
+			a.log(ctx, "Tandem is waiting for the person in its window (Settings keep confirmations there): "+req.Message)
+			return
 		}
-	case engine.AskTakeOver:
-		res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: a.intro() + "The agent asks you to do this yourself on the device: " +
-			req.Message + "\nDo it on the device, then accept to hand control back (a note tells the agent what you did).",
-			RequestedSchema: field("note", "Note for the agent", "what you did, optional", false)})
-		if err == nil && res.Action == "accept" {
-			_ = a.run.HandBack(engine.Via(ctx, a.who()), str(res.Content, "note"), nil)
-		}
-	case engine.AskLoop, engine.AskBudget, engine.AskModelError, engine.AskDevice:
-		a.decide(ctx, req) // go on (with a hint) or stop
 	}
-}
-
-// confirm asks before a sensitive action: only "allow" lets it run. With
-// Settings' "confirmations in the window only" the client is not asked: the
-// run waits for the person in the window (a client can answer its own
-// form).
-func (a *asker) confirm(ctx context.Context, req engine.Request) {
-	if s, _, err := a.t.b.GetSettingsOnly(); err == nil && s.ConfirmInWindowOnly {
-		a.log(ctx, "Tandem is waiting for the person in its window (Settings keep confirmations there): "+req.Message)
-		return
-	}
-	why := ""
-	if req.Why != nil {
-		why = " It asks you first because " + req.Why.String() + "."
-	}
-	what := req.Message
-	if req.Action != nil {
-		what = describe(*req.Action, req.Label)
-	}
-	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-		"allow":  {Type: "boolean", Title: "Allow it", Description: "yes lets the agent do it; no refuses"},
-		"reason": {Type: "string", Title: "If not, why", Description: "told to the agent, optional"},
-	}, Required: []string{"allow"}}
-	res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", RequestedSchema: schema,
-		Message: a.intro() + "The agent wants to " + what + "." + why + " Allow it?"})
-	c := engine.Via(context.WithoutCancel(ctx), a.who())
+	res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", RequestedSchema: form(req.Kind), Message: a.intro() + a.asks(req)})
+	c := context.WithoutCancel(ctx)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return // the run ended meanwhile
-	case err == nil && res.Action == "accept" && res.Content["allow"] == true:
-		_ = a.run.Confirm(c)
-	case err == nil && res.Action == "accept":
-		_ = a.run.Deny(c, orDefault(str(res.Content, "reason"), "the person said no"))
-	case err == nil && res.Action == "decline":
-		_ = a.run.Deny(c, "the person declined")
-	case err == nil:
-		_ = a.run.Deny(c, "the person canceled the question without a yes")
-	default:
+	case err != nil:
 		a.log(ctx, "could not ask the person ("+err.Error()+"): the run waits for them in Tandem's window")
+	case res.Action == "accept":
+		a.give(c, req, engine.Answer(str(res.Content, "choice")), str(res.Content, "text"))
+	case req.Kind != engine.AskConfirm: // it waits; the window or get_run show it
+	case res.Action == "decline":
+		_ = a.run.Deny(c, "the person declined")
+	default:
+		_ = a.run.Deny(c, "the person canceled the question without a yes")
 	}
 }
 
-// decide asks whether a run that stopped to ask (a loop, a budget, a
-// fault) goes on, with an optional hint, or stops.
-func (a *asker) decide(ctx context.Context, req engine.Request) {
-	schema := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-		"decision": {Type: "string", Title: "What now", Enum: []any{"continue", "stop"}},
-		"hint":     {Type: "string", Title: "A hint for the agent", Description: "optional"},
-	}, Required: []string{"decision"}}
-	res, err := a.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", RequestedSchema: schema,
-		Message: a.intro() + "The run stopped to ask: " + req.Message + "\nContinue (with a hint if you like) or stop?"})
-	if err != nil || res.Action != "accept" {
-		return // it waits; the window or get_run show it
+// give passes the person's answer on; one the kind does not take is no
+// answer (a confirmation is refused: nothing sensitive happens without a
+// yes).
+func (a *asker) give(ctx context.Context, req engine.Request, ans engine.Answer, text string) {
+	if !slices.ContainsFunc(engine.Answers(req.Kind), func(s engine.AnswerSpec) bool { return s.Answer == ans }) {
+		if req.Kind == engine.AskConfirm {
+			_ = a.run.Deny(ctx, "the person gave no answer the question takes")
+		}
+		return
 	}
-	c := engine.Via(context.WithoutCancel(ctx), a.who())
-	switch hint := str(res.Content, "hint"); {
-	case str(res.Content, "decision") == "stop":
-		_ = a.run.Stop(c)
-	case hint != "":
-		_ = a.run.Answer(c, hint)
-	default:
-		_ = a.run.Resume(c)
+	switch ans {
+	case engine.AnswerStop:
+		_ = a.run.Stop(ctx)
+	case engine.AnswerAllow:
+		_ = a.run.Confirm(ctx)
+	case engine.AnswerDeny:
+		_ = a.run.Deny(ctx, orDefault(text, "the person said no"))
+	case engine.AnswerReply, engine.AnswerHint:
+		if text != "" {
+			_ = a.run.Answer(ctx, text)
+		}
+	case engine.AnswerHandBack:
+		_ = a.run.HandBack(ctx, text, nil)
+	case engine.AnswerTakeOver:
+		if a.run.TakeOver(ctx) == nil { // then the hand back, asked the same way
+			a.elicit(ctx, engine.Request{Kind: engine.AskTakeOver, Message: req.Message})
+		}
+	case engine.AnswerGoOn:
+		_ = a.run.Resume(ctx)
 	}
+}
+
+// asks words the request for the person.
+func (a *asker) asks(req engine.Request) string {
+	switch req.Kind {
+	case engine.AskConfirm:
+		why := ""
+		if req.Why != nil {
+			why = " It asks you first because " + req.Why.String() + "."
+		}
+		what := req.Message
+		if req.Action != nil {
+			what = describe(*req.Action, req.Label)
+		}
+		return "The agent wants to " + what + "." + why + " Allow it?"
+	case engine.AskQuestion:
+		return "The agent asks you: " + req.Message
+	case engine.AskTakeOver:
+		return "The agent asks you to do this yourself on the device: " + req.Message +
+			"\nDo it on the device, then hand control back (a note tells the agent what you did)."
+	case engine.AskLoop, engine.AskBudget, engine.AskModelError, engine.AskDevice:
+	}
+	return "The run stopped to ask: " + req.Message + "\nContinue (with a hint if you like), do it yourself, or stop?"
+}
+
+// form is the elicitation form of a request of kind k: a choice among the
+// answers the one list gives it, and the text its free answer carries.
+func form(k engine.RequestKind) *jsonschema.Schema {
+	var enum []any
+	var words []string
+	for _, a := range engine.Answers(k) {
+		enum = append(enum, string(a.Answer))
+		words = append(words, string(a.Answer)+": "+a.En+" ("+a.Zh+")")
+	}
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"choice": {Type: "string", Title: "Your answer", Enum: enum, Description: strings.Join(words, "; ")},
+	}, Required: []string{"choice"}}
+	if free := engine.FreeText(k); free != "" {
+		title := map[engine.RequestKind]string{engine.AskConfirm: "If not, why (told to the agent)", engine.AskQuestion: "Your answer to the agent",
+			engine.AskTakeOver: "A note: what you did"}[k]
+		if title == "" {
+			title = "A hint for the agent"
+		}
+		s.Properties["text"] = &jsonschema.Schema{Type: "string", Title: title, Description: "with " + string(free)}
+	}
+	return s
 }
 
 // describe words an action for a person: what it aims at by its label,
@@ -175,16 +196,6 @@ func describe(a action.Action, label string) string {
 func (a *asker) intro() string {
 	s := a.run.Snapshot()
 	return fmt.Sprintf("Tandem, on %s, in the task %s gave it (%q):\n", a.t.b.DeviceName(a.ctx, s.Device), a.client, s.Goal)
-}
-
-// field is a form of one string field.
-func field(name, title, desc string, required bool) *jsonschema.Schema {
-	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
-		name: {Type: "string", Title: title, Description: desc}}}
-	if required {
-		s.Required = []string{name}
-	}
-	return s
 }
 
 func str(m map[string]any, k string) string {

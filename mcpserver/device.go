@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"tandem/backend"
+	"tandem/engine"
 	"tandem/engine/action"
 	"tandem/internal/encoded"
 )
@@ -114,6 +115,7 @@ type ActOut struct {
 	Done   bool    `json:"done" jsonschema:"the action reached the device"`
 	Action string  `json:"action" jsonschema:"the action in device pixels"`
 	Run    *RunOut `json:"run,omitempty" jsonschema:"a sensitive action ran as a run of its own, which asked the person first"`
+	Denied bool    `json:"denied,omitempty" jsonschema:"the person said no to the action: it was not done"`
 }
 
 var actTypes = map[string]action.Type{"tap": action.Tap, "double_tap": action.DoubleTap, "long_press": action.LongPress,
@@ -136,7 +138,7 @@ func (t *tools) act(ctx context.Context, req *mcp.CallToolRequest, in ActIn) (*m
 	if typ == action.Swipe {
 		a.X2, a.Y2 = px(in.Action.X2, size.W), px(in.Action.Y2, size.H)
 	}
-	err = t.b.Act(ctx, in.Device, a, "mcp:"+clientName(req.Session))
+	_, err = t.b.Hand(ctx, in.Device, backend.Input{Act: &a, By: backend.ByMCP(clientName(req.Session))})
 	var needs *backend.NeedsPersonError
 	if !errors.As(err, &needs) {
 		return nil, ActOut{Done: err == nil, Action: a.String()}, err
@@ -146,10 +148,10 @@ func (t *tools) act(ctx context.Context, req *mcp.CallToolRequest, in ActIn) (*m
 	if err != nil {
 		return nil, ActOut{}, err
 	}
-	run, err := t.b.Run(snap.ID)
+	run, err := t.b.Run(snap.ID, backend.ByMCP(clientName(req.Session)))
 	if err != nil {
 		return nil, ActOut{}, err
 	}
 	out, err := t.follow(ctx, req, run)
-	return nil, ActOut{Done: out.Ended && out.Success, Action: a.String(), Run: &out}, err
+	return nil, ActOut{Done: out.Ended && out.Success, Action: a.String(), Run: &out, Denied: out.Why == engine.CauseDenied}, err
 }

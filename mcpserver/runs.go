@@ -121,6 +121,7 @@ type RunOut struct {
 	Ended    bool     `json:"ended"`
 	Success  bool     `json:"success"`
 	Summary  string   `json:"summary,omitempty" jsonschema:"the agent's summary, or why it ended"`
+	Why      string   `json:"why,omitempty" jsonschema:"why it ended, when not by the agent's own finish: denied (the person said no), stopped_by_person, stopped_by_client, time_limit…"`
 	Steps    int      `json:"steps"`
 	Cost     float64  `json:"cost"`
 	Currency string   `json:"currency,omitempty"`
@@ -140,7 +141,7 @@ func (t *tools) runTask(ctx context.Context, req *mcp.CallToolRequest, in RunTas
 	if err != nil {
 		return nil, RunOut{}, err
 	}
-	run, err := t.b.Run(snap.ID)
+	run, err := t.b.Run(snap.ID, backend.ByMCP(client))
 	if err != nil {
 		return nil, RunOut{}, err
 	}
@@ -151,12 +152,13 @@ func (t *tools) runTask(ctx context.Context, req *mcp.CallToolRequest, in RunTas
 // follow reports run's steps as progress, asks the person what it needs
 // them for (when no window can), and returns the run as it ended; the
 // client's cancellation stops it (hard: no device action after).
-func (t *tools) follow(ctx context.Context, req *mcp.CallToolRequest, run *engine.Run) (RunOut, error) {
+func (t *tools) follow(ctx context.Context, req *mcp.CallToolRequest, run *backend.RunHandle) (RunOut, error) {
 	q := newEventQueue()
 	unsubscribe := run.Subscribe(engine.EmitterFunc(q.push))
 	defer unsubscribe()
 	token := req.Params.GetProgressToken()
-	asking := &asker{t: t, ss: req.Session, run: run, client: clientName(req.Session)}
+	client := clientName(req.Session)
+	asking := &asker{t: t, ss: req.Session, run: run.As(backend.ByMCPAsked(client)), client: client}
 	defer asking.wait()
 	for {
 		select {
@@ -197,7 +199,7 @@ func (t *tools) progress(ctx context.Context, req *mcp.CallToolRequest, token an
 }
 
 // runOut is run as the tools report it.
-func (t *tools) runOut(ctx context.Context, run *engine.Run) RunOut {
+func (t *tools) runOut(ctx context.Context, run *backend.RunHandle) RunOut {
 	s := run.Snapshot()
 	o := RunOut{ID: s.ID, Device: s.Device, Goal: s.Goal, State: s.State.String(), Ended: s.State.Terminal(),
 		Steps: len(s.Steps), Cost: s.Usage.Total.Cost, Currency: s.Usage.Total.Currency, Record: "tandem://runs/" + s.ID}
@@ -206,6 +208,9 @@ func (t *tools) runOut(ctx context.Context, run *engine.Run) RunOut {
 		o.Success, o.Summary = res.Success, res.Summary
 		if o.Summary == "" {
 			o.Summary = res.Reason
+		}
+		if res.Why != nil {
+			o.Why = res.Why.Code
 		}
 	}
 	if s.State == engine.WaitingForUser && s.Request != nil {
@@ -233,8 +238,8 @@ type RunIn struct {
 	ID string `json:"id" jsonschema:"the run's id (run_task's result)"`
 }
 
-func (t *tools) getRun(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, RunOut, error) {
-	run, err := t.b.Run(in.ID)
+func (t *tools) getRun(ctx context.Context, req *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, RunOut, error) {
+	run, err := t.b.Run(in.ID, backend.ByMCP(clientName(req.Session)))
 	if err == nil {
 		return nil, t.runOut(ctx, run), nil
 	}
@@ -259,8 +264,8 @@ type StopIn struct {
 	Graceful bool   `json:"graceful,omitempty" jsonschema:"let the step under way finish instead of stopping at once"`
 }
 
-func (t *tools) stopRun(ctx context.Context, _ *mcp.CallToolRequest, in StopIn) (*mcp.CallToolResult, RunOut, error) {
-	run, err := t.b.Run(in.ID)
+func (t *tools) stopRun(ctx context.Context, req *mcp.CallToolRequest, in StopIn) (*mcp.CallToolResult, RunOut, error) {
+	run, err := t.b.Run(in.ID, backend.ByMCP(clientName(req.Session)))
 	if err != nil {
 		return nil, RunOut{}, err
 	}

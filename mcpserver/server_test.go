@@ -261,8 +261,8 @@ func TestAPaymentAsksThePersonThroughTheClient(t *testing.T) {
 		answer *mcp.ElicitResult
 		paid   bool
 	}{
-		{"yes", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, true},
-		{"no", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": false, "reason": "not that card"}}, false},
+		{"yes", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "allow"}}, true},
+		{"no", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "deny", "text": "not that card"}}, false},
 		{"declined", &mcp.ElicitResult{Action: "decline"}, false},
 		{"cancelled", &mcp.ElicitResult{Action: "cancel"}, false},
 	} {
@@ -308,7 +308,7 @@ func TestConfirmationsStayInTheWindowWhenSettingsSaySo(t *testing.T) {
 	logged := make(chan string, 16)
 	cs := r.client(t, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked <- req.Params.Message
-		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"allow": true}}, nil
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"choice": "allow"}}, nil
 	}, LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { //nolint:staticcheck // the server logs as the versions it serves allow (ask.go)
 		if s, ok := req.Params.Data.(string); ok {
 			logged <- s
@@ -337,9 +337,9 @@ func TestConfirmationsStayInTheWindowWhenSettingsSaySo(t *testing.T) {
 		t.Fatalf("the client was asked: %q", m)
 	default:
 	}
-	var run *engine.Run
+	var run *backend.RunHandle
 	for _, s := range r.b.ActiveRuns() {
-		run, _ = r.b.Run(s.ID)
+		run, _ = r.b.Run(s.ID, backend.ByWindow())
 	}
 	if r.phone.State().Paid || run.State() != engine.WaitingForUser {
 		t.Fatalf("paid %v, state %s", r.phone.State().Paid, run.State())

@@ -30,7 +30,10 @@
 // 4 reserved bytes, all big-endian — then the JPEG or Annex-B bytes. A text
 // message carries the mirror path as JSON ({"path":"scrcpy","reason":"…"})
 // whenever it changes. A client without an H.264 decoder connects with
-// video=0; while it watches, the feeds send JPEG pictures instead.
+// video=0; while it watches, the feeds send JPEG pictures instead. A client
+// says the size it shows pictures at (w and h in the URL, then a text
+// message {"w":…,"h":…} at each change of its box): its stills are scaled
+// to fit it (viewer.go).
 package mirror
 
 import (
@@ -39,7 +42,6 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -130,6 +132,8 @@ type slot struct {
 	stills  int       // clients that cannot decode video (no H.264 decoder)
 	path    Path
 	changed chan struct{}
+	boxes   map[int64]image.Point // each viewer's box (zero: no bound), by its id (viewer.go)
+	made    made                  // the size the current video was made at (MadeAt)
 }
 
 // Hub keeps the newest frame per device.
@@ -142,6 +146,7 @@ type Hub struct {
 	Quality int
 	// encodes counts the stills encoded for viewers (Encodes).
 	encodes atomic.Int64
+	lookers int64 // the last id given to a viewer's box (viewer.go)
 }
 
 // NewHub makes a hub that downscales frames to at most 1280 px on the
@@ -482,45 +487,20 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.CloseNow()
-	ctx := c.CloseRead(r.Context()) // we only write; this notices the client leaving
+	v := newViewer(r)
+	id := s.hub.look(device, v.box())
+	defer s.hub.unlook(device, id)
+	v.onSize = func(box image.Point) { s.hub.relook(device, id, box) }
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	go v.listen(ctx, cancel, c) // the viewer's size as it changes; ends ctx when it leaves
 	if r.URL.Query().Get("video") == "0" {
 		// The client has no H.264 decoder (a web view without
 		// gstreamer1.0-libav): ask the feeds for pictures while it watches.
 		s.hub.addStillsClient(device, 1)
 		defer s.hub.addStillsClient(device, -1)
 	}
-	var sent uint64
-	var path Path
-	for {
-		frames, p, changed := s.hub.next(device, sent)
-		if p != path {
-			b, _ := json.Marshal(p)
-			if err := writeText(ctx, c, b); err != nil {
-				return
-			}
-			path = p
-		}
-		if len(frames) > 0 {
-			for i, f := range frames {
-				m := *f
-				m.Behind = i < len(frames)-1
-				if m.Data, err = s.hub.stillBytes(f); err != nil {
-					sent = f.Seq // nothing to show of it; the next still may do
-					continue
-				}
-				if err := writeFrame(ctx, c, &m); err != nil {
-					return
-				}
-				sent = f.Seq
-			}
-			continue // newer frames may have arrived while writing
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-changed:
-		}
-	}
+	s.send(ctx, c, device, v)
 }
 
 func writeText(ctx context.Context, c *websocket.Conn, b []byte) error {

@@ -12,7 +12,7 @@ what=${1:-build}
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO=sudo
 
-build_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libx11-dev libxtst-dev
+build_pkgs=(build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev libx11-dev libxtst-dev libjpeg-dev
   gstreamer1.0-libav gstreamer1.0-plugins-bad adb ffmpeg fonts-noto-cjk git)
 test_pkgs=(xvfb xauth x11-utils x11-xserver-utils imagemagick xterm xdotool xsel xclip chromium
   gcc-mingw-w64-x86-64 wine wine64)

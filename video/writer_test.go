@@ -249,7 +249,7 @@ func TestWriterKeepsAStreamThatTurns(t *testing.T) {
 	if err := Finalize(path); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command("ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-f", "null", "-").CombinedOutput()
+	out, err := exec.Command("ffmpeg", "-v", "error", "-i", path, "-fps_mode", "passthrough", "-enc_time_base", "-1", "-f", "null", "-").CombinedOutput()
 	if err != nil || len(out) != 0 {
 		t.Fatalf("ffmpeg decoding the turned stream: %v\n%s", err, out)
 	}

@@ -336,12 +336,17 @@ func cmdDumpsys(p *Phone, c *shell.IO, args []string) int {
 	}
 	p.mu.Lock()
 	a := p.m.Activity()
+	denied := p.faults.windowDenied && args[0] == "window"
 	rot := p.rotation
 	dw, dh := p.displaySize()
 	p.mu.Unlock()
 	orient := "port"
 	if rot%2 == 1 {
 		orient = "land"
+	}
+	if denied {
+		fmt.Fprintln(c.Err, "Permission Denial: can't dump WindowManager from from pid=4242, uid=2000 due to missing android.permission.DUMP permission")
+		return 0
 	}
 	full := a.Package + "/" + a.Activity
 	short := shortComponent(a.Package, a.Activity)

@@ -17,6 +17,11 @@ func (p *Phone) SetLatency(d time.Duration) { p.withFaults(func(f *faults) { f.l
 // idle state." as it does while an app animates without end.
 func (p *Phone) SetIdleError(on bool) { p.withFaults(func(f *faults) { f.idleError = on }) }
 
+// SetWindowDumpDenied makes `dumpsys window` refuse, as a phone whose
+// shell may not dump the window manager does: nothing on its output, a
+// "Permission Denial" on its errors, so no app in front can be read.
+func (p *Phone) SetWindowDumpDenied(on bool) { p.withFaults(func(f *faults) { f.windowDenied = on }) }
+
 // SetInjectDenied makes input injection fail as on Xiaomi/MIUI without
 // "USB debugging (Security settings)".
 func (p *Phone) SetInjectDenied(on bool) { p.withFaults(func(f *faults) { f.injectDenied = on }) }

@@ -184,6 +184,7 @@ var ErrClosed = errors.New("vphone: phone closed")
 type faults struct {
 	latency       time.Duration
 	idleError     bool
+	windowDenied  bool // `dumpsys window` refused (SetWindowDumpDenied)
 	injectDenied  bool
 	secure        bool
 	dropScreencap bool

@@ -84,6 +84,7 @@ type Device struct {
 	onClose   func()      // Options.OnClose
 	pngOnly   atomic.Bool // the raw screencap was not understood: PNG from now on
 	recovered string      // the keyboard Open gave back after an earlier crash
+	frames    frames      // the last raw frame and a spare buffer
 }
 
 var (
@@ -395,6 +396,11 @@ func (d *Device) ForegroundApp(ctx context.Context) (pkg, activity string, err e
 		return "", "", err
 	}
 	pkg, activity = parseFocus(string(res.Stdout))
+	if say := strings.TrimSpace(string(res.Stderr)); pkg == "" && say != "" {
+		// The phone said why it named no window (a "Permission Denial"):
+		// the reading failed, and the person is told why.
+		return "", "", fmt.Errorf("dumpsys window: %s", clip(say, 200))
+	}
 	return pkg, activity, nil
 }
 

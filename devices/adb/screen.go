@@ -67,11 +67,15 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 		return nil, err
 	}
 	d.srv.finite(st)
-	raw, err := readRaw(st, maxScreenshot)
+	c, err := d.frames.read(st, maxScreenshot)
 	st.Close()
 	if err != nil {
 		return nil, d.srv.classify(ctx, d.serial, fmt.Errorf("exec \"screencap\": %w", err))
 	}
+	if c.same != nil {
+		return c.same, nil
+	}
+	raw := c.raw
 	img, err := decodeRaw(raw)
 	switch {
 	case errors.Is(err, errStreamBroken):
@@ -84,9 +88,23 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 		return nil, err
 	}
 	if allBlack(img) {
+		d.frames.give(raw)
 		return nil, fmt.Errorf("%w: the screenshot is black (the app blocks screen capture)", device.ErrSecureScreen)
 	}
-	return img, nil
+	if len(img.Pix) > 0 && len(raw) >= 12 && &img.Pix[len(img.Pix)-1] != &raw[len(raw)-1] {
+		d.frames.give(raw) // widened into a frame of its own: raw is no one's
+		raw = nil
+	}
+	return d.frames.hand(img, raw, c.differs, asCaptured(img, raw)), nil
+}
+
+// asCaptured is raw's header when img's pixels are the bytes after it as
+// the phone sent them (RGBA_8888 behind a 16-byte header), else nil.
+func asCaptured(img *image.RGBA, raw []byte) []byte {
+	if len(raw) != 16+len(img.Pix) || len(img.Pix) == 0 || &raw[16] != &img.Pix[0] || binary.LittleEndian.Uint32(raw[8:]) != 1 {
+		return nil
+	}
+	return raw[:16:16]
 }
 
 // readRaw reads screencap's raw output. The header says how large the
@@ -95,7 +113,11 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 // capture, but only for a size a screen can have (screenFits): output that
 // is not such a frame is read as it comes, up to limit bytes, and
 // decodeRaw tells what it is.
-func readRaw(r io.Reader, limit int64) ([]byte, error) {
+func readRaw(r io.Reader, limit int64) ([]byte, error) { return readRawInto(r, limit, nil) }
+
+// readRawInto is readRaw reading a frame into spare when it is large
+// enough (a buffer no one else uses).
+func readRawInto(r io.Reader, limit int64, spare []byte) ([]byte, error) {
 	head := make([]byte, 12)
 	n, err := io.ReadFull(r, head)
 	if err != nil {
@@ -117,8 +139,11 @@ func readRaw(r io.Reader, limit int64) ([]byte, error) {
 		rest, err := io.ReadAll(io.LimitReader(r, limit-12))
 		return append(head, rest...), err
 	}
-	buf := make([]byte, size)
-	copy(buf, head)
+	buf := spare[:0]
+	if int64(cap(spare)) < size {
+		buf = make([]byte, 0, size)
+	}
+	buf = append(buf[:0], head...)[:size]
 	n, err = io.ReadFull(r, buf[12:])
 	switch {
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):

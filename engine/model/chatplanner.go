@@ -78,7 +78,7 @@ func NewPlanner(c *Client, d Dialect, opt PlannerOptions) Planner {
 		opt.VerbatimSteps = 3
 	}
 	return &chatPlanner{client: c, dialect: d, opt: opt, shots: map[int]EncodedImage{},
-		encode: observe.PrepareScreenshot, seed: maphash.MakeSeed()}
+		encode: new(observe.Preparer).Prepare, seed: maphash.MakeSeed()}
 }
 
 type chatPlanner struct {
@@ -102,7 +102,7 @@ type chatPlanner struct {
 	// of CPU for a phone's screen, beside the window drawing the new state).
 	last lastShot
 
-	encode func(image.Image, observe.ImageSpec) (observe.Shot, error) // observe.PrepareScreenshot
+	encode func(image.Image, observe.ImageSpec) (observe.Shot, error) // an observe.Preparer's Prepare
 	seed   maphash.Seed
 }
 

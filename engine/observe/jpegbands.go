@@ -1,28 +1,30 @@
 package observe
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"image"
-	"image/jpeg"
 	"runtime"
 	"sync"
+
+	"tandem/internal/fastjpeg"
 )
 
 // Why a JPEG of bands: the picture a step sends is encoded between the
 // capture and the model call (issue 31), and image/jpeg encodes on one
-// core (~18 ms for a phone's shrunk screenshot). A baseline JPEG may be cut
+// core (~18 ms for a phone's shrunk screenshot; libjpeg-turbo, through
+// internal/fastjpeg where the build has it, takes about a seventh of
+// that). A baseline JPEG may be cut
 // by restart markers (ITU T.81 §B.2.4.4, DRI): after each, the DC
 // predictions start again from zero, exactly as at the start of a scan.
 // So bands of whole MCU rows encoded as JPEGs of their own, side by side,
 // are the entropy-coded segments of one JPEG with a restart interval of a
-// band: their headers are the same (image/jpeg's quantization and Huffman
-// tables depend on the quality alone), the first band's lend the file its
+// band: their headers are the same (the quantization and Huffman tables
+// depend on the quality alone, whichever encoder of internal/fastjpeg), the first band's lend the file its
 // header (its height made the whole image's), and each band's scan data,
 // byte-aligned and padded with ones as T.81 asks before a marker, follows
 // the one before it after an RSTn marker. Decoded, it is the same picture
-// as image/jpeg's own encoding, pixel for pixel (jpegbands_test.go).
+// as the one-piece encoding, pixel for pixel (jpegbands_test.go).
 
 // mcu is the side of a 4:2:0 MCU, image/jpeg's layout for colour images.
 const mcu = 16
@@ -45,9 +47,7 @@ func fillJPEG(img *image.RGBA, q, bands int, fill func(y0, y1 int)) ([]byte, err
 		if fill != nil {
 			fill(0, b.Dy())
 		}
-		var buf bytes.Buffer
-		err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: q})
-		return buf.Bytes(), err
+		return fastjpeg.Encode(img, q)
 	}
 	n := (rows + per - 1) / per
 	parts := make([][]byte, n)
@@ -58,9 +58,7 @@ func fillJPEG(img *image.RGBA, q, bands int, fill func(y0, y1 int)) ([]byte, err
 			fill(y0, y1)
 		}
 		r := image.Rect(b.Min.X, b.Min.Y+y0, b.Max.X, b.Min.Y+y1)
-		var buf bytes.Buffer
-		errs[k] = jpeg.Encode(&buf, img.SubImage(r), &jpeg.Options{Quality: q})
-		parts[k] = buf.Bytes()
+		parts[k], errs[k] = fastjpeg.Encode(img.SubImage(r).(*image.RGBA), q)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err

@@ -8,10 +8,12 @@ import (
 	"image/jpeg"
 	"math/rand/v2"
 	"testing"
+
+	"tandem/internal/fastjpeg"
 )
 
-// A JPEG of bands decodes to the very picture image/jpeg's own encoding
-// does, whatever the size (heights and widths off the 16-pixel MCU grid,
+// A JPEG of bands decodes to the very picture the one-piece encoding
+// (internal/fastjpeg) does, whatever the size (heights and widths off the 16-pixel MCU grid,
 // more bands than the eight RST markers) and the picture.
 func TestJPEGBandsDecodeAsOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 31))
@@ -26,15 +28,15 @@ func TestJPEGBandsDecodeAsOne(t *testing.T) {
 					img.Set(x, y, color.RGBA{v, uint8(x), uint8(y), 0xff})
 				}
 			}
-			var one bytes.Buffer
-			if err := jpeg.Encode(&one, img, &jpeg.Options{Quality: 85}); err != nil {
+			one, err := fastjpeg.Encode(img, 85)
+			if err != nil {
 				t.Fatal(err)
 			}
 			got, err := encodeJPEG(img, 85, c.bands)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := jpeg.Decode(bytes.NewReader(one.Bytes()))
+			a, err := jpeg.Decode(bytes.NewReader(one))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"image/jpeg"
 	"math"
 	"strings"
+	"sync"
 
 	"golang.org/x/image/draw"
 
@@ -57,11 +58,26 @@ func FitSize(w, h int, spec ImageSpec) (int, int, error) {
 // device sent already encoded as spec asks, at the size spec sends it,
 // goes out as the device's bytes.
 func PrepareScreenshot(img image.Image, spec ImageSpec) (Shot, error) {
+	return new(Preparer).Prepare(img, spec)
+}
+
+// Preparer is PrepareScreenshot keeping the shrunk picture a JPEG is
+// encoded from for the next screenshot of its size: a planner prepares
+// one a step, and the 4 MB it would allocate and zero each time cost more
+// than the shrink into it (issue 48). Calls may overlap: one that finds
+// the picture taken shrinks into a new one.
+type Preparer struct {
+	mu    sync.Mutex
+	spare *image.RGBA // a picture no call is using
+}
+
+// Prepare is PrepareScreenshot.
+func (p *Preparer) Prepare(img image.Image, spec ImageSpec) (Shot, error) {
 	if s, ok := asSent(img, spec); ok {
 		return s, nil
 	}
 	img = encoded.Pixels(img)
-	if s, ok, err := shrinkToJPEG(img, spec); ok {
+	if s, ok, err := p.shrinkToJPEG(img, spec); ok {
 		return s, err
 	}
 	out, err := resize(img, spec)
@@ -111,7 +127,7 @@ func resize(img image.Image, spec ImageSpec) (image.Image, error) {
 // shrink and encoding in one goroutine (no wait for the whole shrink
 // between them); false when spec asks for no shrink or no JPEG, or img is
 // of a kind scaleArea does not take.
-func shrinkToJPEG(img image.Image, spec ImageSpec) (Shot, bool, error) {
+func (p *Preparer) shrinkToJPEG(img image.Image, spec ImageSpec) (Shot, bool, error) {
 	if img == nil {
 		return Shot{}, false, nil
 	}
@@ -120,13 +136,34 @@ func shrinkToJPEG(img image.Image, spec ImageSpec) (Shot, bool, error) {
 	if err != nil || w == b.Dx() && h == b.Dy() || formatOf(spec, w, h) != "jpeg" {
 		return Shot{}, false, nil
 	}
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	dst := p.take(w, h)
+	defer p.give(dst) // the JPEG's bytes are copies: nothing keeps dst
 	sc, ok := newAreaScaler(dst, img)
 	if !ok {
 		return Shot{}, false, nil
 	}
 	data, err := fillJPEG(dst, jpegQuality(spec), defaultBands(), sc.rows)
 	return Shot{Data: data, MIME: "image/jpeg", W: w, H: h}, true, err
+}
+
+// take returns the spare picture when it is w×h (the shrink writes every
+// pixel of it), else a new one; it leaves no spare.
+func (p *Preparer) take(w, h int) *image.RGBA {
+	p.mu.Lock()
+	s := p.spare
+	p.spare = nil
+	p.mu.Unlock()
+	if s == nil || s.Rect != image.Rect(0, 0, w, h) {
+		s = image.NewRGBA(image.Rect(0, 0, w, h))
+	}
+	return s
+}
+
+// give makes dst, which no one uses, the spare.
+func (p *Preparer) give(dst *image.RGBA) {
+	p.mu.Lock()
+	p.spare = dst
+	p.mu.Unlock()
 }
 
 // formatOf is the format spec sends a w×h picture in.

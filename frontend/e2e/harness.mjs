@@ -292,9 +292,14 @@ function changeMoments(page, ms) {
         const moments = []
         const describe = (r) => {
           const el = r.target.nodeType === 1 ? r.target : r.target.parentElement
-          return `${el?.tagName}.${el?.getAttribute('class') ?? ''}${el?.dataset?.testid ? '#' + el.dataset.testid : ''} ${r.type}`
+          return `${el?.tagName}.${el?.getAttribute('class') ?? ''}${el?.dataset?.testid ? '#' + el.dataset.testid : ''} ${r.type}${r.attributeName ? ' ' + r.attributeName : ''}`
         }
-        const seen = new MutationObserver((records) => {
+        // A data-* attribute no style reads (data-frame: the picture's size,
+        // for tests) repaints nothing; app.css reads data-more and data-theme.
+        const painted = (r) => r.type !== 'attributes' || !r.attributeName?.startsWith('data-') || ['data-more', 'data-theme'].includes(r.attributeName)
+        const seen = new MutationObserver((all) => {
+          const records = all.filter(painted)
+          if (!records.length) return
           const t = performance.now()
           const last = moments[moments.length - 1]
           if (last && t - last.at < 100) last.what.push(...records.map(describe))

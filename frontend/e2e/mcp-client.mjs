@@ -22,7 +22,7 @@ const client = new Client({ name: 'ts-sdk-agent', version: '1.0.0' }, { capabili
 if (elicit) {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     asked.push(req.params.message)
-    return mode === 'pay-accept' ? { action: 'accept', content: { allow: true } } : { action: 'decline' }
+    return mode === 'pay-accept' ? { action: 'accept', content: { choice: 'allow' } } : { action: 'decline' }
   })
 }
 const transport = new StdioClientTransport({

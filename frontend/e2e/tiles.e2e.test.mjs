@@ -252,7 +252,7 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   model.route(COUNT_GOAL, () => {
     if (bAsk) {
       bAsk = false
-      return toolCall('ask_user', { question: 'Up to which number?' }, 'Only the person knows.')
+      return toolCall('ask_user', { question: 'Up to which number should the counter go: stop at ten, or carry on to twenty and then stop?' }, 'Only the person knows.')
     }
     return toolCall('tap', { x: 685 + (bTaps++ % 20), y: 500 }, 'Add one.')
   })
@@ -277,6 +277,12 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   const needs = page.getByTestId('need')
   assert.deepEqual(await needs.evaluateAll((es) => es.map((e) => [e.dataset.device, e.dataset.kind])), [[A.serial, 'confirm']])
   assert.equal(await attr(B, 'data-need'), '')
+  // The Pay button being allowed stays in sight: ringed on A's screen,
+  // and the card is on the screen's other half (issue 49 item 10).
+  const ring = await tile(A).getByTestId('tile-target').boundingBox()
+  const card = await tile(A).getByTestId('tile-ask').boundingBox()
+  const centre = { x: ring.x + ring.width / 2, y: ring.y + ring.height / 2 }
+  assert.ok(centre.y > card.y + card.height || centre.y < card.y, `the card ${JSON.stringify(card)} covers the ring at ${JSON.stringify(centre)}`)
   await ownScreens(5)
   await shot('tiles.png')
   await looks()
@@ -286,6 +292,13 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   await until(async () => (await attr(B, 'data-need')) === 'question', 'B asks a question')
   assert.deepEqual(await needs.evaluateAll((es) => es.map((e) => [e.dataset.device, e.dataset.kind])), [[A.serial, 'confirm'], [B.serial, 'question']])
   await assertCalm(page, 'while two tiles wait for the person')
+  // The whole question shows, and the answer box stays inside its tile.
+  const whole = await tile(B).locator('[data-testid="tile-ask"] .what').evaluate((e) => e.scrollHeight <= e.clientHeight + 1 && e.scrollWidth <= e.clientWidth + 1)
+  assert.ok(whole, 'the question is cut on B’s tile')
+  const box = await tile(B).getByTestId('tile-answer').boundingBox()
+  const tb = await tile(B).boundingBox()
+  assert.ok(box.x + box.width <= tb.x + tb.width, `the answer box runs past the tile: ${JSON.stringify(box)} in ${JSON.stringify(tb)}`)
+  await shot('tiles-question.png')
   // Answered on B's tile, it leaves the list; A still waits for its own answer.
   await tile(B).getByTestId('tile-answer').fill('up to ten')
   await tile(B).getByTestId('tile-answer').press('Enter')
@@ -334,4 +347,70 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   await page.keyboard.press('Escape')
   await until(async () => (await attr(B, 'data-state')) === 'Stopped', 'Esc stopped B')
   await ownScreens(5)
+})
+
+// One phone in view and a request on another (issue 49 item 9): the
+// window says "Needs you (1)" with the phone that asked, and a click
+// shows that phone with its request; the banner is gone once it is seen.
+test('one phone in view, a request on another: the "Needs you" banner leads to it', async () => {
+  const { page } = app
+  const [, , C, D] = phones
+  const goal = 'Pay for the basket in the shop'
+  model.route(goal, [toolCall('launch', { app: 'Shop' }, 'Open the shop.'), toolCall('tap', { x: 500, y: 908 }, 'Press Pay.'), hold])
+  // The one-device view, on phone C; a run starts on D (as another door would).
+  await page.getByTestId('view-tiles').click()
+  await page.getByTestId(`device-${C.serial}`).click()
+  await page.evaluate(([dev, g]) => window.go.app.RunsAPI.StartRun(dev, g), [D.serial, goal])
+  const banner = page.getByTestId('needs-banner')
+  await banner.waitFor({ timeout: 60_000 })
+  assert.equal(await banner.getAttribute('data-n'), '1')
+  assert.equal(await page.getByTestId('needs-banner-first').getAttribute('data-device'), D.serial)
+  assert.equal(await page.getByTestId('allow').count(), 0, 'C’s view shows no dialog of D’s')
+  await shot('needs-banner.png')
+  await page.getByTestId('needs-banner-go').click()
+  await page.getByTestId('allow').waitFor({ timeout: 10_000 })
+  assert.equal(await banner.count(), 0, 'the banner leaves once its phone is shown')
+  // Beside the question, the Pay button close up and unmarked (item 10).
+  const region = (await page.getByTestId('confirm-closeup').getAttribute('data-region')).split(',').map(Number)
+  assert.ok(region[1] <= 2179 && 2179 <= region[1] + region[3], `the close-up ${region} misses the Pay button`)
+  await until(() => page.getByTestId('confirm-closeup').locator('img').evaluate((i) => i.complete && i.naturalWidth > 0), 'the close-up’s picture')
+  await shot('confirm-closeup.png')
+  await page.getByTestId('deny').click()
+  const run = await page.evaluate((dev) => window.go.app.RunsAPI.ActiveRuns().then((rs) => rs.find((r) => r.device === dev)?.id), D.serial)
+  await page.evaluate((id) => window.go.app.RunsAPI.Stop(id), run)
+  await page.getByTestId('view-tiles').click()
+  await until(async () => (await attr(D, 'data-state')) === 'Stopped', 'D stopped')
+  // History names the phone, with its serial, not the serial alone (item 13).
+  await page.getByTestId('history').click()
+  const sub = page.getByTestId('past-run').first().locator('.sub')
+  await until(async () => (await sub.textContent()).includes(`Tandem Virtual Phone (${D.serial})`), async () => `History says: ${await sub.textContent()}`)
+  await page.keyboard.press('Escape')
+
+  // Item 17: at 960 px the four phones' rows still tell them apart (their
+  // ports, beside the cut name); Settings' "Saved" shows where Save was
+  // pressed; the terminal that started the window was told it runs.
+  await page.getByTestId('view-tiles').click()
+  const size = page.viewportSize()
+  await page.setViewportSize({ width: 960, height: 640 })
+  const marks = []
+  for (const p of phones) {
+    const m = page.getByTestId(`device-mark-${p.serial}`)
+    assert.ok(await m.isVisible(), `no mark on ${p.serial}’s row`)
+    const box = await m.boundingBox()
+    const list = await page.getByTestId(`device-${p.serial}`).boundingBox()
+    assert.ok(box.x + box.width <= list.x + list.width + 1, `${p.serial}’s mark is cut off`)
+    marks.push(await m.textContent())
+  }
+  assert.equal(new Set(marks).size, phones.length, `marks ${marks}`)
+  await shot('devices-960.png')
+  await page.getByTestId('settings').click()
+  await page.getByTestId('settings-save').click()
+  const saved = page.getByTestId('settings-message')
+  await saved.waitFor()
+  const sb = await saved.boundingBox()
+  assert.ok(sb && sb.y >= 0 && sb.y + sb.height <= 640, `"Saved" is out of view: ${JSON.stringify(sb)}`)
+  await shot('settings-saved-960.png')
+  await page.keyboard.press('Escape')
+  await page.setViewportSize(size)
+  assert.match(app.logs(), /Tandem is running/)
 })

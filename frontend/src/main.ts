@@ -12,7 +12,7 @@ import { popoutBinding } from './lib/backend'
 import { watchFront } from './lib/front'
 import PopoutApp from './PopoutApp.svelte'
 
-// A window started as the mirror's pop-out (app/popout.go) has its own
+// A window started as the mirror's pop-out (popout/popout.go) has its own
 // binding and page.
 const app = mount(popoutBinding() ? PopoutApp : App, { target: document.getElementById('app')! })
 // The main window tells Go whether it is in front (desktop notifications).

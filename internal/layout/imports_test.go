@@ -20,11 +20,11 @@ import (
 // on purpose, not by accident. docs/develop.md draws the same map.
 var rooms = map[string][]string{
 	// the entry point: the window or the command line
-	"tandem": {"tandem/app", "tandem/cli"},
+	"tandem": {"tandem/app", "tandem/cli", "tandem/popout", "tandem/internal/display"},
 	// the engine knows no driver, no UI, no virtual phone
-	"tandem/engine":               {"tandem/engine/action", "tandem/engine/device", "tandem/engine/model", "tandem/engine/observe", "tandem/internal/encoded"},
+	"tandem/engine":               {"tandem/engine/action", "tandem/engine/device", "tandem/engine/model", "tandem/engine/observe", "tandem/internal/encoded", "tandem/internal/fastjpeg"},
 	"tandem/engine/action":        {},
-	"tandem/engine/observe":       {"tandem/internal/encoded"},
+	"tandem/engine/observe":       {"tandem/internal/encoded", "tandem/internal/fastjpeg"},
 	"tandem/engine/device":        {"tandem/engine/action"},
 	"tandem/engine/model":         {"tandem/engine/action", "tandem/engine/observe"},
 	"tandem/engine/model/dialect": {"tandem/engine/action", "tandem/engine/model", "tandem/engine/observe"},
@@ -59,8 +59,13 @@ var rooms = map[string][]string{
 	// the doors reach settings, profiles, runs, history, devices, feeds and
 	// the person's input only through the backend: they may name the
 	// engine's and the mirror's types, never a driver, the registry, the
-	// model client or the feed; and never each other
-	"tandem/app": {"tandem/backend", "tandem/mcpserver", "tandem/eval", "tandem/engine", "tandem/engine/action", "tandem/mirror", "tandem/internal/"},
+	// model client or the feed; a door may serve another (the window the
+	// MCP door over HTTP and Evaluate, and starts the pop-out), never the
+	// reverse
+	"tandem/app": {"tandem/backend", "tandem/mcpserver", "tandem/eval", "tandem/popout", "tandem/engine", "tandem/engine/action", "tandem/mirror", "tandem/internal/"},
+	// the pop-out window, a second process: it posts the person's presses
+	// back to the window's backend over HTTP and holds no backend itself
+	"tandem/popout": {"tandem/engine/action", "tandem/mirror"},
 	// the MCP door: the backend and the types it reports
 	"tandem/mcpserver": {"tandem/backend", "tandem/engine", "tandem/engine/action", "tandem/internal/"},
 	// the command line's own tools (parse, compress, vphone) use their rooms

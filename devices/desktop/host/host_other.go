@@ -35,3 +35,6 @@ func Open(ctx context.Context, id string, o Options) (Driver, error) {
 	}
 	return d, nil
 }
+
+// DefaultStopHotkey is this system's stop hotkey when the person chose none.
+func DefaultStopHotkey() string { return desktop.DefaultStopHotkey }

@@ -29,3 +29,7 @@ func Open(ctx context.Context, id string, o Options) (Driver, error) {
 	}
 	return d, nil
 }
+
+// DefaultStopHotkey is this system's stop hotkey when the person chose none
+// (Windows keeps ctrl+shift+escape for its Task Manager).
+func DefaultStopHotkey() string { return win.DefaultStopHotkey }

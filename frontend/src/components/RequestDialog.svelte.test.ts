@@ -8,6 +8,7 @@ import RequestDialog from './RequestDialog.svelte'
 import { fromSnapshot, type Request } from '../lib/events'
 import { i18n } from '../lib/i18n.svelte'
 import { store } from '../lib/store.svelte'
+import { answers } from '../lib/gen/answers'
 
 let app: Record<string, unknown> | null = null
 afterEach(() => {
@@ -55,6 +56,20 @@ describe('the confirm dialog', () => {
   })
 })
 
+describe('a confirmation on a screen that could not be read', () => {
+  it('says which reading failed and the device’s words for why, in Chinese too', () => {
+    const req: Request = { kind: 'confirm', message: 'm', action: tap, why: { by: 'unread', what: 'app', detail: 'the app in front could not be read' },
+      cause: { code: 'app_unread', detail: 'dumpsys window: Permission Denial' } }
+    let text = render(req).textContent ?? ''
+    expect(text).toContain('The app in front could not be read: dumpsys window: Permission Denial')
+    unmount(app!)
+    app = null
+    i18n.lang = 'zh-CN'
+    text = render(req).textContent ?? ''
+    expect(text).toContain('无法读取前台应用：dumpsys window: Permission Denial')
+  })
+})
+
 describe('the model-down dialog', () => {
   it('says where nothing answers, in Chinese, and offers no hint for the agent', () => {
     i18n.lang = 'zh-CN'
@@ -69,5 +84,26 @@ describe('the model-down dialog', () => {
   it('keeps the hint where it helps: a reply the agent could not use', () => {
     const el = render({ kind: 'model_error', message: 'm', cause: { code: 'model_unusable', detail: 'no action' } })
     expect(el.querySelector('[data-testid="request-hint"]')).not.toBeNull()
+  })
+})
+
+// The dialog offers exactly the answers of the one list (engine/answers.go,
+// gen/answers.ts) for each kind of request, the same the command line and
+// the MCP form offer: with a hint typed where it helps, the hint instead
+// of "keep going".
+describe('the answers the dialog offers', () => {
+  const offered = (el: HTMLElement) => [...el.querySelectorAll('[data-answer]')].map((b) => b.getAttribute('data-answer'))
+  it.each(Object.keys(answers) as (keyof typeof answers)[])('%s: the list’s answers', (kind) => {
+    const el = render({ kind, message: 'm', cause: { code: 'model_unusable', detail: 'x' } }, [])
+    const want = answers[kind].map((a) => a.answer)
+    const shown = offered(el)
+    const box = el.querySelector('input, textarea') as HTMLInputElement | HTMLTextAreaElement | null
+    if (box) {
+      box.value = 'try the other tab'
+      box.dispatchEvent(new Event('input'))
+      flushSync()
+    }
+    const all = new Set([...shown, ...offered(el)])
+    expect([...all].sort()).toEqual([...want].sort())
   })
 })

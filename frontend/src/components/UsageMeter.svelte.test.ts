@@ -50,6 +50,20 @@ function render(u: UsageEvent, live = true) {
 }
 
 describe('UsageMeter', () => {
+  it('shows the run’s age while its first model call waits, whatever else the run says meanwhile', () => {
+    const t0 = Date.now()
+    // The run started 56 s ago and its first call still waits: the start's
+    // usage (elapsed 0, measured then) is all there is (issue 49 item 11).
+    const m = render(usage(0, t0 - 56_000, 0))
+    expect(m.elapsed()).toBe('0:56')
+    // A waiting call's second arrives between ticks (a fresh copy of the
+    // same usage): the figure moves on the clock's tick, never back to 0.
+    m.tick(400)
+    m.set(usage(0, t0 - 56_000, 0))
+    expect(m.elapsed()).toBe('0:56')
+    m.tick(700)
+    expect(m.elapsed()).toBe('0:57')
+  })
   it('counts from when the engine measured, and never goes back', () => {
     const t0 = Date.now()
     // The engine measured 0:30 fifteen seconds ago (a window opened late).

@@ -5,10 +5,11 @@
 // window.go and window.runtime in the desktop window and in the dev-server
 // harness; calling through this one module keeps the rest of the UI free of
 // window globals and easy to test.
-import type { Action, Cause, EngineEvent, Request, Snapshot } from './events'
+import type { Action, Cause, EngineEvent, Request, Snapshot, Usage } from './events'
 import type { EvalRequest, EvalSummary, Evaluation, Progress } from './gen/eval'
 import type { Chore, ChoreDraft, ChoresNews } from './gen/chores'
-import { boundServices, type EngineSettings, type GroupResult, type Holder, type PopoutConfig, type Press } from './gen/types'
+import type { ElsewhereRun } from './gen/elsewhere'
+import { boundServices, type EngineSettings, type GroupResult, type Holder, type Config as PopoutConfig, type Press } from './gen/types'
 import { parseSaid, saidText } from './said'
 
 export interface Info {
@@ -19,6 +20,8 @@ export interface Info {
   dataDir: string
   settingsPath: string
   pricesPath: string
+  /** the desktop's stop hotkey here when Settings name none */
+  stopKeyDefault: string
 }
 
 export interface Budget {
@@ -54,6 +57,8 @@ export interface Settings {
   video_off: boolean
   /** the newest videos kept, in GB (older ones are deleted, their records kept) */
   video_keep_gb: number
+  /** the chord that stops a desktop run from any window ("": this system's, Info.stopKeyDefault) */
+  stop_hotkey: string
 }
 
 /** What starting a chore on one device came to: its run, or why it did not start (backend.ChoreStart). */
@@ -244,6 +249,12 @@ export interface RunSummary {
   first_goal?: string
   /** who started it when not the person at a door ("mcp:<client>") */
   started_by?: string
+  /** the device's name at the start ('' in an older record: device is its id) */
+  device_name?: string
+  /** the door it came in by: 'window', 'run' (the command line), 'mcp' */
+  door?: string
+  /** what its model calls cost */
+  usage: Usage
   /** the engine's reason in parts, when summary is that reason (worded in the UI's language) */
   why?: Cause
 }
@@ -258,6 +269,8 @@ export type Bound = {
   ListDevices(): Promise<DeviceEntry[]>
   ConnectDevice(addr: string): Promise<DeviceEntry>
   StartVirtualPhone(): Promise<DeviceEntry>
+  /** the devices another Tandem drives now, with their runs as their records say */
+  Elsewhere(): Promise<ElsewhereRun[]>
   MirrorURL(device: string): Promise<string>
   /** the window's mirror cannot be seen: its watch ends until MirrorURL */
   MirrorHidden(): Promise<void>
@@ -317,6 +330,8 @@ export type Bound = {
   SetCompact(on: boolean): Promise<void>
   /** whether the window is in front of the person (Go notifies the desktop only when it is not) */
   WindowFront(front: boolean): Promise<void>
+  /** the devices the window shows now (Go notifies a request on another even in front) */
+  WindowShows(devices: string[]): Promise<void>
   /** runs the world of chores for each chosen model, one after another, on virtual phones */
   StartEvaluation(req: EvalRequest): Promise<Evaluation>
   StopEvaluation(): Promise<void>
@@ -348,7 +363,7 @@ export type ServiceName = keyof typeof boundServices
 
 declare global {
   interface Window {
-    go?: { app?: Partial<Record<ServiceName, Partial<Bound>>> & { Popout?: PopoutBound } }
+    go?: { app?: Partial<Record<ServiceName, Partial<Bound>>>; popout?: { Popout?: PopoutBound } }
     runtime?: Runtime
   }
 }
@@ -360,7 +375,7 @@ const serviceOf = new Map<string, ServiceName>(
   ),
 )
 
-/** PopoutBound is the pop-out window's binding (app.Popout, app/popout.go). */
+/** PopoutBound is the pop-out window's binding (popout.Popout, popout/popout.go). */
 export interface PopoutBound {
   Config(): Promise<PopoutConfig>
   /** "done", or "took_over" when the agent was driving */
@@ -371,7 +386,7 @@ export interface PopoutBound {
 
 /** popoutBinding is the pop-out window's binding; null in the main window. */
 export function popoutBinding(): PopoutBound | null {
-  return window.go?.app?.Popout ?? null
+  return window.go?.popout?.Popout ?? null
 }
 
 export class BackendMissing extends Error {
@@ -413,6 +428,11 @@ export function onRunEvent(cb: (e: EngineEvent) => void): () => void {
 /** onEvalProgress subscribes to the running evaluation's progress. */
 export function onEvalProgress(cb: (p: Progress) => void): () => void {
   return window.runtime?.EventsOn('eval', (p) => cb(p as Progress)) ?? (() => {})
+}
+
+/** onElsewhere hears a device another Tandem drives, or lets go of (backend/elsewhere.go). */
+export function onElsewhere(cb: (e: ElsewhereRun) => void): () => void {
+  return window.runtime?.EventsOn('elsewhere', (e) => cb(e as ElsewhereRun)) ?? (() => {})
 }
 
 /** onDevices subscribes to device list changes. */

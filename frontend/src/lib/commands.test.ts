@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 
 // Every call of the components to Go goes through lib/commands.ts: a
 // component that called the backend itself would bypass the one place that
-// keeps a refusal's words for the control bar, and what the window asks of
-// Go could no longer be read in one file.
+// keeps a refusal's words for the control bar, and what the components
+// ask of Go could no longer be read in one file.
 const sources = import.meta.glob(['../components/*.svelte', '../App.svelte', '../PopoutApp.svelte'], { query: '?raw', import: 'default', eager: true }) as Record<string, string>
 
 describe('commands', () => {

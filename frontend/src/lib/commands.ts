@@ -1,7 +1,9 @@
 // Every call the components make to the Go side, in one place, grouped as
 // Go binds them (app/api.go): the components call these, never the
-// backend itself (commands.test.ts checks it), so what the window can ask
-// of Go is read in one file.
+// backend itself (commands.test.ts checks it). The store's own calls
+// (store.svelte.ts: loading the state, following the events) and the
+// pop-out window's (PopoutApp.svelte, through its own binding,
+// popoutBinding) are not the components' and are not here.
 //
 // The person's commands to the selected device's run: each resolves to
 // whether the run took it; a refusal's words are kept in store.errors for
@@ -127,4 +129,6 @@ export const windowCalls = {
   setCompact: (on: boolean) => backend.SetCompact(on),
   /** the window came in front of the person (true) or went behind (false) */
   front: (front: boolean) => backend.WindowFront(front),
+  /** the devices the window shows now: the one device, or every tile */
+  shows: (devices: string[]) => backend.WindowShows(devices),
 }

@@ -52,7 +52,7 @@ describe('controls', () => {
 // this vector; the page's reading of it must agree state by state.
 describe('handsOn', () => {
   it('is the rule Go enforces', () => {
-    const v = hands as Record<string, string>
+    const v = (hands as Record<string, Record<string, string>>).person // the person's row; an agent's act has its own
     expect(handsOn(undefined)).toBe(v.none)
     for (const s of states) expect(handsOn(s), s).toBe(v[s])
     expect(Object.keys(v).length).toBe(states.length + 1)

@@ -138,3 +138,20 @@ export function copyPicture(ctx: PictureContext, img: CanvasImageSource, w: numb
   }
   return false
 }
+
+/**
+ * shownSize is the size, in the picture's own pixels, that a mirror of
+ * width x height CSS px shows at on a screen of pixel ratio dpr: what a
+ * viewer tells the stream, so its stills are scaled to it (0 x 0 while the
+ * box has no size yet: no bound).
+ */
+export function shownSize(width: number, height: number, dpr: number): Size {
+  if (width <= 0 || height <= 0) return { w: 0, h: 0 }
+  const r = dpr > 0 ? dpr : 1
+  return { w: Math.ceil(width * r), h: Math.ceil(height * r) }
+}
+
+/** sizeQuery is the stream URL's part that says a viewer's size ("" for none). */
+export function sizeQuery(s: Size): string {
+  return s.w > 0 && s.h > 0 ? `&w=${s.w}&h=${s.h}` : ''
+}

@@ -20,6 +20,7 @@ const base: Settings = {
   scrcpy_server: '',
   video_off: false,
   video_keep_gb: 5,
+  stop_hotkey: '',
 }
 
 describe('settingsChanges', () => {

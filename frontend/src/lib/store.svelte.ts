@@ -2,8 +2,9 @@
 // Engine events arrive over the Wails event bus and are folded by apply();
 // commands go to the backend and their errors become a visible message on
 // the run they concern, never a silent failure.
-import { backend, errorText, onDevices, onRunEvent, type ChoreStart, type DeviceEntry } from './backend'
-import { apply, Sequencer, type EngineEvent, type RunView, type Snapshot } from './events'
+import { backend, errorText, onDevices, onElsewhere, onRunEvent, type ChoreStart, type DeviceEntry } from './backend'
+import type { ElsewhereRun } from './gen/elsewhere'
+import { apply, fromSnapshot, Sequencer, type EngineEvent, type RunView, type Snapshot } from './events'
 import { isLive } from './controls'
 import { needKey, tellApart, updateNeeds, type Need } from './tiles'
 
@@ -36,6 +37,12 @@ class Store {
   /** where recorded screens are served (for step thumbnails) */
   frames = $state<{ url: string; token: string } | null>(null)
 
+  /**
+   * devices another Tandem drives, by id, with their runs as their records
+   * say (backend/elsewhere.go): shown live, never driven from here.
+   */
+  away = $state.raw<Record<string, ElsewhereRun>>({})
+
   /** what tells each device from others of its name ('' when its name is its own) */
   marks = $derived(tellApart(this.devices))
   /** what the runs need the person for, in the order it arrived (lib/tiles.ts) */
@@ -51,6 +58,30 @@ class Store {
 
   get run(): RunView | undefined {
     return this.runs[this.selected]
+  }
+
+  /**
+   * shownOn is the run to show on device dev: its run in another Tandem
+   * while that one drives it (this window's last run there is over), else
+   * this window's own. Only to show: commands go to store.run's.
+   */
+  shownOn(dev: string): RunView | undefined {
+    const own = this.runs[dev]
+    const away = this.away[dev]?.run
+    if (away && !(own && isLive(own.state))) return fromSnapshot(away as Snapshot, away.seq) // its state is one of RunState: the same Go type
+    return own
+  }
+
+  get shown(): RunView | undefined {
+    return this.shownOn(this.selected)
+  }
+
+  /** seeAway takes news of a device another Tandem drives or let go of. */
+  seeAway(e: ElsewhereRun) {
+    const next = { ...this.away }
+    if (e.gone) delete next[e.device]
+    else next[e.device] = e
+    this.away = next
   }
 
   #order = new Sequencer()
@@ -167,6 +198,13 @@ class Store {
   setDevices(list: DeviceEntry[]) {
     this.#listed++
     this.devices = list
+    // A device no one else drives any more shows no run of theirs.
+    const gone = Object.keys(this.away).filter((id) => !list.some((d) => d.id === id && d.held_by))
+    if (gone.length) {
+      const next = { ...this.away }
+      for (const id of gone) delete next[id]
+      this.away = next
+    }
     if (!this.selected || !list.some((d) => d.id === this.selected)) {
       // This computer is never chosen for the person: an agent moving
       // their own mouse must be their explicit choice.
@@ -253,7 +291,9 @@ class Store {
   async init() {
     onRunEvent(this.handle)
     onDevices((d) => this.setDevices(d))
+    onElsewhere((e) => this.seeAway(e))
     await this.refreshDevices()
+    backend.Elsewhere().then((list) => list.forEach((e) => this.seeAway(e))).catch(() => {}) // shown at its next news
     backend.FramesBase().then((f) => (this.frames = f)).catch(() => {}) // no thumbnails then
     try {
       for (const snap of await backend.ActiveRuns()) this.handle({ run: snap.id, seq: snap.seq, time: '', kind: 'snapshot', snapshot: snap })

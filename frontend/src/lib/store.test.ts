@@ -119,3 +119,34 @@ describe('the device list', () => {
     }
   })
 })
+
+describe('a device another Tandem drives', () => {
+  const id = 'phone-away'
+  const snap = (runId: string, state: string, goal: string) =>
+    ({
+      id: runId, device: id, goal, state, plan: { todo: [] }, seq: 0,
+      usage: { total: { prompt_tokens: 0, completion_tokens: 0, cost: 0 }, calls: 0, steps: 0, person_steps: 0, elapsed_ms: 0, at: '' },
+    }) as never
+  const held = { ...dev(id, 'phone'), held_by: { door: 'run', pid: 7, since: '', run: 'other' } }
+
+  it('shows the other run, not this window\'s ended one, and forgets it when the phone is free', () => {
+    store.setDevices([held])
+    store.handle({ run: 'mine', seq: 1, time: '', kind: 'snapshot', snapshot: snap('mine', 'Done', 'old goal') } as EngineEvent)
+    expect(store.shownOn(id)?.goal).toBe('old goal')
+    store.seeAway({ device: id, holder: held.held_by, run: snap('other', 'WaitingForUser', 'pay there') })
+    expect(store.shownOn(id)?.id).toBe('other')
+    expect(store.shownOn(id)?.state).toBe('WaitingForUser')
+    expect(store.runs[id]?.id).toBe('mine') // commands still go to this window's own run
+    store.setDevices([dev(id, 'phone')]) // let go: no held_by
+    expect(store.shownOn(id)?.id).toBe('mine')
+  })
+
+  it('keeps this window\'s own live run shown', () => {
+    store.setDevices([held])
+    store.handle({ run: 'live', seq: 1, time: '', kind: 'snapshot', snapshot: snap('live', 'Planning', 'mine') } as EngineEvent)
+    store.seeAway({ device: id, holder: held.held_by, run: snap('other2', 'Executing', 'theirs') })
+    expect(store.shownOn(id)?.id).toBe('live')
+    store.seeAway({ device: id, holder: held.held_by, gone: true })
+    expect(store.away[id]).toBeUndefined()
+  })
+})

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { needKey, needOf, tellApart, tileGrid, updateNeeds, type Need } from './tiles'
+import { needKey, needOf, tellApart, tileGrid, tilesView, updateNeeds, type Need } from './tiles'
 import { emptyUsage, type Request, type RunView } from './events'
 import type { RunState } from './controls'
 
@@ -136,5 +136,24 @@ describe('tellApart', () => {
       { id: '10.0.0.3:5555', name: 'Phone' },
     ])
     expect(got).toEqual({ '10.0.0.2:5555': '10.0.0.2:5555', '10.0.0.3:5555': '10.0.0.3:5555' })
+  })
+})
+
+describe('tilesView', () => {
+  const desktop = { w: 1280, h: 800 }
+  // The side-by-side view of a 1280x800 window: four phones and a display.
+  const view = { w: 1256, h: 620 }
+  it('puts the needs list above tiles held by the width, and they grow into its column', () => {
+    const screens = [phone, phone, phone, phone, desktop]
+    const v = tilesView(screens, view, 122, 10, 218, 64)
+    const beside = tileGrid(screens, { w: view.w - 218 - 10, h: view.h }, 122, 10)
+    expect(v.needsAt).toBe('top')
+    expect(v.grid.scale).toBeGreaterThan(beside.scale * 1.03)
+    // and the tiles then fill the height left to them: no bands
+    expect(v.grid.rows * v.grid.cell.h + (v.grid.rows - 1) * 10).toBeGreaterThan((view.h - 64 - 10) * 0.9)
+  })
+  it('keeps the list beside tiles the height holds', () => {
+    expect(tilesView([phone, phone], { w: 1256, h: 620 }, 122, 10, 218, 64).needsAt).toBe('side')
+    expect(tilesView([desktop], { w: 1256, h: 620 }, 122, 10, 218, 64).needsAt).toBe('side')
   })
 })

@@ -53,6 +53,25 @@ export function tileGrid(screens: Size[], box: Size, chrome: number, gap: number
   return best
 }
 
+export interface TilesView {
+  grid: Grid
+  /** where the needs list stands: a column beside the tiles, or a strip above them */
+  needsAt: 'side' | 'top'
+}
+
+/**
+ * tilesView lays the tiles and the needs list out in view: the list is a
+ * column of width side beside the grid, unless the tiles are held by the
+ * width and would leave bands above and below them (portrait phones in a
+ * wide window), where a strip of height strip above them gives the tiles
+ * the column's width and draws them clearly larger.
+ */
+export function tilesView(screens: Size[], view: Size, chrome: number, gap: number, side: number, strip: number): TilesView {
+  const beside = tileGrid(screens, { w: view.w - side - gap, h: view.h }, chrome, gap)
+  const above = tileGrid(screens, { w: view.w, h: view.h - strip - gap }, chrome, gap)
+  return above.scale > beside.scale * 1.03 ? { grid: above, needsAt: 'top' } : { grid: beside, needsAt: 'side' }
+}
+
 /**
  * tellApart gives each device a short mark that tells it from the others
  * of the same name (four "Tandem Virtual Phone"s on a rack): its port when
@@ -120,4 +139,14 @@ export function updateNeeds(prev: Need[], runs: Record<string, RunView>, order: 
   const next = [...kept, ...fresh]
   const same = next.length === prev.length && next.every((n, i) => n === prev[i] || needKey(n) === needKey(prev[i]))
   return same ? prev : next
+}
+
+/**
+ * needsElsewhere are the needs on devices the window does not show now
+ * (shown: the devices it shows), oldest first: what the "Needs you" banner
+ * counts and leads to, since a request on a device out of view is seen
+ * nowhere else.
+ */
+export function needsElsewhere(needs: Need[], shown: readonly string[]): Need[] {
+  return needs.filter((n) => !shown.includes(n.device))
 }

@@ -14,6 +14,8 @@ class UI {
   handBackOpen = $state(false)
   /** the person agreed, this session, to let a task control this computer */
   desktopConfirmed = $state(false)
+  /** the desktop's stop hotkey as the person presses it ("Ctrl+Shift+Esc"): Settings', else this system's */
+  stopKey = $state('Ctrl+Shift+Esc')
   /** the take-over request the person has read (its dialog stays closed) */
   seenTakeOver = $state.raw<object | null>(null)
   settingsOpen = $state(false)

@@ -28,4 +28,8 @@ export const causeCodes = [
   'model_unreachable',
   'device_away',
   'stopped_by_client',
+  'denied',
+  'labels_unread',
+  'app_unread',
+  'windows_unread',
 ] as const

@@ -15,6 +15,7 @@ export const saidCodes = [
   'field.max_tokens_negative',
   'field.model_empty',
   'field.name_empty',
+  'field.stop_hotkey',
   'field.temperature_range',
   'field.top_p_range',
   'field.variant_unknown',

@@ -1,4 +1,4 @@
-// Code generated from the engine's transition table (engine/transitions.go)
+// Code generated from the engine's statechart (engine/chart.go)
 // by `go test ./engine -run TypeScript -update`. DO NOT EDIT.
 
 export const states = ['Idle', 'Planning', 'Executing', 'WaitingForStability', 'WaitingForUser', 'Paused', 'Manual', 'Done', 'Failed', 'Stopped'] as const
@@ -30,9 +30,9 @@ export const accepts: Record<RunState, Partial<Record<Command, readonly RunState
   Planning: { pause: ['Paused'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Planning'], edit_goal: ['Planning', 'WaitingForUser', 'Stopped'] },
   Executing: { pause: ['Executing'], take_over: ['Executing'], stop: ['Stopped'], stop_gracefully: ['Executing'], edit_goal: ['Executing'], edit_pending: ['Executing'] },
   WaitingForStability: { pause: ['Paused'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['WaitingForStability'], edit_goal: ['WaitingForStability'], edit_pending: ['WaitingForStability'] },
-  WaitingForUser: { confirm: ['Executing', 'WaitingForUser', 'Stopped'], deny: ['Planning', 'WaitingForUser', 'Stopped'], answer: ['Planning', 'WaitingForUser', 'Stopped'], resume: ['Planning', 'WaitingForUser', 'Stopped'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['WaitingForUser'], edit_pending: ['WaitingForUser'] },
+  WaitingForUser: { resume: ['Planning', 'WaitingForUser', 'Stopped'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Stopped'], confirm: ['Executing', 'WaitingForUser', 'Stopped'], deny: ['Planning', 'WaitingForUser', 'Stopped'], answer: ['Planning', 'WaitingForUser', 'Stopped'], edit_goal: ['WaitingForUser'], edit_pending: ['WaitingForUser'] },
   Paused: { resume: ['Planning', 'WaitingForUser', 'Stopped'], take_over: ['Manual'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['Paused'], edit_pending: ['Paused'] },
-  Manual: { manual_input: ['Manual'], hand_back: ['Planning', 'WaitingForUser', 'Stopped'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['Manual'] },
+  Manual: { hand_back: ['Planning', 'WaitingForUser', 'Stopped'], stop: ['Stopped'], stop_gracefully: ['Stopped'], edit_goal: ['Manual'], manual_input: ['Manual'] },
   Done: {},
   Failed: {},
   Stopped: {},

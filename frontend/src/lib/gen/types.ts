@@ -76,6 +76,7 @@ export interface BackendSettings {
   scrcpy_server: string
   video_off: boolean
   video_keep_gb: number
+  stop_hotkey: string
 }
 
 /** engine.Cause */
@@ -83,6 +84,16 @@ export interface Cause {
   code: string
   n?: string
   detail?: string
+}
+
+/** popout.Config */
+export interface Config {
+  device: string
+  name: string
+  stream: string
+  input: string
+  lang: string
+  theme: string
 }
 
 /** engine.Element */
@@ -184,6 +195,7 @@ export interface Info {
   dataDir: string
   settingsPath: string
   pricesPath: string
+  stopKeyDefault: string
 }
 
 /** backend.LoadedSettings */
@@ -258,16 +270,6 @@ export interface Policy {
   words: string[]
   apps: string[]
   off?: boolean
-}
-
-/** app.PopoutConfig */
-export interface PopoutConfig {
-  device: string
-  name: string
-  stream: string
-  input: string
-  lang: string
-  theme: string
 }
 
 /** backend.PresetInfo */
@@ -385,6 +387,9 @@ export interface RunSummary {
   damaged?: number
   no_start?: boolean
   started_by?: string
+  device_name?: string
+  door?: string
+  usage: Usage
   first_goal?: string
   why?: Cause
 }
@@ -533,8 +538,8 @@ export interface Why {
 
 /** The methods Wails binds, by service (app/api.go): window.go.app.<service>.<method>. */
 export const boundServices = {
-  DevicesAPI: ['ConnectDevice', 'ListDevices', 'StartVirtualPhone'],
-  RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver', 'WindowFront'],
+  DevicesAPI: ['ConnectDevice', 'Elsewhere', 'ListDevices', 'StartVirtualPhone'],
+  RunsAPI: ['ActiveRuns', 'Answer', 'Confirm', 'Deny', 'EditGoal', 'EditPending', 'HandBack', 'Pause', 'Resume', 'SetCompact', 'StartRun', 'Stop', 'StopAfter', 'TakeOver', 'WindowFront', 'WindowShows'],
   HistoryAPI: ['ExportClip', 'ExportReport', 'OpenReport', 'PastRuns', 'ResumeRun', 'RunAgain', 'RunSteps', 'SaveReportAs'],
   MirrorAPI: ['FramesBase', 'MirrorGesture', 'MirrorHidden', 'MirrorPath', 'MirrorPress', 'MirrorPressGroup', 'MirrorTouch', 'MirrorURL', 'PopOut', 'TileClosed', 'TileURL'],
   SettingsAPI: ['DeleteProfile', 'DismissSettingsWarning', 'DismissWelcome', 'GetSettings', 'Info', 'MCPAccess', 'Presets', 'Profiles', 'RenewMCPToken', 'SaveProfile', 'SaveSettings', 'ScrcpyServer', 'TestForm', 'TestProfile', 'UpdateSettings', 'UseLocalModel', 'WelcomeCheck'],

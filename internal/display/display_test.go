@@ -1,4 +1,4 @@
-package app
+package display
 
 import (
 	"net"
@@ -12,7 +12,7 @@ import (
 	"tandem/internal/xvfb"
 )
 
-func TestDisplayProblem(t *testing.T) {
+func TestProblem(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the check is for Linux desktops")
 	}
@@ -39,9 +39,9 @@ func TestDisplayProblem(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := DisplayProblem(func(k string) string { return c.env[k] })
+			err := Problem(func(k string) string { return c.env[k] })
 			if (err == nil) != c.ok {
-				t.Fatalf("DisplayProblem = %v, want ok=%v", err, c.ok)
+				t.Fatalf("Problem = %v, want ok=%v", err, c.ok)
 			}
 			if err != nil && (!strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "\n")) {
 				t.Fatalf("%q: want one line naming %q", err, c.says)

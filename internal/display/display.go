@@ -1,4 +1,8 @@
-package app
+// Package display says whether a window can open on this desktop, asked
+// before GTK is touched: GTK aborts with a panic and a goroutine dump when
+// there is none. It is apart from the window's door (app/) because it runs
+// before any window exists and knows nothing of Wails.
+package display
 
 import (
 	"fmt"
@@ -10,12 +14,12 @@ import (
 	"time"
 )
 
-// DisplayProblem says, in one line, why the window cannot open on this
+// Problem says, in one line, why the window cannot open on this
 // Linux desktop (no DISPLAY or WAYLAND_DISPLAY, or nothing answering
 // there), or nil when it can. GTK would otherwise abort with a panic and
 // a goroutine dump. getenv is os.Getenv (a parameter for tests). Other
 // systems always have a desktop: nil.
-func DisplayProblem(getenv func(string) string) error {
+func Problem(getenv func(string) string) error {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
