@@ -90,7 +90,7 @@ type pageEvent struct {
 }
 
 func (e pageEvent) String() string {
-	return fmt.Sprintf("%s@(%v,%v) b=%d bs=%d key=%q ctrl=%v meta=%v dy=%v value=%q", e.Type, e.X, e.Y, e.Button, e.Buttons, e.Key, e.Ctrl, e.Meta, e.DY, e.Value)
+	return fmt.Sprintf("%s@(%v,%v) b=%d bs=%d detail=%d t=%.1f key=%q ctrl=%v meta=%v dy=%v value=%q", e.Type, e.X, e.Y, e.Button, e.Buttons, e.Detail, e.T, e.Key, e.Ctrl, e.Meta, e.DY, e.Value)
 }
 
 // The page covers the screen (chromium --kiosk at 0,0), reports every mouse,
@@ -105,6 +105,9 @@ html,body{margin:0;height:100%;background:#fff;overflow:hidden}
 let n = 0;
 function send(o) { o.n = ++n; fetch('/event', {method: 'POST', body: JSON.stringify(o), keepalive: true}); }
 function rec(e) {
+  // After a click the browser may still dispatch a dblclick in the same task:
+  // "clickdone" comes after it, so a test can tell "no dblclick" from "not yet".
+  if (e.type === 'click') setTimeout(() => send({type: 'clickdone'}), 0);
   send({type: e.type, x: e.screenX, y: e.screenY, button: e.button || 0, buttons: e.buttons || 0,
     ctrl: e.ctrlKey, shift: e.shiftKey, alt: e.altKey, meta: e.metaKey, key: e.key || '', code: e.code || '',
     dx: e.deltaX || 0, dy: e.deltaY || 0, detail: e.detail || 0, t: performance.timeOrigin + e.timeStamp});
@@ -248,6 +251,33 @@ func (e *testEnv) waitFor(t *testing.T, what string, ok func([]pageEvent) bool) 
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// clicksDone reports whether the page has finished dispatching what the
+// k-th click (from 1) set off: its "clickdone" mark has arrived, and so has
+// every event the page numbered between the two.
+func clicksDone(evs []pageEvent, k int) bool {
+	clicks := ofType(evs, "click")
+	if len(clicks) < k {
+		return false
+	}
+	from := clicks[k-1].N
+	seen := map[int]bool{}
+	for _, ev := range evs {
+		seen[ev.N] = true
+	}
+	for _, ev := range ofType(evs, "clickdone") {
+		if ev.N <= from {
+			continue
+		}
+		for n := from + 1; n < ev.N; n++ {
+			if !seen[n] {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func ofType(evs []pageEvent, typ string) []pageEvent {
