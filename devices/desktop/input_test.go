@@ -464,8 +464,10 @@ func TestDoubleTapIsOneDoubleClickHoweverLateItRuns(t *testing.T) {
 	do(t, d, action.Action{Type: action.DoubleTap, X: 901, Y: 450})
 	// Two clicks without a dblclick fail the test; a dblclick still on its
 	// way when the second click arrives must not (it did on a busy machine).
-	evs := p.waitFor(t, "two mouseups and a dblclick, or two clicks and what follows them", func(evs []pageEvent) bool {
-		return len(ofType(evs, "mouseup")) >= 2 && (len(ofType(evs, "dblclick")) >= 1 || clicksDone(evs, 2))
+	// The page reports each event on its own, so they may arrive in any
+	// order: wait for both presses and releases too.
+	evs := p.waitFor(t, "two mousedowns and mouseups, two clicks and what follows them", func(evs []pageEvent) bool {
+		return len(ofType(evs, "mousedown")) >= 2 && len(ofType(evs, "mouseup")) >= 2 && clicksDone(evs, 2)
 	})
 	if es := ofType(evs, "dblclick"); len(es) != 1 || !at(es[0], 901, 450) {
 		t.Errorf("want one dblclick at (901,450), got %v in %v", es, evs)
