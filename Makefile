@@ -109,7 +109,7 @@ mutants:
 	$(GO) run ./engine/mutants -seeds $(if $(filter command line,$(origin SEEDS)),$(SEEDS),2000)
 
 ## bench-release: this tree's tandem run against a previous release's (OLD=commit, default the last tag,
-## else 5bde43b), paired and alternated: CPU and wall per step of both and their ratio (ROUNDS=7)
+## else 5bde43b), paired and alternated: CPU and wall per step of both, a 6-step task's time, and the ratios (ROUNDS=7)
 bench-release: setup build
 	scripts/bench-release.sh
 

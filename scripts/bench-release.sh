@@ -6,7 +6,8 @@
 #           the last build before the backend)
 #   NEW     the binary to measure (default: build/bin/tandem, `make build`)
 #   ROUNDS  rounds of the benchmark (default 7); each runs both binaries for
-#           5 and 25 steps, without and with the run's video
+#           5 and 25 steps, without and with the run's video, and for a
+#           whole 6-step task timed from start to end
 # The old binary is built in a git worktree of its own under a temporary
 # folder (the window's pages are not needed: `tandem run` never opens it).
 set -euo pipefail

@@ -24,14 +24,20 @@ const tap = `<tool_call>{"name": "tap", "arguments": {"x": 702, "y": 500}}</tool
 // extra steps cost, without the start and the end.
 const short, long = 5, 25
 
+// task is the step count of the whole task timed from start to end, as a
+// person waits for it (issue 48: a 6-step task took 1.6–1.7× 5bde43b's
+// time).
+const task = 6
+
 // BenchmarkRelease runs `tandem run` headless on one `tandem vphone` (a
 // process of its own, so its CPU is not counted) with a model that answers
 // at once, for the binary TANDEM_BIN and the previous release's
 // TANDEM_OLD_BIN, alternated (old, new, new, old, ...) so both meet the
 // same load; each b.N round runs each binary for 5 and 25 steps, without
-// and with the run's video. It reports the medians of CPU (user+sys of the
-// tandem run process) and wall per extra step, and new ÷ old. Without both
-// binaries it is skipped.
+// and with the run's video, and for a whole 6-step task. It reports the
+// medians of CPU (user+sys of the tandem run process) and wall per extra
+// step, the task's wall time, and new ÷ old. Without both binaries it is
+// skipped.
 func BenchmarkRelease(b *testing.B) {
 	newBin, oldBin := os.Getenv("TANDEM_BIN"), os.Getenv("TANDEM_OLD_BIN")
 	if newBin == "" || oldBin == "" {
@@ -40,7 +46,7 @@ func BenchmarkRelease(b *testing.B) {
 	ctx := b.Context()
 	model := modeltest.NewFunc(b, func(modeltest.Request) modeltest.Reply { return modeltest.Reply{Content: tap, Chunks: 1} })
 	ph := startPhone(ctx, b, newBin)
-	bins := []binary{{"old", oldBin, nil}, {"new", newBin, nil}}
+	bins := []binary{{name: "old", path: oldBin}, {name: "new", path: newBin}}
 	b.Logf("load before: %s", loadavg())
 	for i := 0; b.Loop(); i++ {
 		for k := range bins {
@@ -49,9 +55,15 @@ func BenchmarkRelease(b *testing.B) {
 			for _, video := range []bool{false, true} {
 				bn.add(video, ph.perStep(ctx, b, bn.path, model.URL, video))
 			}
+			for _, video := range []bool{false, true} {
+				bn.addTask(video, ph.run(ctx, b, bn.path, model.URL, task, video).wall)
+			}
 		}
 	}
 	b.Logf("load after: %s", loadavg())
+	for _, video := range []bool{false, true} {
+		reportTasks(b, map[bool]string{false: "novideo", true: "video"}[video], bins[0].tasks[video], bins[1].tasks[video])
+	}
 	for _, video := range []bool{false, true} {
 		name := map[bool]string{false: "novideo", true: "video"}[video]
 		o, n := bins[0].median(video), bins[1].median(video)
@@ -73,6 +85,31 @@ type binary struct {
 		video bool
 		cost
 	}
+	tasks map[bool][]float64 // the whole task's wall time, ms, a round each, by video
+}
+
+func (bn *binary) addTask(video bool, ms float64) {
+	if bn.tasks == nil {
+		bn.tasks = map[bool][]float64{}
+	}
+	bn.tasks[video] = append(bn.tasks[video], ms)
+}
+
+// reportTasks reports the medians of the whole task's wall time and the
+// median of the rounds' new ÷ old (the two ran in the same minutes, so the
+// ratio moves less than either). An old binary that keeps no video runs
+// the same either way.
+func reportTasks(b *testing.B, name string, old, new []float64) {
+	var ratios []float64
+	for i := range min(len(old), len(new)) {
+		ratios = append(ratios, new[i]/old[i])
+	}
+	for _, xs := range [][]float64{old, new, ratios} {
+		slices.Sort(xs)
+	}
+	b.ReportMetric(old[len(old)/2], "old-task-ms-"+name)
+	b.ReportMetric(new[len(new)/2], "new-task-ms-"+name)
+	b.ReportMetric(ratios[len(ratios)/2], "task-ratio-"+name)
 }
 
 func (bn *binary) add(video bool, c cost) {
