@@ -50,10 +50,7 @@ func attentionRig(t *testing.T) (*Backend, Profile) {
 	t.Cleanup(b.Shutdown)
 	b.attention.begin(t.Context()) // as Begin does
 	b.devices.AddSource(simSource{phones: []*simPhone{{i: 0, w: 40}, {i: 1, w: 44}}})
-	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-note-0000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scriptedProfile(t, b, srv.URL, "sk-note-0000")
 	return b, p
 }
 

@@ -38,10 +38,7 @@ func desktopRig(t *testing.T) (*Backend, Profile, *modeltest.Server) {
 	})
 	b := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:1"})
 	t.Cleanup(b.Shutdown)
-	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "sk-desk-0000")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scriptedProfile(t, b, srv.URL, "sk-desk-0000")
 	return b, p, srv
 }
 

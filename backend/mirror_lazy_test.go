@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/mirror"
@@ -29,16 +27,11 @@ func TestAHeadlessRunEncodesNoPicture(t *testing.T) {
 	var calls atomic.Int32
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
 		if calls.Add(1) > 3 {
-			return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+			return finishReply()
 		}
-		return modeltest.Reply{Content: "Tap.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+		return tapReply(plus)
 	})
-	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// No video: its stream would feed the mirror instead of the captures
@@ -77,16 +70,11 @@ func TestAViewerWhoJoinsMidRunGetsTheNewestPicture(t *testing.T) {
 			held <- struct{}{}
 			<-release // until the test has its picture (or gave up)
 		default:
-			return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+			return finishReply()
 		}
-		return modeltest.Reply{Content: "Tap.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+		return tapReply(plus)
 	})
-	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	snap, err := b.StartRun(ctx, phone, "tap twice", RunChoice{Profile: p.ID, NoVideo: true}) // a video's stream would feed the mirror

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
-	openai "github.com/sashabaranov/go-openai"
 
 	"tandem/engine"
 	"tandem/internal/cputime"
@@ -128,11 +127,9 @@ func (r *phonesRig) reply(req modeltest.Request) modeltest.Reply {
 		heap()
 	}
 	if n > benchSteps {
-		return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+		return finishReply()
 	}
-	return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
-		Function: openai.FunctionCall{Name: "tap", Arguments: r.plus[phone]}}}}
+	return tapReply(r.plus[phone])
 }
 
 // liveHeapMB is the live heap after a collection, all of it and the

@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
@@ -46,11 +44,9 @@ func TestStreamJudgesTheSettledScreen(t *testing.T) {
 				pictures = append(pictures, imgs[len(imgs)-1])
 			}
 			if phone.State().Counter >= taps { // by the phone: an early call may be dropped
-				return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
-					Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+				return finishReply()
 			}
-			return modeltest.Reply{Content: "Tap +1.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+			return tapReply(plus)
 		})
 		b := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:" + strconv.Itoa(env.Port)})
 		t.Cleanup(b.Shutdown)

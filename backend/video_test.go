@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
@@ -30,16 +28,11 @@ func tapRunChoice(t *testing.T, b *Backend, phone, plus string, taps int32, noVi
 	var calls atomic.Int32
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
 		if calls.Add(1) > taps {
-			return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+			return finishReply()
 		}
-		return modeltest.Reply{Content: "Tap.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+		return tapReply(plus)
 	})
-	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	began := time.Now()

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/vphone"
@@ -34,16 +32,11 @@ func TestARunDoesNotWaitForItsVideoToOpen(t *testing.T) {
 	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
 		once.Do(func() { close(asked) })
 		if calls.Add(1) > 1 {
-			return modeltest.Reply{Content: "Done.", ToolCalls: []openai.ToolCall{{ID: "f", Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: "finish", Arguments: `{"summary":"tapped","success":true}`}}}}
+			return finishReply()
 		}
-		return modeltest.Reply{Content: "Tap.", ToolCalls: []openai.ToolCall{{ID: "t", Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: "tap", Arguments: plus}}}}
+		return tapReply(plus)
 	})
-	p, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	type started struct {
