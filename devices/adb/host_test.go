@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"tandem/engine/device"
+	"tandem/vphone/vphonetest"
 )
 
 // freePort returns a TCP port on 127.0.0.1 that nothing listens on now.
@@ -31,18 +32,27 @@ func privateServer(t testing.TB) Server {
 	if _, err := exec.LookPath("adb"); err != nil {
 		t.Skip("adb is not installed (apt-get install adb)")
 	}
-	s := Server{Addr: "127.0.0.1:" + strconv.Itoa(freePort(t)), Env: []string{"ADB_LOCAL_TRANSPORT_MAX_PORT=0"}}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if err := s.Start(ctx); err != nil {
-		t.Fatal(err)
+	// Its port is below the ephemeral range, where no parallel test's fake
+	// phone (a listener on port 0) can take it before the server binds it;
+	// two servers that pick one port is a chance in thousands, and a
+	// start that fails tries another.
+	var err error
+	for range 5 {
+		s := Server{Addr: "127.0.0.1:" + strconv.Itoa(vphonetest.ServerPort(t)), Env: []string{"ADB_LOCAL_TRANSPORT_MAX_PORT=0"}}
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		err = s.Start(ctx)
+		cancel()
+		if err == nil {
+			t.Cleanup(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = s.Kill(ctx)
+			})
+			return s
+		}
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = s.Kill(ctx)
-	})
-	return s
+	t.Fatal(err)
+	return Server{}
 }
 
 func TestServerHostRequests(t *testing.T) {

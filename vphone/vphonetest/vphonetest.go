@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -101,7 +102,7 @@ func StartServer(t testing.TB) (adb string, port int) {
 	adb = ADB(t)
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		port = freePort(t)
+		port = ServerPort(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		cmd := exec.CommandContext(ctx, adb, "-P", strconv.Itoa(port), "start-server")
 		cmd.Env = adbEnv(port)
@@ -128,8 +129,34 @@ func killServer(adb string, port int) {
 	_ = cmd.Run()
 }
 
-func freePort(t testing.TB) int {
+// ServerPort is a free port for a private adb server, below the kernel's
+// ephemeral range. A port from that range (net.Listen on port 0) is free
+// again once its check closes, and a parallel test's listener on port 0
+// (a fake phone's) could take it before the adb server binds it: `adb
+// start-server` then talks to the fake and fails with a protocol fault
+// (seen in make test). Below the range only another ServerPort can pick
+// it, one chance in thousands, and StartServer tries again then.
+func ServerPort(t testing.TB) int {
 	t.Helper()
+	low := 32768 // Linux's default first ephemeral port
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				low = n
+			}
+		}
+	}
+	const from = 10000
+	for range 200 {
+		if low <= from+1000 {
+			break
+		}
+		port := from + rand.IntN(low-from)
+		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			ln.Close()
+			return port
+		}
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("finding a free port: %v", err)
