@@ -299,7 +299,7 @@ func (f *desks) streamUntil(ctx context.Context, id string, src stream.Source, s
 		if f.hub.StillsOnly(id) {
 			return false
 		}
-		if want := f.hub.VideoSide(id, screen); want > 0 && want != side {
+		if remake(side, f.hub.VideoSide(id, screen), screen) {
 			return true
 		}
 		select {
@@ -310,6 +310,20 @@ func (f *desks) streamUntil(ctx context.Context, id string, src stream.Source, s
 		case <-changed:
 		}
 	}
+}
+
+// remake reports whether a stream made at side (0: the screen's own) is
+// made again for the side its viewers want (0: not told): at once when
+// they need more pixels (a larger box, a recording's full size), for
+// fewer only when that saves a third of the side or more. Each new start
+// stops the picture and the person's live input for a moment, and a box
+// that settles by a step (640 to 480 as the window lays out; it went back
+// and forth in the mirror's e2e test) is not worth it.
+func remake(side, want int, screen image.Point) bool {
+	if side <= 0 {
+		side = max(screen.X, screen.Y)
+	}
+	return want > 0 && (want > side || want*3 <= side*2)
 }
 
 // heldPackets keeps the packets that come while a stream opens until the

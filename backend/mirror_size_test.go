@@ -146,3 +146,28 @@ func nextPictureSize(ctx context.Context, t *testing.T, c *websocket.Conn) image
 		}
 	}
 }
+
+// A stream is made again for a larger box at once, for a smaller one only
+// when it saves a third of the side (each new start stops the picture and
+// the live input for a moment).
+func TestAStreamIsMadeAgainOnlyWhenItPays(t *testing.T) {
+	screen := image.Pt(1080, 2400)
+	for _, c := range []struct {
+		side, want int
+		remade     bool
+	}{
+		{640, 480, false}, // the box settled by a step
+		{480, 640, true},  // larger: sharper at once
+		{640, 640, false},
+		{2400, 640, true},  // a tile of a phone made whole
+		{0, 640, true},     // made at the screen's own size
+		{0, 2400, false},   // that is the screen's size
+		{1280, 960, false}, // three quarters
+		{960, 640, true},   // two thirds
+		{640, 0, false},    // no viewer says
+	} {
+		if got := remake(c.side, c.want, screen); got != c.remade {
+			t.Errorf("made at %d, wanted %d: remade %v, want %v", c.side, c.want, got, c.remade)
+		}
+	}
+}
