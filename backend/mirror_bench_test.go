@@ -168,15 +168,8 @@ func desktopDesk(tb testing.TB, w, h int) (string, string) {
 	tb.Helper()
 	d := xvfb.Start(tb, w, h)
 	tb.Setenv("DISPLAY", d.Name)
-	hub := mirror.NewHub()
-	srv, err := mirror.Start(hub)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { srv.Close() })
 	reg := NewDevices("127.0.0.1:1", tb.TempDir(), devices.NewDesktop())
-	f := newDesks(reg, hub, func(string) bool { return false })
-	tb.Cleanup(f.stopAll)
+	_, srv, f := mirrorDesks(tb, reg)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	list, err := reg.List(ctx)
@@ -263,14 +256,7 @@ func BenchmarkMirrorPhone(b *testing.B) {
 	for _, path := range []string{"scrcpy", "screenrecord", "screencap"} {
 		b.Run(path, func(b *testing.B) {
 			p, env := vphonetest.Start(b, vphone.WithAnimation(1500*time.Millisecond))
-			hub := mirror.NewHub()
-			srv, err := mirror.Start(hub)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { srv.Close() })
-			devices := NewDevices("127.0.0.1:"+strconv.Itoa(env.Port), b.TempDir())
-			f := newDesks(devices, hub, func(string) bool { return false })
+			hub, srv, f := mirrorDesks(b, NewDevices("127.0.0.1:"+strconv.Itoa(env.Port), b.TempDir()))
 			switch path {
 			case "scrcpy":
 				jar := filepath.Join(b.TempDir(), "scrcpy-server")
@@ -279,7 +265,6 @@ func BenchmarkMirrorPhone(b *testing.B) {
 			case "screencap":
 				f.noScreenrecord = true
 			}
-			b.Cleanup(f.stopAll)
 			if err := p.Launch(vphone.PkgAnim); err != nil {
 				b.Fatal(err)
 			}

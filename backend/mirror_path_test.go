@@ -18,14 +18,7 @@ import (
 // (issue 30: BenchmarkMirrorPhone saw `path ""` after its first frame).
 func TestPhoneMirrorNamesItsPathBeforeTheFirstFrame(t *testing.T) {
 	_, env := vphonetest.Start(t)
-	hub := mirror.NewHub()
-	srv, err := mirror.Start(hub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	f := newDesks(NewDevices("127.0.0.1:"+strconv.Itoa(env.Port), t.TempDir()), hub, func(string) bool { return false })
-	t.Cleanup(f.stopAll)
+	hub, srv, f := mirrorDesks(t, NewDevices("127.0.0.1:"+strconv.Itoa(env.Port), t.TempDir()))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, _, err := websocket.Dial(ctx, srv.StreamURL(env.Serial), nil)

@@ -102,14 +102,7 @@ func aTileWatching(t *testing.T) (*mirror.Hub, string, *websocket.Conn) {
 	defer cancel()
 	needFFmpeg(t)
 	_, env := vphonetest.Start(t, vphone.WithSize(720, 1600))
-	hub := mirror.NewHub()
-	srv, err := mirror.Start(hub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	f := newDesks(NewDevices("127.0.0.1:"+strconv.Itoa(env.Port), t.TempDir()), hub, func(string) bool { return false })
-	t.Cleanup(f.stopAll)
+	hub, srv, f := mirrorDesks(t, NewDevices("127.0.0.1:"+strconv.Itoa(env.Port), t.TempDir()))
 	if err := f.Watch(ctx, "tile", env.Serial); err != nil {
 		t.Fatal(err)
 	}

@@ -147,10 +147,7 @@ func ServerPort(t testing.TB) int {
 		}
 	}
 	const from = 10000
-	for range 200 {
-		if low <= from+1000 {
-			break
-		}
+	for i := 0; i < 200 && low > from+1000; i++ {
 		port := from + rand.IntN(low-from)
 		if ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
 			ln.Close()
