@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"tandem/engine"
-	"tandem/engine/model"
 )
 
 // What every door asks of runs, devices and history.
@@ -37,8 +36,8 @@ func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (e
 	if goal == "" {
 		return engine.Snapshot{}, ErrNoGoal
 	}
-	hold, attach := b.beginVideo(ctx, deviceID, s)
-	snap, err := b.runs.Start(ctx, deviceID, goal, hold(s.Planner), s.Settings, s.StartedBy)
+	attach := b.beginVideo(ctx, deviceID, s)
+	snap, err := b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings, s.StartedBy)
 	b.attachVideo(attach, snap, err)
 	return snap, err
 }
@@ -56,11 +55,11 @@ func (b *Backend) attachVideo(attach func(*engine.Run), snap engine.Snapshot, er
 // settings hold); given names the device and goal again for a record
 // whose first line is damaged.
 func (b *Backend) Resume(ctx context.Context, id string, s Setup, given Given) (engine.Snapshot, error) {
-	hold, attach := func(p model.Planner) model.Planner { return p }, func(*engine.Run) {}
+	attach := func(*engine.Run) {}
 	if dev := b.resumeDevice(id, given); dev != "" {
-		hold, attach = b.beginVideo(ctx, dev, s)
+		attach = b.beginVideo(ctx, dev, s)
 	}
-	snap, err := b.runs.Resume(ctx, id, hold(s.Planner), given)
+	snap, err := b.runs.Resume(ctx, id, s.Planner, given)
 	b.attachVideo(attach, snap, err)
 	return snap, err
 }
