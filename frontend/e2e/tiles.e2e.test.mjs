@@ -47,6 +47,10 @@ before(async () => {
   for (const p of phones) adb(p.serial, 'shell', 'monkey', '-p', p.pkg, '1')
   const { page } = app
   await addModel(page, model.url)
+  // B's counting run goes on for as long as the other tiles' steps take:
+  // on a busy machine that passed the default 50 steps, and its budget's
+  // question then stood first in "needs you" (CI, stop 56).
+  await page.evaluate(() => window.go.app.SettingsAPI.UpdateSettings({ budget: { max_steps: 2000 } }))
   await page.getByTestId('welcome-done').click()
   // The phones attached after the app started: the list learns of them.
   for (const p of phones) await page.getByTestId(`device-${p.serial}`).waitFor({ timeout: 30_000 })
@@ -339,7 +343,7 @@ test('two runs at once: Pay confirmed on one tile while the other keeps counting
   await tile(A).getByTestId('tile-stop').click()
   await until(async () => (await attr(A, 'data-state')) === 'Stopped', 'A stopped')
   const bAfterStop = await steps(B)
-  await until(async () => (await steps(B)) > bAfterStop + 1, 'B counts on after A stopped')
+  await until(async () => (await steps(B)) > bAfterStop + 1, async () => `B counts on after A stopped (B: ${await steps(B)} steps from ${bAfterStop}, ${await attr(B, 'data-state')})`)
   assert.equal((await page.evaluate((id) => window.go.app.RunsAPI.ActiveRuns().then((rs) => rs.find((r) => r.id === id)?.state), runB)) !== 'Stopped', true)
 
   // Esc on B (focused) stops B.
