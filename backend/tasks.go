@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"tandem/engine"
+	"tandem/engine/model"
 )
 
 // What every door asks of runs, devices and history.
@@ -36,8 +37,8 @@ func (b *Backend) Launch(ctx context.Context, deviceID, goal string, s Setup) (e
 	if goal == "" {
 		return engine.Snapshot{}, ErrNoGoal
 	}
-	attach := b.beginVideo(ctx, deviceID, s)
-	snap, err := b.runs.Start(ctx, deviceID, goal, s.Planner, s.Settings, s.StartedBy)
+	hold, attach := b.beginVideo(ctx, deviceID, s)
+	snap, err := b.runs.Start(ctx, deviceID, goal, hold(s.Planner), s.Settings, s.StartedBy)
 	b.attachVideo(attach, snap, err)
 	return snap, err
 }
@@ -55,11 +56,11 @@ func (b *Backend) attachVideo(attach func(*engine.Run), snap engine.Snapshot, er
 // settings hold); given names the device and goal again for a record
 // whose first line is damaged.
 func (b *Backend) Resume(ctx context.Context, id string, s Setup, given Given) (engine.Snapshot, error) {
-	attach := func(*engine.Run) {}
+	hold, attach := func(p model.Planner) model.Planner { return p }, func(*engine.Run) {}
 	if dev := b.resumeDevice(id, given); dev != "" {
-		attach = b.beginVideo(ctx, dev, s)
+		hold, attach = b.beginVideo(ctx, dev, s)
 	}
-	snap, err := b.runs.Resume(ctx, id, s.Planner, given)
+	snap, err := b.runs.Resume(ctx, id, hold(s.Planner), given)
 	b.attachVideo(attach, snap, err)
 	return snap, err
 }

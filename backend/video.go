@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tandem/engine"
+	"tandem/engine/model"
 	"tandem/mirror"
 	"tandem/video"
 )
@@ -44,11 +45,25 @@ const videoPrefix, videoExt = "video-", ".mp4"
 // their files.
 type recordings struct {
 	wg sync.WaitGroup
+	// firstPicture and lastPicture, when set, are the waits for a video's
+	// first picture, at the run's first action and at its end, instead of
+	// firstPictureWait (a test's).
+	firstPicture, lastPicture time.Duration
 	// closing holds, for each record folder whose video is being made, a
 	// channel closed once its file is whole (finalized): History waits
 	// for it rather than play a file about to be replaced.
 	mu      sync.Mutex
 	closing map[string]chan struct{}
+}
+
+func (v *recordings) firstWait() time.Duration { return orDefault(v.firstPicture, firstPictureWait) }
+func (v *recordings) lastWait() time.Duration  { return orDefault(v.lastPicture, firstPictureWait) }
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
 }
 
 // whole waits (at most 5 s) until the video being made in dir, if any, is
@@ -68,9 +83,9 @@ func (v *recordings) whole(dir string) {
 	}
 }
 
-// firstPictureWait bounds how long a run's start waits for its video's
-// first picture (a phone's stream takes a moment to open; a watched
-// mirror's is there already).
+// firstPictureWait bounds how long a run's first decision waits for its
+// video's first picture (a phone's stream takes a moment to open; a
+// watched mirror's is there already).
 const firstPictureWait = 3 * time.Second
 
 // recording is one run's video: packets are kept in memory until the run
@@ -90,27 +105,32 @@ type recording struct {
 	over  bool   // keep has ended: nothing more is attached
 }
 
-// beginVideo starts keeping device id's screen for a run about to start
-// and waits (at most firstPictureWait) for its first picture, so the
-// video has the run from its start. The returned function hands it the
-// run that started, or nil when none did.
-func (b *Backend) beginVideo(ctx context.Context, id string, s Setup) func(*engine.Run) {
+// beginVideo starts keeping device id's screen for a run about to start.
+// The run does not wait for it: hold wraps the run's planner so that its
+// first decision waits (at most firstPictureWait from now) for the
+// video's first picture, so the first screen read and the first model
+// call overlap the stream's opening and the video still has the run's
+// first action. attach hands the video the run that started, or nil when
+// none did.
+func (b *Backend) beginVideo(ctx context.Context, id string, s Setup) (hold func(model.Planner) model.Planner, attach func(*engine.Run)) {
 	if !s.Video || b.runs.world != nil {
-		return func(*engine.Run) {}
+		return func(p model.Planner) model.Planner { return p }, func(*engine.Run) {}
 	}
-	attach := b.beginVideoIn(ctx, id, s)
-	return func(run *engine.Run) {
+	attachIn, rolling := b.beginVideoIn(ctx, id, s)
+	return func(p model.Planner) model.Planner { return holdUntil(p, rolling) }, func(run *engine.Run) {
 		if run == nil {
-			attach("", nil)
+			attachIn("", nil)
 			return
 		}
-		attach(run.Dir(), run.Done())
+		attachIn(run.Dir(), run.Done())
 	}
 }
 
 // beginVideoIn is beginVideo for any record folder: attach gives the
-// folder and a channel closed when the recording is to end ("": none).
-func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach func(dir string, done <-chan struct{})) {
+// folder and a channel closed when the recording is to end ("": none);
+// rolling is closed at the video's first picture, when it has none to
+// come (no stream) or once the wait for it is over.
+func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach func(dir string, done <-chan struct{}), rolling <-chan struct{}) {
 	r := &recording{b: b, id: id, start: time.Now(), first: make(chan struct{})}
 	ended := make(chan struct{}) // the recording gave up (no stream) or ended
 	// The recording outlives this call: the run's end (or none) ends it.
@@ -135,14 +155,17 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 			log.Printf("video %s: %v", path, err)
 		}
 	}()
-	wait := time.NewTimer(firstPictureWait)
-	defer wait.Stop()
-	select {
-	case <-r.first:
-	case <-ended: // no stream: the run need not wait
-	case <-wait.C:
-	case <-ctx.Done():
-	}
+	roll := make(chan struct{})
+	go func() {
+		defer close(roll)
+		wait := time.NewTimer(b.videos.firstWait())
+		defer wait.Stop()
+		select {
+		case <-r.first:
+		case <-ended: // no stream: the run need not wait
+		case <-wait.C:
+		}
+	}()
 	return func(dir string, done <-chan struct{}) {
 		if dir == "" || !r.attach(dir) {
 			cancel()
@@ -150,9 +173,17 @@ func (b *Backend) beginVideoIn(ctx context.Context, id string, s Setup) (attach 
 		}
 		go func() {
 			<-done
+			// A run quicker than the stream's opening still leaves a
+			// video, of the screen it ended on: the recording waits
+			// (bounded) for its first picture before it ends.
+			select {
+			case <-r.first:
+			case <-ended:
+			case <-time.After(b.videos.lastWait()):
+			}
 			cancel()
 		}()
-	}
+	}, roll
 }
 
 // closing notes that dir's video is being made and returns what says it

@@ -78,7 +78,7 @@ func TestAVideoShowsNoSecureScreen(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	dir := t.TempDir()
-	attach := b.beginVideoIn(ctx, serial, Setup{Video: true})
+	attach, _ := b.beginVideoIn(ctx, serial, Setup{Video: true})
 	done := make(chan struct{})
 	attach(dir, done)
 	for _, app := range []string{vphone.PkgNotes, vphone.PkgCounter} { // the screen changes under the black

@@ -1,6 +1,7 @@
 package vphone
 
 import (
+	"context"
 	"strings"
 	"tandem/vphone/screens"
 	"time"
@@ -43,6 +44,24 @@ func (p *Phone) DropScreencap(n int) { p.withFaults(func(f *faults) { f.dropScre
 // phone is slow to give, at a moment a test chooses.
 func (p *Phone) HoldScreencap(n int, release <-chan struct{}) {
 	p.withFaults(func(f *faults) { f.holdScreencapAt, f.holdUntil = n, release })
+}
+
+// HoldVideo keeps every video stream that starts from now (screenrecord's,
+// scrcpy's) from encoding anything until release is closed (or the
+// stream's end): a phone whose encoder is slow to open, held as long as a
+// test chooses.
+func (p *Phone) HoldVideo(release <-chan struct{}) {
+	p.withFaults(func(f *faults) { f.holdVideo = release })
+}
+
+// holdThisVideo waits while HoldVideo holds the streams, or until ctx ends.
+func (p *Phone) holdThisVideo(ctx context.Context) {
+	if wait := p.faultsNow().holdVideo; wait != nil {
+		select {
+		case <-wait:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // holdThisScreencap waits if this screencap is the one HoldScreencap named.

@@ -196,6 +196,9 @@ type faults struct {
 	// holdUntil before it captures (HoldScreencap; 0: none).
 	holdScreencapAt int
 	holdUntil       <-chan struct{}
+	// holdVideo, while open, keeps every video stream (screenrecord,
+	// scrcpy's) from sending its first picture (HoldVideo; nil: none).
+	holdVideo <-chan struct{}
 }
 
 // Phone is one virtual Android phone.

@@ -280,6 +280,7 @@ func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, proto scrcpy.
 				return err
 			}
 		}
+		p.holdThisVideo(ctx)
 		err := encode.Stream(ctx, screen{p}, encode.Options{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600,
 			RepeatAfter: 100 * time.Millisecond}, func(pk encode.Packet) error {
 			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
