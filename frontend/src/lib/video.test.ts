@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { H264Player, codecString, nalUnits, parseMessage, parsePath, HEADER_LEN, type Decoder, type Message } from './video'
+import { H264Player, codecString, nalUnits, parseMessage, parsePath, HEADER_LEN, type Decoder, type Message, type PlayerHooks } from './video'
 
 function message(kind: number, flags: number, w: number, h: number, at: number, data: number[]): ArrayBuffer {
   const buf = new ArrayBuffer(HEADER_LEN + data.length)
@@ -74,17 +74,18 @@ class FakeDecoder implements Decoder {
     this.state = 'configured'
     this.configured.push(c.codec)
   }
+  quiet = false // set: decodes and outputs nothing more (a stuck decoder)
   decode(chunk: EncodedVideoChunk) {
     const c = chunk as unknown as { type: string; data: Uint8Array; timestamp: number }
     this.chunks.push({ type: c.type, data: [...c.data] })
-    this.output({ timestamp: c.timestamp, close: () => this.closed++ } as unknown as VideoFrame)
+    if (!this.quiet) this.output({ timestamp: c.timestamp, close: () => this.closed++ } as unknown as VideoFrame)
   }
   close() {
     this.state = 'closed'
   }
 }
 
-function player() {
+function player(hooks: PlayerHooks = {}) {
   const decoders: FakeDecoder[] = []
   const frames: VideoFrame[] = []
   const errors: Error[] = []
@@ -97,6 +98,7 @@ function player() {
       return d
     },
     (init) => ({ type: init.type, data: init.data, timestamp: init.timestamp }) as unknown as EncodedVideoChunk,
+    hooks,
   )
   return { p, decoders, frames, errors }
 }
@@ -159,5 +161,47 @@ describe('H264Player', () => {
     expect(errors).toHaveLength(1)
     expect(decoders).toHaveLength(2)
     expect(decoders[1].chunks.map((c) => c.type)).toEqual(['key'])
+  })
+
+  it('calls a decoder stuck once, when a chunk it was given long ago has no picture yet and more come', () => {
+    let now = 0
+    let stuck = 0
+    const { p, decoders, frames } = player({ now: () => now, stuckMs: 3000, onStuck: () => stuck++ })
+    p.push(msg(true, false, config))
+    p.push(msg(false, true, key))
+    expect(frames).toHaveLength(1)
+    decoders[0].quiet = true // as after a restart at another size
+    now = 100
+    p.push(msg(false, false, delta))
+    now = 3100 // that chunk is 3 s old with no picture: one more is not the decoder's
+    p.push(msg(false, false, delta))
+    expect(stuck).toBe(0)
+    now = 3101
+    p.push(msg(false, false, delta))
+    p.push(msg(false, true, key))
+    expect(stuck).toBe(1)
+    expect(decoders[0].chunks).toHaveLength(3)
+    expect(frames).toHaveLength(1)
+  })
+
+  it('never calls a slow decoder or a still screen stuck', () => {
+    let now = 0
+    let stuck = 0
+    const { p, decoders, frames } = player({ now: () => now, stuckMs: 3000, onStuck: () => stuck++ })
+    p.push(msg(true, false, config))
+    p.push(msg(false, true, key))
+    now = 60_000 // nothing came for a minute: the screen stood still
+    p.push(msg(false, false, delta))
+    const d = decoders[0]
+    d.quiet = true
+    for (let ts = 3 * 16_667; ts <= 12 * 16_667; ts += 16_667) {
+      p.push(msg(false, false, delta))
+      now += 2900 // each picture comes 2.9 s after its chunk, before the next chunk
+      d.output({ timestamp: ts, close: () => d.closed++ } as unknown as VideoFrame)
+    }
+    expect(d.chunks).toHaveLength(12)
+    expect(stuck).toBe(0)
+    expect(frames).toHaveLength(12)
+    p.close()
   })
 })

@@ -142,12 +142,24 @@ export function canDecodeH264(): Promise<boolean> {
   return support
 }
 
+/** What a player is told beyond its pictures and errors (all optional). */
+export interface PlayerHooks {
+  // onStuck: the decoder has output nothing for a chunk decoded stuckMs
+  // ago while more kept coming; the player decodes nothing more.
+  onStuck?: () => void
+  stuckMs?: number // 3 s unless set
+  now?: () => number // ms (performance.now unless set: a seam for tests)
+}
+
 /**
  * H264Player feeds H.264 messages to a decoder and hands decoded frames on.
  * It skips packets until it has a config and a key frame (a decoder cannot
  * start elsewhere), reconfigures when the config changes (the phone
  * rotated), and counts decoded frames. A picture decoded from a packet sent
- * behind a newer one is closed, not handed on.
+ * behind a newer one is closed, not handed on. A decoder that stops giving
+ * pictures while packets keep coming (seen after a stream restarted at
+ * another size) is called stuck, once, so its mirror can open the stream
+ * again rather than show a still picture as live.
  */
 export class H264Player {
   decoded = 0
@@ -157,13 +169,40 @@ export class H264Player {
   private needKey = true
   private ts = 0
   private hidden = new Set<number>() // timestamps of chunks sent behind a newer one
+  private waiting = new Map<number, number>() // timestamp → when sent, of chunks not yet output
+  private stuck = false
 
   constructor(
     private onFrame: (f: VideoFrame) => void,
     private onError: (e: Error) => void,
     private makeDecoder: DecoderFactory = (output, error) => new VideoDecoder({ output, error }),
     private makeChunk: ChunkFactory = (init) => new EncodedVideoChunk(init),
+    private hooks: PlayerHooks = {},
   ) {}
+
+  private now(): number {
+    return this.hooks.now ? this.hooks.now() : performance.now()
+  }
+
+  /** outputFor forgets the chunks sent up to ts: the decoder is past them. */
+  private outputFor(ts: number) {
+    for (const t of this.waiting.keys()) {
+      if (t > ts) break // in the order sent
+      this.waiting.delete(t)
+    }
+  }
+
+  /** isStuck says whether the oldest chunk not output was sent too long ago. */
+  private isStuck(): boolean {
+    if (this.stuck) return true
+    for (const sent of this.waiting.values()) {
+      if (this.now() - sent <= (this.hooks.stuckMs ?? 3000)) return false
+      this.stuck = true
+      this.hooks.onStuck?.()
+      return true
+    }
+    return false
+  }
 
   push(m: Message) {
     if (m.config) {
@@ -175,6 +214,7 @@ export class H264Player {
         this.dec = this.makeDecoder(
           (f) => {
             this.decoded++
+            this.outputFor(f.timestamp)
             if (this.shown(f.timestamp)) this.onFrame(f)
             else f.close()
           },
@@ -183,6 +223,7 @@ export class H264Player {
             this.needKey = true
             this.config = null
             this.codec = ''
+            this.waiting.clear()
             this.onError(e)
           },
         )
@@ -196,6 +237,7 @@ export class H264Player {
     }
     if (!this.dec || this.dec.state !== 'configured' || !this.config) return
     if (this.needKey && !m.key) return
+    if (this.isStuck()) return
     let data = m.data
     if (m.key) {
       data = new Uint8Array(this.config.length + m.data.length)
@@ -205,6 +247,7 @@ export class H264Player {
     }
     this.ts += 16_667
     if (m.behind) this.hidden.add(this.ts)
+    this.waiting.set(this.ts, this.now())
     this.dec.decode(this.makeChunk({ type: m.key ? 'key' : 'delta', timestamp: this.ts, data }))
   }
 
@@ -229,5 +272,6 @@ export class H264Player {
     this.codec = ''
     this.needKey = true
     this.hidden.clear()
+    this.waiting.clear()
   }
 }
