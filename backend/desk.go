@@ -120,6 +120,7 @@ func (f *desks) Unwatch(viewer string) {
 	f.mu.Unlock()
 	if gone != nil {
 		gone.stop()
+		f.hub.SettleLater(old) // no one watches: its last picture need not stay raw
 	}
 }
 

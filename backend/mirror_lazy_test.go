@@ -55,6 +55,47 @@ func TestAHeadlessRunEncodesNoPicture(t *testing.T) {
 	}
 }
 
+// Once a run has been over a while, its device's last picture is kept as
+// the mirror's JPEG, not as the phone's 10 MB capture (issue 48: after a
+// run, an idle device held a full-size frame for as long as the app ran).
+func TestARunsLastPictureDoesNotStayRaw(t *testing.T) {
+	b, phone, plus := counterBackend(t)
+	b.hub.SettleAfter = 20 * time.Millisecond
+	var calls atomic.Int32
+	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		if calls.Add(1) > 1 {
+			return finishReply()
+		}
+		return tapReply(plus)
+	})
+	p := scriptedProfile(t, b, srv.URL, "")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	snap, err := b.StartRun(ctx, phone, "tap once", RunChoice{Profile: p.ID, NoVideo: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := b.Run(snap.ID, ByWindow())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
+		t.Fatalf("the run ended %+v, %v", res, err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		f, _ := b.hub.Latest(phone)
+		if f != nil && len(f.Data) > 0 {
+			if _, err := jpeg.Decode(bytes.NewReader(f.Data)); err != nil || f.Width != 1080 || f.Height != 2400 {
+				t.Fatalf("the kept picture (%dx%d) does not decode: %v", f.Width, f.Height, err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run's last capture is still kept raw 20 s after it ended")
+		}
+	}
+}
+
 // A viewer who joins while the run waits for its model gets the newest
 // capture the run handed the mirror, encoded then for that viewer alone.
 func TestAViewerWhoJoinsMidRunGetsTheNewestPicture(t *testing.T) {

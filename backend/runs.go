@@ -204,6 +204,10 @@ func (r *Runs) launch(ctx context.Context, deviceID string, create func(engine.C
 		_ = run.Stop(ctx)
 		return engine.Snapshot{}, err
 	}
+	go func() { // the run's last picture need not stay raw (mirror.Hub.Settle)
+		<-run.Done()
+		r.hub.SettleLater(deviceID)
+	}()
 	return run.Snapshot(), nil
 }
 

@@ -144,6 +144,9 @@ type Hub struct {
 	// smaller than a phone's native size); 0 keeps the native size.
 	MaxSide int
 	Quality int
+	// SettleAfter is how long a device's newest raw still stays raw once
+	// its run ended or its last viewer left (SettleLater).
+	SettleAfter time.Duration
 	// encodes counts the stills encoded for viewers (Encodes).
 	encodes atomic.Int64
 	lookers int64 // the last id given to a viewer's box (viewer.go)

@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/jpeg"
 	"sync"
+	"time"
 
 	"golang.org/x/image/draw"
 
@@ -152,4 +153,47 @@ func halve(src *image.RGBA) *image.RGBA {
 		}
 	}
 	return dst
+}
+
+// SettleLater settles the device's newest still (Settle) after the hub's
+// SettleAfter (10 s unless set): a timer, no goroutine of its own. A
+// viewer who comes back within it is sent the raw picture at its own size.
+func (h *Hub) SettleLater(device string) {
+	d := h.SettleAfter
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	time.AfterFunc(d, func() { h.Settle(device) })
+}
+
+// Settle trades the device's newest still, when it is kept raw, for its
+// JPEG at the hub's size (one a viewer had made already, or made now):
+// a phone's raw capture is 10 MB, kept only for a viewer who may come,
+// and after its run a device may stay idle for hours. A viewer who joins
+// later gets that JPEG, whatever its box, until the next picture; the
+// frame's Seq stays, so no viewer is sent it again. Called once a run has
+// been over a while (backend), never on a capture's path.
+func (h *Hub) Settle(device string) {
+	h.mu.Lock()
+	s, ok := h.slots[device]
+	var f *Frame
+	if ok {
+		f = s.frame
+	}
+	h.mu.Unlock()
+	if f == nil || f.still == nil {
+		return
+	}
+	data, err := h.stillBytes(f, image.Point{})
+	if err != nil {
+		return // kept raw: a viewer's encode will say what is wrong
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s.frame != f {
+		return // a newer picture came meanwhile
+	}
+	settled := *f
+	settled.still, settled.Data = nil, data
+	s.frame = &settled
 }
