@@ -77,6 +77,13 @@ function test(name, fn) {
       await shot(`failed-tiles-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 50)}.png`).catch(() => {})
       const tail = app.logs().split('\n').slice(-30).join('\n')
       e.message += `\n--- model requests:\n${model.log() || '(none)'}\n--- app log (tail):\n${tail}`
+      // A failed test's runs are stopped, so the next test fails only for
+      // its own reasons, not for a run this one left going.
+      await app.page
+        .evaluate(async () => {
+          for (const r of await window.go.app.RunsAPI.ActiveRuns()) await window.go.app.RunsAPI.Stop(r.id).catch(() => {})
+        })
+        .catch(() => {})
       throw e
     }
   })
