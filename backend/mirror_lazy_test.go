@@ -24,29 +24,13 @@ import (
 // stability wait (issue 48).
 func TestAHeadlessRunEncodesNoPicture(t *testing.T) {
 	b, phone, plus := counterBackend(t)
-	var calls atomic.Int32
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		if calls.Add(1) > 3 {
-			return finishReply()
-		}
-		return tapReply(plus)
-	})
+	srv := tapsThenFinish(t, 3, plus)
 	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// No video: its stream would feed the mirror instead of the captures
 	// (video_test.go checks that a run's video makes no picture either).
-	snap, err := b.StartRun(ctx, phone, "tap three times", RunChoice{Profile: p.ID, NoVideo: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := b.Run(snap.ID, ByWindow())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
-		t.Fatalf("the run ended %+v, %v", res, err)
-	}
+	runDone(ctx, t, b, phone, "tap three times", RunChoice{Profile: p.ID, NoVideo: true})
 	if f, _ := b.hub.Latest(phone); f == nil {
 		t.Fatal("the run's captures never reached the mirror")
 	}
@@ -61,27 +45,11 @@ func TestAHeadlessRunEncodesNoPicture(t *testing.T) {
 func TestARunsLastPictureDoesNotStayRaw(t *testing.T) {
 	b, phone, plus := counterBackend(t)
 	b.hub.SettleAfter = 20 * time.Millisecond
-	var calls atomic.Int32
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		if calls.Add(1) > 1 {
-			return finishReply()
-		}
-		return tapReply(plus)
-	})
+	srv := tapsThenFinish(t, 1, plus)
 	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	snap, err := b.StartRun(ctx, phone, "tap once", RunChoice{Profile: p.ID, NoVideo: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := b.Run(snap.ID, ByWindow())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
-		t.Fatalf("the run ended %+v, %v", res, err)
-	}
+	runDone(ctx, t, b, phone, "tap once", RunChoice{Profile: p.ID, NoVideo: true})
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		f, _ := b.hub.Latest(phone)
 		if f != nil && len(f.Data) > 0 {

@@ -1,10 +1,13 @@
 package backend
 
 import (
+	"context"
+	"sync/atomic"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
 
+	"tandem/engine"
 	"tandem/internal/modeltest"
 )
 
@@ -32,4 +35,33 @@ func scriptedProfile(t testing.TB, b *Backend, url, key string) Profile {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// tapsThenFinish is a scripted model that taps at n times, then finishes.
+func tapsThenFinish(t testing.TB, n int32, at string) *modeltest.Server {
+	var calls atomic.Int32
+	return modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
+		if calls.Add(1) > n {
+			return finishReply()
+		}
+		return tapReply(at)
+	})
+}
+
+// runDone starts a run of goal on device with choice, waits for it to end
+// and fails the test unless it ended done; it returns the run.
+func runDone(ctx context.Context, t testing.TB, b *Backend, device, goal string, choice RunChoice) *RunHandle {
+	t.Helper()
+	snap, err := b.StartRun(ctx, device, goal, choice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := b.Run(snap.ID, ByWindow())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
+		t.Fatalf("the run ended %+v, %v", res, err)
+	}
+	return run
 }

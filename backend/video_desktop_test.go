@@ -12,7 +12,6 @@ import (
 
 	"github.com/sashabaranov/go-openai"
 
-	"tandem/engine"
 	"tandem/internal/modeltest"
 	"tandem/internal/xvfb"
 )
@@ -48,17 +47,7 @@ func TestADesktopRunKeepsAVideo(t *testing.T) {
 	p := scriptedProfile(t, b, srv.URL, "sk-desk-0000")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	snap, err := b.StartRun(ctx, "desktop:0", "Type in the terminal", RunChoice{Profile: p.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := b.Run(snap.ID, ByWindow())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
-		t.Fatalf("the run ended %+v, %v", res, err)
-	}
+	run := runDone(ctx, t, b, "desktop:0", "Type in the terminal", RunChoice{Profile: p.ID})
 	b.waitVideos()
 	vids := runVideos(run.Dir())
 	if len(vids) != 1 {

@@ -6,12 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"tandem/engine"
-	"tandem/internal/modeltest"
 	"tandem/vphone"
 )
 
@@ -25,28 +22,12 @@ func tapRun(t *testing.T, b *Backend, phone, plus string, taps int32) (string, t
 // tapRunChoice is tapRun with or without a video.
 func tapRunChoice(t *testing.T, b *Backend, phone, plus string, taps int32, noVideo bool) (string, time.Duration) {
 	t.Helper()
-	var calls atomic.Int32
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		if calls.Add(1) > taps {
-			return finishReply()
-		}
-		return tapReply(plus)
-	})
+	srv := tapsThenFinish(t, taps, plus)
 	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	began := time.Now()
-	snap, err := b.StartRun(ctx, phone, "tap", RunChoice{Profile: p.ID, NoVideo: noVideo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := b.Run(snap.ID, ByWindow())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
-		t.Fatalf("the run ended %+v, %v", res, err)
-	}
+	run := runDone(ctx, t, b, phone, "tap", RunChoice{Profile: p.ID, NoVideo: noVideo})
 	wall := time.Since(began)
 	b.waitVideos()
 	return run.Dir(), wall

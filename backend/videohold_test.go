@@ -109,27 +109,11 @@ func TestARunQuickerThanItsVideoStillKeepsOne(t *testing.T) {
 	b.videos.lastPicture = 10 * time.Minute       // its end waits as long as the test needs
 	release := make(chan struct{})
 	phone.HoldVideo(release)
-	var calls atomic.Int32
-	srv := modeltest.NewFunc(t, func(modeltest.Request) modeltest.Reply {
-		if calls.Add(1) > 1 {
-			return finishReply()
-		}
-		return tapReply(plus)
-	})
+	srv := tapsThenFinish(t, 1, plus)
 	p := scriptedProfile(t, b, srv.URL, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	snap, err := b.StartRun(ctx, serial, "tap", RunChoice{Profile: p.ID})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := b.Run(snap.ID, ByWindow())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := run.Wait(ctx); err != nil || res.State != engine.Done {
-		t.Fatalf("the run ended %+v, %v", res, err)
-	}
+	run := runDone(ctx, t, b, serial, "tap", RunChoice{Profile: p.ID})
 	close(release) // the stream opens after the run's end
 	b.waitVideos()
 	if vids := runVideos(run.Dir()); len(vids) != 1 {
