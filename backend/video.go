@@ -94,7 +94,7 @@ type recording struct {
 	b     *Backend
 	id    string // the device
 	start time.Time
-	first chan struct{} // closed at the first packet
+	first chan struct{} // closed at the first picture (not at a codec config)
 	once  sync.Once
 
 	mu    sync.Mutex
@@ -278,7 +278,9 @@ const maxEarly = 2000
 
 // take is one packet of the stream.
 func (r *recording) take(f mirror.Frame) {
-	r.once.Do(func() { close(r.first) })
+	if !f.Config { // a codec config can come well before the first picture
+		r.once.Do(func() { close(r.first) })
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.w == nil {

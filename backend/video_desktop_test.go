@@ -51,7 +51,7 @@ func TestADesktopRunKeepsAVideo(t *testing.T) {
 	b.waitVideos()
 	vids := runVideos(run.Dir())
 	if len(vids) != 1 {
-		t.Fatalf("the desktop run left %d videos", len(vids))
+		t.Fatalf("the desktop run left %d videos (the mirror's path: %+v)", len(vids), b.hub.PathOf("desktop:0"))
 	}
 	// Every picture as the file times it (passthrough): two pictures a
 	// millisecond apart (a key frame sent again as a viewer joins) are

@@ -10,6 +10,7 @@ import (
 
 	"tandem/engine"
 	"tandem/internal/modeltest"
+	"tandem/mirror"
 	"tandem/vphone"
 )
 
@@ -118,5 +119,25 @@ func TestARunQuickerThanItsVideoStillKeepsOne(t *testing.T) {
 	b.waitVideos()
 	if vids := runVideos(run.Dir()); len(vids) != 1 {
 		t.Fatalf("the run left %d videos", len(vids))
+	}
+}
+
+// A stream's codec config is not its first picture: the run's first
+// action and a quick run's end wait for a picture (a make test beside
+// another: a quick desktop run whose encoder had sent its config, but no
+// picture yet, kept no video).
+func TestACodecConfigIsNotTheFirstPicture(t *testing.T) {
+	r := &recording{first: make(chan struct{})}
+	r.take(mirror.Frame{Kind: mirror.KindH264, Config: true, Data: []byte{0, 0, 0, 1, 0x67}})
+	select {
+	case <-r.first:
+		t.Fatal("the codec config was taken for the first picture")
+	default:
+	}
+	r.take(mirror.Frame{Kind: mirror.KindH264, Key: true, Data: []byte{0, 0, 0, 1, 0x65}})
+	select {
+	case <-r.first:
+	default:
+		t.Fatal("the key frame was not taken for the first picture")
 	}
 }

@@ -3,6 +3,7 @@ package vphone
 import (
 	"context"
 	"strings"
+	"tandem/vphone/encode"
 	"tandem/vphone/screens"
 	"time"
 )
@@ -47,20 +48,27 @@ func (p *Phone) HoldScreencap(n int, release <-chan struct{}) {
 }
 
 // HoldVideo keeps every video stream that starts from now (screenrecord's,
-// scrcpy's) from encoding anything until release is closed (or the
-// stream's end): a phone whose encoder is slow to open, held as long as a
-// test chooses.
+// scrcpy's) from sending its first picture until release is closed (or
+// the stream's end): its codec config goes out at once, as an encoder's
+// header does, and the pictures wait: a phone whose encoder is slow to
+// give its first frame, held as long as a test chooses.
 func (p *Phone) HoldVideo(release <-chan struct{}) {
 	p.withFaults(func(f *faults) { f.holdVideo = release })
 }
 
-// holdThisVideo waits while HoldVideo holds the streams, or until ctx ends.
-func (p *Phone) holdThisVideo(ctx context.Context) {
-	if wait := p.faultsNow().holdVideo; wait != nil {
-		select {
-		case <-wait:
-		case <-ctx.Done():
+// heldPictures wraps a stream's emit so that, while HoldVideo holds the
+// streams, its first picture waits (or until ctx ends); its config does not.
+func (p *Phone) heldPictures(ctx context.Context, emit func(encode.Packet) error) func(encode.Packet) error {
+	wait := p.faultsNow().holdVideo
+	return func(pk encode.Packet) error {
+		if wait != nil && !pk.Config {
+			select {
+			case <-wait:
+			case <-ctx.Done():
+			}
+			wait = nil
 		}
+		return emit(pk)
 	}
 }
 

@@ -280,9 +280,8 @@ func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, proto scrcpy.
 				return err
 			}
 		}
-		p.holdThisVideo(ctx)
 		err := encode.Stream(ctx, screen{p}, encode.Options{Width: w, Height: h, BitRate: a.BitRate, MaxFPS: a.MaxFPS, GOP: 600,
-			RepeatAfter: 100 * time.Millisecond}, func(pk encode.Packet) error {
+			RepeatAfter: 100 * time.Millisecond}, p.heldPictures(ctx, func(pk encode.Packet) error {
 			sp := scrcpy.Packet{Config: pk.Config, Key: pk.Key, Data: pk.Data}
 			if !pk.Config {
 				sp.PTS = uint64(pk.At.Sub(start).Microseconds())
@@ -292,7 +291,7 @@ func (p *Phone) streamScrcpy(ctx context.Context, video io.Writer, proto scrcpy.
 			}
 			_, err := video.Write(pk.Data)
 			return err
-		})
+		}))
 		if !errors.Is(err, encode.ErrRotated) || ctx.Err() != nil {
 			return err
 		}

@@ -85,12 +85,11 @@ func cmdScreenrecord(p *Phone, c *shell.IO, args []string) int {
 	if !toStdout {
 		out = &buf
 	}
-	p.holdThisVideo(c.Ctx)
 	err := encode.Stream(c.Ctx, screen{p}, encode.Options{Width: w, Height: h, BitRate: o.bitRate, GOP: 600, Limit: time.Duration(o.limit) * time.Second, Letterbox: true},
-		func(pk encode.Packet) error {
+		p.heldPictures(c.Ctx, func(pk encode.Packet) error {
 			_, err := out.Write(pk.Data)
 			return err
-		})
+		}))
 	if err != nil {
 		fmt.Fprintf(c.Err, "ERROR: %v\n", err)
 		return 1
