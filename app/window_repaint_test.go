@@ -33,26 +33,32 @@ import (
 func TestWindowRepaintsOnlyWhatChanged(t *testing.T) {
 	port := freeLoopbackPort(t)
 	w := startBenchWindow(t, false, 0, "WEBKIT_INSPECTOR_HTTP_SERVER=127.0.0.1:"+strconv.Itoa(port))
-	frames := recordFrames(t, port, 4500*time.Millisecond)
+	frames := recordFrames(t, port, 5500*time.Millisecond)
 
 	// A drawing is the clock's when the page's last work before it was a
 	// timer's (WebKit paints on a timer of its own, after the work), not an
-	// engine event's script.
-	ticks, cause, largest := 0, "", 0
+	// engine event's script or a DOM event. As in still, the drawings are
+	// judged from the clock's second tick: the inspector's arrival repaints
+	// much of the window once, and on a busy machine that came after the
+	// first tick (a make test beside another).
+	ticks, drawings, cause, largest := 0, 0, "", 0
 	for _, f := range frames {
 		if f.cause != "" {
 			cause = f.cause
 		}
-		if cause != "TimerFire" || len(f.paints) == 0 {
+		if f.cause == "TimerFire" {
+			ticks++
+		}
+		if ticks < 2 || cause != "TimerFire" || len(f.paints) == 0 {
 			continue
 		}
-		ticks++
+		drawings++
 		largest = max(largest, f.area())
 		f.small(t, w, "thinking")
 	}
-	t.Logf("%d drawings of the clock, the largest %d pixels", ticks, largest)
-	if ticks < 2 {
-		t.Fatalf("in 4.5 s of thinking, %d drawings of the page's clock (want at least 2); all: %+v", ticks, frames)
+	t.Logf("%d drawings of the clock from its second tick, the largest %d pixels", drawings, largest)
+	if drawings < 2 {
+		t.Fatalf("in 5.5 s of thinking, %d drawings of the page's clock from its second tick (want at least 2); all: %+v", drawings, frames)
 	}
 }
 
@@ -126,7 +132,7 @@ func still(t *testing.T, w *benchWindow, what string, frames []drawing) {
 
 // drawing is one of the page's turns, as WebKit's Timeline records it.
 type drawing struct {
-	cause  string            // the page's work in it: TimerFire (a timer of the page's), EvaluateScript (the app's script: an event), or none
+	cause  string            // the page's work in it: TimerFire (a timer of the page's), EvaluateScript (the app's script: an event), EventDispatch (a DOM event: the mirror's picture over its socket, a load), FireAnimationFrame, or none
 	paints []image.Rectangle // what it painted
 }
 
@@ -164,7 +170,7 @@ type timelineRecord struct {
 // walk notes what rec and its children say about drawing f.
 func (rec timelineRecord) walk(f *drawing) {
 	switch rec.Type {
-	case "TimerFire", "EvaluateScript":
+	case "TimerFire", "EvaluateScript", "EventDispatch", "FireAnimationFrame", "ObserverCallback":
 		f.cause = rec.Type
 	case "Paint":
 		if c := rec.Data.Clip; len(c) == 8 {
