@@ -111,7 +111,7 @@ func (d *Driver) click(ctx context.Context, p image.Point, button string, n int)
 	sent := 0
 	if err := d.inj.run(ctx, func() {
 		d.inj.placeLocked()
-		if sent = clicks(button, n); sent%2 == 1 {
+		if sent = clicks(button, n, p); sent%2 == 1 {
 			d.inj.toggle(button, false)
 		}
 	}); err != nil {

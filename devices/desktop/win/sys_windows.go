@@ -116,7 +116,14 @@ func glide(p image.Point) {
 // MOUSEINPUT's time: "The time stamp for the event, in milliseconds. If
 // this parameter is 0, the system will provide its own time stamp."
 // (learn.microsoft.com, winuser.h MOUSEINPUT).
-func clicks(button string, n int) int {
+//
+// Each event also carries p as an absolute move (MOUSEEVENTF_MOVE with
+// ABSOLUTE and VIRTUALDESK, which MOUSEINPUT lets go with the button
+// flags), so the clicks land at p even when the pointer's warp to it has
+// not been applied yet: beside two make tests under Wine, a double tap's
+// four events all came at the tap before's point, the first one a double
+// click of that tap.
+func clicks(button string, n int, p image.Point) int {
 	down, up := uint32(0x0002), uint32(0x0004) // MOUSEEVENTF_LEFTDOWN, LEFTUP
 	switch button {
 	case "right":
@@ -124,6 +131,8 @@ func clicks(button string, n int) int {
 	case "center", "middle":
 		down, up = 0x0020, 0x0040
 	}
+	warps.add(p)
+	nx, ny := absolute(p, virtualScreen())
 	now, _, _ := procGetTickCount.Call()
 	in := make([]mouseInput, 0, 2*n)
 	for i := range 2 * n {
@@ -131,7 +140,7 @@ func clicks(button string, n int) int {
 		if i%2 == 1 {
 			f = up
 		}
-		in = append(in, mouseInput{Flags: f, Time: uint32(now) + uint32(i)})
+		in = append(in, mouseInput{Dx: nx, Dy: ny, Flags: f | 0x0001 | 0x4000 | 0x8000, Time: uint32(now) + uint32(i)}) // MOVE|VIRTUALDESK|ABSOLUTE
 	}
 	r, _, _ := procSendInput.Call(uintptr(len(in)), uintptr(unsafe.Pointer(&in[0])), unsafe.Sizeof(in[0]))
 	return int(r)
