@@ -195,13 +195,11 @@ export class H264Player {
   /** isStuck says whether the oldest chunk not output was sent too long ago. */
   private isStuck(): boolean {
     if (this.stuck) return true
-    for (const sent of this.waiting.values()) {
-      if (this.now() - sent <= (this.hooks.stuckMs ?? 3000)) return false
-      this.stuck = true
-      this.hooks.onStuck?.()
-      return true
-    }
-    return false
+    const oldest = this.waiting.values().next()
+    if (oldest.done || this.now() - oldest.value <= (this.hooks.stuckMs ?? 3000)) return false
+    this.stuck = true
+    this.hooks.onStuck?.()
+    return true
   }
 
   push(m: Message) {
