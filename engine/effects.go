@@ -331,6 +331,7 @@ func (r *Run) settle(ctx context.Context, h settleHooks, since time.Time, before
 			offer(img)
 		},
 		candidate: h.glimpse,
+		unchanged: r.unchanged,
 	})
 }
 

@@ -482,6 +482,24 @@ func (r *Run) screenshot(ctx context.Context) (image.Image, error) {
 	return img, err
 }
 
+// unchanged reports whether the screen is still exactly frame, the newest
+// capture, when the device can tell for less than a capture
+// (device.Confirmer); the frame then counts as captured now.
+func (r *Run) unchanged(ctx context.Context, frame image.Image) bool {
+	c, ok := r.dev.(device.Confirmer)
+	if !ok {
+		return false
+	}
+	at := r.now()
+	if !c.Unchanged(ctx, frame) {
+		return false
+	}
+	if r.cfg.OnScreen != nil {
+		r.cfg.OnScreen(frame, at)
+	}
+	return true
+}
+
 // shoot takes a screenshot; a secure screen becomes a small black frame so
 // stability and loop checks still work.
 func (r *Run) shoot(ctx context.Context) (image.Image, error) {

@@ -253,6 +253,11 @@ type waitHooks struct {
 	// moving: the frame the wait will most likely settle on, an interval
 	// before it confirms it (the model call can start on it meanwhile).
 	candidate func(image.Image)
+	// unchanged, when not nil, tells for less than a capture whether the
+	// screen is still exactly the newest frame captured (a phone
+	// checksums its capture where it is made: device.Confirmer); false
+	// when it cannot tell, and the wait then captures.
+	unchanged func(context.Context, image.Image) bool
 }
 
 // waitStable is WaitStable with hooks.
@@ -287,7 +292,7 @@ func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (i
 			return Settled{}, err
 		}
 		last = clock.Now()
-		img, err := shoot(ctx)
+		img, err := w.capture(ctx, shoot, res.Frame, last)
 		if err != nil {
 			return Settled{}, err
 		}
@@ -303,6 +308,18 @@ func waitStable(ctx context.Context, clock Clock, shoot func(context.Context) (i
 	res.Stable = true
 	res.Waited = clock.Now().Sub(start)
 	return res, nil
+}
+
+// capture is the wait's next frame, beginning at t: newest again when the
+// screen is still exactly it (the unchanged hook), else a capture. While
+// captures follow a moving screen closely it is asked only to confirm a
+// run seen twice: asked of a screen still moving, it would cost a
+// checksum and then the capture all the same.
+func (w *runWatch) capture(ctx context.Context, shoot func(context.Context) (image.Image, error), newest image.Image, t time.Time) (image.Image, error) {
+	if w.h.unchanged != nil && (!w.quick(t) || w.run >= 2) && w.h.unchanged(ctx, newest) {
+		return newest, nil
+	}
+	return shoot(ctx)
 }
 
 // runWatch follows the newest run of similar frames of a stability wait.

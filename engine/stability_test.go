@@ -164,3 +164,63 @@ func TestASlowPhoneOffersEachRunAtOnce(t *testing.T) {
 		t.Fatalf("the settled frame offered at %v (ok %v), the wait ended at %v: offered only with the capture that confirmed it", at, ok, s.Waited)
 	}
 }
+
+// TestAStillScreenIsConfirmedWithoutACapture: with a device that can tell
+// a still screen for less than a capture (device.Confirmer), the wait
+// confirms the settled frame that way and captures once fewer, and settles
+// on the same frame at the same time as with captures alone. While it
+// follows a moving screen closely it asks only for that confirmation (a
+// moving screen's answer would be "changed" and cost a capture more): one
+// question more than the confirmation at most, the one after the first
+// capture, before the screen is seen moving.
+func TestAStillScreenIsConfirmedWithoutACapture(t *testing.T) {
+	const settle = 640 * time.Millisecond
+	moving := func(d time.Duration) uint8 { return uint8(int(d/(16*time.Millisecond)) * 37) }
+	still := func(time.Duration) uint8 { return 90 }
+	for _, c := range []struct {
+		name  string
+		level func(time.Duration) uint8
+	}{{"still", still}, {"moving, then still", moving}} {
+		t.Run(c.name, func(t *testing.T) {
+			type result struct {
+				s            Settled
+				shots, asked int
+			}
+			wait := func(confirm bool) result {
+				clock := &stepClock{t: time.Unix(1e9, 0)}
+				t0 := clock.t
+				capture := greyScreen(clock, settle, 5*time.Millisecond, c.level)
+				var r result
+				shoot := func(ctx context.Context) (image.Image, error) { r.shots++; return capture(ctx) }
+				h := waitHooks{}
+				if confirm {
+					h.unchanged = func(_ context.Context, newest image.Image) bool {
+						r.asked++
+						now := c.level(min(clock.t.Sub(t0), settle))
+						clock.t = clock.t.Add(2 * time.Millisecond)
+						return newest.(*image.RGBA).Pix[0] == now
+					}
+				}
+				s, err := waitStable(context.Background(), clock, shoot, DefaultStability, h)
+				if err != nil || !s.Stable {
+					t.Fatalf("%+v %v", s, err)
+				}
+				r.s = s
+				return r
+			}
+			plain, confirmed := wait(false), wait(true)
+			t.Logf("captures alone: %d captures, settled after %v; confirmed: %d captures and %d checksums, after %v",
+				plain.shots, plain.s.Waited, confirmed.shots, confirmed.asked, confirmed.s.Waited)
+			if confirmed.s.Frame.(*image.RGBA).Pix[0] != plain.s.Frame.(*image.RGBA).Pix[0] || confirmed.s.Frames != plain.s.Frames {
+				t.Fatalf("settled on grey %d after %d frames, with captures alone on %d after %d",
+					confirmed.s.Frame.(*image.RGBA).Pix[0], confirmed.s.Frames, plain.s.Frame.(*image.RGBA).Pix[0], plain.s.Frames)
+			}
+			if d := confirmed.s.Waited - plain.s.Waited; d < -10*time.Millisecond || d > 10*time.Millisecond {
+				t.Errorf("settled after %v, with captures alone after %v", confirmed.s.Waited, plain.s.Waited)
+			}
+			if confirmed.shots != plain.shots-1 || confirmed.asked < 1 || confirmed.asked > 2 {
+				t.Errorf("%d captures and %d checksums, want %d and 1 or 2", confirmed.shots, confirmed.asked, plain.shots-1)
+			}
+		})
+	}
+}

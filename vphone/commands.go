@@ -23,7 +23,7 @@ func commands() map[string]command {
 		"getprop": cmdGetprop, "wm": cmdWm, "settings": cmdSettings, "ime": cmdIme,
 		"am": cmdAm, "monkey": cmdMonkey, "pm": cmdPm, "cmd": cmdCmd, "dumpsys": cmdDumpsys,
 		"input": cmdInput, "screencap": cmdScreencap, "uiautomator": cmdUiautomator,
-		"id": cmdID, "whoami": cmdWhoami, "content": cmdContent,
+		"id": cmdID, "whoami": cmdWhoami, "content": cmdContent, "cksum": cmdCksum,
 		"screenrecord": cmdScreenrecord, "app_process": cmdAppProcess,
 	}
 }

@@ -206,10 +206,12 @@ type Phone struct {
 	opts Options
 	// screencaps counts the screencap commands served (Screencaps).
 	screencaps atomic.Int64
-	log        *slog.Logger
-	now        func() time.Time
-	fonts      *render.Fonts
-	fs         *memFS
+	// checksums counts the cksum commands served (Checksums).
+	checksums atomic.Int64
+	log       *slog.Logger
+	now       func() time.Time
+	fonts     *render.Fonts
+	fs        *memFS
 
 	mu       sync.Mutex // guards everything below until netMu
 	m        *screens.Model

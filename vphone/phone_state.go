@@ -22,6 +22,10 @@ import (
 // Screencaps returns how many screencap commands the phone has served.
 func (p *Phone) Screencaps() int64 { return p.screencaps.Load() }
 
+// Checksums returns how many cksum commands the phone has served (the
+// driver's confirmations of a still screen).
+func (p *Phone) Checksums() int64 { return p.checksums.Load() }
+
 // State returns a snapshot of the phone's state.
 func (p *Phone) State() State {
 	p.mu.Lock()

@@ -79,6 +79,13 @@ func TestShellCommands(t *testing.T) {
 		{"grep -E alternation", "dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'", "  mCurrentFocus=Window{7d0c9a1 u0 com.android.launcher3/com.android.launcher3.Launcher}\n  mFocusedApp=ActivityRecord{5e6f7a8 u0 com.android.launcher3/.Launcher t12}\n", "", 0},
 		{"grep BRE literal pipe", "echo 'a|b' | grep 'a|b'", "a|b\n", "", 0},
 		{"pm path", "pm path com.tandem.notes", "package:/data/app/~~vphone==/com.tandem.notes-1/base.apk\n", "", 0},
+		// toybox's cksum: POSIX by default (as GNU cksum's),
+		// zlib's CRC-32 with -LPN (Python's zlib.crc32(b"hello\n")).
+		{"cksum", "echo hello | cksum", "3015617425 6\n", "", 0},
+		{"cksum zlib", "echo hello | cksum -LPN", "909783072\n", "", 0},
+		{"cksum hex", "echo hello | cksum -H -L -P -N", "363a3020\n", "", 0},
+		{"cksum file", "echo hi > /sdcard/h && cksum /sdcard/h", "1479881546 3 /sdcard/h\n", "", 0},
+		{"cksum bad flag", "cksum -x", "", "cksum: Unknown option 'x'\n", 1},
 		{"am start -W", "am start -W -n com.tandem.notes/.MainActivity | grep Status", "Status: ok\n", "", 0},
 	}
 	for _, tc := range tests {

@@ -85,11 +85,14 @@ type Device struct {
 	pngOnly   atomic.Bool // the raw screencap was not understood: PNG from now on
 	recovered string      // the keyboard Open gave back after an earlier crash
 	frames    frames      // the last raw frame and a spare buffer
+	noSum     atomic.Bool // the phone cannot checksum a capture (Unchanged)
+	sumMissed atomic.Bool // its checksum said "changed" since the last capture
 }
 
 var (
-	_ device.Device = (*Device)(nil)
-	_ device.UITree = (*Device)(nil)
+	_ device.Device    = (*Device)(nil)
+	_ device.UITree    = (*Device)(nil)
+	_ device.Confirmer = (*Device)(nil)
 )
 
 // Open connects to a phone, checks it is online and, if an earlier Tandem

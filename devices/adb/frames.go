@@ -27,6 +27,10 @@ type frames struct {
 	head  []byte
 	spare []byte // a buffer no frame handed out uses
 	piece []byte // the buffer captures are compared through
+	// sum is the CRC-32 of sumOf's raw capture (checksum), for the
+	// phone's checksum of a capture to be compared with.
+	sumOf *image.RGBA
+	sum   uint32
 }
 
 // pieceSize is how much of a capture is read and compared at a time:
@@ -152,7 +156,7 @@ func (f *frames) hand(img *image.RGBA, raw []byte, differs bool, head []byte) *i
 		return last
 	}
 	f.mu.Lock()
-	f.last, f.head = img, head
+	f.last, f.head, f.sumOf = img, head, nil // the old frame held by no sum
 	f.mu.Unlock()
 	return img
 }

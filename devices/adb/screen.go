@@ -72,6 +72,7 @@ func (d *Device) screenshotRaw(ctx context.Context) (image.Image, error) {
 	if err != nil {
 		return nil, d.srv.classify(ctx, d.serial, fmt.Errorf("exec \"screencap\": %w", err))
 	}
+	d.sumChecked(c.same != nil)
 	if c.same != nil {
 		return c.same, nil
 	}

@@ -71,6 +71,17 @@ type Device interface {
 	Close() error
 }
 
+// Confirmer is a device that can tell, for far less than a capture,
+// whether the screen is still exactly a frame its Screenshot returned: a
+// phone checksums a capture where it is made instead of sending its
+// 10 MB (issue 48). The stability wait confirms a still screen with it.
+type Confirmer interface {
+	// Unchanged reports whether the screen now is, pixel for pixel, frame,
+	// the newest frame Screenshot returned. It is false whenever it cannot
+	// tell (another frame, a failed command): the caller then captures.
+	Unchanged(ctx context.Context, frame image.Image) bool
+}
+
 // UITree is implemented by devices that can dump their accessibility tree
 // (uiautomator XML on Android).
 type UITree interface {
