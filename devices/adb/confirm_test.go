@@ -46,22 +46,9 @@ func TestAStillScreenIsConfirmedByItsChecksum(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var mu sync.Mutex
-			screen, asked, caps := a, 0, 0
+			ph := &sumPhone{screen: a, sum: tc.sum}
 			s := privateServer(t)
-			_, serial := startMini(t, s, "shell_v2,cmd", func(service string) miniReply {
-				mu.Lock()
-				defer mu.Unlock()
-				switch service {
-				case "exec:screencap":
-					caps++
-					return miniReply{data: screen}
-				case "exec:" + sumCommand:
-					asked++
-					return miniReply{data: []byte(tc.sum(screen))}
-				}
-				return miniReply{data: v2(3, "\x00")}
-			})
+			_, serial := startMini(t, s, "shell_v2,cmd", ph.serve)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			d, err := Open(ctx, Options{Server: s, Serial: serial})
@@ -76,16 +63,14 @@ func TestAStillScreenIsConfirmedByItsChecksum(t *testing.T) {
 				t.Fatal("a frame that is not the last was confirmed")
 			}
 			for i, show := range tc.shows {
-				mu.Lock()
-				screen, caps = show, 0
-				mu.Unlock()
+				caps := ph.show(show)
 				got := d.Unchanged(ctx, last)
 				if got != tc.want[i] {
 					t.Fatalf("Unchanged %d = %v, want %v", i, got, tc.want[i])
 				}
 				if got {
-					if caps != 0 {
-						t.Errorf("Unchanged %d captured %d times through the host", i, caps)
+					if n := caps(); n != 0 {
+						t.Errorf("Unchanged %d captured %d times through the host", i, n)
 					}
 					continue
 				}
@@ -93,11 +78,52 @@ func TestAStillScreenIsConfirmedByItsChecksum(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if asked != tc.asked {
+			if asked := ph.checksums(); asked != tc.asked {
 				t.Errorf("the phone was asked for %d checksums, want %d", asked, tc.asked)
 			}
 		})
 	}
+}
+
+// sumPhone is a phone that shows screen and checksums it with sum.
+type sumPhone struct {
+	mu          sync.Mutex
+	screen      []byte
+	sum         func([]byte) string
+	asked, caps int
+}
+
+func (p *sumPhone) serve(service string) miniReply {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch service {
+	case "exec:screencap":
+		p.caps++
+		return miniReply{data: p.screen}
+	case "exec:" + sumCommand:
+		p.asked++
+		return miniReply{data: []byte(p.sum(p.screen))}
+	}
+	return miniReply{data: v2(3, "\x00")}
+}
+
+// show puts screen on the phone and returns how many captures it has
+// sent since.
+func (p *sumPhone) show(screen []byte) func() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.screen, p.caps = screen, 0
+	return func() int {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		return p.caps
+	}
+}
+
+func (p *sumPhone) checksums() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.asked
 }
 
 // TestTheVirtualPhoneConfirmsItsStillScreen: through the real adb
