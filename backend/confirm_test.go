@@ -2,16 +2,10 @@ package backend
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"tandem/engine"
-	"tandem/internal/modeltest"
-	"tandem/vphone"
-	"tandem/vphone/vphonetest"
 )
 
 // TestAStillScreenIsConfirmedOnThePhone (issue 48): in a headless run on
@@ -21,34 +15,8 @@ import (
 // request shows the last tap's effect.
 func TestAStillScreenIsConfirmedOnThePhone(t *testing.T) {
 	const taps = 5
-	phone, env := vphonetest.Start(t, vphone.WithSize(540, 1200))
-	if err := phone.Launch(vphone.PkgCounter); err != nil {
-		t.Fatal(err)
-	}
-	box, _ := phone.Bounds("plus")
-	c := box.Min.Add(box.Max).Div(2)
-	plus := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/540, c.Y*1000/1200)
-	var mu sync.Mutex
-	var pictures []string
-	srv := modeltest.NewFunc(t, func(req modeltest.Request) modeltest.Reply {
-		mu.Lock()
-		defer mu.Unlock()
-		if imgs := req.Images(); len(imgs) > 0 {
-			pictures = append(pictures, imgs[len(imgs)-1])
-		}
-		if phone.State().Counter >= taps {
-			return finishReply()
-		}
-		return tapReply(plus)
-	})
-	b := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:" + strconv.Itoa(env.Port)})
-	t.Cleanup(b.Shutdown)
-	if err := b.Begin(context.Background(), NotifierFunc(func(string, any) {})); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, ""); err != nil {
-		t.Fatal(err)
-	}
+	c := newCounterTask(t, taps)
+	b, phone, env := c.b, c.phone, c.env
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	caps, sums := phone.Screencaps(), phone.Checksums()
@@ -66,11 +34,7 @@ func TestAStillScreenIsConfirmedOnThePhone(t *testing.T) {
 	if sums < int64(res.Steps) {
 		t.Errorf("%d checksums for %d steps: the still screens were confirmed by captures sent whole", sums, res.Steps)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for i := 1; i < len(pictures); i++ {
-		if pictures[i] == pictures[i-1] {
-			t.Fatalf("request %d shows the same screen as the one before it: a confirmation hid the tap's change", i+1)
-		}
+	if n := c.sameAsBefore(); n != 0 {
+		t.Fatalf("request %d shows the same screen as the one before it: a confirmation hid the tap's change", n)
 	}
 }

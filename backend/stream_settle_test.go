@@ -2,18 +2,12 @@ package backend
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"tandem/engine"
-	"tandem/internal/modeltest"
-	"tandem/vphone"
-	"tandem/vphone/vphonetest"
 )
 
 // Issue 31, item 1, end to end: a task on a phone whose captures take a
@@ -28,34 +22,8 @@ func TestStreamJudgesTheSettledScreen(t *testing.T) {
 	const taps = 4
 	captures := map[bool]int64{}
 	for _, watched := range []bool{false, true} {
-		phone, env := vphonetest.Start(t, vphone.WithSize(540, 1200))
-		if err := phone.Launch(vphone.PkgCounter); err != nil {
-			t.Fatal(err)
-		}
-		box, _ := phone.Bounds("plus")
-		c := box.Min.Add(box.Max).Div(2)
-		plus := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X*1000/540, c.Y*1000/1200)
-		var mu sync.Mutex
-		var pictures []string
-		srv := modeltest.NewFunc(t, func(req modeltest.Request) modeltest.Reply {
-			mu.Lock()
-			defer mu.Unlock()
-			if imgs := req.Images(); len(imgs) > 0 {
-				pictures = append(pictures, imgs[len(imgs)-1])
-			}
-			if phone.State().Counter >= taps { // by the phone: an early call may be dropped
-				return finishReply()
-			}
-			return tapReply(plus)
-		})
-		b := New(Config{ConfigDir: t.TempDir(), DataDir: t.TempDir(), KeyFile: true, ADB: "127.0.0.1:" + strconv.Itoa(env.Port)})
-		t.Cleanup(b.Shutdown)
-		if err := b.Begin(context.Background(), NotifierFunc(func(string, any) {})); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := b.SaveProfile(Profile{Name: "scripted", BaseURL: srv.URL, Model: "scripted", Dialect: "tools", Variant: "rel1000"}, ""); err != nil {
-			t.Fatal(err)
-		}
+		c := newCounterTask(t, taps)
+		b, phone, env := c.b, c.phone, c.env
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		if watched {
@@ -87,13 +55,9 @@ func TestStreamJudgesTheSettledScreen(t *testing.T) {
 			t.Fatalf("watched %v: %+v %v, counter %d", watched, res, err, phone.State().Counter)
 		}
 		captures[watched] = phone.Screencaps() - before
-		mu.Lock()
-		for i := 1; i < len(pictures); i++ {
-			if pictures[i] == pictures[i-1] {
-				t.Fatalf("watched %v: request %d shows the same screen as the one before it: the tap's change was not captured", watched, i+1)
-			}
+		if n := c.sameAsBefore(); n != 0 {
+			t.Fatalf("watched %v: request %d shows the same screen as the one before it: the tap's change was not captured", watched, n)
 		}
-		mu.Unlock()
 	}
 	// Never more with the stream judging. What it saves (one a tap when its
 	// pictures come in time: 6, 8 and 9 against 9 under load) is measured
