@@ -133,28 +133,26 @@ func (p *Phone) dropThisScreencap() bool {
 // be written; in the other formats the header and the converted pixels,
 // and nil.
 func rawFrame(img *image.RGBA, format uint32) (data, pix []byte) {
-	b := img.Bounds()
-	size := 16 + len(img.Pix) // the header and the widest pixels
-	if format != 3 && format != 4 {
-		size = 16
-	}
-	data = make([]byte, 16, size)
-	binary.LittleEndian.PutUint32(data[0:], uint32(b.Dx()))
-	binary.LittleEndian.PutUint32(data[4:], uint32(b.Dy()))
-	binary.LittleEndian.PutUint32(data[8:], format)
-	binary.LittleEndian.PutUint32(data[12:], 1) // dataspace sRGB
+	b, n := img.Bounds(), len(img.Pix)/4
+	head := make([]byte, 16)
+	binary.LittleEndian.PutUint32(head[0:], uint32(b.Dx()))
+	binary.LittleEndian.PutUint32(head[4:], uint32(b.Dy()))
+	binary.LittleEndian.PutUint32(head[8:], format)
+	binary.LittleEndian.PutUint32(head[12:], 1) // dataspace sRGB
 	switch format {
 	case 3: // RGB_888
+		data = append(make([]byte, 0, 16+3*n), head...)
 		for i := 0; i+3 < len(img.Pix); i += 4 {
 			data = append(data, img.Pix[i:i+3]...)
 		}
 	case 4: // RGB_565
+		data = append(make([]byte, 0, 16+2*n), head...)
 		for i := 0; i+3 < len(img.Pix); i += 4 {
 			r, g, bl := uint16(img.Pix[i]), uint16(img.Pix[i+1]), uint16(img.Pix[i+2])
 			data = binary.LittleEndian.AppendUint16(data, r>>3<<11|g>>2<<5|bl>>3)
 		}
 	default: // RGBA_8888, or four bytes a pixel under a vendor's number
-		return data, img.Pix
+		return head, img.Pix
 	}
 	return data, nil
 }

@@ -1,6 +1,7 @@
 package vphone
 
 import (
+	"bytes"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -33,7 +34,7 @@ func cmdCksum(p *Phone, c *shell.IO, args []string) int {
 		files = append(files, a)
 	}
 	has := func(f string) bool { return strings.Contains(flags, f) }
-	one := func(r io.Reader, name string, named bool) {
+	one := func(r io.Reader, name string) { // name: "" for the input
 		w := crcWriter{le: has("L")}
 		if has("P") {
 			w.crc = ^uint32(0)
@@ -56,13 +57,13 @@ func cmdCksum(p *Phone, c *shell.IO, args []string) int {
 		if !has("N") {
 			fmt.Fprintf(c.Out, " %d", n)
 		}
-		if named {
+		if name != "" {
 			fmt.Fprintf(c.Out, " %s", name)
 		}
 		fmt.Fprintln(c.Out)
 	}
 	if len(files) == 0 {
-		one(c.In, "-", false)
+		one(c.In, "")
 		return 0
 	}
 	status := 0
@@ -73,7 +74,7 @@ func cmdCksum(p *Phone, c *shell.IO, args []string) int {
 			status = 1
 			continue
 		}
-		one(strings.NewReader(string(data)), f, true)
+		one(bytes.NewReader(data), f)
 	}
 	return status
 }

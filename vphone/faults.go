@@ -3,9 +3,10 @@ package vphone
 import (
 	"context"
 	"strings"
+	"time"
+
 	"tandem/vphone/encode"
 	"tandem/vphone/screens"
-	"time"
 )
 
 // The failure switches tests use to drive every error path of a driver.

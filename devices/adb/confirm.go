@@ -38,8 +38,8 @@ func (d *Device) Unchanged(ctx context.Context, frame image.Image) bool {
 		return false
 	}
 	out, err := d.srv.Exec(ctx, d.serial, sumCommand, 256)
-	if err != nil {
-		return false
+	if err != nil || ctx.Err() != nil {
+		return false // the capture the caller makes instead says what is wrong
 	}
 	got, ok := parseSum(out)
 	if !ok {
