@@ -25,7 +25,7 @@ it('asks adb again until its server answers', async () => {
   window.go = { app: { SettingsAPI: { WelcomeCheck: check } } } as never
   const target = document.createElement('div')
   document.body.append(target)
-  app = mount(Welcome, { target, props: { onDone: () => {}, onModel: () => {} } })
+  app = mount(Welcome, { target, props: { onDone: async () => {}, onModel: () => {} } })
   await vi.waitFor(() => expect(target.textContent).toContain('did not answer'))
   await vi.advanceTimersByTimeAsync(3000)
   flushSync()

@@ -118,7 +118,6 @@ export const settingsCalls = {
   testForm: (p: Profile, key: string) => backend.TestForm(p, key),
   scrcpyServer: (path: string) => backend.ScrcpyServer(path),
   welcomeCheck: () => backend.WelcomeCheck(),
-  dismissWelcome: () => backend.DismissWelcome(),
   useLocalModel: (server: ModelServer, model: string) => backend.UseLocalModel(server, model),
   mcpAccess: () => backend.MCPAccess(),
   renewMCPToken: () => backend.RenewMCPToken(),
